@@ -1,0 +1,26 @@
+#pragma once
+// The capture file: what `geoattn capture` writes and `geoattn metrics` reads, a plain
+// safetensors file that numpy and PyTorch open without geoattn (DESIGN "Files others read"):
+//   alpha   float32 [windows, layers, heads, queries, T]  attention rows, zero after each query
+//   values  float32 [windows, layers, kv_heads, T, head_dim]  v_proj output per KV head
+//   tokens  int64   [windows, T]
+//   queries int64   [queries]
+//   __metadata__: architecture, dims, dtype, model path, ...
+// Part of geoattn_torch (it moves tensors), but it includes no model code.
+#include <torch/torch.h>
+
+#include <map>
+#include <string>
+
+namespace geoattn::io {
+
+struct CaptureFile {
+  torch::Tensor alpha, values, tokens, queries;
+  std::map<std::string, std::string> metadata;
+};
+
+void write_capture_file(const std::string& path, const CaptureFile& capture);
+// Validates names, dtypes and that the shapes agree with each other; geoattn::Error otherwise.
+CaptureFile read_capture_file(const std::string& path);
+
+}  // namespace geoattn::io

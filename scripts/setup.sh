@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages geoattn needs, only those missing. Sourced by test.sh and demo.sh.
+# Everything comes from Debian 12: no vendored code, no network beyond apt.
+GEOATTN_PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libtorch-dev            # LibTorch 1.13 (CPU)
+  libopenblas0-pthread    # LibTorch's matmuls go through libblas.so.3: make it the fast one
+  libsentencepiece-dev libcli11-dev nlohmann-json3-dev libeigen3-dev libfmt-dev libgtest-dev
+  libarchive-dev          # OpenWebText's tar-of-xz release layout
+  python3 python3-matplotlib python3-numpy
+)
+
+geoattn_install_packages() {
+  local missing=()
+  for p in "${GEOATTN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "geoattn: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+geoattn_configure() {  # $1: build folder, then extra cmake flags
+  local build=$1
+  shift
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+}

@@ -1,0 +1,250 @@
+#include "geoattn/io/checkpoint.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "geoattn/util/error.h"
+
+namespace geoattn::io {
+
+namespace fs = std::filesystem;
+using model::Activation;
+using model::Family;
+using model::ModelConfig;
+using nlohmann::json;
+
+namespace {
+
+// The Hugging Face names are the same for the three families today; each family still has
+// its own row so a family that renames a tensor changes one line.
+constexpr TensorNames kHfNames = {
+    "model.embed_tokens.weight",
+    "model.layers.{}.input_layernorm.weight",
+    "model.layers.{}.self_attn.q_proj.weight",
+    "model.layers.{}.self_attn.k_proj.weight",
+    "model.layers.{}.self_attn.v_proj.weight",
+    "model.layers.{}.self_attn.o_proj.weight",
+    "model.layers.{}.self_attn.q_proj.bias",
+    "model.layers.{}.self_attn.k_proj.bias",
+    "model.layers.{}.self_attn.v_proj.bias",
+    "model.layers.{}.self_attn.o_proj.bias",
+    "model.layers.{}.post_attention_layernorm.weight",
+    "model.layers.{}.mlp.gate_proj.weight",
+    "model.layers.{}.mlp.up_proj.weight",
+    "model.layers.{}.mlp.down_proj.weight",
+    "model.norm.weight",
+    "lm_head.weight",
+};
+
+// SPEC §8, one row per family. Defaults are those of transformers' config classes.
+const FamilySpec kFamilies[] = {
+    {"LlamaForCausalLM", "llama", Family::Llama, "hidden_act", Activation::SiLU,
+     /*norm_plus_one=*/false, /*scale_embeddings=*/false, /*default_tied=*/false,
+     /*has_sliding_window=*/false, /*default_sliding_window=*/0, 1e-6, 2048, kHfNames},
+    {"MistralForCausalLM", "mistral", Family::Mistral, "hidden_act", Activation::SiLU,
+     false, false, false, true, 4096, 1e-6, 4096 * 32, kHfNames},
+    // Gemma reads `hidden_activation` and uses the tanh GELU when it is absent, whatever
+    // `hidden_act` says (the original Gemma behaviour).
+    {"GemmaForCausalLM", "gemma", Family::Gemma, "hidden_activation", Activation::GeluTanh,
+     true, true, true, false, 0, 1e-6, 8192, kHfNames},
+};
+
+struct ActivationName {
+  std::string_view name;
+  Activation act;
+};
+constexpr ActivationName kActivations[] = {
+    {"silu", Activation::SiLU},
+    {"swish", Activation::SiLU},
+    {"gelu_pytorch_tanh", Activation::GeluTanh},
+    {"gelu_new", Activation::GeluTanh},
+    {"gelu", Activation::Gelu},
+};
+
+const FamilySpec& find_family(const json& config, const std::string& label) {
+  std::string arch;
+  if (auto it = config.find("architectures"); it != config.end() && it->is_array() && !it->empty() &&
+                                              (*it)[0].is_string())
+    arch = (*it)[0].get<std::string>();
+  std::string type = config.value("model_type", std::string());
+  for (const auto& f : kFamilies)
+    if (arch == f.architecture || (arch.empty() && type == f.model_type)) return f;
+  if (arch.empty() && type.empty()) fail("{}: missing field 'architectures'", label);
+  fail("{}: unknown architecture '{}' (geoattn runs LlamaForCausalLM, MistralForCausalLM, GemmaForCausalLM)",
+       label, arch.empty() ? type : arch);
+}
+
+int64_t required_int(const json& config, const char* key, const std::string& label) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) fail("{}: missing field '{}'", label, key);
+  if (!it->is_number_integer() || it->get<int64_t>() <= 0)
+    fail("{}: field '{}' must be a positive integer", label, key);
+  return it->get<int64_t>();
+}
+
+int64_t optional_int(const json& config, const char* key, int64_t fallback, const std::string& label) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer()) fail("{}: field '{}' must be an integer", label, key);
+  return it->get<int64_t>();
+}
+
+double optional_number(const json& config, const char* key, double fallback, const std::string& label) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_number()) fail("{}: field '{}' must be a number", label, key);
+  return it->get<double>();
+}
+
+bool optional_bool(const json& config, const char* key, bool fallback, const std::string& label) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) fail("{}: field '{}' must be true or false", label, key);
+  return it->get<bool>();
+}
+
+Activation activation_of(const json& config, const FamilySpec& spec, const std::string& label) {
+  auto it = config.find(spec.activation_key);
+  if (it == config.end() || it->is_null()) return spec.default_activation;
+  if (!it->is_string()) fail("{}: field '{}' must be a string", label, spec.activation_key);
+  const std::string name = it->get<std::string>();
+  for (const auto& a : kActivations)
+    if (a.name == name) return a.act;
+  fail("{}: unsupported activation '{}' in '{}'", label, name, spec.activation_key);
+}
+
+// eos_token_id may be a list in newer configs; the first one is the EOS.
+int64_t token_id(const json& config, const char* key) {
+  auto it = config.find(key);
+  if (it == config.end()) return -1;
+  if (it->is_number_integer()) return it->get<int64_t>();
+  if (it->is_array() && !it->empty() && (*it)[0].is_number_integer()) return (*it)[0].get<int64_t>();
+  return -1;
+}
+
+std::string layer_name(const char* pattern, int64_t layer) { return fmt::format(fmt::runtime(pattern), layer); }
+
+}  // namespace
+
+const FamilySpec& family_spec(Family family) {
+  for (const auto& f : kFamilies)
+    if (f.family == family) return f;
+  fail("internal: no family row");
+}
+
+ModelConfig parse_config(const json& config, const std::string& label) {
+  if (!config.is_object()) fail("{}: not a JSON object", label);
+  const FamilySpec& spec = find_family(config, label);
+  ModelConfig c;
+  c.architecture = std::string(spec.architecture);
+  c.family = spec.family;
+  c.hidden = required_int(config, "hidden_size", label);
+  c.ffn = required_int(config, "intermediate_size", label);
+  c.n_layers = required_int(config, "num_hidden_layers", label);
+  c.n_heads = required_int(config, "num_attention_heads", label);
+  c.vocab = required_int(config, "vocab_size", label);
+  c.n_kv_heads = optional_int(config, "num_key_value_heads", c.n_heads, label);
+  c.head_dim = optional_int(config, "head_dim", c.hidden / c.n_heads, label);
+  c.max_positions = optional_int(config, "max_position_embeddings", spec.default_max_positions, label);
+  c.rope_theta = optional_number(config, "rope_theta", 10000.0, label);
+  c.rms_eps = optional_number(config, "rms_norm_eps", spec.default_rms_eps, label);
+  c.act = activation_of(config, spec, label);
+  c.tie_embeddings = optional_bool(config, "tie_word_embeddings", spec.default_tied, label);
+  c.attention_bias = optional_bool(config, "attention_bias", false, label);
+  c.norm_plus_one = spec.norm_plus_one;
+  c.scale_embeddings = spec.scale_embeddings;
+  // sliding_window: absent -> the family default; null -> no window (as transformers reads it).
+  if (spec.has_sliding_window)
+    c.sliding_window = !config.contains("sliding_window") ? spec.default_sliding_window
+                                                           : optional_int(config, "sliding_window", 0, label);
+  c.bos_id = token_id(config, "bos_token_id");
+  c.eos_id = token_id(config, "eos_token_id");
+  c.torch_dtype = config.value("torch_dtype", std::string());
+
+  if (c.n_kv_heads <= 0 || c.n_heads % c.n_kv_heads != 0)
+    fail("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}", label, c.n_heads, c.n_kv_heads);
+  if (c.head_dim <= 0 || c.head_dim % 2 != 0) fail("{}: head_dim {} must be a positive even number (RoPE)", label, c.head_dim);
+  if (c.sliding_window < 0) fail("{}: sliding_window must be >= 0", label);
+  if (c.rope_theta <= 0) fail("{}: rope_theta must be positive", label);
+  if (!(c.rms_eps > 0)) fail("{}: rms_norm_eps must be positive", label);
+  if (auto it = config.find("rope_scaling"); it != config.end() && !it->is_null())
+    fail("{}: rope_scaling is not supported (LLaMA-2, Mistral and Gemma use none)", label);
+  return c;
+}
+
+ModelConfig load_config(const std::string& model_dir) {
+  const std::string path = (fs::path(model_dir) / "config.json").string();
+  std::ifstream in(path);
+  if (!in) fail("{}: cannot open (is --model a Hugging Face checkpoint folder?)", path);
+  json config = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded()) fail("{}: not valid JSON", path);
+  return parse_config(config, path);
+}
+
+std::vector<ExpectedTensor> expected_tensors(const ModelConfig& c) {
+  const TensorNames& n = family_spec(c.family).names;
+  const int64_t q_dim = c.n_heads * c.head_dim, kv_dim = c.n_kv_heads * c.head_dim;
+  std::vector<ExpectedTensor> out = {{n.embed, {c.vocab, c.hidden}}};
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    out.push_back({layer_name(n.attn_norm, l), {c.hidden}});
+    out.push_back({layer_name(n.q, l), {q_dim, c.hidden}});
+    out.push_back({layer_name(n.k, l), {kv_dim, c.hidden}});
+    out.push_back({layer_name(n.v, l), {kv_dim, c.hidden}});
+    out.push_back({layer_name(n.o, l), {c.hidden, q_dim}});
+    if (c.attention_bias) {
+      out.push_back({layer_name(n.q_bias, l), {q_dim}});
+      out.push_back({layer_name(n.k_bias, l), {kv_dim}});
+      out.push_back({layer_name(n.v_bias, l), {kv_dim}});
+      out.push_back({layer_name(n.o_bias, l), {c.hidden}});
+    }
+    out.push_back({layer_name(n.mlp_norm, l), {c.hidden}});
+    out.push_back({layer_name(n.gate, l), {c.ffn, c.hidden}});
+    out.push_back({layer_name(n.up, l), {c.ffn, c.hidden}});
+    out.push_back({layer_name(n.down, l), {c.hidden, c.ffn}});
+  }
+  out.push_back({n.final_norm, {c.hidden}});
+  if (!c.tie_embeddings) out.push_back({n.lm_head, {c.vocab, c.hidden}});
+  return out;
+}
+
+void validate_tensors(const ModelConfig& config, const TensorStore& store) {
+  for (const auto& want : expected_tensors(config)) {
+    const auto entry = store.at(want.name);
+    const Dtype dt = entry.info->dtype;
+    if (dt != Dtype::F32 && dt != Dtype::F16 && dt != Dtype::BF16)
+      fail("{}: tensor '{}' has dtype {}; expected F32, F16 or BF16", entry.file->path(), want.name, dtype_name(dt));
+    if (entry.info->shape != want.shape)
+      fail("{}: tensor '{}' has shape [{}] but config.json implies [{}]", entry.file->path(), want.name,
+           fmt::join(entry.info->shape, ","), fmt::join(want.shape, ","));
+  }
+}
+
+Checkpoint Checkpoint::open(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) fail("{}: not a folder (--model takes a Hugging Face checkpoint folder)", dir);
+  ModelConfig config = load_config(dir);
+  TensorStore tensors = TensorStore::open(dir);
+  validate_tensors(config, tensors);
+  const fs::path tok = fs::path(dir) / "tokenizer.model";
+  return Checkpoint{dir, std::move(config), std::move(tensors), fs::exists(tok, ec) ? tok.string() : std::string()};
+}
+
+}  // namespace geoattn::io
+
+#include "geoattn/io/tokenizer.h"
+
+namespace geoattn::io {
+
+void check_tokenizer_matches(const Tokenizer& tokenizer, const model::ModelConfig& config) {
+  if (tokenizer.vocab_size() > config.vocab)
+    fail("{}: tokenizer has {} pieces but the model's vocab_size is {} (wrong tokenizer.model?)", tokenizer.path(),
+         tokenizer.vocab_size(), config.vocab);
+  if (config.bos_id >= 0 && tokenizer.bos_id() >= 0 && tokenizer.bos_id() != config.bos_id)
+    fail("{}: tokenizer BOS id is {} but config.json says bos_token_id {} (wrong tokenizer.model?)", tokenizer.path(),
+         tokenizer.bos_id(), config.bos_id);
+}
+
+}  // namespace geoattn::io

@@ -1,0 +1,41 @@
+#include "geoattn/io/safetensors_writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::io {
+
+namespace {
+uint64_t byte_size(const TensorBlob& t) {
+  uint64_t n = dtype_size(t.dtype);
+  for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);
+  return n;
+}
+}  // namespace
+
+void write_safetensors(const std::string& path, const std::vector<TensorBlob>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  uint64_t offset = 0;
+  for (const auto& t : tensors) {
+    const uint64_t n = byte_size(t);
+    header[t.name] = {{"dtype", std::string(dtype_name(t.dtype))}, {"shape", t.shape}, {"data_offsets", {offset, offset + n}}};
+    offset += n;
+  }
+  std::string text = header.dump();
+  // The data section starts 8-byte aligned, padded with spaces as the reference writer does.
+  while ((8 + text.size()) % 8 != 0) text.push_back(' ');
+  write_file_atomic(path, [&](std::ostream& out) {
+    uint64_t n = text.size();
+    char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+    out.write(len, 8);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    for (const auto& t : tensors) out.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(byte_size(t)));
+  });
+}
+
+}  // namespace geoattn::io

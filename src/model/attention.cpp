@@ -1,0 +1,70 @@
+#include "geoattn/model/attention.h"
+
+#include <torch/version.h>
+
+#include <limits>
+
+namespace geoattn::model {
+
+namespace {
+
+// q [B, H, Q, d], k [B, KV, T, d] -> scores [B, H, Q, T] = q k^T * scale, grouping the H/KV
+// query heads of each KV head into one batched product.
+torch::Tensor grouped_scores(const torch::Tensor& q, const torch::Tensor& k, double scale) {
+  const int64_t B = q.size(0), H = q.size(1), Q = q.size(2), d = q.size(3);
+  const int64_t KV = k.size(1), T = k.size(2);
+  auto qg = q.reshape({B, KV, (H / KV) * Q, d});
+  auto scores = torch::matmul(qg, k.transpose(2, 3)) * scale;
+  return scores.view({B, H, Q, T});
+}
+
+// probs [B, H, T, T] (q's dtype) times v [B, KV, T, d] -> [B, H, T, d].
+torch::Tensor grouped_mix(const torch::Tensor& probs, const torch::Tensor& v) {
+  const int64_t B = probs.size(0), H = probs.size(1), Q = probs.size(2), T = probs.size(3);
+  const int64_t KV = v.size(1), d = v.size(3);
+  auto out = torch::matmul(probs.reshape({B, KV, (H / KV) * Q, T}), v);
+  return out.view({B, H, Q, d});
+}
+
+#if TORCH_VERSION_MAJOR >= 2
+// The fused kernel (flash / memory-efficient): never materialises [T, T] per head.
+torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, double scale) {
+  const int64_t group = q.size(1) / k.size(1);
+  auto k_rep = k.repeat_interleave(group, 1);
+  auto v_rep = v.repeat_interleave(group, 1);
+  return at::scaled_dot_product_attention(q, k_rep, v_rep, {}, 0.0, /*is_causal=*/true, scale);
+}
+#endif
+
+}  // namespace
+
+torch::Tensor attention_mask(int64_t T, int64_t window, torch::Dtype dtype, torch::Device device) {
+  auto i = torch::arange(T, torch::TensorOptions().device(device).dtype(torch::kInt64)).unsqueeze(1);
+  auto j = i.transpose(0, 1);
+  auto allowed = j <= i;
+  if (window > 0) allowed = allowed & ((i - j) < window);
+  auto mask = torch::zeros({T, T}, torch::TensorOptions().device(device).dtype(dtype));
+  return mask.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
+}
+
+torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                        const torch::Tensor& mask, int64_t window, double scale) {
+#if TORCH_VERSION_MAJOR >= 2
+  if (q.is_cuda() && window == 0) return fused_attention(q, k, v, scale);
+#else
+  (void)window;
+#endif
+  auto scores = grouped_scores(q, k, scale) + mask;
+  auto probs = torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type());
+  return grouped_mix(probs, v);
+}
+
+torch::Tensor attention_rows(const torch::Tensor& q_rows, const torch::Tensor& k, const torch::Tensor& mask_rows,
+                             double scale) {
+  // Captured rows are computed in float32 from the model's own q and k (exact upcasts), so a
+  // bf16 run captures bf16 states without a second rounding of the scores.
+  auto scores = grouped_scores(q_rows.to(torch::kFloat32), k.to(torch::kFloat32), scale) + mask_rows.to(torch::kFloat32);
+  return torch::softmax(scores, -1);
+}
+
+}  // namespace geoattn::model

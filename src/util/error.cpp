@@ -1,0 +1,18 @@
+#include "geoattn/util/error.h"
+
+#include <algorithm>
+
+namespace geoattn {
+
+namespace {
+// Messages are one line: embedded newlines (from a parser, say) become spaces.
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  return s;
+}
+}  // namespace
+
+Error::Error(const std::string& message) : std::runtime_error(one_line(message)) {}
+
+}  // namespace geoattn

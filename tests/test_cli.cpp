@@ -1,0 +1,233 @@
+// The geoattn binary end to end: capture and inspect on every family and on stories260K,
+// tiny checkpoints of other shapes (sharded, bf16, MQA), and the bad-input matrix: every
+// bad input exits non-zero with one line naming the file, and leaves no output file.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/io/safetensors.h"
+#include "test_util.h"
+
+using geoattn::testing::fixture;
+using geoattn::testing::read_file;
+using geoattn::testing::source;
+using geoattn::testing::TempDir;
+using geoattn::testing::write_file;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(const std::string& args, const TempDir& tmp) {
+  const std::string out = tmp / "stdout.txt", err = tmp / "stderr.txt";
+  const std::string cmd = std::string(GEOATTN_BIN_DIR) + "/" + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out), read_file(err)};
+}
+
+std::string tiny(const TempDir& tmp, const std::string& name, const std::string& flags) {
+  const std::string dir = tmp / name;
+  auto r = run("make-tiny-checkpoint " + flags + " --out " + dir, tmp);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return dir;
+}
+
+// A copy of a fixture folder whose model.safetensors header has `from` replaced by `to`
+// (same length, so every offset stays put).
+std::string patched_fixture(const TempDir& tmp, const std::string& name, const std::string& from, const std::string& to) {
+  const std::string dir = tmp / name;
+  fs::create_directories(dir);
+  fs::copy_file(fixture("hf-tiny/llama/config.json"), dir + "/config.json");
+  std::string bytes = read_file(fixture("hf-tiny/llama/model.safetensors"));
+  const size_t at = bytes.find(from);
+  EXPECT_NE(at, std::string::npos);
+  EXPECT_EQ(from.size(), to.size());
+  bytes.replace(at, from.size(), to);
+  write_file(dir + "/model.safetensors", bytes);
+  return dir;
+}
+
+std::vector<int64_t> shape_of(const std::string& capture, const std::string& tensor) {
+  geoattn::io::SafetensorsFile file(capture);
+  return file.header().find(tensor)->shape;
+}
+
+}  // namespace
+
+TEST(Cli, HelpListsTheCommands) {
+  TempDir tmp;
+  auto r = run("geoattn --help", tmp);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("capture"), std::string::npos);
+  EXPECT_NE(r.out.find("inspect"), std::string::npos);
+}
+
+TEST(Cli, CaptureEveryFamilyFromIds) {
+  TempDir tmp;
+  const std::string ids = "--ids 3,10,17,24,31,38,45,52,59,66,73,80,87,94,101,108,115,122,129,136";
+  for (auto [family, kv, d] : {std::tuple{"llama", 4, 16}, {"mistral", 2, 16}, {"gemma", 1, 32}}) {
+    const std::string out = tmp / (std::string(family) + ".safetensors");
+    auto r = run("geoattn capture --quiet --model " + fixture(std::string("hf-tiny/") + family) + " " + ids +
+                     " --queries all --out " + out, tmp);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(shape_of(out, "alpha"), (std::vector<int64_t>{1, 2, 4, 20, 20}));
+    EXPECT_EQ(shape_of(out, "values"), (std::vector<int64_t>{1, 2, kv, 20, d}));
+    EXPECT_EQ(shape_of(out, "tokens"), (std::vector<int64_t>{1, 20}));
+    geoattn::io::SafetensorsFile file(out);
+    EXPECT_EQ(file.header().metadata.at("family"), family);
+  }
+}
+
+TEST(Cli, CaptureStories260KFromTextAndFromData) {
+  TempDir tmp;
+  const std::string model = source("models/stories260K");
+  auto r = run("geoattn capture --quiet --model " + model + " --text 'Once upon a time' --out " + (tmp / "t.safetensors"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto shape = shape_of(tmp / "t.safetensors", "alpha");
+  EXPECT_EQ(shape[1], 5);
+  EXPECT_EQ(shape[2], 8);
+  EXPECT_EQ(shape[3], 1);  // last query only
+
+  r = run("geoattn capture --quiet --model " + model + " --data " + source("data/tinystories/tinystories-sample.txt") +
+              " --window stream --ctx 64 --max-windows 3 --queries -1,0 --out " + (tmp / "d.safetensors"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(shape_of(tmp / "d.safetensors", "alpha"), (std::vector<int64_t>{3, 5, 8, 2, 64}));
+  EXPECT_EQ(shape_of(tmp / "d.safetensors", "values"), (std::vector<int64_t>{3, 5, 4, 64, 8}));
+  EXPECT_EQ(shape_of(tmp / "d.safetensors", "queries"), (std::vector<int64_t>{2}));
+
+  r = run("geoattn capture --quiet --model " + model + " --data " + source("data/openwebtext/urlsf_subset00.tar") +
+              " --ctx 256 --max-windows 2 --out " + (tmp / "owt.safetensors"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(shape_of(tmp / "owt.safetensors", "alpha"), (std::vector<int64_t>{2, 5, 8, 1, 256}));
+}
+
+TEST(Cli, InspectReportsAndValidates) {
+  TempDir tmp;
+  auto r = run("geoattn inspect --json --model " + source("models/stories260K"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["architecture"], "LlamaForCausalLM");
+  EXPECT_EQ(j["kv_heads"], 4);
+  EXPECT_EQ(j["tokenizer"]["pieces"], 512);
+  EXPECT_EQ(j["memory"]["fp32"]["weights_bytes"], j["parameters"].get<int64_t>() * 4);
+  EXPECT_EQ(j["validation"], "ok");
+  r = run("geoattn inspect --model " + fixture("hf-tiny/gemma"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("GemmaForCausalLM"), std::string::npos);
+  EXPECT_NE(r.out.find("validation: ok"), std::string::npos);
+}
+
+// The same random weights, written whole and in three shards, capture the same bytes; bf16
+// weights and MQA load too.
+TEST(Cli, TinyCheckpointsOfOtherShapes) {
+  TempDir tmp;
+  const std::string shape = "--family llama --layers 3 --hidden 48 --heads 6 --kv-heads 2 --ffn 96 --vocab 300 --seed 7";
+  const std::string whole = tiny(tmp, "whole", shape);
+  const std::string sharded = tiny(tmp, "sharded", shape + " --shards 3");
+  EXPECT_TRUE(fs::exists(sharded + "/model.safetensors.index.json"));
+  EXPECT_TRUE(fs::exists(sharded + "/model-00003-of-00003.safetensors"));
+  const std::string ids = " --ids 1,5,9,200,7,3,299,12 --queries all";
+  ASSERT_EQ(run("geoattn capture --quiet --model " + whole + ids + " --out " + (tmp / "w.st"), tmp).code, 0);
+  ASSERT_EQ(run("geoattn capture --quiet --model " + sharded + ids + " --out " + (tmp / "s.st"), tmp).code, 0);
+  geoattn::io::SafetensorsFile w(tmp / "w.st"), s(tmp / "s.st");
+  const auto* aw = w.header().find("alpha");
+  const auto* as = s.header().find("alpha");
+  EXPECT_EQ(aw->shape, (std::vector<int64_t>{1, 3, 6, 8, 8}));
+  EXPECT_EQ(std::memcmp(w.data(*aw), s.data(*as), aw->end - aw->begin), 0);
+
+  for (const std::string& flags : {std::string("--family gemma --heads 4 --kv-heads 1 --head-dim 32 --vocab 300 --dtype BF16"),
+                                   std::string("--family mistral --heads 4 --kv-heads 1 --window 4 --vocab 300 --dtype F16 --bias")}) {
+    const std::string dir = tiny(tmp, "m", flags);
+    auto r = run("geoattn capture --quiet --model " + dir + ids + " --dtype bf16 --out " + (tmp / "x.st"), tmp);
+    EXPECT_EQ(r.code, 0) << flags << ": " << r.err;
+    fs::remove_all(dir);
+  }
+}
+
+// Each bad input: non-zero exit, no signal, one line on stderr naming the file, no output.
+TEST(Cli, BadInputMatrix) {
+  TempDir tmp;
+  const std::string ids = " --ids 1,2,3";
+  const std::string llama = fixture("hf-tiny/llama");
+
+  const std::string truncated = tmp / "truncated";
+  fs::create_directories(truncated);
+  fs::copy_file(llama + "/config.json", truncated + "/config.json");
+  std::string weights = read_file(llama + "/model.safetensors");
+  write_file(truncated + "/model.safetensors", weights.substr(0, weights.size() - 100));
+
+  const std::string header_past = tmp / "header_past";
+  fs::create_directories(header_past);
+  fs::copy_file(llama + "/config.json", header_past + "/config.json");
+  std::string past = weights;
+  past[3] = 0x7f;  // header length ~2^31
+  write_file(header_past + "/model.safetensors", past);
+
+  const std::string no_field = tmp / "no_field";
+  fs::create_directories(no_field);
+  auto cfg = nlohmann::json::parse(read_file(llama + "/config.json"));
+  cfg.erase("num_hidden_layers");
+  write_file(no_field + "/config.json", cfg.dump());
+  fs::copy_file(llama + "/model.safetensors", no_field + "/model.safetensors");
+
+  const std::string unknown = tmp / "unknown";
+  fs::create_directories(unknown);
+  cfg = nlohmann::json::parse(read_file(llama + "/config.json"));
+  cfg["architectures"] = {"FalconForCausalLM"};
+  write_file(unknown + "/config.json", cfg.dump());
+  fs::copy_file(llama + "/model.safetensors", unknown + "/model.safetensors");
+
+  const std::string mismatch = tmp / "tokenizer_mismatch";
+  fs::create_directories(mismatch);
+  for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(source("models/stories260K/") + f, mismatch + "/" + f);
+  fs::copy_file(fixture("tokenizers/llama2.tokenizer.model"), mismatch + "/tokenizer.model");
+
+  // Header patches of the llama fixture (same length, so offsets stay valid).
+  const std::string wrong_dtype = patched_fixture(tmp, "wrong_dtype", R"("dtype":"F32")", R"("dtype":"I32")");
+  const std::string wrong_shape = patched_fixture(tmp, "wrong_shape", R"("shape":[64])", R"("shape":[32])");
+  const std::string missing = patched_fixture(tmp, "missing", "model.norm.weight", "model.norm.weighx");
+  const std::string overlap = patched_fixture(tmp, "overlap", R"("data_offsets":[0,)", R"("data_offsets":[4,)");
+
+  struct Case {
+    std::string name, args, needle;
+  };
+  const std::vector<Case> cases = {
+      {"truncated file", "--model " + truncated + ids, "model.safetensors"},
+      {"header length past the end", "--model " + header_past + ids, "header length"},
+      {"wrong dtype", "--model " + wrong_dtype + ids, "model.safetensors"},
+      {"shape/byte mismatch", "--model " + wrong_shape + ids, "model.safetensors"},
+      {"missing tensor", "--model " + missing + ids, "model.norm.weight"},
+      {"overlapping offsets", "--model " + overlap + ids, "model.safetensors"},
+      {"missing config field", "--model " + no_field + ids, "missing field 'num_hidden_layers'"},
+      {"unknown architecture", "--model " + unknown + ids, "unknown architecture 'FalconForCausalLM'"},
+      {"tokenizer/vocab mismatch", "--model " + mismatch + " --text hi", "tokenizer.model"},
+      {"not a checkpoint", "--model " + tmp.path().string() + "/nothing" + ids, "nothing"},
+      {"id outside vocab", "--model " + llama + " --ids 1,999", "vocabulary"},
+      {"query outside window", "--model " + llama + ids + " --queries 7", "--queries"},
+      {"no such device", "--model " + llama + ids + " --device cuda", "cuda"},
+      {"empty shard", "--model " + source("models/stories260K") + " --data " + (tmp / "empty.txt"), "empty.txt"},
+  };
+  write_file(tmp / "empty.txt", "");
+  for (const auto& c : cases) {
+    const std::string out = tmp / "out.safetensors";
+    auto r = run("geoattn capture --quiet " + c.args + " --out " + out, tmp);
+    EXPECT_EQ(r.code, 1) << c.name << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("geoattn: error: ", 0), 0u) << c.name << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.name;
+  }
+  // --out in a folder that does not exist: refused before any work.
+  auto r = run("geoattn capture --quiet --model " + llama + ids + " --out " + (tmp / "no/such/dir/x.st"), tmp);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  // Nothing half-written anywhere.
+  for (const auto& entry : fs::directory_iterator(tmp.path()))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+}

@@ -1,0 +1,56 @@
+#pragma once
+// Shared by the tests: a temporary folder that cleans itself up, and file helpers.
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+namespace geoattn::testing {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() /
+            ("geoattn-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A safetensors file from a literal header and `data_bytes` bytes of data.
+inline std::string safetensors_bytes(const std::string& header, size_t data_bytes) {
+  std::string out(8, '\0');
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + header + std::string(data_bytes, '\0');
+}
+
+inline std::string fixture(const std::string& rel) { return std::string(GEOATTN_FIXTURES) + "/" + rel; }
+inline std::string source(const std::string& rel) { return std::string(GEOATTN_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace geoattn::testing

@@ -1,0 +1,148 @@
+#include "cli.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "geoattn/io/tokenizer.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::cli {
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd.add_option("--dtype", o.dtype, "forward dtype: fp32, bf16 or fp16 (metrics are always float32 or better)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
+      ->capture_default_str();
+  cmd.add_option("--threads", o.threads, "CPU threads for LibTorch (0: all cores)")->capture_default_str();
+}
+
+torch::Device resolve_device(const std::string& device) {
+  if (device == "cpu") return torch::Device(torch::kCPU);
+  if (device.rfind("cuda", 0) == 0) {
+    if (!torch::cuda::is_available())
+      fail("--device {}: no CUDA device is available (this LibTorch build or machine has none)", device);
+    torch::Device d(device);
+    if (d.has_index() && d.index() >= static_cast<int>(torch::cuda::device_count()))
+      fail("--device {}: only {} CUDA devices", device, torch::cuda::device_count());
+    return d;
+  }
+  fail("--device {}: expected cpu, cuda or cuda:N", device);
+}
+
+torch::Dtype resolve_dtype(const std::string& dtype) {
+  if (dtype == "fp32") return torch::kFloat32;
+  if (dtype == "bf16") return torch::kBFloat16;
+  if (dtype == "fp16") return torch::kFloat16;
+  fail("--dtype {}: expected fp32, bf16 or fp16", dtype);
+}
+
+void set_threads(int threads) {
+  const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  torch::set_num_threads(n);
+}
+
+void add_input_options(CLI::App& cmd, InputOptions& o, bool data_required) {
+  auto* text = cmd.add_option("--text", o.text, "literal text (BOS is prepended)");
+  auto* ids = cmd.add_option("--ids", o.ids, "literal token ids, e.g. 1,450,4996 (used as given)");
+  auto* data = cmd.add_option("--data", o.data, "shards: .txt, .jsonl, folder, urlsf_subsetNN.tar, .bin")->check(CLI::ExistingPath);
+  if (data_required) {
+    data->required();
+    text->excludes(data);
+    ids->excludes(data);
+  } else {
+    text->excludes(ids)->excludes(data);
+    ids->excludes(data);
+  }
+  cmd.add_option("--ctx", o.ctx, "window length T in tokens (--data; --text truncates to it)")->capture_default_str();
+  cmd.add_option("--window", o.window, "doc: BOS + the start of each document; stream: documents concatenated")
+      ->check(CLI::IsMember({"doc", "stream"}))
+      ->capture_default_str();
+  cmd.add_option("--offset", o.offset, "doc mode: start, or hashed (a seeded offset into each document)")
+      ->check(CLI::IsMember({"start", "hashed"}))
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed for hashed offsets")->capture_default_str();
+  cmd.add_option("--max-windows", o.max_windows, "stop after K windows (-1: all)")->capture_default_str();
+}
+
+std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size()) fail("{}: '{}' is not an integer (expected a list like 1,2,3)", flag, item);
+    out.push_back(v);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<int64_t> parse_queries(const std::string& spec, int64_t T) {
+  std::vector<int64_t> out;
+  if (spec == "last") return {T - 1};
+  if (spec == "all") {
+    for (int64_t i = 0; i < T; ++i) out.push_back(i);
+    return out;
+  }
+  for (int64_t q : parse_id_list(spec, "--queries")) {
+    const int64_t p = q < 0 ? T + q : q;
+    if (p < 0 || p >= T) fail("--queries: position {} is outside the window 0..{}", q, T - 1);
+    out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+namespace {
+std::unique_ptr<io::Tokenizer> tokenizer_for(const io::Checkpoint& checkpoint) {
+  if (checkpoint.tokenizer_path.empty())
+    fail("{}: no tokenizer.model in the checkpoint folder (use --ids for token input)", checkpoint.dir);
+  auto tokenizer = io::Tokenizer::load(checkpoint.tokenizer_path);
+  io::check_tokenizer_matches(*tokenizer, checkpoint.config);
+  return tokenizer;
+}
+
+int64_t bos_of(const io::Checkpoint& checkpoint, const io::Tokenizer* tokenizer) {
+  if (checkpoint.config.bos_id >= 0) return checkpoint.config.bos_id;
+  if (tokenizer && tokenizer->bos_id() >= 0) return tokenizer->bos_id();
+  fail("{}: config.json has no bos_token_id", checkpoint.dir);
+}
+}  // namespace
+
+std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint& checkpoint) {
+  if (o.ctx < 1) fail("--ctx {}: must be at least 1", o.ctx);
+  if (!o.ids.empty()) return {io::Window{"--ids", parse_id_list(o.ids, "--ids")}};
+
+  auto tokenizer = tokenizer_for(checkpoint);
+  const int64_t bos = bos_of(checkpoint, tokenizer.get());
+  if (!o.text.empty() || o.data.empty()) {
+    if (o.text.empty()) fail("no input: give --text, --ids or --data");
+    std::vector<int64_t> ids = {bos};
+    for (int64_t id : tokenizer->encode(o.text)) ids.push_back(id);
+    if (static_cast<int64_t>(ids.size()) > o.ctx) ids.resize(o.ctx);
+    return {io::Window{"--text", std::move(ids)}};
+  }
+  if (o.ctx > checkpoint.config.max_positions)
+    fail("--ctx {}: longer than the model's {} positions (max_position_embeddings)", o.ctx, checkpoint.config.max_positions);
+  io::WindowOptions w;
+  w.T = o.ctx;
+  w.mode = o.window == "stream" ? io::WindowMode::Stream : io::WindowMode::Doc;
+  w.offset = o.offset == "hashed" ? io::OffsetMode::Hashed : io::OffsetMode::Start;
+  w.seed = o.seed;
+  w.max_windows = o.max_windows;
+  w.bos_id = bos;
+  return io::make_windows(o.data, w, [&](const std::string& text) { return tokenizer->encode(text); });
+}
+
+}  // namespace geoattn::cli

@@ -1,0 +1,52 @@
+#pragma once
+// What the subcommands share: run settings (device, dtype, threads), token input, query
+// positions. Each subcommand lives in its own cmd_*.cpp and registers itself here.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "geoattn/io/checkpoint.h"
+#include "geoattn/io/windows.h"
+
+namespace geoattn::cli {
+
+// A subcommand: its CLI11 options are bound in `add`, which returns the action to run.
+using Action = std::function<void()>;
+void add_capture(CLI::App& app, Action& action);
+void add_inspect(CLI::App& app, Action& action);
+
+struct RunOptions {
+  std::string device = "cpu";  // cpu | cuda | cuda:N
+  std::string dtype = "fp32";  // fp32 | bf16 (| fp16)
+  int threads = 0;             // 0: all cores
+};
+void add_run_options(CLI::App& cmd, RunOptions& options);
+torch::Device resolve_device(const std::string& device);
+torch::Dtype resolve_dtype(const std::string& dtype);
+void set_threads(int threads);
+
+// Where the tokens come from: literal text, literal ids, or data shards.
+struct InputOptions {
+  std::string text;
+  std::string ids;
+  std::vector<std::string> data;
+  int64_t ctx = 1024;
+  std::string window = "doc";   // doc | stream
+  std::string offset = "start"; // start | hashed
+  uint64_t seed = 0;
+  int64_t max_windows = -1;
+};
+void add_input_options(CLI::App& cmd, InputOptions& options, bool data_required);
+// Windows of token ids for the checkpoint (tokenising text with its tokenizer.model).
+std::vector<io::Window> read_windows(const InputOptions& options, const io::Checkpoint& checkpoint);
+
+// "last" | "all" | "i,j,..." (negative counts from the end) -> sorted positions in 0..T-1.
+std::vector<int64_t> parse_queries(const std::string& spec, int64_t T);
+// "1,2,3" -> ids
+std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);
+
+}  // namespace geoattn::cli

@@ -1,0 +1,89 @@
+// geoattn capture: forward with the attn.pattern and attn.v capture points -> capture file.
+#include <fmt/format.h>
+
+#include "cli.h"
+#include "geoattn/io/capture_file.h"
+#include "geoattn/model/decoder.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/progress.h"
+
+namespace geoattn::cli {
+
+namespace {
+
+struct CaptureOptions {
+  std::string model;
+  InputOptions input;
+  std::string queries = "last";
+  RunOptions run;
+  std::string out;
+  bool quiet = false;
+};
+
+std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, const CaptureOptions& o) {
+  const auto& c = ck.config;
+  return {{"format", "geoattn-capture-1"},
+          {"architecture", c.architecture},
+          {"family", model::family_name(c.family)},
+          {"model", ck.dir},
+          {"layers", std::to_string(c.n_layers)},
+          {"heads", std::to_string(c.n_heads)},
+          {"kv_heads", std::to_string(c.n_kv_heads)},
+          {"head_dim", std::to_string(c.head_dim)},
+          {"sliding_window", std::to_string(c.sliding_window)},
+          {"dtype", o.run.dtype},
+          {"device", o.run.device}};
+}
+
+void run_capture(const CaptureOptions& o) {
+  check_output_path(o.out);
+  set_threads(o.run.threads);
+  const torch::Device device = resolve_device(o.run.device);
+  const torch::Dtype dtype = resolve_dtype(o.run.dtype);
+  const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
+  const auto windows = read_windows(o.input, checkpoint);
+  const int64_t T = static_cast<int64_t>(windows.front().ids.size());
+  for (const auto& w : windows)
+    if (static_cast<int64_t>(w.ids.size()) != T) fail("internal: windows of different lengths");
+  const auto queries = parse_queries(o.queries, T);
+  const model::Decoder decoder = model::Decoder::load(checkpoint, dtype, device);
+
+  std::vector<torch::Tensor> alpha, values, tokens;
+  Progress progress("capture", static_cast<long long>(windows.size()), o.quiet);
+  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, checkpoint.config.n_layers, queries);
+  for (size_t i = 0; i < windows.size(); ++i) {
+    auto ids = torch::tensor(windows[i].ids, torch::kInt64).unsqueeze(0);
+    decoder.forward(ids, &capture, /*want_logits=*/false);
+    // Rows stop at their query: positions after it are exactly zero by the causal mask.
+    alpha.push_back(capture.stacked(model::HookPoint::AttnPattern).to(torch::kCPU, torch::kFloat32));
+    values.push_back(capture.stacked(model::HookPoint::AttnV).to(torch::kCPU, torch::kFloat32));
+    tokens.push_back(ids);
+    capture.clear();
+    progress.update(static_cast<long long>(i + 1), static_cast<long long>((i + 1) * T));
+  }
+  progress.finish();
+  io::write_capture_file(o.out, io::CaptureFile{torch::cat(alpha), torch::cat(values), torch::cat(tokens),
+                                                torch::tensor(queries, torch::kInt64), capture_metadata(checkpoint, o)});
+  if (!o.quiet)
+    fmt::print(stderr, "wrote {}: {} windows x {} layers x {} heads x {} queries, T = {}\n", o.out, windows.size(),
+               checkpoint.config.n_layers, checkpoint.config.n_heads, queries.size(), T);
+}
+
+}  // namespace
+
+void add_capture(CLI::App& app, Action& action) {
+  auto o = std::make_shared<CaptureOptions>();
+  auto* cmd = app.add_subcommand("capture", "Run a checkpoint and save attention rows and value states (safetensors)");
+  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
+      ->required();
+  add_input_options(*cmd, o->input, /*data_required=*/false);
+  cmd->add_option("--queries", o->queries, "query positions: last, all, or i,j,... (negative: from the end)")
+      ->capture_default_str();
+  add_run_options(*cmd, o->run);
+  cmd->add_option("--out", o->out, "output .safetensors")->required();
+  cmd->add_flag("--quiet", o->quiet, "no progress line");
+  cmd->callback([o, &action] { action = [o] { run_capture(*o); }; });
+}
+
+}  // namespace geoattn::cli

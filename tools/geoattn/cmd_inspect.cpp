@@ -1,0 +1,114 @@
+// geoattn inspect: what a checkpoint is, what it costs, and whether every byte of it is sound.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "geoattn/io/tokenizer.h"
+#include "geoattn/model/config.h"
+
+namespace geoattn::cli {
+
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  int64_t ctx = 1024;
+  bool json = false;
+};
+
+// Bytes a measure-style forward needs beyond the weights, per window of T tokens: the
+// residual stream and MLP activations of one layer, the float32 score matrix of one layer's
+// attention (eager path), and the captured values of every layer (run dtype) and last-query
+// pattern rows (float32).
+int64_t activation_bytes(const model::ModelConfig& c, int64_t T, int64_t bytes_per_elem) {
+  const int64_t stream = T * (4 * c.hidden + 3 * c.ffn + (c.n_heads + 2 * c.n_kv_heads) * c.head_dim) * bytes_per_elem;
+  const int64_t scores = c.n_heads * T * T * (4 + bytes_per_elem);
+  const int64_t captured = c.n_layers * (c.n_kv_heads * T * c.head_dim * bytes_per_elem + c.n_heads * T * 4);
+  return stream + scores + captured;
+}
+
+std::string gib(int64_t bytes) { return fmt::format("{:.3f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
+
+nlohmann::ordered_json describe(const io::Checkpoint& ck, int64_t T) {
+  const auto& c = ck.config;
+  nlohmann::ordered_json j;
+  j["model"] = ck.dir;
+  j["architecture"] = c.architecture;
+  j["family"] = model::family_name(c.family);
+  j["layers"] = c.n_layers;
+  j["hidden_size"] = c.hidden;
+  j["heads"] = c.n_heads;
+  j["kv_heads"] = c.n_kv_heads;
+  j["head_dim"] = c.head_dim;
+  j["intermediate_size"] = c.ffn;
+  j["vocab_size"] = c.vocab;
+  j["max_positions"] = c.max_positions;
+  j["rope_theta"] = c.rope_theta;
+  j["rms_norm_eps"] = c.rms_eps;
+  j["sliding_window"] = c.sliding_window;
+  j["activation"] = model::activation_name(c.act);
+  j["tied_embeddings"] = c.tie_embeddings;
+  j["attention_bias"] = c.attention_bias;
+  j["parameters"] = c.parameter_count();
+  j["checkpoint_bytes"] = ck.tensors.total_bytes();
+  j["files"] = ck.tensors.files().size();
+  for (auto [name, bytes] : {std::pair{"fp32", 4}, std::pair{"bf16", 2}}) {
+    const int64_t weights = c.parameter_count() * bytes;
+    const int64_t act = activation_bytes(c, T, bytes);
+    j["memory"][name] = {{"weights_bytes", weights}, {"forward_T", T}, {"activations_bytes", act},
+                         {"total_bytes", weights + act}};
+  }
+  if (!ck.tokenizer_path.empty()) {
+    auto tok = io::Tokenizer::load(ck.tokenizer_path);
+    io::check_tokenizer_matches(*tok, c);
+    j["tokenizer"] = {{"path", ck.tokenizer_path}, {"pieces", tok->vocab_size()}, {"bos_id", tok->bos_id()}};
+  } else {
+    j["tokenizer"] = nullptr;
+  }
+  j["validation"] = "ok";
+  return j;
+}
+
+void print_text(const nlohmann::ordered_json& j) {
+  fmt::print("{}  ({}, {})\n", j["model"].get<std::string>(), j["architecture"].get<std::string>(),
+             j["family"].get<std::string>());
+  fmt::print("  layers {}  hidden {}  heads {} (kv {})  head_dim {}  ffn {}  vocab {}\n", j["layers"].get<int64_t>(),
+             j["hidden_size"].get<int64_t>(), j["heads"].get<int64_t>(), j["kv_heads"].get<int64_t>(),
+             j["head_dim"].get<int64_t>(), j["intermediate_size"].get<int64_t>(), j["vocab_size"].get<int64_t>());
+  fmt::print("  rope_theta {}  rms_eps {}  sliding_window {}  act {}  tied {}  positions {}\n",
+             j["rope_theta"].get<double>(), j["rms_norm_eps"].get<double>(), j["sliding_window"].get<int64_t>(),
+             j["activation"].get<std::string>(), j["tied_embeddings"].get<bool>(), j["max_positions"].get<int64_t>());
+  fmt::print("  parameters {}  ({} file(s), {} bytes)\n", j["parameters"].get<int64_t>(), j["files"].get<size_t>(),
+             j["checkpoint_bytes"].get<uint64_t>());
+  for (const auto& [name, m] : j["memory"].items())
+    fmt::print("  memory {}: weights {} + forward/capture at T={} {} = {}\n", name, gib(m["weights_bytes"]),
+               m["forward_T"].get<int64_t>(), gib(m["activations_bytes"]), gib(m["total_bytes"]));
+  if (j["tokenizer"].is_null())
+    fmt::print("  tokenizer: none (tokenizer.model missing)\n");
+  else
+    fmt::print("  tokenizer: {} pieces, BOS {}\n", j["tokenizer"]["pieces"].get<int64_t>(),
+               j["tokenizer"]["bos_id"].get<int64_t>());
+  fmt::print("  validation: ok (every header, offset, shape and dtype checked)\n");
+}
+
+}  // namespace
+
+void add_inspect(CLI::App& app, Action& action) {
+  auto o = std::make_shared<InspectOptions>();
+  auto* cmd = app.add_subcommand("inspect", "Describe and fully validate a checkpoint; predict its memory");
+  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder")->required();
+  cmd->add_option("--ctx", o->ctx, "window length T for the memory estimate")->capture_default_str();
+  cmd->add_flag("--json", o->json, "print JSON instead of text");
+  cmd->callback([o, &action] {
+    action = [o] {
+      const auto j = describe(io::Checkpoint::open(o->model), o->ctx);
+      if (o->json)
+        fmt::print("{}\n", j.dump(2));
+      else
+        print_text(j);
+    };
+  });
+}
+
+}  // namespace geoattn::cli

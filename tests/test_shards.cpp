@@ -4,6 +4,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+
+#include "test_util.h"
 #include <stdlib.h>
 
 #include <filesystem>
@@ -25,13 +27,6 @@ const std::string kOwtTar = std::string(GEOATTN_SOURCE_DIR) + "/data/openwebtext
 // Every test gets a fresh folder of its own for its inputs, removed afterwards.
 class Shards : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "geoattn-shards-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Writes `bytes` to dir/name (making parent folders) and returns the path.
   std::string write(const std::string& name, const std::string& bytes) const {
     const fs::path path = dir_ / name;
@@ -40,7 +35,8 @@ class Shards : public ::testing::Test {
     return path.string();
   }
 
-  fs::path dir_;
+  geoattn::testing::TempDir tmp_;
+  const fs::path& dir_ = tmp_.path();
 };
 
 std::vector<Document> read_all(const std::string& path, TokenWidth width = TokenWidth::U16) {

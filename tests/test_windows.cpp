@@ -2,6 +2,8 @@
 #include "geoattn/io/windows.h"
 
 #include <gtest/gtest.h>
+
+#include "test_util.h"
 #include <stdlib.h>
 
 #include <filesystem>
@@ -40,13 +42,6 @@ std::vector<int64_t> bos_then(const std::string& text) {
 
 class Windows : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "geoattn-windows-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A .jsonl shard with one document per text, ids "<name>:1", "<name>:2", ...
   std::string jsonl(const std::string& name, const std::vector<std::string>& texts) const {
     const fs::path path = dir_ / name;
@@ -63,7 +58,8 @@ class Windows : public ::testing::Test {
     return path.string();
   }
 
-  fs::path dir_;
+  geoattn::testing::TempDir tmp_;
+  const fs::path& dir_ = tmp_.path();
 };
 
 WindowOptions options(int64_t T, WindowMode mode, int64_t max_windows = -1) {

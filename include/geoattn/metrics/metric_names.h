@@ -1,0 +1,35 @@
+#pragma once
+// The per-sample quantities geoattn aggregates, in one table: their JSON names and whether
+// they are curves over the N grid or one number per sample. Pure C++.
+#include <array>
+#include <string_view>
+
+namespace geoattn::metrics {
+
+// Curves over the N grid (SPEC §2, §3).
+enum CurveMetric : int {
+  kP_rmax,      // P(r_max, N)
+  kR_rmin,      // R(r_min, N)
+  kF_rmax,      // 2P/(1+P)
+  kF_rmin,      // 2R/(1+R)
+  kS_norm,      // ||s(N)||
+  kS_loo_sink,  // ||s(N) - y_0 [0 in I_N]||
+  kS_loo_last,  // ||s(N) - y_L [L in I_N]||
+  kCos_s_v0,    // cos(s(N), v_0)
+  kCos_s_vL,    // cos(s(N), v_L)
+  kCurveMetrics
+};
+constexpr std::array<std::string_view, kCurveMetrics> kCurveNames = {
+    "P_rmax", "R_rmin", "F_rmax", "F_rmin", "s_norm", "s_loo_sink", "s_loo_last", "cos_s_v0", "cos_s_vL"};
+
+// One number per sample (SPEC §3, §6).
+enum ScalarMetric : int {
+  kRho0,   // mean_j cos(v_0, v_j)
+  kC_sink, // ||alpha_0 v_0||
+  kC_last, // ||alpha_L v_L||
+  kC_rest, // ||sum_{0<i<L} alpha_i v_i||
+  kScalarMetrics
+};
+constexpr std::array<std::string_view, kScalarMetrics> kScalarNames = {"rho0", "c_sink", "c_last", "c_rest"};
+
+}  // namespace geoattn::metrics

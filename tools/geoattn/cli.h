@@ -50,3 +50,21 @@ std::vector<int64_t> parse_queries(const std::string& spec, int64_t T);
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);
 
 }  // namespace geoattn::cli
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/metrics/aggregate.h"
+
+namespace geoattn::cli {
+void add_measure(CLI::App& app, Action& action);
+void add_metrics(CLI::App& app, Action& action);
+void add_merge(CLI::App& app, Action& action);
+void add_bench(CLI::App& app, Action& action);
+
+// `--n` and the state sidecar beside a result JSON: x.json -> x.state.safetensors.
+std::string state_path(const std::string& json_path);
+// Writes the result JSON and its state sidecar (each atomically).
+void write_results(const std::string& out, const metrics::Aggregator& aggregator, const nlohmann::ordered_json& run_info);
+// The "model" object of the result JSON.
+nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
+}  // namespace geoattn::cli

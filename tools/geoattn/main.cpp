@@ -16,10 +16,18 @@ int main(int argc, char** argv) {
   geoattn::cli::Action action;
   geoattn::cli::add_capture(app, action);
   geoattn::cli::add_inspect(app, action);
+  geoattn::cli::add_measure(app, action);
+  geoattn::cli::add_metrics(app, action);
+  geoattn::cli::add_merge(app, action);
+  geoattn::cli::add_bench(app, action);
+  // Usage errors are one line too, and exit 2 (--help and --version exit 0).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("geoattn: error: ") + e.what() + " (see --help)\n";
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     action();

@@ -1,0 +1,403 @@
+#include "geoattn/metrics/aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/io/safetensors.h"
+#include "geoattn/io/safetensors_writer.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::metrics {
+
+using nlohmann::ordered_json;
+
+// ---------------------------------------------------------------------------------------------
+// ExactSum
+
+namespace {
+// x * 2^64 is exact (a power-of-two scale of a finite |x| < 2^40); std::round ties away from
+// zero whatever the floating-point environment, and the result fits an __int128 (< 2^104).
+__int128 to_fixed(double x) { return static_cast<__int128>(std::round(std::ldexp(x, 64))); }
+}  // namespace
+
+void ExactSum::add(double x) {
+  if (!std::isfinite(x) || std::fabs(x) >= kLimit)
+    fail("exact sum: {} is not a finite number below 2^40 in magnitude", x);
+  if (__builtin_add_overflow(raw_, to_fixed(x), &raw_)) fail("exact sum: the 128-bit total overflowed");
+}
+
+void ExactSum::merge(const ExactSum& other) {
+  if (__builtin_add_overflow(raw_, other.raw_, &raw_)) fail("exact sum: the 128-bit total overflowed");
+}
+
+// The int128 -> floating conversions round to nearest; the 2^-64 scale is exact.
+double ExactSum::value() const { return std::ldexp(static_cast<double>(raw_), -64); }
+long double ExactSum::value_ld() const { return std::ldexp(static_cast<long double>(raw_), -64); }
+
+ExactSum ExactSum::from_halves(uint64_t lo, int64_t hi) {
+  ExactSum s;
+  s.raw_ = static_cast<__int128>((static_cast<unsigned __int128>(static_cast<uint64_t>(hi)) << 64) | lo);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moments
+
+bool Moments::accepts(double x) { return std::isfinite(x) && std::fabs(x) < kLimit; }
+
+void Moments::add(double x) {
+  if (!accepts(x)) fail("moments: {} is not a finite number below 2^20 in magnitude", x);
+  if (x == 0) x = 0.0;  // -0 and +0 are one value: the extremes stay independent of order
+  sum_.add(x);
+  sum_sq_.add(x * x);
+  min_ = std::min(min_, x);
+  max_ = std::max(max_, x);
+  ++count_;
+}
+
+void Moments::merge(const Moments& other) {
+  sum_.merge(other.sum_);
+  sum_sq_.merge(other.sum_sq_);
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  count_ += other.count_;
+}
+
+long double Moments::mean_ld() const {
+  if (count_ == 0) return std::numeric_limits<long double>::quiet_NaN();
+  return sum_.value_ld() / static_cast<long double>(count_);
+}
+
+// Population variance E[x^2] - E[x]^2 from the exact sums, clamped at 0; exactly 0 when every
+// sample had the same value.
+long double Moments::variance_ld() const {
+  if (count_ == 0) return std::numeric_limits<long double>::quiet_NaN();
+  if (constant()) return 0.0L;
+  const long double mean = mean_ld();
+  const long double mean_sq = sum_sq_.value_ld() / static_cast<long double>(count_);
+  return std::max(0.0L, mean_sq - mean * mean);
+}
+
+double Moments::mean() const { return static_cast<double>(mean_ld()); }
+double Moments::std() const { return static_cast<double>(std::sqrt(variance_ld())); }
+
+Moments Moments::from_parts(int64_t count, const ExactSum& sum, const ExactSum& sum_sq, double min, double max) {
+  Moments m;
+  if (count < 0) fail("negative sample count {}", count);
+  if (count == 0) {
+    if (!(sum == ExactSum()) || !(sum_sq == ExactSum()) || min != m.min_ || max != m.max_)
+      fail("an empty slot holds sums or extremes");
+  } else if (!accepts(min) || !accepts(max) || min > max) {
+    fail("extremes [{}, {}] are not a valid range", min, max);
+  }
+  m.count_ = count;
+  m.sum_ = sum;
+  m.sum_sq_ = sum_sq;
+  m.min_ = min;
+  m.max_ = max;
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// GroupStats
+
+GroupStats::GroupStats(int64_t grid_size)
+    : grid_size_(grid_size),
+      moments_(static_cast<size_t>(kCurveMetrics * grid_size + kScalarMetrics + grid_size)),
+      cross_(static_cast<size_t>(grid_size)) {}
+
+void GroupStats::add(const double* curves, int64_t n_valid, const double* scalars) {
+  for (int m = 0; m < kCurveMetrics; ++m)
+    for (int64_t g = 0; g < n_valid; ++g) moments_[curve_slot(m, g)].add(curves[curve_slot(m, g)]);
+  for (int k = 0; k < kScalarMetrics; ++k) moments_[scalar_slot(k)].add(scalars[k]);
+  // SPEC §3: the sums of corr(R(r_min, N), rho0) over the samples that reached N.
+  const double rho0 = scalars[kRho0];
+  for (int64_t g = 0; g < n_valid; ++g) {
+    moments_[rho_slot(g)].add(rho0);
+    cross_[g].add(curves[curve_slot(kR_rmin, g)] * rho0);
+  }
+}
+
+void GroupStats::merge(const GroupStats& other) {
+  if (other.grid_size_ != grid_size_)
+    fail("cannot merge statistics over {} and {} grid values", grid_size_, other.grid_size_);
+  for (size_t i = 0; i < moments_.size(); ++i) moments_[i].merge(other.moments_[i]);
+  for (size_t g = 0; g < cross_.size(); ++g) cross_[g].merge(other.cross_[g]);
+}
+
+// SPEC §3: Pearson r = (E[R rho] - E[R] E[rho]) / sqrt(Var R Var rho), from exact sums.
+double GroupStats::sink_recall_corr(int64_t g) const {
+  const Moments& r = curve(kR_rmin, g);
+  const Moments& rho = moments_[rho_slot(g)];
+  const int64_t n = r.count();
+  if (n < 2 || r.constant() || rho.constant()) return std::numeric_limits<double>::quiet_NaN();
+  const long double cov = cross_[g].value_ld() / static_cast<long double>(n) - r.mean_ld() * rho.mean_ld();
+  const long double scale = std::sqrt(r.variance_ld() * rho.variance_ld());
+  if (!(scale > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return static_cast<double>(std::clamp(cov / scale, -1.0L, 1.0L));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregator
+
+namespace {
+void check_grid(const std::vector<int64_t>& n_grid) {
+  if (n_grid.empty()) fail("the N grid is empty");
+  for (size_t i = 0; i < n_grid.size(); ++i)
+    if (n_grid[i] < 1 || (i > 0 && n_grid[i] <= n_grid[i - 1]))
+      fail("the N grid must be sorted, unique values >= 1 (value {} at index {})", n_grid[i], i);
+}
+
+void check_value(double x, std::string_view metric, int64_t layer, int64_t head, const std::string& where) {
+  if (!Moments::accepts(x))
+    fail("metric {} at layer {} head {}{} is {} (must be finite and below 2^20 in magnitude)", metric, layer, head,
+         where, x);
+}
+}  // namespace
+
+Aggregator::Aggregator(int64_t layers, int64_t heads, std::vector<int64_t> n_grid)
+    : layers_(layers), heads_(heads), n_grid_(std::move(n_grid)) {
+  if (layers_ < 1 || heads_ < 1) fail("an aggregator needs at least one layer and one head ({} x {})", layers_, heads_);
+  check_grid(n_grid_);
+  stats_.assign(static_cast<size_t>(layers_ * heads_), GroupStats(static_cast<int64_t>(n_grid_.size())));
+}
+
+const GroupStats& Aggregator::head_stats(int64_t layer, int64_t head) const {
+  if (layer < 0 || layer >= layers_ || head < 0 || head >= heads_)
+    fail("layer {} head {} is outside {} layers x {} heads", layer, head, layers_, heads_);
+  return stats_[static_cast<size_t>(layer * heads_ + head)];
+}
+
+GroupStats& Aggregator::head_stats(int64_t layer, int64_t head) {
+  return const_cast<GroupStats&>(static_cast<const Aggregator*>(this)->head_stats(layer, head));
+}
+
+void Aggregator::check_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid,
+                              const double* scalars) const {
+  head_stats(layer, head);  // range check
+  const int64_t G = static_cast<int64_t>(n_grid_.size());
+  if (n_valid < 0 || n_valid > G) fail("n_valid {} is outside 0..{}", n_valid, G);
+  for (int m = 0; m < kCurveMetrics; ++m)
+    for (int64_t g = 0; g < n_valid; ++g)
+      check_value(curves[m * G + g], kCurveNames[m], layer, head, " N=" + std::to_string(n_grid_[g]));
+  for (int k = 0; k < kScalarMetrics; ++k) check_value(scalars[k], kScalarNames[k], layer, head, "");
+}
+
+void Aggregator::add_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid,
+                            const double* scalars) {
+  check_sample(layer, head, curves, n_valid, scalars);
+  head_stats(layer, head).add(curves, n_valid, scalars);
+}
+
+void Aggregator::merge(const Aggregator& other) {
+  if (other.layers_ != layers_ || other.heads_ != heads_ || other.n_grid_ != n_grid_)
+    fail("cannot merge aggregates of different shapes ({} x {} heads, {} grid values vs {} x {}, {})", layers_, heads_,
+         n_grid_.size(), other.layers_, other.heads_, other.n_grid_.size());
+  for (size_t i = 0; i < stats_.size(); ++i) stats_[i].merge(other.stats_[i]);
+}
+
+GroupStats Aggregator::layer_stats(int64_t layer) const {
+  GroupStats out(static_cast<int64_t>(n_grid_.size()));
+  for (int64_t h = 0; h < heads_; ++h) out.merge(head_stats(layer, h));
+  return out;
+}
+
+GroupStats Aggregator::global_stats() const {
+  GroupStats out(static_cast<int64_t>(n_grid_.size()));
+  for (const auto& s : stats_) out.merge(s);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// State sidecar (layout in aggregate.h)
+
+namespace {
+constexpr const char* kStateFormat = "geoattn-state-1";
+
+template <size_t N>
+ordered_json names_json(const std::array<std::string_view, N>& names) {
+  ordered_json out = ordered_json::array();
+  for (auto n : names) out.push_back(std::string(n));
+  return out;
+}
+
+// The Aggregator's numbers as flat arrays in the sidecar's tensor order.
+struct StateArrays {
+  std::vector<int64_t> counts, sums, cross;
+  std::vector<double> extrema;
+};
+
+StateArrays flatten(const Aggregator& agg) {
+  StateArrays a;
+  for (int64_t l = 0; l < agg.layers(); ++l)
+    for (int64_t h = 0; h < agg.heads(); ++h) {
+      const GroupStats& s = agg.head_stats(l, h);
+      for (int64_t i = 0; i < s.slots(); ++i) {
+        const Moments& m = s.slot(i);
+        a.counts.push_back(m.count());
+        for (const ExactSum* e : {&m.sum(), &m.sum_sq()}) {
+          a.sums.push_back(static_cast<int64_t>(e->lo()));
+          a.sums.push_back(e->hi());
+        }
+        a.extrema.push_back(m.min());
+        a.extrema.push_back(m.max());
+      }
+      for (int64_t g = 0; g < s.grid_size(); ++g) {
+        a.cross.push_back(static_cast<int64_t>(s.cross(g).lo()));
+        a.cross.push_back(s.cross(g).hi());
+      }
+    }
+  return a;
+}
+
+const std::string& meta_text(const io::SafetensorsHeader& header, const std::string& key) {
+  auto it = header.metadata.find(key);
+  if (it == header.metadata.end()) fail("not a geoattn state file (no '{}' in __metadata__)", key);
+  return it->second;
+}
+
+ordered_json meta_json(const io::SafetensorsHeader& header, const std::string& key) {
+  ordered_json j = ordered_json::parse(meta_text(header, key), nullptr, false);
+  if (j.is_discarded()) fail("__metadata__ '{}' is not valid JSON", key);
+  return j;
+}
+
+int64_t meta_positive(const io::SafetensorsHeader& header, const std::string& key) {
+  ordered_json j = meta_json(header, key);
+  if (!j.is_number_integer() || j.get<int64_t>() < 1) fail("__metadata__ '{}' is not a positive integer", key);
+  return j.get<int64_t>();
+}
+
+std::vector<int64_t> meta_grid(const io::SafetensorsHeader& header) {
+  ordered_json j = meta_json(header, "n_grid");
+  if (!j.is_array()) fail("__metadata__ 'n_grid' is not an array");
+  std::vector<int64_t> grid;
+  for (const auto& v : j) {
+    if (!v.is_number_integer()) fail("__metadata__ 'n_grid' holds a non-integer");
+    grid.push_back(v.get<int64_t>());
+  }
+  return grid;
+}
+
+// Copies the tensor `name` (checked for dtype and shape) into `out`.
+template <typename T>
+void read_tensor(const io::SafetensorsFile& file, const std::string& name, io::Dtype dtype,
+                 const std::vector<int64_t>& shape, std::vector<T>& out) {
+  const io::TensorInfo* info = file.header().find(name);
+  if (!info) fail("tensor '{}' is missing", name);
+  if (info->dtype != dtype || info->shape != shape)
+    fail("tensor '{}' is {} {}, expected {} {}", name, io::dtype_name(info->dtype), ordered_json(info->shape).dump(),
+         io::dtype_name(dtype), ordered_json(shape).dump());
+  out.resize(static_cast<size_t>(info->numel()));
+  std::memcpy(out.data(), file.data(*info), out.size() * sizeof(T));  // memcpy: no alignment assumed
+}
+
+ExactSum halves(const std::vector<int64_t>& v, size_t i) {
+  return ExactSum::from_halves(static_cast<uint64_t>(v[i]), v[i + 1]);
+}
+
+std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) {
+  const auto& header = file.header();
+  if (meta_text(header, "format") != kStateFormat)
+    fail("not a geoattn state file (format '{}', expected '{}')", meta_text(header, "format"), kStateFormat);
+  if (meta_json(header, "curves") != names_json(kCurveNames) || meta_json(header, "scalars") != names_json(kScalarNames))
+    fail("the state holds other metrics than this build of geoattn");
+  ordered_json run_info = meta_json(header, "run_info");
+  if (!run_info.is_object()) fail("__metadata__ 'run_info' is not a JSON object");
+  Aggregator agg(meta_positive(header, "layers"), meta_positive(header, "heads"), meta_grid(header));
+
+  const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
+  const int64_t M = GroupStats(G).slots();
+  StateArrays a;
+  read_tensor(file, "counts", io::Dtype::I64, {L, H, M}, a.counts);
+  read_tensor(file, "sums", io::Dtype::I64, {L, H, M, 2, 2}, a.sums);
+  read_tensor(file, "cross", io::Dtype::I64, {L, H, G, 2}, a.cross);
+  read_tensor(file, "extrema", io::Dtype::F64, {L, H, M, 2}, a.extrema);
+
+  size_t slot = 0, g_all = 0;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) {
+      GroupStats& s = agg.head_stats(l, h);
+      for (int64_t i = 0; i < M; ++i, ++slot)
+        s.slot(i) = Moments::from_parts(a.counts[slot], halves(a.sums, 4 * slot), halves(a.sums, 4 * slot + 2),
+                                        a.extrema[2 * slot], a.extrema[2 * slot + 1]);
+      for (int64_t g = 0; g < G; ++g, ++g_all) s.cross(g) = halves(a.cross, 2 * g_all);
+    }
+  return {std::move(agg), std::move(run_info)};
+}
+}  // namespace
+
+void save_state(const std::string& path, const Aggregator& agg, const ordered_json& run_info) {
+  const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
+  const int64_t M = GroupStats(G).slots();
+  const StateArrays a = flatten(agg);
+  const std::map<std::string, std::string> metadata = {
+      {"format", kStateFormat},
+      {"layers", std::to_string(L)},
+      {"heads", std::to_string(H)},
+      {"n_grid", ordered_json(agg.n_grid()).dump()},
+      {"curves", names_json(kCurveNames).dump()},
+      {"scalars", names_json(kScalarNames).dump()},
+      {"run_info", run_info.dump()},
+  };
+  io::write_safetensors(path,
+                        {{"counts", io::Dtype::I64, {L, H, M}, a.counts.data()},
+                         {"sums", io::Dtype::I64, {L, H, M, 2, 2}, a.sums.data()},
+                         {"cross", io::Dtype::I64, {L, H, G, 2}, a.cross.data()},
+                         {"extrema", io::Dtype::F64, {L, H, M, 2}, a.extrema.data()}},
+                        metadata);
+}
+
+std::pair<Aggregator, ordered_json> load_state(const std::string& path) {
+  io::SafetensorsFile file(path);  // its errors name the file
+  try {
+    return read_state(file);
+  } catch (const Error& e) {
+    fail("{}: {}", path, e.what());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// same_run
+
+namespace {
+std::string brief(const ordered_json& j) {
+  std::string text = j.dump();
+  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
+}
+
+// The first place where `a` and `b` differ (objects key by key, in any order), or "".
+std::string first_difference(const std::string& where, const ordered_json& a, const ordered_json& b) {
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      if (!b.contains(key)) return fmt::format("{}.{} is missing from the second run", where, key);
+      std::string diff = first_difference(where + "." + key, value, b.at(key));
+      if (!diff.empty()) return diff;
+    }
+    for (const auto& [key, value] : b.items())
+      if (!a.contains(key)) return fmt::format("{}.{} is missing from the first run", where, key);
+    return "";
+  }
+  return a == b ? "" : fmt::format("{} differs: {} vs {}", where, brief(a), brief(b));
+}
+}  // namespace
+
+bool same_run(const ordered_json& a, const ordered_json& b, std::string* why) {
+  for (const std::string key : {"model", "settings", "n_grid"}) {
+    std::string diff;
+    if (a.contains(key) != b.contains(key))
+      diff = fmt::format("{} is missing from the {} run", key, a.contains(key) ? "second" : "first");
+    else if (a.contains(key))
+      diff = first_difference(key, a.at(key), b.at(key));
+    if (!diff.empty()) {
+      if (why) *why = diff;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace geoattn::metrics

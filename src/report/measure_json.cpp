@@ -1,0 +1,77 @@
+#include "geoattn/report/measure_json.h"
+
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/util/error.h"
+
+namespace geoattn::report {
+
+using metrics::GroupStats;
+using nlohmann::ordered_json;
+
+namespace {
+// NaN (and, defensively, inf) print as null.
+ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
+
+ordered_json over_grid(const GroupStats& s, const std::function<double(int64_t)>& value) {
+  ordered_json out = ordered_json::array();
+  for (int64_t g = 0; g < s.grid_size(); ++g) out.push_back(number(value(g)));
+  return out;
+}
+
+// "samples", then mean and std of every curve (over the grid) and every scalar.
+void put_moments(ordered_json& out, const GroupStats& s) {
+  out["samples"] = s.samples();
+  for (int m = 0; m < metrics::kCurveMetrics; ++m) {
+    const std::string name(metrics::kCurveNames[m]);
+    out[name] = over_grid(s, [&](int64_t g) { return s.curve(m, g).mean(); });
+    out[name + "_std"] = over_grid(s, [&](int64_t g) { return s.curve(m, g).std(); });
+  }
+  for (int k = 0; k < metrics::kScalarMetrics; ++k) {
+    const std::string name(metrics::kScalarNames[k]);
+    out[name] = number(s.scalar(k).mean());
+    out[name + "_std"] = number(s.scalar(k).std());
+  }
+}
+
+// A global or per-layer object: the moments and SPEC §3's corr(R(r_min, N), rho0) per N.
+ordered_json group_json(ordered_json out, const GroupStats& s) {
+  put_moments(out, s);
+  out["sink_recall_corr"] = over_grid(s, [&](int64_t g) { return s.sink_recall_corr(g); });
+  return out;
+}
+
+ordered_json head_json(int64_t layer, int64_t head, const GroupStats& s) {
+  ordered_json out = {{"layer", layer}, {"head", head}};
+  put_moments(out, s);
+  return out;
+}
+
+void check_run_info(const ordered_json& run_info) {
+  if (!run_info.is_object()) fail("internal: run_info is not a JSON object");
+  for (const char* key : {"schema", "n_grid", "global", "layers", "heads"})
+    if (run_info.contains(key)) fail("internal: run_info uses the reserved key '{}'", key);
+}
+}  // namespace
+
+ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info) {
+  check_run_info(run_info);
+  ordered_json out = {{"schema", kMeasureSchema}};
+  for (const auto& [key, value] : run_info.items()) out[key] = value;
+  out["n_grid"] = agg.n_grid();
+  out["global"] = group_json(ordered_json::object(), agg.global_stats());
+  ordered_json layers = ordered_json::array(), heads = ordered_json::array();
+  for (int64_t l = 0; l < agg.layers(); ++l) {
+    layers.push_back(group_json({{"layer", l}}, agg.layer_stats(l)));
+    for (int64_t h = 0; h < agg.heads(); ++h) heads.push_back(head_json(l, h, agg.head_stats(l, h)));
+  }
+  out["layers"] = std::move(layers);
+  out["heads"] = std::move(heads);
+  return out;
+}
+
+}  // namespace geoattn::report

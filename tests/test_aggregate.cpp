@@ -1,0 +1,453 @@
+// The exact streaming aggregation (issue 3, SPEC §2-3), the measure JSON and the state sidecar.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/io/safetensors_writer.h"
+#include "geoattn/metrics/aggregate.h"
+#include "geoattn/report/measure_json.h"
+#include "geoattn/util/error.h"
+#include "test_util.h"
+
+using namespace geoattn::metrics;
+using geoattn::report::measure_json;
+using nlohmann::ordered_json;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One sample's inputs, laid out as Aggregator::add_sample takes them.
+struct Sample {
+  int64_t layer = 0, head = 0, n_valid = 0;
+  std::vector<double> curves, scalars;
+};
+
+Sample blank(int64_t G, int64_t n_valid, int64_t layer = 0, int64_t head = 0) {
+  return {layer, head, n_valid, std::vector<double>(kCurveMetrics * G, 0.0), std::vector<double>(kScalarMetrics, 0.0)};
+}
+
+void add(Aggregator& agg, const Sample& s) {
+  agg.add_sample(s.layer, s.head, s.curves.data(), s.n_valid, s.scalars.data());
+}
+
+// A sample with P_rmax (and the other curves) = p at every grid index, rho0 = rho.
+Sample flat(int64_t G, double p, double rho, int64_t layer = 0, int64_t head = 0) {
+  Sample s = blank(G, G, layer, head);
+  std::fill(s.curves.begin(), s.curves.end(), p);
+  std::fill(s.scalars.begin(), s.scalars.end(), rho);
+  return s;
+}
+
+std::vector<Sample> random_samples(int64_t L, int64_t H, int64_t G, int count, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0), sym(-1.0, 1.0), norm(0.0, 300.0);
+  std::uniform_int_distribution<int64_t> layer(0, L - 1), head(0, H - 1), valid(0, G);
+  std::vector<Sample> out;
+  for (int i = 0; i < count; ++i) {
+    Sample s = blank(G, valid(rng), layer(rng), head(rng));
+    for (int m = 0; m < kCurveMetrics; ++m)
+      for (int64_t g = 0; g < G; ++g) {
+        const bool is_cos = m == kCos_s_v0 || m == kCos_s_vL, is_norm = m >= kS_norm && !is_cos;
+        s.curves[m * G + g] = is_cos ? sym(rng) : is_norm ? norm(rng) : unit(rng);
+      }
+    s.scalars = {sym(rng), norm(rng), norm(rng), norm(rng)};
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+ordered_json run_info() {
+  return {{"model", {{"path", "models/x"}, {"layers", 2}}},
+          {"data", {{"files", {"a.txt"}}, {"windows", 3}}},
+          {"settings", {{"ctx", 16}, {"n", "default"}}},
+          {"timing", {{"seconds", 1.5}}}};
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const geoattn::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// ExactSum
+
+TEST(ExactSum, OrderAndGroupingDoNotChangeTheBits) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> exponent(-60.0, 39.0);
+  std::bernoulli_distribution negative(0.5);
+  std::vector<double> xs;
+  for (int i = 0; i < 10000; ++i) xs.push_back((negative(rng) ? -1 : 1) * std::exp2(exponent(rng)));
+
+  ExactSum forward, backward, shuffled;
+  for (double x : xs) forward.add(x);
+  for (auto it = xs.rbegin(); it != xs.rend(); ++it) backward.add(*it);
+  std::vector<double> perm = xs;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  for (double x : perm) shuffled.add(x);
+  EXPECT_EQ(forward.lo(), backward.lo());
+  EXPECT_EQ(forward.hi(), backward.hi());
+  EXPECT_EQ(forward.lo(), shuffled.lo());
+  EXPECT_EQ(forward.hi(), shuffled.hi());
+
+  for (size_t split : {size_t{0}, size_t{1}, size_t{3333}, size_t{9999}}) {
+    ExactSum first, second;
+    for (size_t i = 0; i < xs.size(); ++i) (i < split ? first : second).add(xs[i]);
+    second.merge(first);
+    EXPECT_EQ(second.lo(), forward.lo()) << split;
+    EXPECT_EQ(second.hi(), forward.hi()) << split;
+  }
+  // The exact total is close to a long-double reference (which itself carries rounding).
+  long double reference = 0;
+  for (double x : perm) reference += x;
+  EXPECT_NEAR(static_cast<double>(forward.value_ld()), static_cast<double>(reference), 1e-6);
+}
+
+TEST(ExactSum, IsPrecise) {
+  ExactSum s;
+  for (int i = 0; i < 10; ++i) s.add(0.1);
+  EXPECT_NEAR(s.value(), 1.0, 1e-15);
+  ExactSum tiny_and_big;
+  tiny_and_big.add(1e11);
+  tiny_and_big.add(1e-9);
+  tiny_and_big.add(-1e11);
+  EXPECT_NEAR(tiny_and_big.value(), 1e-9, 1e-18);
+}
+
+TEST(ExactSum, RefusesNonFiniteAndHugeValues) {
+  ExactSum s;
+  EXPECT_THROW(s.add(kNaN), geoattn::Error);
+  EXPECT_THROW(s.add(std::numeric_limits<double>::infinity()), geoattn::Error);
+  EXPECT_THROW(s.add(-std::numeric_limits<double>::infinity()), geoattn::Error);
+  EXPECT_THROW(s.add(std::exp2(41)), geoattn::Error);
+  EXPECT_THROW(s.add(-std::exp2(40)), geoattn::Error);
+  EXPECT_EQ(s.value(), 0.0);
+  s.add(std::exp2(40) - 1);
+  EXPECT_EQ(s.value(), std::exp2(40) - 1);
+}
+
+TEST(ExactSum, HalvesRoundTrip) {
+  ExactSum s;
+  s.add(-12345.678);
+  s.add(3e-12);
+  const ExactSum back = ExactSum::from_halves(s.lo(), s.hi());
+  EXPECT_TRUE(back == s);
+  EXPECT_EQ(back.value(), s.value());
+  EXPECT_LT(s.hi(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moments
+
+TEST(Moments, MeanAndPopulationStd) {
+  Moments m;
+  for (double x : {1.0, 2.0, 3.0, 4.0}) m.add(x);
+  EXPECT_EQ(m.count(), 4);
+  EXPECT_EQ(m.mean(), 2.5);
+  EXPECT_DOUBLE_EQ(m.std(), std::sqrt(1.25));
+
+  Moments other;
+  for (double x : {10.0, -2.0}) other.add(x);
+  m.merge(other);
+  EXPECT_EQ(m.count(), 6);
+  EXPECT_EQ(m.mean(), 3.0);                                  // 18 / 6
+  EXPECT_DOUBLE_EQ(m.std(), std::sqrt(134.0 / 6.0 - 9.0));  // E[x^2] = 134/6
+  EXPECT_EQ(m.min(), -2.0);
+  EXPECT_EQ(m.max(), 10.0);
+}
+
+TEST(Moments, EmptyIsNaNAndConstantHasZeroStd) {
+  Moments empty;
+  EXPECT_TRUE(std::isnan(empty.mean()));
+  EXPECT_TRUE(std::isnan(empty.std()));
+  Moments constant;
+  for (int i = 0; i < 7; ++i) constant.add(0.1);  // 0.1 is not exact in fixed point either
+  EXPECT_EQ(constant.std(), 0.0);
+  EXPECT_NEAR(constant.mean(), 0.1, 1e-17);
+  EXPECT_THROW(constant.add(std::exp2(20)), geoattn::Error);  // its square would not fit
+  EXPECT_THROW(constant.add(kNaN), geoattn::Error);
+  EXPECT_EQ(constant.count(), 7);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregator
+
+TEST(Aggregator, GridValuesPastNValidAreUntouched) {
+  const int64_t G = 3;
+  Aggregator agg(1, 1, {1, 2, 4});
+  Sample s = flat(G, 0.5, 0.25);
+  s.n_valid = 1;
+  add(agg, s);
+  s.n_valid = 2;
+  add(agg, s);
+  const GroupStats& h = agg.head_stats(0, 0);
+  EXPECT_EQ(agg.samples(0, 0), 2);
+  for (int m = 0; m < kCurveMetrics; ++m) {
+    EXPECT_EQ(h.curve(m, 0).count(), 2);
+    EXPECT_EQ(h.curve(m, 1).count(), 1);
+    EXPECT_EQ(h.curve(m, 2).count(), 0);
+  }
+  EXPECT_EQ(h.scalar(kRho0).count(), 2);
+  const ordered_json j = measure_json(agg, run_info());
+  EXPECT_EQ(j["heads"][0]["P_rmax"].dump(), "[0.5,0.5,null]");
+  EXPECT_EQ(j["heads"][0]["P_rmax_std"].dump(), "[0.0,0.0,null]");
+  EXPECT_EQ(j["heads"][0]["rho0"], 0.25);
+}
+
+TEST(Aggregator, AddSampleChecksEverythingFirst) {
+  const int64_t G = 2;
+  Aggregator agg(2, 2, {1, 2});
+  Sample s = flat(G, 0.5, 0.1, 1, 1);
+  s.curves[kCos_s_vL * G + 1] = kNaN;
+  const std::string what = error_of([&] { add(agg, s); });
+  EXPECT_NE(what.find("cos_s_vL at layer 1 head 1 N=2"), std::string::npos) << what;
+  s.n_valid = 1;  // the NaN sits past n_valid: not looked at
+  add(agg, s);
+  EXPECT_EQ(agg.samples(1, 1), 1);
+  s.scalars[kC_rest] = 1e7;
+  EXPECT_NE(error_of([&] { add(agg, s); }).find("c_rest"), std::string::npos);
+  EXPECT_EQ(agg.samples(1, 1), 1);  // nothing of the refused sample was added
+  EXPECT_EQ(agg.head_stats(1, 1).curve(kP_rmax, 0).count(), 1);
+  s = flat(G, 0.5, 0.1, 2, 0);
+  EXPECT_THROW(add(agg, s), geoattn::Error);
+  s = flat(G, 0.5, 0.1, 0, 0);
+  s.n_valid = 3;
+  EXPECT_THROW(add(agg, s), geoattn::Error);
+  EXPECT_THROW(Aggregator(1, 1, {2, 1}), geoattn::Error);
+  EXPECT_THROW(Aggregator(1, 1, {}), geoattn::Error);
+  EXPECT_THROW(Aggregator(0, 1, {1}), geoattn::Error);
+}
+
+// 2 layers x 2 heads, G = 1, P_rmax per head: (0,0) {1, 0.5}, (0,1) {0.25}, (1,0) {0.75}, (1,1) {}.
+TEST(Aggregator, LayersAndGlobalAreMergesOfHeads) {
+  Aggregator agg(2, 2, {1});
+  for (auto [l, h, p] : std::vector<std::tuple<int, int, double>>{{0, 0, 1.0}, {0, 0, 0.5}, {0, 1, 0.25}, {1, 0, 0.75}})
+    add(agg, flat(1, p, p / 2, l, h));
+  const ordered_json j = measure_json(agg, run_info());
+
+  // Layer 0: mean 1.75/3, E[x^2] = 1.3125/3. Layer 1: one sample. Global: 2.5/4, E[x^2] = 1.875/4.
+  EXPECT_EQ(j["layers"][0]["samples"], 3);
+  EXPECT_DOUBLE_EQ(j["layers"][0]["P_rmax"][0].get<double>(), 1.75 / 3);
+  EXPECT_DOUBLE_EQ(j["layers"][0]["P_rmax_std"][0].get<double>(), std::sqrt(1.3125 / 3 - (1.75 / 3) * (1.75 / 3)));
+  EXPECT_EQ(j["layers"][1]["samples"], 1);
+  EXPECT_EQ(j["layers"][1]["P_rmax"][0], 0.75);
+  EXPECT_EQ(j["layers"][1]["P_rmax_std"][0], 0.0);
+  EXPECT_EQ(j["global"]["samples"], 4);
+  EXPECT_EQ(j["global"]["P_rmax"][0], 0.625);
+  EXPECT_DOUBLE_EQ(j["global"]["P_rmax_std"][0].get<double>(), std::sqrt(0.078125));
+  EXPECT_DOUBLE_EQ(j["global"]["rho0"].get<double>(), 0.3125);
+  EXPECT_EQ(j["heads"][3]["layer"], 1);
+  EXPECT_EQ(j["heads"][3]["head"], 1);
+  EXPECT_EQ(j["heads"][3]["samples"], 0);
+  EXPECT_TRUE(j["heads"][3]["P_rmax"][0].is_null());
+  EXPECT_TRUE(j["heads"][3]["rho0"].is_null());
+  EXPECT_EQ(j["heads"][1]["P_rmax"][0], 0.25);
+  EXPECT_FALSE(j["heads"][0].contains("sink_recall_corr"));
+  EXPECT_TRUE(j["layers"][1]["sink_recall_corr"][0].is_null());  // one sample
+}
+
+TEST(Aggregator, SinkRecallCorrelation) {
+  const std::vector<double> R = {0.25, 0.5, 0.75, 1.0}, rho = {0.1, 0.2, 0.3, 0.4};
+  auto corr_of = [](const std::vector<double>& r, const std::vector<double>& x) {
+    Aggregator agg(1, 2, {1});
+    for (size_t i = 0; i < r.size(); ++i) add(agg, flat(1, r[i], x[i], 0, static_cast<int64_t>(i % 2)));
+    return measure_json(agg, run_info())["global"]["sink_recall_corr"][0];
+  };
+  EXPECT_NEAR(corr_of(R, rho).get<double>(), 1.0, 1e-12);
+  EXPECT_NEAR(corr_of(R, {0.4, 0.3, 0.2, 0.1}).get<double>(), -1.0, 1e-12);
+  EXPECT_NEAR(corr_of({0.0, 1.0, 0.0, 1.0}, {1.0, 1.0, -1.0, -1.0}).get<double>(), 0.0, 1e-15);
+  EXPECT_TRUE(corr_of({1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.1, 0.7, 0.2}).is_null());  // constant R
+  EXPECT_TRUE(corr_of({0.2, 0.9}, {0.3, 0.3}).is_null());                         // constant rho0
+  EXPECT_TRUE(corr_of({0.2}, {0.3}).is_null());                                   // one sample
+
+  // At grid index 1 only the samples that reached it count: the others would spoil the line.
+  Aggregator agg(1, 1, {1, 2});
+  for (size_t i = 0; i < R.size(); ++i) add(agg, flat(2, R[i], rho[i]));
+  for (double x : {0.9, -0.5, 0.0}) {
+    Sample s = flat(2, 1.0 - x, x);
+    s.n_valid = 1;
+    add(agg, s);
+  }
+  const GroupStats& h = agg.head_stats(0, 0);
+  EXPECT_NEAR(h.sink_recall_corr(1), 1.0, 1e-12);
+  EXPECT_LT(h.sink_recall_corr(0), 0.9);
+}
+
+TEST(Aggregator, MergedHalvesGiveTheSameJsonAsOneRun) {
+  const int64_t L = 2, H = 3;
+  const std::vector<int64_t> grid = {1, 2, 3, 5, 8};
+  const auto samples = random_samples(L, H, static_cast<int64_t>(grid.size()), 600, 11);
+  Aggregator all(L, H, grid), even(L, H, grid), odd(L, H, grid);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    add(all, samples[i]);
+    add(i % 2 ? odd : even, samples[i]);
+  }
+  odd.merge(even);
+  const std::string one = measure_json(all, run_info()).dump(2);
+  EXPECT_EQ(measure_json(odd, run_info()).dump(2), one);
+
+  // The means agree with a plain long-double mean over the same samples.
+  const ordered_json j = measure_json(all, run_info());
+  for (size_t g = 0; g < grid.size(); ++g) {
+    long double sum = 0;
+    int64_t n = 0;
+    for (const auto& s : samples)
+      if (static_cast<int64_t>(g) < s.n_valid) sum += s.curves[kS_norm * grid.size() + g], ++n;
+    EXPECT_NEAR(j["global"]["s_norm"][g].get<double>(), static_cast<double>(sum / n), 1e-9);
+  }
+  EXPECT_EQ(j["global"]["samples"], 600);
+}
+
+TEST(Aggregator, MergeRefusesDifferentShapes) {
+  Aggregator a(2, 2, {1, 2});
+  EXPECT_THROW(a.merge(Aggregator(2, 2, {1, 3})), geoattn::Error);
+  EXPECT_THROW(a.merge(Aggregator(2, 1, {1, 2})), geoattn::Error);
+  EXPECT_THROW(a.merge(Aggregator(1, 2, {1, 2})), geoattn::Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// measure JSON
+
+TEST(MeasureJson, KeysInOrder) {
+  Aggregator agg(1, 1, {1, 4});
+  add(agg, flat(2, 0.5, 0.1));
+  const ordered_json j = measure_json(agg, run_info());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "model", "data", "settings", "timing", "n_grid", "global",
+                                            "layers", "heads"}));
+  EXPECT_EQ(j["schema"], "geoattn.measure/1");
+  EXPECT_EQ(j["n_grid"].dump(), "[1,4]");
+  std::vector<std::string> head_keys;
+  for (const auto& [k, v] : j["heads"][0].items()) head_keys.push_back(k);
+  EXPECT_EQ(head_keys.size(), 3 + 2 * (kCurveMetrics + kScalarMetrics));
+  EXPECT_EQ(head_keys[3], "P_rmax");
+  EXPECT_EQ(head_keys[4], "P_rmax_std");
+  EXPECT_EQ(head_keys.back(), "c_rest_std");
+  EXPECT_EQ(j["layers"][0].back().dump(), "[null,null]");  // sink_recall_corr, one sample
+  EXPECT_THROW(measure_json(agg, {{"n_grid", 1}}), geoattn::Error);
+  EXPECT_THROW(measure_json(agg, ordered_json::array()), geoattn::Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// State sidecar
+
+TEST(State, RoundTripGivesTheSameJsonAndResumes) {
+  geoattn::testing::TempDir dir;
+  const std::vector<int64_t> grid = {1, 2, 4};
+  const auto samples = random_samples(2, 2, 3, 300, 5);
+  Aggregator all(2, 2, grid), first(2, 2, grid), rest(2, 2, grid);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    add(all, samples[i]);
+    add(i < 100 ? first : rest, samples[i]);
+  }
+  save_state(dir / "all.state", all, run_info());
+  auto [loaded, info] = load_state(dir / "all.state");
+  EXPECT_EQ(info, run_info());
+  EXPECT_EQ(measure_json(loaded, info).dump(), measure_json(all, run_info()).dump());
+
+  // Resume: the state of the first 100 samples, loaded and fed the rest, equals one run.
+  save_state(dir / "first.state", first, run_info());
+  auto resumed = load_state(dir / "first.state").first;
+  for (size_t i = 100; i < samples.size(); ++i) add(resumed, samples[i]);
+  EXPECT_EQ(measure_json(resumed, info).dump(), measure_json(all, run_info()).dump());
+  // And an empty aggregator survives the trip too (+inf/-inf extremes).
+  save_state(dir / "empty.state", Aggregator(1, 1, {1}), ordered_json::object());
+  EXPECT_EQ(load_state(dir / "empty.state").first.samples(0, 0), 0);
+}
+
+TEST(State, BadFilesAreErrorsNamingThePath) {
+  geoattn::testing::TempDir dir;
+  Aggregator agg(1, 2, {1, 3});
+  add(agg, flat(2, 0.5, 0.1));
+  const std::string good = dir / "good.state";
+  save_state(good, agg, run_info());
+  const std::string bytes = geoattn::testing::read_file(good);
+
+  auto expect_error = [&](const std::string& path, const std::string& needle) {
+    const std::string what = error_of([&] { load_state(path); });
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find(needle), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  };
+  expect_error(dir / "missing.state", "cannot open");
+  geoattn::testing::write_file(dir / "garbage.state", "this is not a state file at all");
+  expect_error(dir / "garbage.state", "header");
+  geoattn::testing::write_file(dir / "truncated.state", bytes.substr(0, bytes.size() - 8));
+  expect_error(dir / "truncated.state", "truncated");
+
+  const int64_t M = GroupStats(2).slots();
+  std::vector<int64_t> counts(2 * M, 0), sums(2 * M * 4, 0), cross(2 * 2 * 2, 0);
+  std::vector<double> extrema(2 * M * 2, 0.0);
+  auto write = [&](const std::string& name, std::map<std::string, std::string> meta, std::vector<int64_t> count_shape) {
+    geoattn::io::write_safetensors(dir / name,
+                                   {{"counts", geoattn::io::Dtype::I64, count_shape, counts.data()},
+                                    {"sums", geoattn::io::Dtype::I64, {1, 2, M, 2, 2}, sums.data()},
+                                    {"cross", geoattn::io::Dtype::I64, {1, 2, 2, 2}, cross.data()},
+                                    {"extrema", geoattn::io::Dtype::F64, {1, 2, M, 2}, extrema.data()}},
+                                   meta);
+    return dir / name;
+  };
+  std::map<std::string, std::string> meta = {
+      {"format", "geoattn-state-1"}, {"layers", "1"}, {"heads", "2"},         {"n_grid", "[1,3]"},
+      {"curves", ordered_json(std::vector<std::string>(kCurveNames.begin(), kCurveNames.end())).dump()},
+      {"scalars", ordered_json(std::vector<std::string>(kScalarNames.begin(), kScalarNames.end())).dump()},
+      {"run_info", "{}"}};
+  // Zero counts with zero extremes: an empty slot whose extremes are not (+inf, -inf).
+  expect_error(write("zeros.state", meta, {1, 2, M}), "empty slot");
+  expect_error(write("shape.state", meta, {1, 2, M - 1}), "tensor 'counts' is I64 [1,2,");
+  auto with = [&](const std::string& key, const std::string& value) {
+    auto m = meta;
+    m[key] = value;
+    return m;
+  };
+  expect_error(write("format.state", with("format", "geoattn-state-0"), {1, 2, M}), "not a geoattn state file");
+  expect_error(write("heads.state", with("heads", "3"), {1, 2, M}), "tensor 'counts'");
+  expect_error(write("grid.state", with("n_grid", "[3,1]"), {1, 2, M}), "sorted");
+  expect_error(write("layers.state", with("layers", "x"), {1, 2, M}), "'layers'");
+  expect_error(write("names.state", with("curves", "[\"P_rmax\"]"), {1, 2, M}), "other metrics");
+  expect_error(write("info.state", with("run_info", "[1]"), {1, 2, M}), "run_info");
+  auto no_format = meta;
+  no_format.erase("format");
+  expect_error(write("noformat.state", no_format, {1, 2, M}), "no 'format'");
+}
+
+// ---------------------------------------------------------------------------------------------
+// same_run
+
+TEST(SameRun, ComparesModelSettingsAndGrid) {
+  std::string why;
+  ordered_json a = run_info(), b = run_info();
+  b["data"] = {{"files", {"b.txt"}}};
+  b["timing"] = {{"seconds", 99}};
+  EXPECT_TRUE(same_run(a, b, &why));
+  b["settings"]["ctx"] = 32;
+  EXPECT_FALSE(same_run(a, b, &why));
+  EXPECT_EQ(why, "settings.ctx differs: 16 vs 32");
+  b = run_info();
+  b["model"].erase("layers");
+  EXPECT_FALSE(same_run(a, b, &why));
+  EXPECT_EQ(why, "model.layers is missing from the second run");
+  b = run_info();
+  a["n_grid"] = {1, 2};
+  EXPECT_FALSE(same_run(a, b, nullptr));
+  b["n_grid"] = {1, 2};
+  EXPECT_TRUE(same_run(a, b, nullptr));
+  // Key order inside an object does not matter.
+  ordered_json c = a;
+  c["settings"] = {{"n", "default"}, {"ctx", 16}};
+  EXPECT_TRUE(same_run(a, c, &why));
+}

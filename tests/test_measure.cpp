@@ -1,0 +1,159 @@
+// geoattn measure / metrics / merge end to end on the embedded default (stories260K): the
+// JSON schema, agreement of measure with capture + metrics, exact shard merging, refusal of
+// runs that differ, and determinism.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using geoattn::testing::read_file;
+using geoattn::testing::source;
+using geoattn::testing::TempDir;
+using geoattn::testing::write_file;
+using nlohmann::json;
+
+namespace {
+
+int run(const std::string& args, const TempDir& tmp, std::string* err = nullptr) {
+  const std::string err_path = tmp / "stderr.txt";
+  const int status = std::system((std::string(GEOATTN_BIN_DIR) + "/geoattn " + args + " 2>" + err_path).c_str());
+  if (err) *err = read_file(err_path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+const std::string kModel = " --model " + source("models/stories260K");
+
+// Six documents cut from the shipped OpenWebText text, as .jsonl shards.
+std::string jsonl(const TempDir& tmp, const std::string& name, int first, int count) {
+  const std::string text = read_file(source("data/openwebtext/openwebtext-first100.txt"));
+  std::string out;
+  for (int i = first; i < first + count; ++i) out += json{{"text", text.substr(i * 3000, 3000)}}.dump() + "\n";
+  write_file(tmp / name, out);
+  return tmp / name;
+}
+
+json load(const std::string& path) { return json::parse(read_file(path)); }
+
+// The measured numbers of a result: everything but where the data came from and the timing.
+json numbers(json j) {
+  j.erase("data");
+  j.erase("timing");
+  return j;
+}
+
+}  // namespace
+
+TEST(Measure, SchemaOnTinyStories) {
+  TempDir tmp;
+  std::string err;
+  ASSERT_EQ(run("measure --quiet" + kModel + " --data " + source("data/tinystories/tinystories-sample.txt") +
+                    " --window stream --ctx 64 --out " + (tmp / "m.json"), tmp, &err), 0) << err;
+  const json j = load(tmp / "m.json");
+  EXPECT_EQ(j["schema"], "geoattn.measure/1");
+  const int64_t windows = j["data"]["windows"];
+  EXPECT_GE(windows, 10);
+  EXPECT_EQ(j["data"]["tokens"], windows * 64);
+  EXPECT_EQ(j["n_grid"], json::parse("[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,24,32,48,64]"));
+  EXPECT_EQ(j["global"]["samples"], windows * 5 * 8);
+  EXPECT_EQ(j["layers"].size(), 5u);
+  ASSERT_EQ(j["heads"].size(), 40u);
+  const json& head = j["heads"][13];
+  EXPECT_EQ(head["layer"], 1);
+  EXPECT_EQ(head["head"], 5);
+  EXPECT_EQ(head["samples"], windows);
+  EXPECT_EQ(head["P_rmax"][0], 1.0);    // N = 1
+  EXPECT_EQ(head["R_rmin"][0], 1.0);
+  EXPECT_EQ(head["R_rmin"].back(), 1.0);  // N = T
+  EXPECT_EQ(head["P_rmax_std"][0], 0.0);
+  for (const char* key : {"F_rmax", "F_rmin", "s_norm", "s_loo_sink", "s_loo_last", "cos_s_v0", "cos_s_vL"})
+    EXPECT_EQ(head[key].size(), 20u) << key;
+  EXPECT_TRUE(head["rho0"].is_number());
+  EXPECT_EQ(j["global"]["sink_recall_corr"].size(), 20u);
+  EXPECT_TRUE(j["global"]["sink_recall_corr"][0].is_null());  // R(r_min, 1) = 1 never varies
+  EXPECT_GT(j["timing"]["windows_per_second"], 0.0);
+}
+
+TEST(Measure, OpenWebTextArchive) {
+  TempDir tmp;
+  std::string err;
+  ASSERT_EQ(run("measure --quiet" + kModel + " --data " + source("data/openwebtext/urlsf_subset00.tar") +
+                    " --ctx 256 --n all --queries all --out " + (tmp / "owt.json"), tmp, &err), 0) << err;
+  const json j = load(tmp / "owt.json");
+  EXPECT_EQ(j["data"]["windows"], 4);  // the 4 documents, each longer than 255 tokens
+  EXPECT_EQ(j["n_grid"].size(), 256u);
+  // Every query of every window is a sample; N above q + 1 is skipped for early queries.
+  EXPECT_EQ(j["global"]["samples"], 4 * 256 * 40);
+}
+
+// The capture file route gives exactly the numbers of the direct route.
+TEST(Measure, MetricsOfACaptureEqualMeasure) {
+  TempDir tmp;
+  const std::string data = " --data " + jsonl(tmp, "docs.jsonl", 0, 4) + " --ctx 96";
+  std::string err;
+  ASSERT_EQ(run("measure --quiet" + kModel + data + " --out " + (tmp / "m.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("capture --quiet" + kModel + data + " --out " + (tmp / "c.safetensors"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("metrics --capture " + (tmp / "c.safetensors") + " --out " + (tmp / "x.json"), tmp, &err), 0) << err;
+  const json m = load(tmp / "m.json"), x = load(tmp / "x.json");
+  EXPECT_EQ(m["n_grid"], x["n_grid"]);
+  EXPECT_EQ(m["global"], x["global"]);
+  EXPECT_EQ(m["heads"], x["heads"]);
+}
+
+// Two shards merged give the numbers of one run over both, to the last bit.
+TEST(Measure, MergedShardsEqualOneRun) {
+  TempDir tmp;
+  const std::string a = jsonl(tmp, "a.jsonl", 0, 3), b = jsonl(tmp, "b.jsonl", 3, 3);
+  const std::string common = "measure --quiet" + kModel + " --ctx 64 --queries all";
+  std::string err;
+  ASSERT_EQ(run(common + " --data " + a + " --out " + (tmp / "a.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run(common + " --data " + b + " --out " + (tmp / "b.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run(common + " --data " + a + " " + b + " --out " + (tmp / "ab.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("merge " + (tmp / "a.json") + " " + (tmp / "b.json") + " --out " + (tmp / "merged.json"), tmp, &err), 0)
+      << err;
+  const json one = load(tmp / "ab.json"), merged = load(tmp / "merged.json");
+  EXPECT_EQ(merged["data"]["windows"], one["data"]["windows"]);
+  EXPECT_EQ(merged["data"]["tokens"], one["data"]["tokens"]);
+  EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());
+
+  // A run with other settings is refused, with one line saying what differs.
+  ASSERT_EQ(run("measure --quiet" + kModel + " --ctx 48 --queries all --data " + a + " --out " + (tmp / "c.json"), tmp), 0);
+  EXPECT_EQ(run("merge " + (tmp / "a.json") + " " + (tmp / "c.json") + " --out " + (tmp / "bad.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("ctx"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "bad.json"));
+}
+
+TEST(Measure, SameArgumentsSameJson) {
+  TempDir tmp;
+  const std::string args = "measure --quiet" + kModel + " --ctx 64 --data " + jsonl(tmp, "d.jsonl", 0, 3);
+  ASSERT_EQ(run(args + " --out " + (tmp / "1.json"), tmp), 0);
+  ASSERT_EQ(run(args + " --out " + (tmp / "2.json"), tmp), 0);
+  json one = load(tmp / "1.json"), two = load(tmp / "2.json");
+  one.erase("timing");
+  two.erase("timing");
+  EXPECT_EQ(one.dump(), two.dump());
+}
+
+TEST(Measure, BadInputs) {
+  TempDir tmp;
+  std::string err;
+  write_file(tmp / "empty.jsonl", "");
+  EXPECT_EQ(run("measure" + kModel + " --data " + (tmp / "empty.jsonl") + " --out " + (tmp / "o.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("empty.jsonl"), std::string::npos) << err;
+  const std::string data = " --data " + jsonl(tmp, "d.jsonl", 0, 1) + " --ctx 64";
+  EXPECT_EQ(run("measure" + kModel + data + " --n 0:3 --out " + (tmp / "o.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("--n"), std::string::npos) << err;
+  EXPECT_EQ(run("measure" + kModel + data + " --n 65 --out " + (tmp / "o.json"), tmp, &err), 1);
+  EXPECT_EQ(run("measure" + kModel + " --data " + (tmp / "d.jsonl") + " --ctx 4096 --out " + (tmp / "o.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("--ctx"), std::string::npos) << err;
+  EXPECT_EQ(run("metrics --capture " + (tmp / "d.jsonl") + " --out " + (tmp / "o.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("d.jsonl"), std::string::npos) << err;
+  // A usage error (a flag given twice) is one line too, exit 2.
+  EXPECT_EQ(run("measure" + kModel + data + " --ctx 32 --out " + (tmp / "o.json"), tmp, &err), 2);
+  EXPECT_EQ(err.rfind("geoattn: error: ", 0), 0u) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "o.json"));
+}

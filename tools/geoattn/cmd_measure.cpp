@@ -1,0 +1,123 @@
+// geoattn measure: windows from shards -> forward with capture -> metric core -> aggregates -> JSON.
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "cli.h"
+#include "geoattn/metrics/grid.h"
+#include "geoattn/metrics/selection.h"
+#include "geoattn/metrics/window_metrics.h"
+#include "geoattn/model/decoder.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/progress.h"
+
+namespace geoattn::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct MeasureOptions {
+  std::string model;
+  InputOptions input;
+  std::string queries = "last";
+  std::string n = "default";
+  int64_t batch = 1;
+  RunOptions run;
+  std::string out;
+  bool quiet = false;
+};
+
+nlohmann::ordered_json data_info(const MeasureOptions& o, int64_t windows, int64_t T) {
+  return {{"files", o.input.data},      {"mode", o.input.window}, {"offset", o.input.offset},
+          {"seed", o.input.seed},       {"max_windows", o.input.max_windows},
+          {"windows", windows},         {"tokens", windows * T}};
+}
+
+nlohmann::ordered_json settings_info(const MeasureOptions& o) {
+  return {{"ctx", o.input.ctx},
+          {"queries", o.queries},
+          {"n", o.n},
+          {"dtype", o.run.dtype},
+          {"distance", "euclidean"},
+          {"ball", "closed (paper appendix A.1)"},
+          {"tie_tolerance", metrics::kTieTolerance},
+          {"metrics_precision", "float64"}};
+}
+
+void run_measure(const MeasureOptions& o) {
+  const auto start = Clock::now();
+  check_output_path(o.out);
+  if (o.batch < 1) fail("--batch {}: must be at least 1", o.batch);
+  set_threads(o.run.threads);
+  const torch::Device device = resolve_device(o.run.device);
+  const torch::Dtype dtype = resolve_dtype(o.run.dtype);
+  const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
+  const auto windows = read_windows(o.input, checkpoint);
+  const int64_t T = o.input.ctx, W = static_cast<int64_t>(windows.size());
+  const auto queries = parse_queries(o.queries, T);
+  const auto grid = metrics::parse_n_grid(o.n, T);
+  const model::Decoder decoder = model::Decoder::load(checkpoint, dtype, device);
+  const auto& c = checkpoint.config;
+
+  metrics::Aggregator aggregator(c.n_layers, c.n_heads, grid);
+  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, c.n_layers, queries);
+  Progress progress("measure", W, o.quiet);
+  double forward_s = 0, metrics_s = 0;
+  for (int64_t w0 = 0; w0 < W; w0 += o.batch) {
+    const int64_t w1 = std::min(W, w0 + o.batch);
+    std::vector<torch::Tensor> ids;
+    for (int64_t w = w0; w < w1; ++w) ids.push_back(torch::tensor(windows[w].ids, torch::kInt64));
+    auto t = Clock::now();
+    decoder.forward(torch::stack(ids), &capture, /*want_logits=*/false);
+    auto alpha = capture.stacked(model::HookPoint::AttnPattern);  // [b, L, H, Q, T]
+    auto values = capture.stacked(model::HookPoint::AttnV);       // [b, L, KV, T, d]
+    if (device.is_cuda()) torch::cuda::synchronize();
+    forward_s += seconds_since(t);
+    t = Clock::now();
+    for (int64_t b = 0; b < w1 - w0; ++b) metrics::add_window(alpha[b], values[b], queries, grid, aggregator);
+    metrics_s += seconds_since(t);
+    capture.clear();
+    progress.update(w1, w1 * T);
+  }
+  progress.finish();
+
+  const double total_s = seconds_since(start);
+  nlohmann::ordered_json run_info;
+  run_info["model"] = model_info(checkpoint);
+  run_info["data"] = data_info(o, W, T);
+  run_info["settings"] = settings_info(o);
+  run_info["timing"] = {{"device", o.run.device},
+                        {"batch", o.batch},
+                        {"seconds_total", total_s},
+                        {"seconds_forward_and_capture", forward_s},
+                        {"seconds_metrics", metrics_s},
+                        {"windows_per_second", W / std::max(1e-9, forward_s + metrics_s)},
+                        {"tokens_per_second", W * T / std::max(1e-9, forward_s + metrics_s)},
+                        {"share_outside_forward", metrics_s / std::max(1e-9, forward_s + metrics_s)}};
+  write_results(o.out, aggregator, run_info);
+  if (!o.quiet)
+    fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s)\n", o.out,
+               W, c.n_layers * c.n_heads * static_cast<int64_t>(queries.size()), total_s, forward_s, metrics_s);
+}
+
+}  // namespace
+
+void add_measure(CLI::App& app, Action& action) {
+  auto o = std::make_shared<MeasureOptions>();
+  auto* cmd = app.add_subcommand("measure", "Top-N Precision/Recall/F for every head over a text shard -> JSON");
+  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder")->required();
+  add_input_options(*cmd, o->input, /*data_required=*/true);
+  cmd->add_option("--queries", o->queries, "query positions: last, all, or i,j,... (negative: from the end)")
+      ->capture_default_str();
+  cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
+  cmd->add_option("--batch", o->batch, "windows per forward")->capture_default_str();
+  add_run_options(*cmd, o->run);
+  cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it: X.state.safetensors)")->required();
+  cmd->add_flag("--quiet", o->quiet, "no progress line");
+  cmd->callback([o, &action] { action = [o] { run_measure(*o); }; });
+}
+
+}  // namespace geoattn::cli

@@ -1,0 +1,49 @@
+// geoattn merge: shards of one run -> the result of one run over all of them. Exact: the
+// aggregates are integer sums (metrics/aggregate.h), so the merged numbers equal those of a
+// single run over the same windows, bit for bit.
+#include <fmt/format.h>
+
+#include "cli.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::cli {
+
+namespace {
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+
+void run_merge(const MergeOptions& o) {
+  check_output_path(o.out);
+  auto [merged, info] = metrics::load_state(state_path(o.inputs.front()));
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  int64_t windows = 0, tokens = 0;
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    auto [aggregator, run_info] = i == 0 ? std::pair{merged, info} : metrics::load_state(state_path(o.inputs[i]));
+    std::string why;
+    if (!metrics::same_run(info, run_info, &why))
+      fail("{}: cannot merge with {}: {}", o.inputs[i], o.inputs.front(), why);
+    if (i > 0) merged.merge(aggregator);
+    files.push_back(run_info["data"]);
+    windows += run_info["data"].value("windows", int64_t(0));
+    tokens += run_info["data"].value("tokens", int64_t(0));
+  }
+  info["data"] = {{"merged_from", o.inputs}, {"windows", windows}, {"tokens", tokens}, {"shards", files}};
+  info["timing"] = {{"merged", o.inputs.size()}};
+  write_results(o.out, merged, info);
+}
+
+}  // namespace
+
+void add_merge(CLI::App& app, Action& action) {
+  auto o = std::make_shared<MergeOptions>();
+  auto* cmd = app.add_subcommand("merge", "Merge result JSONs of shards of one run (their .state.safetensors sidecars)");
+  cmd->add_option("inputs", o->inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
+  cmd->add_option("--out", o->out, "merged result JSON")->required();
+  cmd->callback([o, &action] { action = [o] { run_merge(*o); }; });
+}
+
+}  // namespace geoattn::cli

@@ -1,0 +1,27 @@
+// What measure, metrics and merge share: the result JSON and its state sidecar.
+#include "cli.h"
+#include "geoattn/report/measure_json.h"
+#include "geoattn/util/atomic_file.h"
+
+namespace geoattn::cli {
+
+std::string state_path(const std::string& json_path) {
+  const std::string ext = ".json";
+  const bool has_ext = json_path.size() > ext.size() && json_path.compare(json_path.size() - ext.size(), ext.size(), ext) == 0;
+  return (has_ext ? json_path.substr(0, json_path.size() - ext.size()) : json_path) + ".state.safetensors";
+}
+
+void write_results(const std::string& out, const metrics::Aggregator& aggregator, const nlohmann::ordered_json& run_info) {
+  const auto json = report::measure_json(aggregator, run_info);
+  metrics::save_state(state_path(out), aggregator, run_info);
+  write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+}
+
+nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint) {
+  const auto& c = checkpoint.config;
+  return {{"path", checkpoint.dir},        {"architecture", c.architecture}, {"family", model::family_name(c.family)},
+          {"layers", c.n_layers},          {"heads", c.n_heads},             {"kv_heads", c.n_kv_heads},
+          {"head_dim", c.head_dim},        {"parameters", c.parameter_count()}, {"sliding_window", c.sliding_window}};
+}
+
+}  // namespace geoattn::cli

@@ -54,7 +54,7 @@ torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const to
 #else
   (void)window;
 #endif
-  auto scores = grouped_scores(q, k, scale) + mask;
+  auto scores = grouped_scores(q, k, scale).add_(mask);
   auto probs = torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type());
   return grouped_mix(probs, v);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: stories260K (a real trained LLaMA with GQA, shipped
-# in models/) over the shipped TinyStories text. Installs what is missing, builds geoattn,
+# in models/) over the shipped TinyStories and OpenWebText text. Installs what is missing, builds geoattn,
 # writes everything under out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,13 +13,8 @@ GEOATTN="$BUILD_DIR/bin/geoattn"
 mkdir -p out
 
 "$GEOATTN" inspect --model models/stories260K
-"$GEOATTN" capture --model models/stories260K --data data/tinystories/tinystories-sample.txt \
-  --window stream --ctx 256 --max-windows 8 --queries last --out out/capture.safetensors
-python3 - <<'PY'
-import json, struct
-with open("out/capture.safetensors", "rb") as f:
-    n = struct.unpack("<Q", f.read(8))[0]
-    header = json.loads(f.read(n))
-for name in ("alpha", "values", "tokens", "queries"):
-    print(f"  {name:8s} {header[name]['dtype']} {header[name]['shape']}")
-PY
+# Every head of every layer, over the shipped TinyStories and OpenWebText text.
+"$GEOATTN" measure --model models/stories260K \
+  --data data/tinystories/tinystories-sample.txt data/openwebtext/openwebtext-first100.txt \
+  --window stream --ctx 256 --max-windows 64 --out out/measure.json
+python3 scripts/summary.py out/measure.json

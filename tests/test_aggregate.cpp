@@ -408,7 +408,7 @@ TEST(State, BadFilesAreErrorsNamingThePath) {
       {"run_info", "{}"}};
   // Zero counts with zero extremes: an empty slot whose extremes are not (+inf, -inf).
   expect_error(write("zeros.state", meta, {1, 2, M}), "empty slot");
-  expect_error(write("shape.state", meta, {1, 2, M - 1}), "tensor 'counts' is I64 [1,2,");
+  expect_error(write("shape.state", meta, {1, 2, M - 1}), "tensor 'counts' is I64 [1, 2, ");
   auto with = [&](const std::string& key, const std::string& value) {
     auto m = meta;
     m[key] = value;

@@ -240,4 +240,16 @@ uint64_t TensorStore::total_bytes() const {
   return total;
 }
 
+const TensorInfo& checked_tensor(const SafetensorsHeader& header, const std::string& name, Dtype dtype,
+                                 const std::vector<int64_t>& shape, size_t element_size) {
+  const TensorInfo* info = header.find(name);
+  if (!info) fail("tensor '{}' is missing", name);
+  if (info->dtype != dtype || info->shape != shape || dtype_size(dtype) != element_size) {
+    auto dims = [](const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); };
+    fail("tensor '{}' is {} {}, expected {} {}", name, dtype_name(info->dtype), dims(info->shape), dtype_name(dtype),
+         dims(shape));
+  }
+  return *info;
+}
+
 }  // namespace geoattn::io

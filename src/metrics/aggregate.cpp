@@ -282,19 +282,6 @@ std::vector<int64_t> meta_grid(const io::SafetensorsHeader& header) {
   return grid;
 }
 
-// Copies the tensor `name` (checked for dtype and shape) into `out`.
-template <typename T>
-void read_tensor(const io::SafetensorsFile& file, const std::string& name, io::Dtype dtype,
-                 const std::vector<int64_t>& shape, std::vector<T>& out) {
-  const io::TensorInfo* info = file.header().find(name);
-  if (!info) fail("tensor '{}' is missing", name);
-  if (info->dtype != dtype || info->shape != shape)
-    fail("tensor '{}' is {} {}, expected {} {}", name, io::dtype_name(info->dtype), ordered_json(info->shape).dump(),
-         io::dtype_name(dtype), ordered_json(shape).dump());
-  out.resize(static_cast<size_t>(info->numel()));
-  std::memcpy(out.data(), file.data(*info), out.size() * sizeof(T));  // memcpy: no alignment assumed
-}
-
 ExactSum halves(const std::vector<int64_t>& v, size_t i) {
   return ExactSum::from_halves(static_cast<uint64_t>(v[i]), v[i + 1]);
 }
@@ -312,10 +299,10 @@ std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) 
   const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
   const int64_t M = GroupStats(G).slots();
   StateArrays a;
-  read_tensor(file, "counts", io::Dtype::I64, {L, H, M}, a.counts);
-  read_tensor(file, "sums", io::Dtype::I64, {L, H, M, 2, 2}, a.sums);
-  read_tensor(file, "cross", io::Dtype::I64, {L, H, G, 2}, a.cross);
-  read_tensor(file, "extrema", io::Dtype::F64, {L, H, M, 2}, a.extrema);
+  a.counts = file.read<int64_t>("counts", io::Dtype::I64, {L, H, M});
+  a.sums = file.read<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2});
+  a.cross = file.read<int64_t>("cross", io::Dtype::I64, {L, H, G, 2});
+  a.extrema = file.read<double>("extrema", io::Dtype::F64, {L, H, M, 2});
 
   size_t slot = 0, g_all = 0;
   for (int64_t l = 0; l < L; ++l)
@@ -330,7 +317,8 @@ std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) 
 }
 }  // namespace
 
-void save_state(const std::string& path, const Aggregator& agg, const ordered_json& run_info) {
+void save_state(const std::string& path, const Aggregator& agg, const ordered_json& run_info,
+                const std::vector<io::TensorBlob>& extra) {
   const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
   const int64_t M = GroupStats(G).slots();
   const StateArrays a = flatten(agg);
@@ -343,12 +331,12 @@ void save_state(const std::string& path, const Aggregator& agg, const ordered_js
       {"scalars", names_json(kScalarNames).dump()},
       {"run_info", run_info.dump()},
   };
-  io::write_safetensors(path,
-                        {{"counts", io::Dtype::I64, {L, H, M}, a.counts.data()},
-                         {"sums", io::Dtype::I64, {L, H, M, 2, 2}, a.sums.data()},
-                         {"cross", io::Dtype::I64, {L, H, G, 2}, a.cross.data()},
-                         {"extrema", io::Dtype::F64, {L, H, M, 2}, a.extrema.data()}},
-                        metadata);
+  std::vector<io::TensorBlob> tensors = {{"counts", io::Dtype::I64, {L, H, M}, a.counts.data()},
+                                         {"sums", io::Dtype::I64, {L, H, M, 2, 2}, a.sums.data()},
+                                         {"cross", io::Dtype::I64, {L, H, G, 2}, a.cross.data()},
+                                         {"extrema", io::Dtype::F64, {L, H, M, 2}, a.extrema.data()}};
+  tensors.insert(tensors.end(), extra.begin(), extra.end());
+  io::write_safetensors(path, tensors, metadata);
 }
 
 std::pair<Aggregator, ordered_json> load_state(const std::string& path) {

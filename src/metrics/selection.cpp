@@ -16,50 +16,65 @@ using torch::indexing::Slice;
 
 struct BallCounts {
   torch::Tensor k_out, k_in;  // [B, G] float64
+  // D_k at the sink (token 0) and the last token (L = n - 1): ||s - y||^2, for the
+  // leave-one-out norms of SPEC §2 where that token is selected.
+  torch::Tensor d_sink, d_last;  // [B, G] float64
 };
 
 // SPEC §2 with D_k = ||s||^2 - 2 <s, y_k> + ||y_k||^2 over the sorted tokens k (selected: k < N):
 //   r_max^2 = max_{k<N} D_k, r_min^2 = min_{k>=N} D_k,
 //   K_out = #{k >= N : D_k <= r_max^2}, K_in = #{k < N : D_k <= r_min^2} (closed balls).
 // The fused CPU loop: each (sample, N) row of n distances is made and used in L1.
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 BallCounts ball_counts_cpu(const torch::Tensor& dots, const torch::Tensor& s2, const torch::Tensor& y2,
-                           const std::vector<int64_t>& grid) {
+                           const torch::Tensor& rank, const std::vector<int64_t>& grid) {
   const int64_t B = dots.size(0), G = dots.size(1), n = dots.size(2);
-  auto k_out = torch::zeros({B, G}, torch::kFloat64), k_in = torch::zeros({B, G}, torch::kFloat64);
+  auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+  BallCounts c{torch::empty({B, G}, opts), torch::empty({B, G}, opts), torch::empty({B, G}, opts),
+               torch::empty({B, G}, opts)};
   const double* dot_p = dots.data_ptr<double>();
   const double* s2_p = s2.data_ptr<double>();
   const double* y2_p = y2.data_ptr<double>();
-  double* out_p = k_out.data_ptr<double>();
-  double* in_p = k_in.data_ptr<double>();
+  const int64_t* rank_p = rank.data_ptr<int64_t>();
+  double *out_p = c.k_out.data_ptr<double>(), *in_p = c.k_in.data_ptr<double>();
+  double *sink_p = c.d_sink.data_ptr<double>(), *last_p = c.d_last.data_ptr<double>();
   at::parallel_for(0, B * G, 16, [&](int64_t begin, int64_t end) {
-    std::vector<double> D(n);
+    std::vector<double> D_row(n);
+    double* D = D_row.data();
     for (int64_t row = begin; row < end; ++row) {
       const int64_t b = row / G, N = grid[row % G];
       const double* dot = dot_p + row * n;
       const double* yy = y2_p + b * n;
       const double ss = s2_p[row];
-      double r_max2 = -std::numeric_limits<double>::infinity(), r_min2 = std::numeric_limits<double>::infinity();
-      for (int64_t k = 0; k < n; ++k) {
-        D[k] = ss - 2.0 * dot[k] + yy[k];
-        if (k < N) r_max2 = std::max(r_max2, D[k]);
-        else r_min2 = std::min(r_min2, D[k]);
-      }
-      int64_t out = 0, in = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        const double base = ss + yy[k];
-        if (k < N) in += D[k] <= r_min2 + kTieTolerance * (base + std::abs(r_min2));
-        else out += D[k] <= r_max2 + kTieTolerance * (base + std::abs(r_max2));
-      }
+      // Branch-free halves (selected k < N, the rest k >= N) so that the loops vectorise.
+      double r_max2 = -kInf, r_min2 = kInf;
+#pragma omp simd
+      for (int64_t k = 0; k < n; ++k) D[k] = ss - 2.0 * dot[k] + yy[k];
+#pragma omp simd reduction(max : r_max2)
+      for (int64_t k = 0; k < N; ++k) r_max2 = D[k] > r_max2 ? D[k] : r_max2;
+#pragma omp simd reduction(min : r_min2)
+      for (int64_t k = N; k < n; ++k) r_min2 = D[k] < r_min2 ? D[k] : r_min2;
+      // Closed balls with the tie tolerance: D_k <= r^2 + tol (||s||^2 + ||y_k||^2 + |r^2|).
+      const double lim_in = r_min2 + kTieTolerance * (ss + std::abs(r_min2));
+      const double lim_out = r_max2 + kTieTolerance * (ss + std::abs(r_max2));
+      int64_t in = 0, out = 0;
+#pragma omp simd reduction(+ : in)
+      for (int64_t k = 0; k < N; ++k) in += (D[k] - kTieTolerance * yy[k]) <= lim_in;
+#pragma omp simd reduction(+ : out)
+      for (int64_t k = N; k < n; ++k) out += (D[k] - kTieTolerance * yy[k]) <= lim_out;
       out_p[row] = static_cast<double>(out);
       in_p[row] = static_cast<double>(in);
+      sink_p[row] = D[rank_p[b * 2]];
+      last_p[row] = D[rank_p[b * 2 + 1]];
     }
   });
-  return {k_out, k_in};
+  return c;
 }
 
 // The same counts with tensor operations (CUDA, and a cross-check on CPU).
 BallCounts ball_counts_generic(const torch::Tensor& dots, const torch::Tensor& s2, const torch::Tensor& y2,
-                               const torch::Tensor& grid_t) {
+                               const torch::Tensor& rank, const torch::Tensor& grid_t) {
   const int64_t n = dots.size(2);
   auto D = s2.unsqueeze(-1) - 2.0 * dots + y2.unsqueeze(1);
   auto selected = torch::arange(n, grid_t.options()).unsqueeze(0) < grid_t.unsqueeze(1);  // [G, n]
@@ -69,7 +84,11 @@ BallCounts ball_counts_generic(const torch::Tensor& dots, const torch::Tensor& s
   auto base = s2.unsqueeze(-1) + y2.unsqueeze(1);
   auto in_max = D <= r_max2 + kTieTolerance * (base + r_max2.abs());
   auto in_min = D <= r_min2 + kTieTolerance * (base + r_min2.abs());
-  return {(in_max & selected.logical_not()).sum(-1).to(torch::kFloat64), (in_min & selected).sum(-1).to(torch::kFloat64)};
+  auto at_rank = [&](int64_t j) {
+    return D.gather(2, rank.select(1, j).view({-1, 1, 1}).expand({D.size(0), D.size(1), 1})).squeeze(-1);
+  };
+  return {(in_max & selected.logical_not()).sum(-1).to(torch::kFloat64), (in_min & selected).sum(-1).to(torch::kFloat64),
+          at_rank(0), at_rank(1)};
 }
 
 // cos(a, b) along the last dim, 0 where either vector is zero (SPEC §3).
@@ -96,8 +115,11 @@ torch::Tensor sample_scalars(const torch::Tensor& A, const torch::Tensor& V, con
 }
 
 // One chunk of samples; every tensor float64 on the compute device.
+// `dots_buffer` [>= B, G, n] float64 is reused across chunks: a fresh 100 MB result per chunk
+// costs about as much in page faults as the product itself.
 torch::Tensor chunk_curves(const torch::Tensor& A, const torch::Tensor& V, const torch::Tensor& Y,
-                           const torch::Tensor& order, const std::vector<int64_t>& grid, const SelectionOptions& options) {
+                           const torch::Tensor& order, const std::vector<int64_t>& grid, const SelectionOptions& options,
+                           torch::Tensor& dots_buffer) {
   const int64_t B = A.size(0), n = A.size(1), d = V.size(2), G = static_cast<int64_t>(grid.size());
   auto grid_t = torch::tensor(grid, torch::TensorOptions().dtype(torch::kInt64)).to(A.device());
 
@@ -105,12 +127,16 @@ torch::Tensor chunk_curves(const torch::Tensor& A, const torch::Tensor& V, const
   auto Ys = Y.gather(1, order.unsqueeze(-1).expand({B, n, d}));
   auto Sg = Ys.cumsum(1).index_select(1, grid_t - 1);  // [B, G, d]
   // One Gram-type product: every <s(N), y_k>.
-  auto dots = torch::bmm(Sg, Ys.transpose(1, 2));  // [B, G, n]
+  auto dots = dots_buffer.narrow(0, 0, B);
+  torch::bmm_out(dots, Sg, Ys.transpose(1, 2));  // [B, G, n]
   auto s2 = (Sg * Sg).sum(-1);                      // [B, G]
   auto y2 = (Ys * Ys).sum(-1);                      // [B, n]
-  auto counts = (A.is_cuda() || options.generic_counts) ? ball_counts_generic(dots, s2, y2, grid_t)
-                                                          : ball_counts_cpu(dots.contiguous(), s2.contiguous(),
-                                                                            y2.contiguous(), grid);
+  // The sorted positions of the sink (token 0) and the last token (L = n - 1): [B, 2].
+  auto rank = torch::empty_like(order).scatter_(1, order, torch::arange(n, order.options()).expand({B, n}));
+  auto rank_ends = rank.index({Slice(), torch::tensor({int64_t(0), n - 1}, rank.options())}).contiguous();
+  auto counts = (A.is_cuda() || options.generic_counts)
+                    ? ball_counts_generic(dots, s2, y2, rank_ends, grid_t)
+                    : ball_counts_cpu(dots, s2.contiguous(), y2.contiguous(), rank_ends, grid);
   auto N = grid_t.to(torch::kFloat64).unsqueeze(0);  // [1, G]
 
   auto curves = torch::empty({B, kCurveMetrics, G}, A.options());
@@ -125,21 +151,23 @@ torch::Tensor chunk_curves(const torch::Tensor& A, const torch::Tensor& V, const
   // s(N) diagnostics (SPEC §2): ||s||, leave-one-out of the sink (token 0) and of the last
   // token (L = n - 1) when selected, cos(s, v_0), cos(s, v_L).
   auto s_norm = s2.clamp_min(0).sqrt();
-  auto rank = torch::empty_like(order).scatter_(1, order, torch::arange(n, order.options()).expand({B, n}));
-  auto loo = [&](int64_t token) {
-    auto y = Y.index({Slice(), Slice(token, token + 1)});  // [B, 1, d]
-    auto selected = rank.index({Slice(), Slice(token, token + 1)}) < grid_t.unsqueeze(0);  // [B, G]
-    return torch::where(selected, (Sg - y).norm(2, -1), s_norm);
+  // ||s - y_t|| = sqrt(D_t) where token t is selected, else ||s||.
+  auto loo = [&](const torch::Tensor& d_t, int64_t j) {
+    auto selected = rank_ends.index({Slice(), Slice(j, j + 1)}) < grid_t.unsqueeze(0);  // [B, G]
+    return torch::where(selected, d_t.clamp_min(0).sqrt(), s_norm);
   };
-  auto cos_with = [&](int64_t token) {
-    auto v = V.index({Slice(), Slice(token, token + 1)});  // [B, 1, d]
-    return safe_cos((Sg * v).sum(-1), s_norm, v.norm(2, -1));
+  // <s(N), v_0> and <s(N), v_L> by one thin product: [B, G, 2].
+  auto v_ends = V.index({Slice(), torch::tensor({int64_t(0), n - 1}, rank.options())});  // [B, 2, d]
+  auto sv = torch::bmm(Sg, v_ends.transpose(1, 2));
+  auto v_norms = v_ends.norm(2, -1);  // [B, 2]
+  auto cos_with = [&](int64_t j) {
+    return safe_cos(sv.select(2, j), s_norm, v_norms.index({Slice(), Slice(j, j + 1)}));
   };
   curves.select(1, kS_norm).copy_(s_norm);
-  curves.select(1, kS_loo_sink).copy_(loo(0));
-  curves.select(1, kS_loo_last).copy_(loo(n - 1));
+  curves.select(1, kS_loo_sink).copy_(loo(counts.d_sink, 0));
+  curves.select(1, kS_loo_last).copy_(loo(counts.d_last, 1));
   curves.select(1, kCos_s_v0).copy_(cos_with(0));
-  curves.select(1, kCos_s_vL).copy_(cos_with(n - 1));
+  curves.select(1, kCos_s_vL).copy_(cos_with(1));
   return curves;
 }
 
@@ -170,12 +198,14 @@ SampleMetrics metrics_for_order(const torch::Tensor& alpha, const torch::Tensor&
   auto ord = order.to(A.device(), torch::kInt64);
 
   // Chunk the samples so [chunk, G, n] float64 (dots and distances) stays under the bound.
-  const int64_t per_sample = std::max<int64_t>(1, G * n * 8 * 3 + n * d * 8 * 3);
+  const int64_t per_sample = std::max<int64_t>(1, G * n * 8 * (A.is_cuda() || options.generic_counts ? 3 : 1) + n * d * 8 * 3);
   const int64_t chunk = std::max<int64_t>(1, options.max_chunk_bytes / per_sample);
+  auto dots_buffer = torch::empty({std::min(chunk, B), G, n}, A.options());
   std::vector<torch::Tensor> parts;
   for (int64_t b0 = 0; b0 < B; b0 += chunk) {
     auto rows = Slice(b0, std::min(B, b0 + chunk));
-    parts.push_back(chunk_curves(A.index({rows}), V.index({rows}), Y.index({rows}), ord.index({rows}), grid, options));
+    parts.push_back(chunk_curves(A.index({rows}), V.index({rows}), Y.index({rows}), ord.index({rows}), grid, options,
+                                 dots_buffer));
   }
   auto curves = B > 0 ? torch::cat(parts) : torch::zeros({0, kCurveMetrics, G}, A.options());
   return {curves.to(torch::kCPU), sample_scalars(A, V, Y).to(torch::kCPU)};

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/report/fits_json.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::report {
@@ -58,16 +59,25 @@ void check_run_info(const ordered_json& run_info) {
 }
 }  // namespace
 
-ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info) {
+ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
+                          const metrics::AssumptionStats* assumptions) {
   check_run_info(run_info);
   ordered_json out = {{"schema", kMeasureSchema}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
   out["n_grid"] = agg.n_grid();
   out["global"] = group_json(ordered_json::object(), agg.global_stats());
+  const bool with_fits = assumptions && !assumptions->empty();
+  if (with_fits && (assumptions->layers() != agg.layers() || assumptions->heads() != agg.heads()))
+    fail("internal: assumption stats {}x{} for metrics {}x{}", assumptions->layers(), assumptions->heads(), agg.layers(),
+         agg.heads());
+  std::vector<ordered_json> fits = with_fits ? fits_json(*assumptions) : std::vector<ordered_json>{};
   ordered_json layers = ordered_json::array(), heads = ordered_json::array();
   for (int64_t l = 0; l < agg.layers(); ++l) {
     layers.push_back(group_json({{"layer", l}}, agg.layer_stats(l)));
-    for (int64_t h = 0; h < agg.heads(); ++h) heads.push_back(head_json(l, h, agg.head_stats(l, h)));
+    for (int64_t h = 0; h < agg.heads(); ++h) {
+      heads.push_back(head_json(l, h, agg.head_stats(l, h)));
+      if (with_fits) heads.back()["fits"] = std::move(fits[l * agg.heads() + h]);
+    }
   }
   out["layers"] = std::move(layers);
   out["heads"] = std::move(heads);

@@ -53,7 +53,7 @@ std::vector<int64_t> parse_id_list(const std::string& text, const std::string& f
 
 #include <nlohmann/json.hpp>
 
-#include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/run_state.h"
 
 namespace geoattn::cli {
 void add_measure(CLI::App& app, Action& action);
@@ -64,7 +64,9 @@ void add_bench(CLI::App& app, Action& action);
 // `--n` and the state sidecar beside a result JSON: x.json -> x.state.safetensors.
 std::string state_path(const std::string& json_path);
 // Writes the result JSON and its state sidecar (each atomically).
-void write_results(const std::string& out, const metrics::Aggregator& aggregator, const nlohmann::ordered_json& run_info);
+void write_results(const std::string& out, const metrics::RunState& state);
+// SPEC §4: the largest lag K of the decay fit (`--decay-k`).
+constexpr int64_t kDefaultDecayK = 64;
 // The "model" object of the result JSON.
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
 }  // namespace geoattn::cli

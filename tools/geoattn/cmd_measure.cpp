@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
+#include "geoattn/metrics/window_assumptions.h"
 #include "geoattn/metrics/window_metrics.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/atomic_file.h"
@@ -25,6 +26,7 @@ struct MeasureOptions {
   std::string queries = "last";
   std::string n = "default";
   int64_t batch = 1;
+  int64_t decay_k = kDefaultDecayK;
   RunOptions run;
   std::string out;
   bool quiet = false;
@@ -40,6 +42,7 @@ nlohmann::ordered_json settings_info(const MeasureOptions& o) {
   return {{"ctx", o.input.ctx},
           {"queries", o.queries},
           {"n", o.n},
+          {"decay_k", o.decay_k},
           {"dtype", o.run.dtype},
           {"distance", "euclidean"},
           {"ball", "closed (paper appendix A.1)"},
@@ -51,6 +54,7 @@ void run_measure(const MeasureOptions& o) {
   const auto start = Clock::now();
   check_output_path(o.out);
   if (o.batch < 1) fail("--batch {}: must be at least 1", o.batch);
+  if (o.decay_k < 1) fail("--decay-k {}: must be at least 1", o.decay_k);
   set_threads(o.run.threads);
   const torch::Device device = resolve_device(o.run.device);
   const torch::Dtype dtype = resolve_dtype(o.run.dtype);
@@ -62,7 +66,9 @@ void run_measure(const MeasureOptions& o) {
   const model::Decoder decoder = model::Decoder::load(checkpoint, dtype, device);
   const auto& c = checkpoint.config;
 
-  metrics::Aggregator aggregator(c.n_layers, c.n_heads, grid);
+  metrics::RunState state{metrics::Aggregator(c.n_layers, c.n_heads, grid),
+                          metrics::AssumptionStats(c.n_layers, c.n_heads, T, o.decay_k), {}};
+  if (queries.back() != T - 1) state.assumptions = {};  // SPEC §4 fits the last query only
   model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, c.n_layers, queries);
   Progress progress("measure", W, o.quiet);
   double forward_s = 0, metrics_s = 0;
@@ -77,7 +83,10 @@ void run_measure(const MeasureOptions& o) {
     if (device.is_cuda()) torch::cuda::synchronize();
     forward_s += seconds_since(t);
     t = Clock::now();
-    for (int64_t b = 0; b < w1 - w0; ++b) metrics::add_window(alpha[b], values[b], queries, grid, aggregator);
+    for (int64_t b = 0; b < w1 - w0; ++b) {
+      metrics::add_window(alpha[b], values[b], queries, grid, state.metrics);
+      if (!state.assumptions.empty()) metrics::add_window_assumptions(alpha[b], values[b], queries, state.assumptions);
+    }
     metrics_s += seconds_since(t);
     capture.clear();
     progress.update(w1, w1 * T);
@@ -85,7 +94,7 @@ void run_measure(const MeasureOptions& o) {
   progress.finish();
 
   const double total_s = seconds_since(start);
-  nlohmann::ordered_json run_info;
+  auto& run_info = state.run_info;
   run_info["model"] = model_info(checkpoint);
   run_info["data"] = data_info(o, W, T);
   run_info["settings"] = settings_info(o);
@@ -97,7 +106,7 @@ void run_measure(const MeasureOptions& o) {
                         {"windows_per_second", W / std::max(1e-9, forward_s + metrics_s)},
                         {"tokens_per_second", W * T / std::max(1e-9, forward_s + metrics_s)},
                         {"share_outside_forward", metrics_s / std::max(1e-9, forward_s + metrics_s)}};
-  write_results(o.out, aggregator, run_info);
+  write_results(o.out, state);
   if (!o.quiet)
     fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s)\n", o.out,
                W, c.n_layers * c.n_heads * static_cast<int64_t>(queries.size()), total_s, forward_s, metrics_s);
@@ -114,6 +123,7 @@ void add_measure(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
   cmd->add_option("--batch", o->batch, "windows per forward")->capture_default_str();
+  cmd->add_option("--decay-k", o->decay_k, "largest lag k of the decay fit c(k) (SPEC §4)")->capture_default_str();
   add_run_options(*cmd, o->run);
   cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it: X.state.safetensors)")->required();
   cmd->add_flag("--quiet", o->quiet, "no progress line");

@@ -18,22 +18,24 @@ struct MergeOptions {
 
 void run_merge(const MergeOptions& o) {
   check_output_path(o.out);
-  auto [merged, info] = metrics::load_state(state_path(o.inputs.front()));
+  metrics::RunState merged = metrics::load_run_state(state_path(o.inputs.front()));
+  auto& info = merged.run_info;
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   int64_t windows = 0, tokens = 0;
   for (size_t i = 0; i < o.inputs.size(); ++i) {
-    auto [aggregator, run_info] = i == 0 ? std::pair{merged, info} : metrics::load_state(state_path(o.inputs[i]));
+    const metrics::RunState shard = i == 0 ? merged : metrics::load_run_state(state_path(o.inputs[i]));
+    const auto& run_info = shard.run_info;
     std::string why;
     if (!metrics::same_run(info, run_info, &why))
       fail("{}: cannot merge with {}: {}", o.inputs[i], o.inputs.front(), why);
-    if (i > 0) merged.merge(aggregator);
-    files.push_back(run_info["data"]);
-    windows += run_info["data"].value("windows", int64_t(0));
-    tokens += run_info["data"].value("tokens", int64_t(0));
+    if (i > 0) merged.merge(shard);
+    files.push_back(run_info.value("data", nlohmann::ordered_json::object()));
+    windows += files.back().value("windows", int64_t(0));
+    tokens += files.back().value("tokens", int64_t(0));
   }
   info["data"] = {{"merged_from", o.inputs}, {"windows", windows}, {"tokens", tokens}, {"shards", files}};
   info["timing"] = {{"merged", o.inputs.size()}};
-  write_results(o.out, merged, info);
+  write_results(o.out, merged);
 }
 
 }  // namespace

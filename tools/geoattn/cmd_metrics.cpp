@@ -6,8 +6,10 @@
 #include "geoattn/io/capture_file.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
+#include "geoattn/metrics/window_assumptions.h"
 #include "geoattn/metrics/window_metrics.h"
 #include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
 
 namespace geoattn::cli {
 
@@ -16,6 +18,7 @@ namespace {
 struct MetricsOptions {
   std::string capture;
   std::string n = "default";
+  int64_t decay_k = kDefaultDecayK;
   int threads = 0;
   std::string out;
 };
@@ -29,23 +32,30 @@ void run_metrics(const MetricsOptions& o) {
   const auto q = capture.queries.contiguous();
   const std::vector<int64_t> queries(q.data_ptr<int64_t>(), q.data_ptr<int64_t>() + q.numel());
 
-  metrics::Aggregator aggregator(L, H, grid);
-  for (int64_t w = 0; w < W; ++w) metrics::add_window(capture.alpha[w], capture.values[w], queries, grid, aggregator);
+  if (o.decay_k < 1) fail("--decay-k {}: must be at least 1", o.decay_k);
+  metrics::RunState state{metrics::Aggregator(L, H, grid), metrics::AssumptionStats(L, H, T, o.decay_k), {}};
+  if (queries.empty() || queries.back() != T - 1) state.assumptions = {};  // SPEC §4 fits the last query only
+  for (int64_t w = 0; w < W; ++w) {
+    metrics::add_window(capture.alpha[w], capture.values[w], queries, grid, state.metrics);
+    if (!state.assumptions.empty())
+      metrics::add_window_assumptions(capture.alpha[w], capture.values[w], queries, state.assumptions);
+  }
 
   nlohmann::ordered_json model = {{"capture", o.capture}, {"layers", L}, {"heads", H}, {"kv_heads", capture.values.size(2)},
                                   {"head_dim", capture.values.size(4)}};
   for (const auto& [k, v] : capture.metadata) model["metadata"][k] = v;
-  nlohmann::ordered_json run_info;
+  auto& run_info = state.run_info;
   run_info["model"] = model;
   run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = {{"ctx", T},
                           {"queries", queries},
                           {"n", o.n},
+                          {"decay_k", o.decay_k},
                           {"distance", "euclidean"},
                           {"ball", "closed (paper appendix A.1)"},
                           {"tie_tolerance", metrics::kTieTolerance},
                           {"metrics_precision", "float64"}};
-  write_results(o.out, aggregator, run_info);
+  write_results(o.out, state);
 }
 
 }  // namespace
@@ -56,6 +66,7 @@ void add_metrics(CLI::App& app, Action& action) {
   cmd->add_option("--capture", o->capture, "capture .safetensors: alpha [W,L,H,Q,T], values [W,L,KV,T,d], tokens, queries")
       ->required();
   cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
+  cmd->add_option("--decay-k", o->decay_k, "largest lag k of the decay fit c(k) (SPEC §4)")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
   cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it)")->required();
   cmd->callback([o, &action] { action = [o] { run_metrics(*o); }; });

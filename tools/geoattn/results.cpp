@@ -11,9 +11,9 @@ std::string state_path(const std::string& json_path) {
   return (has_ext ? json_path.substr(0, json_path.size() - ext.size()) : json_path) + ".state.safetensors";
 }
 
-void write_results(const std::string& out, const metrics::Aggregator& aggregator, const nlohmann::ordered_json& run_info) {
-  const auto json = report::measure_json(aggregator, run_info);
-  metrics::save_state(state_path(out), aggregator, run_info);
+void write_results(const std::string& out, const metrics::RunState& state) {
+  const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions);
+  metrics::save_run_state(state_path(out), state);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
 }
 

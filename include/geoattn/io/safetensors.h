@@ -8,6 +8,7 @@
 //   - no two tensors overlap.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,11 +68,27 @@ class SafetensorsFile {
   const std::string& path() const { return map_->path(); }
   // Pointer to the bytes of `info` (a tensor of this file's header).
   const uint8_t* data(const TensorInfo& info) const;
+  // A copy of tensor `name`, checked to be `dtype` (whose C++ type is T) of exactly `shape`:
+  // geoattn::Error ("tensor 'x' is missing" / "tensor 'x' is I64 [2], expected ...") otherwise.
+  template <typename T>
+  std::vector<T> read(const std::string& name, Dtype dtype, const std::vector<int64_t>& shape) const;
 
  private:
   std::unique_ptr<MappedFile> map_;
   SafetensorsHeader header_;
 };
+
+// Checks `name` exists with `dtype` and `shape`, and that sizeof(T) is its element size.
+const TensorInfo& checked_tensor(const SafetensorsHeader& header, const std::string& name, Dtype dtype,
+                                 const std::vector<int64_t>& shape, size_t element_size);
+
+template <typename T>
+std::vector<T> SafetensorsFile::read(const std::string& name, Dtype dtype, const std::vector<int64_t>& shape) const {
+  const TensorInfo& info = checked_tensor(header_, name, dtype, shape, sizeof(T));
+  std::vector<T> out(static_cast<size_t>(info.numel()));
+  if (!out.empty()) std::memcpy(out.data(), data(info), out.size() * sizeof(T));  // no alignment assumed
+  return out;
+}
 
 // The tensors of a checkpoint folder: `model.safetensors`, or the shards listed by
 // `model.safetensors.index.json` ("weight_map": tensor -> file). Every shard is validated,

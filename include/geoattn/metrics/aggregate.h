@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/metric_names.h"
 
 namespace geoattn::metrics {
@@ -149,7 +150,9 @@ class Aggregator {
 // __metadata__: "format" = "geoattn-state-1", "layers", "heads" (decimal), and the JSON texts
 // "n_grid", "curves", "scalars" (the metric names, so a state of other metrics is refused)
 // and "run_info". Written atomically.
-void save_state(const std::string& path, const Aggregator& agg, const nlohmann::ordered_json& run_info);
+// `extra`: further tensors of the same run (the assumption stats, run_state.h), stored beside.
+void save_state(const std::string& path, const Aggregator& agg, const nlohmann::ordered_json& run_info,
+                const std::vector<io::TensorBlob>& extra = {});
 // Validates format, names, shapes against layers/heads/grid and the values: geoattn::Error
 // naming the file.
 std::pair<Aggregator, nlohmann::ordered_json> load_state(const std::string& path);

@@ -3,6 +3,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/assumption_stats.h"
 
 namespace geoattn::report {
 
@@ -15,6 +16,8 @@ constexpr const char* kMeasureSchema = "geoattn.measure/1";
 // std), for each scalar Y the numbers "Y" and "Y_std"; global and layers also hold
 // "sink_recall_corr" over n_grid (SPEC §3). Undefined numbers (no samples, no spread) are null.
 // geoattn::Error if run_info is not an object or uses one of the keys above.
-nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info);
+// With assumption stats (non-empty), every head also holds "fits" (fits_json.h).
+nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
+                                    const metrics::AssumptionStats* assumptions = nullptr);
 
 }  // namespace geoattn::report

@@ -1,0 +1,126 @@
+#pragma once
+// The bounds of Theorems 1-2 and Corollary 1 (paper sect. 3.4, appendix A.1), exactly as
+// SPEC §5 writes them, per sample and N; and the synthetic mode that evaluates them on a_i,
+// rho generated from assumption parameters (SPEC §5, last bullet). Pure C++ (Eigen, no LibTorch).
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <nlohmann/json_fwd.hpp>
+
+#include "geoattn/analysis/fits.h"
+
+namespace geoattn::analysis {
+
+struct BoundsOptions {
+  double kappa = 1.0;  // the concentration constant of the Chernoff tails, > 0
+};
+
+// One sample (SPEC §5): a[i] = alpha_i ||v_i|| for i = 0..q (n = q+1 tokens), rho (n x n)
+// rho_jk = cos(v_j, v_k), order = the selection order (a permutation of 0..n-1; its first N
+// are I_N: top-N by alpha, ties lower position first), d = head_dim.
+struct BoundsInput {
+  Eigen::VectorXd a;
+  Eigen::MatrixXd rho;
+  std::vector<int64_t> order;
+  int64_t d = 0;
+};
+
+// Per evaluated grid index: grid values N <= n only, so each vector has n_valid entries.
+// F_rmax_* = 2x/(1+x) of P_*, F_rmin_* = 2x/(1+x) of R_* (Corollary 1).
+struct BoundsCurves {
+  std::vector<double> P_lo, P_up, R_lo, R_up, F_rmax_lo, F_rmax_up, F_rmin_lo, F_rmin_up;
+};
+
+// SPEC §5 for every N of `grid` (sorted ascending, unique, >= 1) with N <= n. Incremental in
+// N: O(n^2) for rho_out and M_j over the whole grid, O(n log n) per N for the upper bounds
+// (the max over j of p_ij is found by bisection: p(xi) is unimodal in xi > 0, see pair_p).
+// geoattn::Error on an invalid input: empty or non-finite or negative a, rho not n x n or
+// non-finite, order not a permutation of 0..n-1, d < 1, kappa not > 0, a bad grid.
+BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid, const BoundsOptions& opt = {});
+
+// SPEC §5: p(xi) = phi(xi) / (xi + 1/xi) for xi > 0 and 1/2 for xi <= 0 (phi the standard
+// normal density). For xi > 0 it rises to its maximum at xi = sqrt(sqrt(2) - 1) and falls after.
+double pair_p(double xi);
+
+// Every quantity of SPEC §5 at one N, computed directly from the definitions (O(n^2); the
+// reference that sample_bounds is tested against, and what a reader can check by hand).
+// Conventions where a set is empty, said once here:
+//   - I_N \ {0} empty (only at N = 1 with the sink selected): S_in = a_in_min = a_in_max = 0,
+//     rho_out = 0, M_j = 0;
+//   - no token out (N = n): a_out_max = 0, rho_out = 0, p has no column;
+//   - B = 0 (every a involved is 0): a positive margin gives t = 0 (t0 = 0), and p_ij = 0
+//     for mu_ij > 0 (sigma = 0; xi = +infinity), 1/2 for mu_ij <= 0.
+// At N = 1 and N = n (= q+1) the bounds P_lo..R_up are 1 (SPEC §5: P = R = 1 identically);
+// the intermediates are still reported.
+struct BoundsTerms {
+  int64_t N = 0, n_out = 0;
+  bool sink_in = false;  // 0 in I_N
+  double S_in = 0, a_in_min = 0, a_in_max = 0, a_out_max = 0, rho_out = 0;
+  double Delta = 0, Delta0 = 0, B = 0, t = 1, t0 = 1, sigma = 0;
+  std::vector<int64_t> in, out;  // I_N in selection order; the rest by position
+  Eigen::VectorXd M;             // M_j for every token j = 0..n-1
+  Eigen::MatrixXd mu, p;         // [in.size() x out.size()]: mu_ij, p_ij
+  double P_lo = 1, P_up = 1, R_lo = 1, R_up = 1;
+};
+BoundsTerms bounds_terms(const BoundsInput& in, int64_t N, const BoundsOptions& opt = {});
+
+// Means of per-sample curves (SPEC §5: envelopes are means of per-sample bounds). Samples
+// may stop early in the grid (q < T-1); each grid index averages the samples that reach it,
+// and is NaN where none does.
+class BoundsMean {
+ public:
+  explicit BoundsMean(size_t grid_size);
+  void add(const BoundsCurves& c);
+  BoundsCurves mean() const;                 // every vector has grid_size entries
+  const std::vector<int64_t>& counts() const { return counts_; }
+
+ private:
+  std::vector<int64_t> counts_;
+  BoundsCurves sums_;
+};
+
+// ---- Synthetic mode (SPEC §5, last bullet) ----
+
+// Assumptions 1-3 as numbers: the norms (C, lambda, cv), the similarity (beta, rho0), the
+// attention profile (profile.p_sink .. profile.T2), with the window T, head_dim d, and a
+// seed and sample count for the norm noise.
+struct AssumptionParams {
+  int64_t T = 1024, d = 128;
+  double C = 1.0, lambda = 0.1, cv = 0.0;
+  double beta = 0.1, rho0 = 0.0;
+  ProfileFit profile;
+  uint64_t seed = 0;
+  int64_t samples = 1;
+};
+
+// JSON layout (every key required; keys starting with '_' are comments and ignored, any
+// other unknown key is an error):
+//   {"T": 1024, "d": 128, "C": 1.0, "lambda": 0.1, "cv": 0.03, "beta": 0.05, "rho0": 0.1,
+//    "profile": {"p_sink", "p_base", "eta", "omega", "T1", "T2"}, "seed": 0, "samples": 8}
+// geoattn::Error naming the field ("assumption parameters: 'profile.T2' ...") when one is
+// missing, of the wrong type or out of range: T >= 2, d >= 1, C > 0, lambda > 0, cv >= 0,
+// beta >= 0, -1 <= rho0 <= 1, p_sink >= 0, p_base > 0, omega finite, 0 <= T1 <= T2 <= T-1,
+// |eta| <= 1 when T1 < T2, samples >= 1.
+AssumptionParams params_from_json(const nlohmann::json& j);
+nlohmann::ordered_json params_to_json(const AssumptionParams& p);
+
+// One synthetic sample (n = T tokens, q = T-1), deterministic in (seed, sample_index):
+//   alpha_i = profile_value(profile, i, T) normalised to sum 1 (Assumption 3);
+//   a_i = alpha_i ||v_i|| with ||v_0|| = lambda C and ||v_i|| = C g_i for i > 0 (Assumption 1),
+//     g_i = exp(s z_i - s^2/2), s^2 = log(1 + cv^2): log-normal with mean 1 and
+//     coefficient of variation exactly cv, always > 0; z_i standard normal by Box-Muller
+//     (z = sqrt(-2 log u1) cos(2 pi u2), u = (x >> 11 + 1/2) 2^-53 from std::mt19937_64)
+//     seeded with splitmix64(seed ^ splitmix64(sample_index)); cv = 0 gives g_i = 1;
+//   rho_jk = exp(-beta |j-k|) for j, k > 0 and rho_0j = rho_j0 = rho0 (Assumption 2),
+//     rho_jj = 1: symmetric with a unit diagonal. (It is a Gram matrix of unit vectors only
+//     when rho0^2 1^T K^{-1} 1 <= 1 for K the exp(-beta|j-k|) block; the bounds do not need it.)
+//   order = top-N by alpha, ties lower position first; d = d.
+// geoattn::Error if the profile gives a negative alpha or a zero sum.
+BoundsInput synthetic_sample(const AssumptionParams& p, uint64_t sample_index);
+
+// The mean of sample_bounds over samples 0..p.samples-1 (every sample reaches every N <= T).
+BoundsCurves synthetic_bounds(const AssumptionParams& p, const std::vector<int64_t>& grid,
+                              const BoundsOptions& opt = {});
+
+}  // namespace geoattn::analysis

@@ -1,0 +1,83 @@
+#pragma once
+// The three assumptions of the paper fitted to measured curves (issue 4, SPEC §4; paper
+// sect. 3.1-3.3, Assumptions 1-3). Pure C++ (Eigen only, no LibTorch).
+//
+// Every fit returns a FitStatus. When status.ok is false, status.why is one sentence saying
+// what is wrong with the input, and every reported number is still finite: the parts that
+// could be estimated, 0 for the rest (each function says which). No fit ever throws on bad
+// data; there is nothing for a caller to catch.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace geoattn::analysis {
+
+struct FitStatus {
+  bool ok = true;
+  std::string why;  // one sentence when !ok, empty otherwise
+};
+
+// Assumption 1 (paper sect. 3.1, SPEC §4): ||v_i|| = C for i > 0, ||v_0|| = lambda C.
+struct NormFit {
+  double C = 0;       // median over i > 0 of mean_norm[i]
+  double lambda = 0;  // mean_norm[0] / C
+  double cv = 0;      // mean_cv, passed through (the caller averages the per-window cv)
+  FitStatus status;
+};
+// mean_norm[i] = mean ||v_i|| over windows at position i (i = 0..T-1); mean_cv = the
+// per-window std/mean of ||v_i||, i > 0, already averaged by the caller.
+// !ok: fewer than 2 positions, a non-finite or negative entry, C = 0, or a non-finite or
+// negative mean_cv; then C, lambda, cv hold whatever was computable and 0 otherwise.
+NormFit fit_norms(const std::vector<double>& mean_norm, double mean_cv);
+
+// Assumption 2 (paper sect. 3.2, SPEC §4): c(k) = exp(-beta k).
+struct DecayFit {
+  double beta = 0;  // the nonlinear least-squares minimiser of sum_k (c(k) - exp(-beta k))^2, beta >= 0
+  double mae = 0;   // mean_k |c(k) - exp(-beta k)|
+  FitStatus status;
+};
+// The largest beta the fit reports: exp(-kBetaMax) is about 2e-22, "no similarity at k = 1".
+constexpr double kBetaMax = 50.0;
+// c[k-1] = c(k), k = 1..K. The minimiser is found on a log-spaced grid over [1e-6, kBetaMax]
+// (plus beta = 0), then polished by Newton/Gauss-Newton steps.
+// !ok: K < 2 or a non-finite entry (beta = mae = 0); c constant in k (no decay to fit; beta
+// and mae are still the least-squares values); or the optimum at an edge: beta = 0 (c(k)
+// does not fall) or beta = kBetaMax (c(k) <= 0 everywhere), reported at that edge.
+DecayFit fit_decay(const std::vector<double>& c);
+
+// Assumption 3 (paper sect. 3.3, SPEC §4), position i = 0..T-1:
+//   alpha_0 = p_sink
+//   alpha_i = p_base                           1 <= i <= T1
+//   alpha_i = p_base (1 + eta cos(omega i))    T1 < i <= T2
+//   alpha_i = p_base exp(eta (i - T2))         i > T2
+// eta is shared by the oscillation and the growth, as in the paper. 0 <= T1 <= T2 <= T-1
+// (T1 = 0: no plateau, T1 = T2: no oscillation, T2 = T-1: no growth).
+struct ProfileFit {
+  double p_sink = 0, p_base = 0, eta = 0, omega = 0;  // omega in [0, pi]; 0 when T1 = T2
+  int64_t T1 = 0, T2 = 0;
+  // The fit error: RMSE of log(mean_row[i]) - log(model_i) over the positions 1..T-1 that
+  // entered the fit (p_sink = mean_row[0] exactly, so position 0 has no error).
+  double error = 0;
+  int64_t skipped = 0;  // positions i >= 1 left out of the fit because mean_row[i] == 0
+  FitStatus status;
+};
+// mean_row[i] = the mean attention probability at position i (length T).
+// The fit: p_sink = mean_row[0]; the rest by least squares on log-probabilities over
+// i = 1..T-1 (zero entries are skipped: sliding-window models): (1) a coarse search over
+// (T1, T2) on a lattice of step ceil(T/64) and omega on a grid of max(64, 2T) values in
+// (0, pi], with log(1 + eta cos) linearised to eta cos so that (log p_base, eta) is a closed
+// form; (2) every T1 <= T2 at the best omega, still closed form; (3) alternating until
+// (T1, T2) stop moving: Levenberg-Marquardt on (log p_base, eta, omega) with the exact model
+// at fixed (T1, T2), then every T1 <= T2 with the exact model at fixed (eta, omega) and
+// log p_base in closed form. O(T^2) per pass, a few passes: about 0.1 s at T = 1024.
+// |eta| < 1 whenever the oscillation phase is non-empty (probabilities stay positive).
+// !ok: T < 4, a non-finite or negative entry, fewer than 4 positive entries at i >= 1, or
+// positions 1..T-1 constant (eta, omega, T1, T2 are not identifiable). Then p_sink =
+// mean_row[0] and p_base = the mean of the positive entries at i >= 1 where those are
+// finite (0 otherwise), eta = omega = 0, T1 = T2 = max(T-1, 0), error = 0 unless computable.
+ProfileFit fit_profile(const std::vector<double>& mean_row);
+
+// The model above at position i; geoattn::Error unless 0 <= i < T and 0 <= T1 <= T2 < T.
+double profile_value(const ProfileFit& fit, int64_t i, int64_t T);
+
+}  // namespace geoattn::analysis

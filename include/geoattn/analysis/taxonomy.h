@@ -1,0 +1,69 @@
+#pragma once
+// The head taxonomy of paper sect. 4.2 with the rules of SPEC §6: Retriever, Reset, Mixer.
+// Pure C++ (no LibTorch).
+//
+// Slopes, in one place: every slope here is the least-squares slope of a cosine curve
+// against ln(N) over the grid values where the curve is defined (the grid is roughly
+// log-spaced, so each decade of N weighs about the same). NaN with fewer than 2 distinct N.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace geoattn::analysis {
+
+constexpr const char* kTaxonomySchema = "geoattn.taxonomy/1";
+
+// The thresholds of SPEC §6 (defaults as there; configs/taxonomy.json holds them too).
+struct TaxonomyConfig {
+  double retriever_cos_vL_min = 0.5;  // Retriever: mean over N of cos(s, v_L) >= this
+  double reset_sink_ratio = 0.8;      // Reset: c_sink >= this * max(c_last, c_rest)
+  double reset_cos_vL_max = 0.3;      // Reset: median over N <= reset_n_max of cos(s, v_L) < this
+  int64_t reset_n_max = 64;
+
+  // Missing keys keep their defaults; keys starting with '_' are comments; any other unknown
+  // key, a wrong type or a value out of range (cosines in [-1, 1], ratio >= 0,
+  // reset_n_max >= 1) is a geoattn::Error naming the key.
+  static TaxonomyConfig from_json(const nlohmann::json& j);
+  nlohmann::ordered_json to_json() const;
+};
+
+// Per (layer, head), means over windows (SPEC §6). Curve entries are NaN where no sample
+// reached that N; they are skipped.
+struct HeadFeatures {
+  double c_sink = 0, c_last = 0, c_rest = 0;  // ||alpha_0 v_0||, ||alpha_L v_L||, ||sum_{0<i<L} alpha_i v_i||
+  std::vector<int64_t> n_grid;
+  std::vector<double> cos_s_v0, cos_s_vL;     // over n_grid
+};
+
+struct HeadLabel {
+  std::string label;  // "Retriever" | "Reset" | "Mixer"
+  std::string rule;   // which rule fired, with its numbers
+  double mean_cos_vL = 0;            // mean over N of cos(s, v_L)
+  double median_cos_vL_small_n = 0;  // median over N <= reset_n_max of cos(s, v_L); NaN if none
+  double slope_cos_v0 = 0, slope_cos_vL = 0;  // vs ln(N), see the top of this file
+};
+
+// SPEC §6, checked in this order (the first that holds wins):
+//   Retriever: c_last >= c_sink and c_last >= c_rest (largest; a tie counts), and
+//              mean_cos_vL >= retriever_cos_vL_min;
+//   Reset:     c_sink >= reset_sink_ratio * max(c_last, c_rest), and
+//              median_cos_vL_small_n < reset_cos_vL_max;
+//   Mixer:     every other head (a NaN feature fails the comparison it is in).
+// geoattn::Error if the curves do not have the length of n_grid.
+HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg);
+
+// The `geoattn taxonomy` result from a measure JSON (schema "geoattn.measure/1"):
+//   {"schema": "geoattn.taxonomy/1", "model": <copied, null if absent>, "config": {...},
+//    "heads": [{"layer", "head", "label", "rule", "features": {"samples", "c_sink", "c_last",
+//               "c_rest", "mean_cos_vL", "median_cos_vL_small_n", "slope_cos_v0",
+//               "slope_cos_vL"}}],
+//    "layers": [{"layer", "Retriever", "Mixer", "Reset"}],   // counts, layers ascending
+//    "totals": {"heads", "Retriever", "Mixer", "Reset"}}
+// NaN features print as null. geoattn::Error (one line) on a wrong or missing schema, a
+// missing or mistyped field (named with its head index), curves whose length differs from
+// n_grid, or a head whose c_sink/c_last/c_rest is null (it has no samples).
+nlohmann::ordered_json taxonomy_report(const nlohmann::json& measure, const TaxonomyConfig& cfg);
+
+}  // namespace geoattn::analysis

@@ -1,0 +1,27 @@
+#pragma once
+// Everything a run accumulates, as one value that merges exactly and round-trips through the
+// state sidecar: the metric moments (aggregate.h), the assumption stats (assumption_stats.h,
+// empty when the run had no last query), and the run's description. Pure C++.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/assumption_stats.h"
+
+namespace geoattn::metrics {
+
+struct RunState {
+  Aggregator metrics;
+  AssumptionStats assumptions;
+  nlohmann::ordered_json run_info;
+
+  // geoattn::Error when the metrics or assumption shapes differ.
+  void merge(const RunState& other);
+};
+
+void save_run_state(const std::string& path, const RunState& state);
+// geoattn::Error naming the file on anything malformed.
+RunState load_run_state(const std::string& path);
+
+}  // namespace geoattn::metrics

@@ -1,0 +1,216 @@
+// SPEC §5 per sample, incremental over the N grid (Theorems 1-2, Corollary 1; appendix A.1).
+#include "geoattn/analysis/bounds.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "bounds_formulas.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::analysis {
+
+namespace detail {
+void check_input(const BoundsInput& in, const BoundsOptions& opt) {
+  const Eigen::Index n = in.a.size();
+  if (n < 1) fail("bounds: the sample has no tokens");
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!std::isfinite(in.a[i]) || in.a[i] < 0) fail("bounds: a[{}] = {} is not a finite number >= 0", i, in.a[i]);
+  if (in.rho.rows() != n || in.rho.cols() != n)
+    fail("bounds: rho is {}x{}, expected {}x{} (one row per token)", in.rho.rows(), in.rho.cols(), n, n);
+  if (!in.rho.allFinite()) fail("bounds: rho has a non-finite entry");
+  if (static_cast<Eigen::Index>(in.order.size()) != n)
+    fail("bounds: the selection order has {} entries for {} tokens", in.order.size(), n);
+  std::vector<char> seen(static_cast<size_t>(n), 0);
+  for (const int64_t k : in.order) {
+    if (k < 0 || k >= n || seen[static_cast<size_t>(k)])
+      fail("bounds: the selection order is not a permutation of 0..{} (entry {})", n - 1, k);
+    seen[static_cast<size_t>(k)] = 1;
+  }
+  if (in.d < 1) fail("bounds: head_dim d = {} must be >= 1", in.d);
+  if (!(opt.kappa > 0) || !std::isfinite(opt.kappa)) fail("bounds: kappa = {} must be a finite number > 0", opt.kappa);
+}
+}  // namespace detail
+
+double pair_p(double xi) {
+  if (!(xi > 0)) return 0.5;
+  // SPEC §5 / eq. 9: phi(xi) / (xi + 1/xi), written phi(xi) xi / (xi^2 + 1) (same value, no 1/xi).
+  constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+  if (std::isinf(xi)) return 0.0;
+  return kInvSqrt2Pi * std::exp(-0.5 * xi * xi) * xi / (xi * xi + 1);
+}
+
+namespace {
+// The maximiser of pair_p over xi > 0: d/dxi log(phi(xi) xi / (1 + xi^2)) = 0 <=> xi^4 + 2 xi^2 - 1 = 0.
+const double kXiMode = std::sqrt(std::sqrt(2.0) - 1);
+
+void check_grid(const std::vector<int64_t>& grid) {
+  for (size_t g = 0; g < grid.size(); ++g) {
+    if (grid[g] < 1) fail("bounds: grid value {} is below 1", grid[g]);
+    if (g > 0 && grid[g] <= grid[g - 1]) fail("bounds: the N grid is not sorted ascending and unique at {}", grid[g]);
+  }
+}
+
+// The incremental state of SPEC §5 quantities as tokens enter I_N in selection order.
+class State {
+ public:
+  State(const BoundsInput& in, const BoundsOptions& opt)
+      : in_(in), opt_(opt), n_(in.a.size()), is_in_(static_cast<size_t>(n_), 0),
+        rho_max_(static_cast<size_t>(n_), -std::numeric_limits<double>::infinity()),
+        M_(Eigen::VectorXd::Zero(n_)) {
+    by_a_.resize(static_cast<size_t>(n_));
+    for (Eigen::Index i = 0; i < n_; ++i) by_a_[static_cast<size_t>(i)] = i;
+    std::stable_sort(by_a_.begin(), by_a_.end(), [&](int64_t x, int64_t y) { return in.a[x] > in.a[y]; });
+  }
+
+  // Token k enters I_N. O(n): the running max over in-tokens of rho per token, and M_j.
+  void add(int64_t k) {
+    is_in_[static_cast<size_t>(k)] = 1;
+    ++N_;
+    if (k == 0) return;  // the sink enters none of S_in, a_in_*, rho_out, M_j (I_N \ {0})
+    const double ak = in_.a[k];
+    S_in_ += ak;
+    a_in_min_ = std::min(a_in_min_, ak);
+    a_in_max_ = std::max(a_in_max_, ak);
+    ++n_in_nonsink_;
+    for (Eigen::Index j = 0; j < n_; ++j) {
+      rho_max_[static_cast<size_t>(j)] = std::max(rho_max_[static_cast<size_t>(j)], in_.rho(j, k));
+      M_[j] += ak * in_.rho(k, j);  // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj
+    }
+  }
+
+  // The four bounds at the current N (SPEC §5).
+  void bounds(double& P_lo, double& P_up, double& R_lo, double& R_up) {
+    P_lo = P_up = R_lo = R_up = 1.0;
+    // SPEC §5: N = 1 and N = q+1 give P = R = 1 identically; every bound is 1.
+    if (N_ == 1 || N_ == n_) return;
+    const bool sink_in = is_in_[0] != 0;
+    const bool any_in = n_in_nonsink_ > 0;  // false only at N = 1 (returned above); kept for clarity
+    // SPEC §5 / eq. 7: a_out_max = max_{j not in I_N} a_j (the first out-token by a).
+    while (is_in_[static_cast<size_t>(by_a_[next_out_])]) ++next_out_;
+    const double a_out_max = in_.a[by_a_[next_out_]];
+    // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk.
+    double rho_out = -std::numeric_limits<double>::infinity();
+    for (Eigen::Index j = 0; j < n_; ++j)
+      if (!is_in_[static_cast<size_t>(j)]) rho_out = std::max(rho_out, rho_max_[static_cast<size_t>(j)]);
+    const double a_in_min = any_in ? a_in_min_ : 0.0, a_in_max = any_in ? a_in_max_ : 0.0;
+    if (!any_in) rho_out = 0.0;
+    // SPEC §5 / eq. 8: Delta = a_in_min^2 - 2 a_out_max S_in rho_out.
+    const double Delta = a_in_min * a_in_min - 2 * a_out_max * S_in_ * rho_out;
+    // SPEC §5 / appendix eq. 29: Delta0 = a_0^2 - (S_in rho_out)^2.
+    const double Delta0 = in_.a[0] * in_.a[0] - (S_in_ * rho_out) * (S_in_ * rho_out);
+    // SPEC §5 / eq. 8: B = a_in_max + a_out_max + S_in.
+    const double B = a_in_max + a_out_max + S_in_;
+    const detail::Lower lo = detail::lower_bounds(Delta, Delta0, B, N_, n_, sink_in, opt_, in_.d);
+    P_lo = lo.P_lo, R_lo = lo.R_lo;
+    upper(B, P_up, R_up);
+  }
+
+ private:
+  // SPEC §5 upper bounds. With c_j = a_j^2 - 2 a_j M_j and e_i = 2 a_i M_i - a_i^2,
+  // mu_ij = c_j + e_i; p = pair_p(mu / sigma) is 1/2 for mu <= 0 and unimodal in mu > 0
+  // (peak at xi = kXiMode), so max_j p_ij is at the smallest c_j (if that mu <= 0) or at
+  // the c_j on either side of the peak. p itself is evaluated with the formula of eq. 10.
+  void upper(double B, double& P_up, double& R_up) {
+    // SPEC §5 / eq. 10: sigma = B / sqrt(2 kappa d).
+    const double sigma = B / std::sqrt(2 * opt_.kappa * static_cast<double>(in_.d));
+    out_.clear();
+    for (Eigen::Index j = 0; j < n_; ++j)
+      if (!is_in_[static_cast<size_t>(j)]) out_.push_back({in_.a[j] * in_.a[j] - 2 * in_.a[j] * M_[j], j});
+    std::sort(out_.begin(), out_.end());
+    double max_p = 0, sum_one_minus = 0;
+    for (const int64_t i : selected()) {
+      const double ai = in_.a[i], Mi = M_[i];
+      auto p_at = [&](size_t idx) {
+        const int64_t j = out_[idx].second;
+        return detail::p_of_mu(detail::mu_ij(ai, in_.a[j], Mi, M_[j]), sigma);
+      };
+      double best = p_at(0);
+      if (best < 0.5 && sigma > 0) {
+        const double e_i = 2 * ai * Mi - ai * ai, c_peak = kXiMode * sigma - e_i;
+        const auto it = std::lower_bound(out_.begin(), out_.end(), std::make_pair(c_peak, int64_t{-1}));
+        const auto at = static_cast<size_t>(it - out_.begin());
+        if (at < out_.size()) best = std::max(best, p_at(at));
+        if (at > 0) best = std::max(best, p_at(at - 1));
+      }
+      max_p = std::max(max_p, best);
+      sum_one_minus += 1 - best;
+    }
+    // SPEC §5 / eq. 13: P_up = 1 - max_{i in I_N, j not in I_N} p_ij / (N+1).
+    P_up = 1 - max_p / static_cast<double>(N_ + 1);
+    // SPEC §5 / eq. 15: R_up = (1/N) sum_{i in I_N} (1 - max_{j not in I_N} p_ij).
+    R_up = sum_one_minus / static_cast<double>(N_);
+  }
+
+  std::vector<int64_t> selected() const {
+    return std::vector<int64_t>(in_.order.begin(), in_.order.begin() + static_cast<std::ptrdiff_t>(N_));
+  }
+
+  const BoundsInput& in_;
+  const BoundsOptions& opt_;
+  Eigen::Index n_;
+  int64_t N_ = 0, n_in_nonsink_ = 0;
+  std::vector<char> is_in_;
+  std::vector<double> rho_max_;  // per token j: max over k in I_N \ {0} of rho_jk
+  Eigen::VectorXd M_;
+  std::vector<int64_t> by_a_;    // tokens by a, descending (stable)
+  size_t next_out_ = 0;          // first index of by_a_ that may still be out
+  double S_in_ = 0, a_in_min_ = std::numeric_limits<double>::infinity(), a_in_max_ = 0;
+  std::vector<std::pair<double, int64_t>> out_;  // (c_j, j) sorted, rebuilt per N
+};
+}  // namespace
+
+BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid, const BoundsOptions& opt) {
+  detail::check_input(in, opt);
+  check_grid(grid);
+  const auto n = static_cast<int64_t>(in.a.size());
+  BoundsCurves out;
+  State state(in, opt);
+  int64_t N = 0;
+  for (const int64_t target : grid) {
+    if (target > n) break;
+    while (N < target) state.add(in.order[static_cast<size_t>(N++)]);
+    double P_lo, P_up, R_lo, R_up;
+    state.bounds(P_lo, P_up, R_lo, R_up);
+    out.P_lo.push_back(P_lo), out.P_up.push_back(P_up), out.R_lo.push_back(R_lo), out.R_up.push_back(R_up);
+    // Corollary 1 (eq. 16-17): F envelopes are 2x/(1+x) of the P and R bounds.
+    out.F_rmax_lo.push_back(detail::f_of(P_lo)), out.F_rmax_up.push_back(detail::f_of(P_up));
+    out.F_rmin_lo.push_back(detail::f_of(R_lo)), out.F_rmin_up.push_back(detail::f_of(R_up));
+  }
+  return out;
+}
+
+namespace {
+// The eight curves of a BoundsCurves, in declaration order (const or not).
+template <class Curves>
+auto fields(Curves& c) {
+  return std::array{&c.P_lo, &c.P_up, &c.R_lo, &c.R_up, &c.F_rmax_lo, &c.F_rmax_up, &c.F_rmin_lo, &c.F_rmin_up};
+}
+}  // namespace
+
+BoundsMean::BoundsMean(size_t grid_size) : counts_(grid_size, 0) {
+  for (auto* f : fields(sums_)) f->assign(grid_size, 0.0);
+}
+
+void BoundsMean::add(const BoundsCurves& c) {
+  const size_t n_valid = c.P_lo.size();
+  if (n_valid > counts_.size()) fail("bounds: a sample has {} grid values, the mean has {}", n_valid, counts_.size());
+  for (const auto* f : fields(c))
+    if (f->size() != n_valid) fail("bounds: a sample's curves have different lengths");
+  for (size_t g = 0; g < n_valid; ++g) ++counts_[g];
+  const auto src = fields(c);
+  const auto dst = fields(sums_);
+  for (size_t k = 0; k < src.size(); ++k)
+    for (size_t g = 0; g < n_valid; ++g) (*dst[k])[g] += (*src[k])[g];
+}
+
+BoundsCurves BoundsMean::mean() const {
+  BoundsCurves out = sums_;
+  for (auto* f : fields(out))
+    for (size_t g = 0; g < counts_.size(); ++g)
+      (*f)[g] = counts_[g] > 0 ? (*f)[g] / static_cast<double>(counts_[g]) : std::numeric_limits<double>::quiet_NaN();
+  return out;
+}
+
+}  // namespace geoattn::analysis

@@ -1,0 +1,89 @@
+// Assumption 2 (paper sect. 3.2, SPEC §4): c(k) = exp(-beta k) by nonlinear least squares.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "geoattn/analysis/fits.h"
+#include "least_squares.h"
+
+namespace geoattn::analysis {
+
+namespace {
+// SPEC §4: the least-squares objective sum_k (c(k) - exp(-beta k))^2.
+double sse(const std::vector<double>& c, double beta) {
+  double s = 0;
+  for (size_t k = 1; k <= c.size(); ++k) {
+    const double e = c[k - 1] - std::exp(-beta * static_cast<double>(k));
+    s += e * e;
+  }
+  return s;
+}
+
+// SPEC §4: mae = mean_k |c(k) - exp(-beta k)|.
+double mae(const std::vector<double>& c, double beta) {
+  double s = 0;
+  for (size_t k = 1; k <= c.size(); ++k) s += std::abs(c[k - 1] - std::exp(-beta * static_cast<double>(k)));
+  return s / static_cast<double>(c.size());
+}
+
+// The best of beta = 0 and a log-spaced grid over [1e-6, kBetaMax]: a start inside the
+// right basin for the polish.
+double grid_start(const std::vector<double>& c) {
+  constexpr int kPoints = 400;
+  const double lo = std::log(1e-6), hi = std::log(kBetaMax);
+  double best = 0, best_sse = sse(c, 0);
+  for (int g = 0; g < kPoints; ++g) {
+    const double beta = std::exp(lo + (hi - lo) * g / (kPoints - 1));
+    const double s = sse(c, beta);
+    if (s < best_sse) best = beta, best_sse = s;
+  }
+  return best;
+}
+
+// Gauss-Newton/LM polish of beta, kept in [0, kBetaMax].
+double polish(const std::vector<double>& c, double beta0) {
+  const auto K = static_cast<Eigen::Index>(c.size());
+  auto model = [&](const Eigen::VectorXd& x, Eigen::VectorXd& r, Eigen::MatrixXd& J) {
+    const double beta = x[0];
+    if (!(beta >= 0 && beta <= kBetaMax)) return false;
+    r.resize(K);
+    J.resize(K, 1);
+    for (Eigen::Index k = 1; k <= K; ++k) {
+      const double e = std::exp(-beta * static_cast<double>(k));
+      r[k - 1] = c[static_cast<size_t>(k - 1)] - e;  // residual c(k) - exp(-beta k)
+      J(k - 1, 0) = static_cast<double>(k) * e;        // d r / d beta
+    }
+    return true;
+  };
+  Eigen::VectorXd x(1);
+  x[0] = beta0;
+  return detail::levenberg_marquardt(model, x)[0];
+}
+}  // namespace
+
+DecayFit fit_decay(const std::vector<double>& c) {
+  DecayFit fit;
+  if (c.size() < 2) {
+    fit.status = {false, fmt::format("c(k) has {} lag(s); fitting a decay needs K >= 2", c.size())};
+    return fit;
+  }
+  for (size_t k = 1; k <= c.size(); ++k)
+    if (!std::isfinite(c[k - 1])) {
+      fit.status = {false, fmt::format("c({}) is {}, not a finite number", k, c[k - 1])};
+      return fit;
+    }
+  const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
+  // With c(k) <= 0 everywhere the objective falls all the way to beta = infinity.
+  fit.beta = *hi <= 0 ? kBetaMax : polish(c, grid_start(c));
+  fit.mae = mae(c, fit.beta);
+  if (*lo == *hi)
+    fit.status = {false, fmt::format("c(k) is constant ({}) over k = 1..{}: there is no decay to fit", *lo, c.size())};
+  else if (fit.beta <= 0)
+    fit.status = {false, "c(k) does not fall with k: the best beta is 0, the edge of beta >= 0"};
+  else if (fit.beta >= kBetaMax)
+    fit.status = {false, fmt::format("c(k) <= 0 at every lag: beta is unbounded, reported at the cap {}", kBetaMax)};
+  return fit;
+}
+
+}  // namespace geoattn::analysis

@@ -1,0 +1,47 @@
+// Assumption 1 (paper sect. 3.1, SPEC §4): C, lambda and cv from the mean value norms.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "geoattn/analysis/fits.h"
+
+namespace geoattn::analysis {
+
+namespace {
+double median(std::vector<double> x) {
+  const size_t n = x.size(), mid = n / 2;
+  std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(mid), x.end());
+  const double upper = x[mid];
+  if (n % 2 == 1) return upper;
+  return 0.5 * (*std::max_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(mid)) + upper);
+}
+
+NormFit failed(NormFit fit, std::string why) {
+  fit.status = {false, std::move(why)};
+  return fit;
+}
+}  // namespace
+
+NormFit fit_norms(const std::vector<double>& mean_norm, double mean_cv) {
+  NormFit fit;
+  // SPEC §4: cv = std/mean of ||v_i||, i > 0, per window, then averaged (by the caller).
+  const bool cv_good = std::isfinite(mean_cv) && mean_cv >= 0;
+  if (cv_good) fit.cv = mean_cv;
+  if (mean_norm.size() < 2)
+    return failed(fit, fmt::format("the norm curve has {} position(s); C needs at least one position after the sink",
+                                   mean_norm.size()));
+  for (size_t i = 0; i < mean_norm.size(); ++i)
+    if (!std::isfinite(mean_norm[i]) || mean_norm[i] < 0)
+      return failed(fit, fmt::format("mean norm at position {} is {}, not a finite non-negative number", i,
+                                     mean_norm[i]));
+  // SPEC §4 / Assumption 1: C = median over i > 0 of the mean ||v_i||.
+  fit.C = median(std::vector<double>(mean_norm.begin() + 1, mean_norm.end()));
+  if (fit.C <= 0) return failed(fit, "the median norm C over positions i > 0 is 0, so lambda = ||v_0|| / C is undefined");
+  // SPEC §4 / Assumption 1: ||v_0|| = lambda C.
+  fit.lambda = mean_norm[0] / fit.C;
+  if (!cv_good) return failed(fit, fmt::format("mean_cv is {}, not a finite non-negative number", mean_cv));
+  return fit;
+}
+
+}  // namespace geoattn::analysis

@@ -1,0 +1,180 @@
+// Assumption 3 (paper sect. 3.3, SPEC §4): the four-phase attention profile, fitted by
+// least squares on log-probabilities with (T1, T2) chosen by search (see fits.h).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "geoattn/analysis/fits.h"
+#include "geoattn/util/error.h"
+#include "least_squares.h"
+#include "profile_scan.h"
+
+namespace geoattn::analysis {
+
+using detail::LogRow;
+using detail::Phases;
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+
+// The coarse lattice of (T1, T2) candidates: 0, s, 2s, ... and T-1, s = ceil(T / 64).
+std::vector<int64_t> lattice(int64_t T) {
+  const int64_t step = std::max<int64_t>(1, (T + 63) / 64);
+  std::vector<int64_t> out;
+  for (int64_t t = 0; t < T - 1; t += step) out.push_back(t);
+  out.push_back(T - 1);
+  return out;
+}
+
+// Stages 1-2 of fits.h: the best omega on a grid of max(64, 2T) values in (0, pi] over the
+// coarse lattice, then every pair at that omega (both with the linearised model).
+std::pair<Phases, double> linearised_search(const LogRow& row) {
+  const int64_t T = row.T(), n_omega = std::max<int64_t>(64, 2 * T);
+  const std::vector<int64_t> coarse = lattice(T);
+  Phases best;
+  double best_omega = 0;
+  for (int64_t k = 1; k <= n_omega; ++k) {
+    const double omega = kPi * static_cast<double>(k) / static_cast<double>(n_omega);
+    const Phases p = detail::scan_linearised(row, omega, coarse);
+    if (p.found && (!best.found || p.sse < best.sse)) best = p, best_omega = omega;
+  }
+  std::vector<int64_t> all(static_cast<size_t>(T));
+  for (int64_t t = 0; t < T; ++t) all[static_cast<size_t>(t)] = t;
+  const Phases fine = detail::scan_linearised(row, best_omega, all);
+  return {fine.found ? fine : best, best_omega};
+}
+
+// Stage 3, first half: (P, eta, omega) by Levenberg-Marquardt with the exact log-model at
+// fixed (T1, T2). Without an oscillation the model is linear in (P, eta) and omega is
+// irrelevant; the closed form of scan_linearised over the single pair is then exact.
+void refine_at(const LogRow& row, Phases& ph, double& omega) {
+  if (ph.T1 == ph.T2) {
+    const Phases p = detail::scan_linearised(row, omega, {ph.T1});
+    if (p.found) ph = p;
+    return;
+  }
+  std::vector<int64_t> idx;
+  for (int64_t i = 1; i < row.T(); ++i)
+    if (row.w[static_cast<size_t>(i)] > 0) idx.push_back(i);
+  const auto m = static_cast<Eigen::Index>(idx.size());
+  const int64_t T1 = ph.T1, T2 = ph.T2;
+  auto model = [&](const Eigen::VectorXd& x, Eigen::VectorXd& r, Eigen::MatrixXd& J) {
+    const double P = x[0], eta = x[1], om = x[2];
+    if (!(std::abs(eta) < 1)) return false;  // the oscillation would leave the probabilities
+    r.resize(m);
+    J.setZero(m, 3);
+    for (Eigen::Index k = 0; k < m; ++k) {
+      const int64_t i = idx[static_cast<size_t>(k)];
+      const double xi = static_cast<double>(i), y = row.y[static_cast<size_t>(i)];
+      J(k, 0) = 1;
+      if (i <= T1) {
+        r[k] = P - y;  // Assumption 3, plateau: log p_base
+      } else if (i <= T2) {
+        // Assumption 3, oscillation: log p_base + log(1 + eta cos(omega i))
+        const double c = std::cos(om * xi), u = 1 + eta * c;
+        r[k] = P + std::log(u) - y;
+        J(k, 1) = c / u;
+        J(k, 2) = -eta * xi * std::sin(om * xi) / u;
+      } else {
+        r[k] = P + eta * static_cast<double>(i - T2) - y;  // Assumption 3, growth: log p_base + eta (i - T2)
+        J(k, 1) = static_cast<double>(i - T2);
+      }
+    }
+    return true;
+  };
+  Eigen::VectorXd x(3);
+  x << ph.P, std::clamp(ph.eta, -0.95, 0.95), omega;
+  double cost = 0;
+  x = detail::levenberg_marquardt(model, x, 200, &cost);
+  ph.P = x[0], ph.eta = x[1], ph.sse = cost;
+  omega = x[2];
+}
+
+// omega and 2 pi - omega (and -omega) give the same cos(omega i) at integer i: fold to [0, pi].
+double fold_omega(double omega) {
+  double w = std::fmod(std::abs(omega), 2 * kPi);
+  return w > kPi ? 2 * kPi - w : w;
+}
+
+ProfileFit failed(ProfileFit fit, std::string why) {
+  fit.status = {false, std::move(why)};
+  return fit;
+}
+}  // namespace
+
+ProfileFit fit_profile(const std::vector<double>& mean_row) {
+  const auto T = static_cast<int64_t>(mean_row.size());
+  ProfileFit fit;
+  fit.T1 = fit.T2 = std::max<int64_t>(T - 1, 0);
+  for (int64_t i = 0; i < T; ++i) {
+    const double p = mean_row[static_cast<size_t>(i)];
+    if (!std::isfinite(p) || p < 0)
+      return failed(fit, fmt::format("mean attention at position {} is {}, not a finite probability >= 0", i, p));
+  }
+  if (T >= 1) fit.p_sink = mean_row[0];  // Assumption 3: alpha_0 = p_sink, fitted exactly
+  LogRow row;
+  row.y.assign(static_cast<size_t>(std::max<int64_t>(T, 0)), 0.0);
+  row.w.assign(row.y.size(), 0.0);
+  double sum_p = 0, lo = INFINITY, hi = -INFINITY;
+  for (int64_t i = 1; i < T; ++i) {
+    const double p = mean_row[static_cast<size_t>(i)];
+    if (p > 0) {
+      row.y[static_cast<size_t>(i)] = std::log(p), row.w[static_cast<size_t>(i)] = 1;
+      row.n += 1, sum_p += p, lo = std::min(lo, p), hi = std::max(hi, p);
+    } else {
+      ++fit.skipped;
+    }
+  }
+  if (row.n > 0) fit.p_base = sum_p / row.n;
+  if (T < 4) return failed(fit, fmt::format("the attention row has {} position(s); the profile needs T >= 4", T));
+  if (row.n < 4)
+    return failed(fit, fmt::format("only {} position(s) after the sink have attention > 0; the profile needs 4",
+                                   static_cast<int64_t>(row.n)));
+  if (lo == hi)
+    return failed(fit, fmt::format("attention is constant ({}) over the {} fitted positions after the sink: eta, "
+                                   "omega, T1, T2 are not identifiable",
+                                   lo, static_cast<int64_t>(row.n)));
+  // Centre the logs (better conditioned sums); P is log p_base - offset.
+  for (int64_t i = 1; i < T; ++i)
+    if (row.w[static_cast<size_t>(i)] > 0) row.offset += row.y[static_cast<size_t>(i)] / row.n;
+  for (int64_t i = 1; i < T; ++i)
+    if (row.w[static_cast<size_t>(i)] > 0) row.y[static_cast<size_t>(i)] -= row.offset;
+
+  auto [ph, omega] = linearised_search(row);
+  // Stage 3: alternate the exact refinement at fixed (T1, T2) and the exact search at
+  // fixed (eta, omega) until the phases stop moving; each step can only lower the SSE.
+  for (int pass = 0; pass < 10; ++pass) {
+    refine_at(row, ph, omega);
+    const Phases next = detail::scan_exact(row, ph.eta, omega);
+    if (!next.found || next.sse >= ph.sse || (next.T1 == ph.T1 && next.T2 == ph.T2)) break;
+    ph = next;
+  }
+  fit.T1 = ph.T1, fit.T2 = ph.T2, fit.eta = ph.eta;
+  fit.omega = ph.T1 == ph.T2 ? 0.0 : fold_omega(omega);
+  fit.p_base = std::exp(ph.P + row.offset);
+  // fits.h: error = RMSE of the log residuals over the fitted positions i >= 1.
+  double sse = 0;
+  for (int64_t i = 1; i < T; ++i) {
+    if (row.w[static_cast<size_t>(i)] == 0) continue;
+    const double e = std::log(mean_row[static_cast<size_t>(i)]) - std::log(profile_value(fit, i, T));
+    sse += e * e;
+  }
+  fit.error = std::sqrt(sse / row.n);
+  if (!std::isfinite(fit.error) || !std::isfinite(fit.p_base))
+    return failed(fit, "the profile fit did not converge to finite values");
+  return fit;
+}
+
+double profile_value(const ProfileFit& fit, int64_t i, int64_t T) {
+  if (!(0 <= fit.T1 && fit.T1 <= fit.T2 && fit.T2 < T))
+    fail("profile: need 0 <= T1 <= T2 < T, got T1 = {}, T2 = {}, T = {}", fit.T1, fit.T2, T);
+  if (i < 0 || i >= T) fail("profile: position {} is outside 0..{}", i, T - 1);
+  // Assumption 3 (paper sect. 3.3), the four phases.
+  if (i == 0) return fit.p_sink;
+  if (i <= fit.T1) return fit.p_base;
+  if (i <= fit.T2) return fit.p_base * (1 + fit.eta * std::cos(fit.omega * static_cast<double>(i)));
+  return fit.p_base * std::exp(fit.eta * static_cast<double>(i - fit.T2));
+}
+
+}  // namespace geoattn::analysis

@@ -1,0 +1,119 @@
+#include "geoattn/metrics/assumption_stats.h"
+
+#include <limits>
+
+#include "geoattn/util/error.h"
+
+namespace geoattn::metrics {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+AssumptionStats::AssumptionStats(int64_t layers, int64_t heads, int64_t T, int64_t K)
+    : layers_(layers), heads_(heads), T_(T), K_(K) {
+  if (layers < 1 || heads < 1 || T < 1 || K < 1)
+    fail("assumption stats: layers {}, heads {}, T {}, K {} must all be >= 1", layers, heads, T, K);
+  sums_.resize(static_cast<size_t>(layers * heads * per_head_sums()));
+  counts_.resize(static_cast<size_t>(layers * heads * per_head_counts()));
+}
+
+int64_t AssumptionStats::slot(int64_t layer, int64_t head) const {
+  if (layer < 0 || layer >= layers_ || head < 0 || head >= heads_)
+    fail("assumption stats: layer {} head {} is outside {} x {}", layer, head, layers_, heads_);
+  return layer * heads_ + head;
+}
+
+void AssumptionStats::add(int64_t layer, int64_t head, const AssumptionWindow& w) {
+  const int64_t s = slot(layer, head);
+  // Add into a copy first: a bad value leaves the stats unchanged.
+  std::vector<ExactSum> sums(sums_.begin() + s * per_head_sums(), sums_.begin() + (s + 1) * per_head_sums());
+  ExactSum* norm = sums.data();
+  ExactSum* row = norm + T_;
+  ExactSum* decay = row + T_;
+  for (int64_t i = 0; i < T_; ++i) {
+    norm[i].add(w.norm[i]);
+    row[i].add(w.row[i]);
+  }
+  for (int64_t k = 0; k < K_; ++k) decay[k].add(w.decay_sum[k]);
+  decay[K_].add(w.cv);
+  std::copy(sums.begin(), sums.end(), sums_.begin() + s * per_head_sums());
+  int64_t* counts = counts_.data() + s * per_head_counts();
+  for (int64_t k = 0; k < K_; ++k) counts[k] += w.decay_pairs[k];
+  counts[K_] += 1;
+}
+
+void AssumptionStats::merge(const AssumptionStats& other) {
+  if (other.empty()) return;
+  if (empty()) {
+    *this = other;
+    return;
+  }
+  if (layers_ != other.layers_ || heads_ != other.heads_ || T_ != other.T_ || K_ != other.K_)
+    fail("assumption stats: cannot merge {}x{} (T {}, K {}) with {}x{} (T {}, K {})", layers_, heads_, T_, K_,
+         other.layers_, other.heads_, other.T_, other.K_);
+  for (size_t i = 0; i < sums_.size(); ++i) sums_[i].merge(other.sums_[i]);
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+}
+
+int64_t AssumptionStats::windows(int64_t layer, int64_t head) const {
+  return counts_[slot(layer, head) * per_head_counts() + K_];
+}
+
+std::vector<double> AssumptionStats::mean_norm(int64_t layer, int64_t head) const {
+  const int64_t s = slot(layer, head), n = windows(layer, head);
+  std::vector<double> out(static_cast<size_t>(T_), kNaN);
+  for (int64_t i = 0; n > 0 && i < T_; ++i) out[i] = static_cast<double>(sums_[s * per_head_sums() + i].value_ld() / n);
+  return out;
+}
+
+std::vector<double> AssumptionStats::mean_row(int64_t layer, int64_t head) const {
+  const int64_t s = slot(layer, head), n = windows(layer, head);
+  std::vector<double> out(static_cast<size_t>(T_), kNaN);
+  for (int64_t i = 0; n > 0 && i < T_; ++i)
+    out[i] = static_cast<double>(sums_[s * per_head_sums() + T_ + i].value_ld() / n);
+  return out;
+}
+
+double AssumptionStats::mean_cv(int64_t layer, int64_t head) const {
+  const int64_t n = windows(layer, head);
+  return n > 0 ? static_cast<double>(sums_[slot(layer, head) * per_head_sums() + 2 * T_ + K_].value_ld() / n) : kNaN;
+}
+
+// SPEC §4: c(k) = the mean of cos(v_i, v_j) over all pairs i, j > 0 with |i - j| = k.
+std::vector<double> AssumptionStats::decay(int64_t layer, int64_t head) const {
+  const int64_t s = slot(layer, head);
+  std::vector<double> out(static_cast<size_t>(K_), kNaN);
+  for (int64_t k = 0; k < K_; ++k) {
+    const int64_t pairs = counts_[s * per_head_counts() + k];
+    if (pairs > 0) out[k] = static_cast<double>(sums_[s * per_head_sums() + 2 * T_ + k].value_ld() / pairs);
+  }
+  return out;
+}
+
+std::vector<io::TensorBlob> AssumptionStats::to_tensors(Arrays& storage) const {
+  storage.sums.clear();
+  for (const ExactSum& e : sums_) {
+    storage.sums.push_back(static_cast<int64_t>(e.lo()));
+    storage.sums.push_back(e.hi());
+  }
+  storage.counts = counts_;
+  return {{"assume_sums", io::Dtype::I64, {layers_, heads_, per_head_sums(), 2}, storage.sums.data()},
+          {"assume_counts", io::Dtype::I64, {layers_, heads_, per_head_counts()}, storage.counts.data()}};
+}
+
+AssumptionStats AssumptionStats::from_tensors(int64_t layers, int64_t heads, int64_t T, int64_t K,
+                                              const std::vector<int64_t>& sums, const std::vector<int64_t>& counts) {
+  AssumptionStats a(layers, heads, T, K);
+  if (sums.size() != 2 * a.sums_.size() || counts.size() != a.counts_.size())
+    fail("assumption stats: the state arrays do not match {}x{} (T {}, K {})", layers, heads, T, K);
+  for (size_t i = 0; i < a.sums_.size(); ++i)
+    a.sums_[i] = ExactSum::from_halves(static_cast<uint64_t>(sums[2 * i]), sums[2 * i + 1]);
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] < 0) fail("assumption stats: a negative count in the state");
+    a.counts_[i] = counts[i];
+  }
+  return a;
+}
+
+}  // namespace geoattn::metrics

@@ -1,0 +1,69 @@
+#include "geoattn/report/fits_json.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/analysis/fits.h"
+
+namespace geoattn::report {
+
+using nlohmann::ordered_json;
+
+namespace {
+ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
+
+ordered_json numbers(const std::vector<double>& xs) {
+  ordered_json out = ordered_json::array();
+  for (double x : xs) out.push_back(number(x));
+  return out;
+}
+
+void put_status(ordered_json& out, const analysis::FitStatus& status) {
+  out["ok"] = status.ok;
+  if (!status.ok) out["why"] = status.why;
+}
+
+ordered_json head_fits(const metrics::AssumptionStats& stats, int64_t l, int64_t h) {
+  ordered_json out = {{"windows", stats.windows(l, h)}};
+  // SPEC §4, Assumption 1: C, lambda, cv.
+  const auto mean_norm = stats.mean_norm(l, h);
+  const auto norms = analysis::fit_norms(mean_norm, stats.mean_cv(l, h));
+  out["norms"] = {{"C", number(norms.C)}, {"lambda", number(norms.lambda)}, {"cv", number(norms.cv)},
+                  {"mean_norm", numbers(mean_norm)}};
+  put_status(out["norms"], norms.status);
+  // SPEC §4, Assumption 2: c(k) = exp(-beta k).
+  const auto c = stats.decay(l, h);
+  const auto decay = analysis::fit_decay(c);
+  out["decay"] = {{"beta", number(decay.beta)}, {"mae", number(decay.mae)}, {"c", numbers(c)}};
+  put_status(out["decay"], decay.status);
+  // SPEC §4, Assumption 3: the four-phase profile of the mean attention row.
+  const auto row = stats.mean_row(l, h);
+  const auto p = analysis::fit_profile(row);
+  out["profile"] = {{"p_sink", number(p.p_sink)}, {"p_base", number(p.p_base)}, {"eta", number(p.eta)},
+                    {"omega", number(p.omega)},   {"T1", p.T1},                   {"T2", p.T2},
+                    {"error", number(p.error)},   {"skipped", p.skipped},         {"mean_row", numbers(row)}};
+  put_status(out["profile"], p.status);
+  return out;
+}
+}  // namespace
+
+std::vector<ordered_json> fits_json(const metrics::AssumptionStats& stats) {
+  const int64_t n = stats.layers() * stats.heads();
+  std::vector<ordered_json> out(static_cast<size_t>(n));
+  std::atomic<int64_t> next{0};
+  auto worker = [&] {
+    for (int64_t i; (i = next++) < n;) out[i] = head_fits(stats, i / stats.heads(), i % stats.heads());
+  };
+  const int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, std::max<int64_t>(n, 1));
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+}  // namespace geoattn::report

@@ -1,0 +1,214 @@
+// The head taxonomy of SPEC §6 (taxonomy.h): heads built to be each type get that label,
+// thresholds from the config change the outcome, and bad configs or measure files are errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/analysis/taxonomy.h"
+#include "geoattn/util/error.h"
+
+using namespace geoattn::analysis;
+using nlohmann::json;
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+const std::vector<int64_t> kGrid = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+
+// A curve over kGrid: a + b ln(N).
+std::vector<double> curve(double a, double b) {
+  std::vector<double> out;
+  for (const int64_t n : kGrid) out.push_back(a + b * std::log(static_cast<double>(n)));
+  return out;
+}
+
+// Retriever: last token dominates, s(N) stays on v_L.
+HeadFeatures retriever() { return {0.1, 2.0, 0.5, kGrid, curve(0.2, 0.0), curve(0.9, -0.02)}; }
+// Reset: the sink dominates, weak v_L alignment until very large N.
+HeadFeatures reset() {
+  HeadFeatures f{1.0, 0.3, 0.6, kGrid, curve(0.95, -0.01), curve(0.05, 0.0)};
+  f.cos_s_vL.back() = 0.6;  // only at N = 1024
+  return f;
+}
+// Mixer: last token between sink and rest; alignment moves from v_0 to v_L as N grows.
+HeadFeatures mixer() { return {0.4, 0.8, 1.0, kGrid, curve(0.9, -0.1), curve(0.1, 0.08)}; }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const geoattn::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+json measure_with(const std::vector<std::pair<int64_t, HeadFeatures>>& heads) {
+  json m = {{"schema", "geoattn.measure/1"}, {"model", {{"name", "tiny"}}}, {"n_grid", kGrid}};
+  json arr = json::array();
+  int64_t h = 0;
+  for (const auto& [layer, f] : heads) {
+    json cv0 = json::array(), cvL = json::array();
+    for (size_t g = 0; g < kGrid.size(); ++g) {
+      cv0.push_back(std::isfinite(f.cos_s_v0[g]) ? json(f.cos_s_v0[g]) : json(nullptr));
+      cvL.push_back(std::isfinite(f.cos_s_vL[g]) ? json(f.cos_s_vL[g]) : json(nullptr));
+    }
+    arr.push_back({{"layer", layer}, {"head", h++}, {"samples", 3}, {"c_sink", f.c_sink}, {"c_last", f.c_last},
+                   {"c_rest", f.c_rest}, {"cos_s_v0", cv0}, {"cos_s_vL", cvL}, {"c_sink_std", 0.1}});
+  }
+  m["heads"] = arr;
+  return m;
+}
+}  // namespace
+
+TEST(Taxonomy, EachTypeGetsItsLabel) {
+  const TaxonomyConfig cfg;
+  const HeadLabel r = classify(retriever(), cfg);
+  EXPECT_EQ(r.label, "Retriever");
+  EXPECT_NE(r.rule.find("Retriever"), std::string::npos);
+  EXPECT_NEAR(r.mean_cos_vL, 0.9 - 0.02 * std::log(1024.0) / 2, 1e-12);  // mean of a line in ln N over a log grid
+
+  const HeadLabel z = classify(reset(), cfg);
+  EXPECT_EQ(z.label, "Reset") << z.rule;
+  EXPECT_DOUBLE_EQ(z.median_cos_vL_small_n, 0.05);  // the N = 1024 spike is outside N <= 64
+
+  const HeadLabel m = classify(mixer(), cfg);
+  EXPECT_EQ(m.label, "Mixer") << m.rule;
+  EXPECT_NEAR(m.slope_cos_v0, -0.1, 1e-12);  // slopes against ln(N)
+  EXPECT_NEAR(m.slope_cos_vL, 0.08, 1e-12);
+  EXPECT_LT(m.slope_cos_v0, 0);
+  EXPECT_GT(m.slope_cos_vL, 0);
+}
+
+TEST(Taxonomy, RetrieverIsCheckedBeforeReset) {
+  // c_last is largest and mean cos(s, v_L) = 0.6 >= 0.5: Retriever. With the Reset median
+  // threshold raised to 0.7 the Reset rule (0.95 >= 0.8 x 1.0, median 0.6 < 0.7) holds too.
+  HeadFeatures f{0.95, 1.0, 0.2, kGrid, curve(0.5, 0.0), curve(0.6, 0.0)};
+  TaxonomyConfig cfg;
+  cfg.reset_cos_vL_max = 0.7;  // now Reset's median rule holds too
+  EXPECT_EQ(classify(f, cfg).label, "Retriever");
+  cfg.retriever_cos_vL_min = 0.65;
+  EXPECT_EQ(classify(f, cfg).label, "Reset");
+}
+
+TEST(Taxonomy, NaNEntriesAreSkipped) {
+  HeadFeatures f = retriever();
+  f.cos_s_vL[3] = kNaN;
+  f.cos_s_vL[7] = kNaN;
+  const HeadLabel h = classify(f, {});
+  EXPECT_TRUE(std::isfinite(h.mean_cos_vL));
+  EXPECT_TRUE(std::isfinite(h.slope_cos_vL));
+  EXPECT_EQ(h.label, "Retriever");
+  // Every entry undefined: the means are NaN, so no rule that needs them fires.
+  HeadFeatures g = reset();
+  for (auto& x : g.cos_s_vL) x = kNaN;
+  const HeadLabel k = classify(g, {});
+  EXPECT_TRUE(std::isnan(k.median_cos_vL_small_n));
+  EXPECT_EQ(k.label, "Mixer");
+}
+
+TEST(Taxonomy, ConfigThresholdChangesTheOutcome) {
+  // The Mixer head has mean cos(s, v_L) ~ 0.38 and c_last < c_rest; make c_last largest,
+  // then lower the Retriever threshold through the config JSON.
+  HeadFeatures f = mixer();
+  f.c_last = 1.2;
+  EXPECT_EQ(classify(f, TaxonomyConfig::from_json(json::object())).label, "Mixer");
+  const auto cfg = TaxonomyConfig::from_json(json{{"retriever_cos_vL_min", 0.3}, {"_comment", "lower"}});
+  EXPECT_EQ(cfg.retriever_cos_vL_min, 0.3);
+  EXPECT_EQ(cfg.reset_sink_ratio, 0.8);  // missing keys keep their defaults
+  EXPECT_EQ(classify(f, cfg).label, "Retriever");
+  // reset_n_max: cos(s, v_L) = 0.05 for N <= 4 and 0.6 above; the median over N <= 64 is
+  // 0.6 (not Reset), over N <= 4 it is 0.05 (Reset).
+  HeadFeatures z = reset();
+  for (size_t g = 3; g < kGrid.size(); ++g) z.cos_s_vL[g] = 0.6;
+  EXPECT_EQ(classify(z, {}).label, "Mixer");
+  EXPECT_EQ(classify(z, TaxonomyConfig::from_json(json{{"reset_n_max", 4}})).label, "Reset");
+}
+
+TEST(Taxonomy, ConfigRoundTripsAndDefaultsFileMatches) {
+  TaxonomyConfig c;
+  c.reset_n_max = 32;
+  c.reset_sink_ratio = 1.5;
+  const TaxonomyConfig back = TaxonomyConfig::from_json(json::parse(c.to_json().dump()));
+  EXPECT_EQ(back.reset_n_max, 32);
+  EXPECT_EQ(back.reset_sink_ratio, 1.5);
+  EXPECT_EQ(c.to_json().dump(),
+            R"({"retriever_cos_vL_min":0.5,"reset_sink_ratio":1.5,"reset_cos_vL_max":0.3,"reset_n_max":32})");
+
+  std::ifstream in(std::string(GEOATTN_SOURCE_DIR) + "/configs/taxonomy.json");
+  ASSERT_TRUE(in.good());
+  const TaxonomyConfig file = TaxonomyConfig::from_json(json::parse(in));
+  EXPECT_EQ(file.to_json(), TaxonomyConfig().to_json());
+}
+
+TEST(Taxonomy, BadConfigIsAnError) {
+  struct Case {
+    json j;
+    const char* needle;
+  };
+  for (const Case& k : std::vector<Case>{{json{{"retriever_cos_min", 0.5}}, "unknown key 'retriever_cos_min'"},
+                                         {json{{"reset_n_max", 6.5}}, "'reset_n_max' must be an integer"},
+                                         {json{{"reset_n_max", 0}}, "'reset_n_max' = 0"},
+                                         {json{{"reset_sink_ratio", "high"}}, "'reset_sink_ratio' must be a number"},
+                                         {json{{"reset_sink_ratio", -1}}, "'reset_sink_ratio' = -1"},
+                                         {json{{"reset_cos_vL_max", 2}}, "'reset_cos_vL_max' = 2"},
+                                         {json::array(), "expected a JSON object"}}) {
+    const std::string what = error_of([&] { TaxonomyConfig::from_json(k.j); });
+    EXPECT_NE(what.find(k.needle), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+}
+
+TEST(Taxonomy, ReportFromMeasureJson) {
+  const json m = measure_with({{0, retriever()}, {0, reset()}, {1, mixer()}, {1, mixer()}, {1, reset()}});
+  const auto r = taxonomy_report(m, {});
+  EXPECT_EQ(r["schema"], "geoattn.taxonomy/1");
+  EXPECT_EQ(r["model"]["name"], "tiny");
+  EXPECT_EQ(r["config"]["reset_n_max"], 64);
+  ASSERT_EQ(r["heads"].size(), 5u);
+  EXPECT_EQ(r["heads"][0]["label"], "Retriever");
+  EXPECT_EQ(r["heads"][1]["label"], "Reset");
+  EXPECT_EQ(r["heads"][2]["label"], "Mixer");
+  EXPECT_EQ(r["heads"][2]["layer"], 1);
+  EXPECT_EQ(r["heads"][2]["head"], 2);
+  EXPECT_EQ(r["heads"][2]["features"]["samples"], 3);
+  EXPECT_NEAR(r["heads"][2]["features"]["slope_cos_vL"].get<double>(), 0.08, 1e-12);
+  EXPECT_EQ(r["layers"].dump(),
+            R"([{"layer":0,"Retriever":1,"Mixer":0,"Reset":1},{"layer":1,"Retriever":0,"Mixer":2,"Reset":1}])");
+  EXPECT_EQ(r["totals"].dump(), R"({"heads":5,"Retriever":1,"Mixer":2,"Reset":2})");
+}
+
+TEST(Taxonomy, NullCurveEntriesAndNullFeaturesInTheReport) {
+  HeadFeatures f = mixer();
+  f.cos_s_vL.assign(kGrid.size(), kNaN);
+  f.cos_s_v0.assign(kGrid.size(), kNaN);
+  const auto r = taxonomy_report(measure_with({{0, f}}), {});
+  EXPECT_TRUE(r["heads"][0]["features"]["mean_cos_vL"].is_null());
+  EXPECT_TRUE(r["heads"][0]["features"]["slope_cos_v0"].is_null());
+}
+
+TEST(Taxonomy, BadMeasureIsAnError) {
+  const json good = measure_with({{0, retriever()}});
+  struct Case {
+    std::function<void(json&)> edit;
+    const char* needle;
+  };
+  for (const Case& k : std::vector<Case>{
+           {[](json& m) { m["schema"] = "geoattn.bounds/1"; }, "expected schema 'geoattn.measure/1'"},
+           {[](json& m) { m.erase("schema"); }, "got none"},
+           {[](json& m) { m.erase("n_grid"); }, "no 'n_grid'"},
+           {[](json& m) { m.erase("heads"); }, "no 'heads'"},
+           {[](json& m) { m["heads"][0].erase("c_last"); }, "heads[0] has no 'c_last'"},
+           {[](json& m) { m["heads"][0]["c_sink"] = nullptr; }, "heads[0].c_sink is null"},
+           {[](json& m) { m["heads"][0]["layer"] = "0"; }, "heads[0].layer must be an integer"},
+           {[](json& m) { m["heads"][0]["cos_s_vL"].erase(0); }, "heads[0].cos_s_vL must be an array of 11"},
+           {[](json& m) { m["heads"][0]["cos_s_v0"][2] = "x"; }, "non-number entry"}}) {
+    json m = good;
+    k.edit(m);
+    const std::string what = error_of([&] { taxonomy_report(m, {}); });
+    EXPECT_NE(what.find(k.needle), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+}

@@ -13,8 +13,13 @@ GEOATTN="$BUILD_DIR/bin/geoattn"
 mkdir -p out
 
 "$GEOATTN" inspect --model models/stories260K
-# Every head of every layer, over the shipped TinyStories and OpenWebText text.
-"$GEOATTN" measure --model models/stories260K \
-  --data data/tinystories/tinystories-sample.txt data/openwebtext/openwebtext-first100.txt \
-  --window stream --ctx 256 --max-windows 64 --out out/measure.json
-python3 scripts/summary.py out/measure.json
+DATA="data/tinystories/tinystories-sample.txt data/openwebtext/openwebtext-first100.txt"
+RUN="--model models/stories260K --data $DATA --window stream --ctx 256 --max-windows 64"
+# Every head of every layer: top-N P/R/F over N, rho0, the s(N) diagnostics, the fits.
+"$GEOATTN" measure $RUN --out out/measure.json
+# Theorems 1-2 / Corollary 1 per sample, beside the measurements; and from parameters alone.
+"$GEOATTN" bounds $RUN --out out/bounds.json
+"$GEOATTN" bounds --params configs/bounds-llama2-7b.json --out out/bounds-llama2-7b-params.json
+# Retriever / Mixer / Reset for every head.
+"$GEOATTN" taxonomy --from out/measure.json --config configs/taxonomy.json --out out/taxonomy.json
+python3 scripts/summary.py out/measure.json out/taxonomy.json

@@ -19,17 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result run(const std::string& args, const TempDir& tmp) {
-  const std::string out = tmp / "stdout.txt", err = tmp / "stderr.txt";
-  const std::string cmd = std::string(GEOATTN_BIN_DIR) + "/" + args + " >" + out + " 2>" + err;
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out), read_file(err)};
-}
+using Result = geoattn::testing::RunResult;
+Result run(const std::string& args, const TempDir& tmp) { return geoattn::testing::run_tool(args, tmp); }
 
 std::string tiny(const TempDir& tmp, const std::string& name, const std::string& flags) {
   const std::string dir = tmp / name;

@@ -18,10 +18,9 @@ using nlohmann::json;
 namespace {
 
 int run(const std::string& args, const TempDir& tmp, std::string* err = nullptr) {
-  const std::string err_path = tmp / "stderr.txt";
-  const int status = std::system((std::string(GEOATTN_BIN_DIR) + "/geoattn " + args + " 2>" + err_path).c_str());
-  if (err) *err = read_file(err_path);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const auto r = geoattn::testing::run_tool("geoattn " + args, tmp);
+  if (err) *err = r.err;
+  return r.code;
 }
 
 const std::string kModel = " --model " + source("models/stories260K");

@@ -1,5 +1,6 @@
 #pragma once
 // Shared by the tests: a temporary folder that cleans itself up, and file helpers.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -52,5 +53,20 @@ inline std::string safetensors_bytes(const std::string& header, size_t data_byte
 
 inline std::string fixture(const std::string& rel) { return std::string(GEOATTN_FIXTURES) + "/" + rel; }
 inline std::string source(const std::string& rel) { return std::string(GEOATTN_SOURCE_DIR) + "/" + rel; }
+
+// Runs a built tool: `args` starts with its name ("geoattn measure ..."); stdout and stderr
+// are captured through files in `tmp`. A signal shows as 128 + its number.
+struct RunResult {
+  int code;
+  std::string out, err;
+};
+#ifdef GEOATTN_BIN_DIR
+inline RunResult run_tool(const std::string& args, const TempDir& tmp) {
+  const std::string out = tmp / "stdout.txt", err = tmp / "stderr.txt";
+  const std::string cmd = std::string(GEOATTN_BIN_DIR) + "/" + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out), read_file(err)};
+}
+#endif
 
 }  // namespace geoattn::testing

@@ -36,8 +36,10 @@ ordered_json head_fits(const metrics::AssumptionStats& stats, int64_t l, int64_t
                   {"mean_norm", numbers(mean_norm)}};
   put_status(out["norms"], norms.status);
   // SPEC §4, Assumption 2: c(k) = exp(-beta k).
+  // c(k) is defined for the lags that had pairs (k <= T - 2); K may reach past them.
   const auto c = stats.decay(l, h);
-  const auto decay = analysis::fit_decay(c);
+  const auto defined = std::find_if(c.begin(), c.end(), [](double x) { return !std::isfinite(x); });
+  const auto decay = analysis::fit_decay(std::vector<double>(c.begin(), defined));
   out["decay"] = {{"beta", number(decay.beta)}, {"mae", number(decay.mae)}, {"c", numbers(c)}};
   put_status(out["decay"], decay.status);
   // SPEC §4, Assumption 3: the four-phase profile of the mean attention row.

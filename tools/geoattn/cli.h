@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "geoattn/io/capture_file.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
 
@@ -60,6 +61,8 @@ void add_measure(CLI::App& app, Action& action);
 void add_metrics(CLI::App& app, Action& action);
 void add_merge(CLI::App& app, Action& action);
 void add_bench(CLI::App& app, Action& action);
+void add_bounds(CLI::App& app, Action& action);
+void add_taxonomy(CLI::App& app, Action& action);
 
 // `--n` and the state sidecar beside a result JSON: x.json -> x.state.safetensors.
 std::string state_path(const std::string& json_path);
@@ -67,6 +70,7 @@ std::string state_path(const std::string& json_path);
 void write_results(const std::string& out, const metrics::RunState& state);
 // SPEC §4: the largest lag K of the decay fit (`--decay-k`).
 constexpr int64_t kDefaultDecayK = 64;
-// The "model" object of the result JSON.
+// The "model" object of the result JSON: of a checkpoint, or of a capture file.
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
+nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const std::string& path);
 }  // namespace geoattn::cli

@@ -2,11 +2,11 @@
 #include <fmt/format.h>
 
 #include "cli.h"
+#include "forward_loop.h"
 #include "geoattn/io/capture_file.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/progress.h"
 
 namespace geoattn::cli {
 
@@ -50,19 +50,13 @@ void run_capture(const CaptureOptions& o) {
   const model::Decoder decoder = model::Decoder::load(checkpoint, dtype, device);
 
   std::vector<torch::Tensor> alpha, values, tokens;
-  Progress progress("capture", static_cast<long long>(windows.size()), o.quiet);
-  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, checkpoint.config.n_layers, queries);
-  for (size_t i = 0; i < windows.size(); ++i) {
-    auto ids = torch::tensor(windows[i].ids, torch::kInt64).unsqueeze(0);
-    decoder.forward(ids, &capture, /*want_logits=*/false);
-    // Rows stop at their query: positions after it are exactly zero by the causal mask.
-    alpha.push_back(capture.stacked(model::HookPoint::AttnPattern).to(torch::kCPU, torch::kFloat32));
-    values.push_back(capture.stacked(model::HookPoint::AttnV).to(torch::kCPU, torch::kFloat32));
-    tokens.push_back(ids);
-    capture.clear();
-    progress.update(static_cast<long long>(i + 1), static_cast<long long>((i + 1) * T));
-  }
-  progress.finish();
+  forward_windows(decoder, checkpoint.config.n_layers, windows, queries, /*batch=*/1, "capture", o.quiet,
+                  [&](int64_t w, const torch::Tensor& a, const torch::Tensor& v) {
+                    // Rows stop at their query: positions after it are exactly zero by the causal mask.
+                    alpha.push_back(a.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
+                    values.push_back(v.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
+                    tokens.push_back(torch::tensor(windows[w].ids, torch::kInt64).unsqueeze(0));
+                  });
   io::write_capture_file(o.out, io::CaptureFile{torch::cat(alpha), torch::cat(values), torch::cat(tokens),
                                                 torch::tensor(queries, torch::kInt64), capture_metadata(checkpoint, o)});
   if (!o.quiet)

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "cli.h"
+#include "forward_loop.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/metrics/window_assumptions.h"
@@ -11,7 +12,6 @@
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/progress.h"
 
 namespace geoattn::cli {
 
@@ -53,7 +53,6 @@ nlohmann::ordered_json settings_info(const MeasureOptions& o) {
 void run_measure(const MeasureOptions& o) {
   const auto start = Clock::now();
   check_output_path(o.out);
-  if (o.batch < 1) fail("--batch {}: must be at least 1", o.batch);
   if (o.decay_k < 1) fail("--decay-k {}: must be at least 1", o.decay_k);
   set_threads(o.run.threads);
   const torch::Device device = resolve_device(o.run.device);
@@ -69,29 +68,13 @@ void run_measure(const MeasureOptions& o) {
   metrics::RunState state{metrics::Aggregator(c.n_layers, c.n_heads, grid),
                           metrics::AssumptionStats(c.n_layers, c.n_heads, T, o.decay_k), {}};
   if (queries.back() != T - 1) state.assumptions = {};  // SPEC §4 fits the last query only
-  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, c.n_layers, queries);
-  Progress progress("measure", W, o.quiet);
-  double forward_s = 0, metrics_s = 0;
-  for (int64_t w0 = 0; w0 < W; w0 += o.batch) {
-    const int64_t w1 = std::min(W, w0 + o.batch);
-    std::vector<torch::Tensor> ids;
-    for (int64_t w = w0; w < w1; ++w) ids.push_back(torch::tensor(windows[w].ids, torch::kInt64));
-    auto t = Clock::now();
-    decoder.forward(torch::stack(ids), &capture, /*want_logits=*/false);
-    auto alpha = capture.stacked(model::HookPoint::AttnPattern);  // [b, L, H, Q, T]
-    auto values = capture.stacked(model::HookPoint::AttnV);       // [b, L, KV, T, d]
-    if (device.is_cuda()) torch::cuda::synchronize();
-    forward_s += seconds_since(t);
-    t = Clock::now();
-    for (int64_t b = 0; b < w1 - w0; ++b) {
-      metrics::add_window(alpha[b], values[b], queries, grid, state.metrics);
-      if (!state.assumptions.empty()) metrics::add_window_assumptions(alpha[b], values[b], queries, state.assumptions);
-    }
-    metrics_s += seconds_since(t);
-    capture.clear();
-    progress.update(w1, w1 * T);
-  }
-  progress.finish();
+  const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "measure", o.quiet,
+                                     [&](int64_t, const torch::Tensor& alpha, const torch::Tensor& values) {
+                                       metrics::add_window(alpha, values, queries, grid, state.metrics);
+                                       if (!state.assumptions.empty())
+                                         metrics::add_window_assumptions(alpha, values, queries, state.assumptions);
+                                     });
+  const double forward_s = times.forward_s, metrics_s = times.visit_s;
 
   const double total_s = seconds_since(start);
   auto& run_info = state.run_info;

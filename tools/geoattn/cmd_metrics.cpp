@@ -41,11 +41,8 @@ void run_metrics(const MetricsOptions& o) {
       metrics::add_window_assumptions(capture.alpha[w], capture.values[w], queries, state.assumptions);
   }
 
-  nlohmann::ordered_json model = {{"capture", o.capture}, {"layers", L}, {"heads", H}, {"kv_heads", capture.values.size(2)},
-                                  {"head_dim", capture.values.size(4)}};
-  for (const auto& [k, v] : capture.metadata) model["metadata"][k] = v;
   auto& run_info = state.run_info;
-  run_info["model"] = model;
+  run_info["model"] = capture_model_info(capture, o.capture);
   run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = {{"ctx", T},
                           {"queries", queries},

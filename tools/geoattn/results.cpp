@@ -1,5 +1,6 @@
 // What measure, metrics and merge share: the result JSON and its state sidecar.
 #include "cli.h"
+#include "geoattn/io/capture_file.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
 
@@ -15,6 +16,16 @@ void write_results(const std::string& out, const metrics::RunState& state) {
   const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions);
   metrics::save_run_state(state_path(out), state);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+}
+
+nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const std::string& path) {
+  nlohmann::ordered_json model = {{"capture", path},
+                                  {"layers", capture.alpha.size(1)},
+                                  {"heads", capture.alpha.size(2)},
+                                  {"kv_heads", capture.values.size(2)},
+                                  {"head_dim", capture.values.size(4)}};
+  for (const auto& [k, v] : capture.metadata) model["metadata"][k] = v;
+  return model;
 }
 
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint) {

@@ -1,0 +1,179 @@
+// geoattn bounds and taxonomy end to end on the embedded default (stories260K): the three
+// sources of bounds, bounds' measured means equal measure's, fits in the measure JSON, the
+// taxonomy and its config, and bad inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using geoattn::testing::read_file;
+using geoattn::testing::run_tool;
+using geoattn::testing::source;
+using geoattn::testing::TempDir;
+using geoattn::testing::write_file;
+using nlohmann::json;
+
+namespace {
+
+const std::string kRun = " --model " + source("models/stories260K") + " --data " +
+                         source("data/tinystories/tinystories-sample.txt") + " --window stream --ctx 64 --max-windows 6";
+
+json load(const std::string& path) { return json::parse(read_file(path)); }
+
+// One measure run shared by the tests of this file.
+class AnalysisCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    tmp_ = new TempDir;
+    const auto r = run_tool("geoattn measure --quiet" + kRun + " --out " + (*tmp_ / "m.json"), *tmp_);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete tmp_; }
+  static std::string measure() { return *tmp_ / "m.json"; }
+  static TempDir* tmp_;
+};
+TempDir* AnalysisCli::tmp_ = nullptr;
+
+}  // namespace
+
+TEST_F(AnalysisCli, MeasureCarriesTheFits) {
+  const json m = load(measure());
+  EXPECT_EQ(m["settings"]["decay_k"], 64);
+  ASSERT_EQ(m["heads"].size(), 40u);
+  for (const auto& h : m["heads"]) {
+    const auto& f = h["fits"];
+    EXPECT_EQ(f["windows"], 6);
+    ASSERT_EQ(f["norms"]["mean_norm"].size(), 64u);
+    ASSERT_EQ(f["profile"]["mean_row"].size(), 64u);
+    ASSERT_EQ(f["decay"]["c"].size(), 64u);
+    double row_sum = 0;
+    for (const auto& x : f["profile"]["mean_row"]) row_sum += x.get<double>();
+    EXPECT_NEAR(row_sum, 1.0, 1e-5);  // the mean of rows that sum to 1
+    EXPECT_TRUE(f["decay"]["c"][61].is_number());  // k = 62 = T - 2: one pair, (1, 63)
+    EXPECT_TRUE(f["decay"]["c"][62].is_null());    // k = 63 > T - 2: no pair
+    EXPECT_GT(f["norms"]["C"].get<double>(), 0);
+    EXPECT_TRUE(f["profile"]["ok"].get<bool>()) << f["profile"].value("why", "");
+    EXPECT_LE(f["profile"]["T1"].get<int64_t>(), f["profile"]["T2"].get<int64_t>());
+  }
+}
+
+TEST_F(AnalysisCli, BoundsFromTheModelBesideTheMeasurements) {
+  TempDir tmp;
+  const auto r = run_tool("geoattn bounds --quiet" + kRun + " --out " + (tmp / "b.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json b = load(tmp / "b.json"), m = load(measure());
+  EXPECT_EQ(b["schema"], "geoattn.bounds/1");
+  EXPECT_EQ(b["source"], "model");
+  EXPECT_EQ(b["n_grid"], m["n_grid"]);
+  EXPECT_EQ(b["global"]["P_rmax"], m["global"]["P_rmax"]);  // the same windows, the same core
+  EXPECT_EQ(b["heads"][7]["R_rmin"], m["heads"][7]["R_rmin"]);
+  const size_t G = b["n_grid"].size();
+  for (const auto& group : {b["global"], b["layers"][2], b["heads"][13]}) {
+    for (const char* k : {"P_lo", "P_up", "R_lo", "R_up", "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up"}) {
+      ASSERT_EQ(group[k].size(), G) << k;
+      EXPECT_EQ(group[k][0], 1.0) << k;  // N = 1: every bound is 1
+      EXPECT_EQ(group[k][G - 1], 1.0) << k;  // N = q + 1 = T
+      for (const auto& x : group[k]) EXPECT_TRUE(x.get<double>() >= 0 && x.get<double>() <= 1) << k;
+    }
+    for (size_t g = 0; g < G; ++g) {
+      const double N = b["n_grid"][g];
+      EXPECT_GE(group["P_lo"][g].get<double>(), N / 64 - 1e-12);  // P_lo >= N/(q+1)
+      EXPECT_LE(group["P_lo"][g].get<double>(), group["P_up"][g].get<double>() + 1e-12);
+    }
+  }
+  EXPECT_EQ(b["settings"]["kappa"], 1.0);
+  EXPECT_TRUE(b["settings"]["conventions"].contains("Delta0"));
+}
+
+TEST_F(AnalysisCli, BoundsFromACaptureEqualBoundsFromTheModel) {
+  TempDir tmp;
+  auto r = run_tool("geoattn capture --quiet" + kRun + " --out " + (tmp / "c.safetensors"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_tool("geoattn bounds --quiet --capture " + (tmp / "c.safetensors") + " --kappa 0.5 --out " + (tmp / "a.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_tool("geoattn bounds --quiet" + kRun + " --kappa 0.5 --out " + (tmp / "b.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json a = load(tmp / "a.json"), b = load(tmp / "b.json");
+  EXPECT_EQ(a["source"], "capture");
+  for (const char* k : {"P_lo", "P_up", "R_lo", "R_up", "P_rmax", "R_rmin"})
+    for (size_t g = 0; g < a["n_grid"].size(); ++g)
+      EXPECT_NEAR(a["global"][k][g].get<double>(), b["global"][k][g].get<double>(), 1e-9) << k;
+}
+
+TEST_F(AnalysisCli, BoundsFromParameters) {
+  TempDir tmp;
+  auto r = run_tool("geoattn bounds --params " + source("configs/bounds-llama2-7b.json") + " --samples 2 --out " +
+                        (tmp / "p.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json p = load(tmp / "p.json");
+  EXPECT_EQ(p["source"], "params");
+  EXPECT_EQ(p["params"]["T"], 1024);
+  EXPECT_EQ(p["params"]["samples"], 2);
+  EXPECT_EQ(p["n_grid"].back(), 1024);
+  ASSERT_EQ(p["bounds"]["R_up"].size(), p["n_grid"].size());
+  // The fits of one head of a measure JSON, as parameters.
+  r = run_tool("geoattn bounds --params " + measure() + " --layer 1 --head 3 --out " + (tmp / "h.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json h = load(tmp / "h.json"), m = load(measure());
+  EXPECT_EQ(h["params"]["T"], 64);
+  EXPECT_EQ(h["params"]["beta"], m["heads"][8 + 3]["fits"]["decay"]["beta"]);
+  EXPECT_EQ(h["params_of"]["layer"], 1);
+  r = run_tool("geoattn bounds --params " + measure() + " --layer 9 --head 0 --out " + (tmp / "x.json"), tmp);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("no head (9, 0)"), std::string::npos) << r.err;
+}
+
+TEST_F(AnalysisCli, Taxonomy) {
+  TempDir tmp;
+  auto r = run_tool("geoattn taxonomy --from " + measure() + " --out " + (tmp / "t.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json t = load(tmp / "t.json");
+  EXPECT_EQ(t["schema"], "geoattn.taxonomy/1");
+  ASSERT_EQ(t["heads"].size(), 40u);
+  ASSERT_EQ(t["layers"].size(), 5u);
+  int64_t total = 0;
+  for (const auto& l : t["layers"]) total += l["Retriever"].get<int64_t>() + l["Mixer"].get<int64_t>() + l["Reset"].get<int64_t>();
+  EXPECT_EQ(total, 40);
+  for (const auto& h : t["heads"]) {
+    EXPECT_TRUE(h["label"] == "Retriever" || h["label"] == "Mixer" || h["label"] == "Reset");
+    EXPECT_FALSE(h["rule"].get<std::string>().empty());
+  }
+  // Thresholds from a config change the outcome: no head reaches a mean cos(s, v_L) of 1, and
+  // with a sink ratio of 0 and a cos(s, v_L) ceiling of 1 every head is a Reset.
+  write_file(tmp / "all-reset.json", R"({"reset_sink_ratio": 0.0, "reset_cos_vL_max": 1.0, "retriever_cos_vL_min": 1.0})");
+  r = run_tool("geoattn taxonomy --from " + measure() + " --config " + (tmp / "all-reset.json") + " --out " + (tmp / "r.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(load(tmp / "r.json")["totals"]["Reset"], 40);
+}
+
+TEST_F(AnalysisCli, BadInputs) {
+  TempDir tmp;
+  write_file(tmp / "broken.json", "{\"schema\": ");
+  write_file(tmp / "other.json", R"({"schema": "geoattn.bounds/1"})");
+  write_file(tmp / "badcfg.json", R"({"reset_sink_ratio": "high"})");
+  const std::string out = tmp / "out.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bounds --kappa 0" + kRun, "--kappa"},
+      {"bounds --capture " + (tmp / "none.safetensors") + " --params " + measure(), "excludes"},
+      {"bounds --n 1:16", "exactly one of"},
+      {"bounds --params " + (tmp / "broken.json"), "not valid JSON"},
+      {"bounds --params " + (tmp / "other.json"), "other.json"},
+      {"bounds --capture " + (tmp / "broken.json"), "broken.json"},
+      {"bounds" + kRun + " --n 0:3", "--n"},
+      {"taxonomy --from " + (tmp / "broken.json"), "not valid JSON"},
+      {"taxonomy --from " + (tmp / "other.json"), "other.json"},
+      {"taxonomy --from " + measure() + " --config " + (tmp / "badcfg.json"), "reset_sink_ratio"},
+      {"taxonomy --from " + (tmp / "missing.json"), "cannot open"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = run_tool("geoattn " + args + " --out " + out, tmp);
+    EXPECT_NE(r.code, 0) << args;
+    EXPECT_LT(r.code, 128) << args;  // no signal
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << args;
+  }
+}

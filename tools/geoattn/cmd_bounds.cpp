@@ -1,0 +1,198 @@
+// geoattn bounds: Theorems 1-2 and Corollary 1 (SPEC §5) evaluated per sample and N, beside the
+// measured P and R: from a capture file, from a model over shards, or from assumption
+// parameters alone (synthetic a_i and rho, no model).
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "cli.h"
+#include "forward_loop.h"
+#include "geoattn/analysis/window_bounds.h"
+#include "geoattn/metrics/grid.h"
+#include "geoattn/metrics/window_metrics.h"
+#include "geoattn/report/bounds_json.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::cli {
+
+namespace {
+
+struct BoundsOptions {
+  std::string capture, model, params;
+  InputOptions input;
+  std::string queries = "last";
+  int64_t batch = 1;
+  RunOptions run;
+  int64_t layer = 0, head = 0, samples = -1;
+  std::string n = "default";
+  double kappa = 1.0;
+  std::string out;
+  bool quiet = false;
+};
+
+// Where the paper's main text and its appendix differ, SPEC §5 follows the appendix.
+nlohmann::ordered_json settings_info(const BoundsOptions& o) {
+  return {{"n", o.n},
+          {"kappa", o.kappa},
+          {"queries", o.queries},
+          {"conventions",
+           {{"Delta0", "a_0^2 - (S_in rho_out)^2 (appendix eq. 29; the main text writes rho_in)"},
+            {"n_out", "(q+1) - N (the paper writes L - N)"},
+            {"tails", "a Chernoff term whose margin is <= 0 is replaced by 1"},
+            {"envelopes", "means of per-sample bounds"}}}};
+}
+
+// Measured metrics and bounds of captured windows, side by side.
+struct MeasuredBounds {
+  metrics::Aggregator measured;
+  analysis::BoundsTables bounds;
+  void add(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
+           const std::vector<int64_t>& grid, const analysis::BoundsOptions& options) {
+    metrics::add_window(alpha, values, queries, grid, measured);
+    analysis::add_window_bounds(alpha, values, queries, grid, options, bounds);
+  }
+};
+
+nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::BoundsOptions& options) {
+  const io::CaptureFile capture = io::read_capture_file(o.capture);
+  const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
+  const auto grid = metrics::parse_n_grid(o.n, T);
+  const auto q = capture.queries.contiguous();
+  const std::vector<int64_t> queries(q.data_ptr<int64_t>(), q.data_ptr<int64_t>() + q.numel());
+  MeasuredBounds mb{metrics::Aggregator(L, H, grid), analysis::BoundsTables(L, H, grid.size())};
+  for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
+  nlohmann::ordered_json run_info;
+  run_info["source"] = "capture";
+  run_info["model"] = capture_model_info(capture, o.capture);
+  run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
+  run_info["settings"] = settings_info(o);
+  run_info["settings"]["queries"] = queries;
+  return report::bounds_json(mb.measured, mb.bounds, run_info);
+}
+
+nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::BoundsOptions& options) {
+  set_threads(o.run.threads);
+  const torch::Device device = resolve_device(o.run.device);
+  const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
+  const auto windows = read_windows(o.input, checkpoint);
+  const int64_t T = o.input.ctx, W = static_cast<int64_t>(windows.size());
+  const auto queries = parse_queries(o.queries, T);
+  const auto grid = metrics::parse_n_grid(o.n, T);
+  const model::Decoder decoder = model::Decoder::load(checkpoint, resolve_dtype(o.run.dtype), device);
+  const auto& c = checkpoint.config;
+  MeasuredBounds mb{metrics::Aggregator(c.n_layers, c.n_heads, grid), analysis::BoundsTables(c.n_layers, c.n_heads, grid.size())};
+  const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,
+                                     [&](int64_t, const torch::Tensor& alpha, const torch::Tensor& values) {
+                                       mb.add(alpha, values, queries, grid, options);
+                                     });
+  nlohmann::ordered_json run_info;
+  run_info["source"] = "model";
+  run_info["model"] = model_info(checkpoint);
+  run_info["data"] = {{"files", o.input.data}, {"mode", o.input.window}, {"seed", o.input.seed},
+                      {"windows", W},         {"tokens", W * T}};
+  run_info["settings"] = settings_info(o);
+  run_info["settings"]["ctx"] = T;
+  run_info["settings"]["dtype"] = o.run.dtype;
+  run_info["timing"] = {{"seconds_forward_and_capture", times.forward_s}, {"seconds_metrics_and_bounds", times.visit_s}};
+  return report::bounds_json(mb.measured, mb.bounds, run_info);
+}
+
+// The assumption parameters of one head of a measure JSON (its fits, SPEC §4).
+nlohmann::json params_of_head(const nlohmann::json& measure, const BoundsOptions& o) {
+  for (const auto& h : measure.at("heads")) {
+    if (h.at("layer") != o.layer || h.at("head") != o.head) continue;
+    if (!h.contains("fits")) fail("{}: head ({}, {}) has no fits (the run had no last query)", o.params, o.layer, o.head);
+    const auto& f = h.at("fits");
+    for (const char* part : {"norms", "decay", "profile"})
+      if (!f.at(part).at("ok").get<bool>())
+        fail("{}: head ({}, {}): the {} fit failed: {}", o.params, o.layer, o.head, part, f.at(part).value("why", "?"));
+    const auto& p = f.at("profile");
+    return {{"T", measure.at("settings").at("ctx")},
+            {"d", measure.at("model").at("head_dim")},
+            {"C", f.at("norms").at("C")},
+            {"lambda", f.at("norms").at("lambda")},
+            {"cv", f.at("norms").at("cv")},
+            {"beta", f.at("decay").at("beta")},
+            {"rho0", h.at("rho0")},
+            {"profile",
+             {{"p_sink", p.at("p_sink")}, {"p_base", p.at("p_base")}, {"eta", p.at("eta")}, {"omega", p.at("omega")},
+              {"T1", p.at("T1")}, {"T2", p.at("T2")}}},
+            {"seed", 0},
+            {"samples", 8}};
+  }
+  fail("{}: no head ({}, {}) in this measure JSON", o.params, o.layer, o.head);
+}
+
+nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::BoundsOptions& options) {
+  std::ifstream in(o.params);
+  if (!in) fail("{}: cannot open", o.params);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) fail("{}: not valid JSON", o.params);
+  const bool is_measure = j.is_object() && j.value("schema", "") == "geoattn.measure/1";
+  nlohmann::json raw;
+  try {
+    raw = is_measure ? params_of_head(j, o) : j;
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: a measure JSON without the expected fields ({})", o.params, e.what());
+  }
+  analysis::AssumptionParams params;
+  try {
+    params = analysis::params_from_json(raw);
+  } catch (const Error& e) {
+    fail("{}: {}", o.params, e.what());
+  }
+  if (o.samples > 0) params.samples = o.samples;
+  const auto grid = metrics::parse_n_grid(o.n, params.T);
+  nlohmann::ordered_json run_info;
+  run_info["source"] = "params";
+  run_info["params_file"] = o.params;
+  if (is_measure) run_info["params_of"] = {{"layer", o.layer}, {"head", o.head}, {"model", j.at("model")}};
+  run_info["params"] = analysis::params_to_json(params);
+  run_info["settings"] = settings_info(o);
+  run_info["settings"].erase("queries");
+  return report::synthetic_bounds_json(grid, analysis::synthetic_bounds(params, grid, options), run_info);
+}
+
+void run_bounds(const BoundsOptions& o) {
+  check_output_path(o.out);
+  if (!(o.kappa > 0)) fail("--kappa {}: must be > 0", o.kappa);
+  const int sources = !o.capture.empty() + !o.model.empty() + !o.params.empty();
+  if (sources != 1) fail("give exactly one of --capture, --model (with --data) or --params");
+  if (!o.model.empty() && o.input.data.empty() && o.input.text.empty() && o.input.ids.empty())
+    fail("--model needs --data (or --text / --ids)");
+  const analysis::BoundsOptions options{o.kappa};
+  const auto json = !o.capture.empty() ? from_capture(o, options)
+                    : !o.model.empty() ? from_model(o, options)
+                                       : from_params(o, options);
+  write_file_atomic(o.out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+  if (!o.quiet) fmt::print(stderr, "wrote {}\n", o.out);
+}
+
+}  // namespace
+
+void add_bounds(CLI::App& app, Action& action) {
+  auto o = std::make_shared<BoundsOptions>();
+  auto* cmd = app.add_subcommand("bounds", "Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)");
+  auto* capture = cmd->add_option("--capture", o->capture, "capture .safetensors (geoattn capture layout)");
+  auto* model = cmd->add_option("--model", o->model, "Hugging Face checkpoint folder (with --data)");
+  auto* params = cmd->add_option("--params", o->params,
+                                 "assumption parameters: a JSON like configs/bounds-llama2-7b.json, or a measure JSON "
+                                 "(the fits of --layer/--head)");
+  capture->excludes(model)->excludes(params);
+  model->excludes(params);
+  add_input_options(*cmd, o->input, /*data_required=*/false);
+  cmd->add_option("--queries", o->queries, "query positions (--model): last, all, or i,j,...")->capture_default_str();
+  cmd->add_option("--batch", o->batch, "windows per forward (--model)")->capture_default_str();
+  add_run_options(*cmd, o->run);
+  cmd->add_option("--layer", o->layer, "the head whose fits --params takes from a measure JSON")->capture_default_str();
+  cmd->add_option("--head", o->head, "(see --layer)")->capture_default_str();
+  cmd->add_option("--samples", o->samples, "synthetic samples to average (--params; default: the file's)");
+  cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
+  cmd->add_option("--kappa", o->kappa, "the concentration constant kappa > 0 of the tail bounds")->capture_default_str();
+  cmd->add_option("--out", o->out, "result JSON")->required();
+  cmd->add_flag("--quiet", o->quiet, "no progress line");
+  cmd->callback([o, &action] { action = [o] { run_bounds(*o); }; });
+}
+
+}  // namespace geoattn::cli

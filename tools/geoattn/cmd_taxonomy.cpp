@@ -1,0 +1,70 @@
+// geoattn taxonomy: a measure JSON -> Retriever / Mixer / Reset for every head (SPEC §6), the
+// thresholds from a config file, the rule that fired and its features.
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "cli.h"
+#include "geoattn/analysis/taxonomy.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::cli {
+
+namespace {
+
+struct TaxonomyOptions {
+  std::string from;
+  std::string config;
+  std::string out;
+  bool quiet = false;
+};
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("{}: cannot open", path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) fail("{}: not valid JSON", path);
+  return j;
+}
+
+void run_taxonomy(const TaxonomyOptions& o) {
+  check_output_path(o.out);
+  analysis::TaxonomyConfig config;
+  if (!o.config.empty()) {
+    try {
+      config = analysis::TaxonomyConfig::from_json(read_json(o.config));
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      throw Error(what.rfind(o.config, 0) == 0 ? what : o.config + ": " + what);
+    }
+  }
+  nlohmann::ordered_json report;
+  try {
+    report = analysis::taxonomy_report(read_json(o.from), config);
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    throw Error(what.rfind(o.from, 0) == 0 ? what : o.from + ": " + what);
+  }
+  report["from"] = o.from;
+  write_file_atomic(o.out, [&](std::ostream& stream) { stream << report.dump(1) << "\n"; });
+  if (!o.quiet) {
+    const auto& t = report["totals"];
+    fmt::print(stderr, "wrote {}: {} Retriever, {} Mixer, {} Reset\n", o.out, t.value("Retriever", 0), t.value("Mixer", 0),
+               t.value("Reset", 0));
+  }
+}
+
+}  // namespace
+
+void add_taxonomy(CLI::App& app, Action& action) {
+  auto o = std::make_shared<TaxonomyOptions>();
+  auto* cmd = app.add_subcommand("taxonomy", "Label every head Retriever / Mixer / Reset from a measure JSON (SPEC §6)");
+  cmd->add_option("--from", o->from, "result JSON of geoattn measure / metrics / merge")->required();
+  cmd->add_option("--config", o->config, "thresholds (default: the built-in ones, as in configs/taxonomy.json)");
+  cmd->add_option("--out", o->out, "result JSON")->required();
+  cmd->add_flag("--quiet", o->quiet, "no summary line");
+  cmd->callback([o, &action] { action = [o] { run_taxonomy(*o); }; });
+}
+
+}  // namespace geoattn::cli

@@ -20,6 +20,8 @@ using namespace geoattn::metrics;
 using geoattn::report::measure_json;
 using nlohmann::ordered_json;
 
+using geoattn::testing::error_of;
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -71,14 +73,6 @@ ordered_json run_info() {
           {"timing", {{"seconds", 1.5}}}};
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const geoattn::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 }  // namespace
 

@@ -3,6 +3,8 @@
 // the brute-force metrics of SPEC §2, and the synthetic mode.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -16,6 +18,8 @@
 
 using namespace geoattn::analysis;
 using nlohmann::json;
+
+using geoattn::testing::error_of;
 
 namespace {
 constexpr double kTol = 1e-12;
@@ -51,14 +55,6 @@ std::vector<int64_t> range(int64_t a, int64_t b) {
   return out;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const geoattn::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 }  // namespace
 
 TEST(Bounds, PairP) {

@@ -2,6 +2,8 @@
 // thresholds from the config change the outcome, and bad configs or measure files are errors.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -13,6 +15,8 @@
 
 using namespace geoattn::analysis;
 using nlohmann::json;
+
+using geoattn::testing::error_of;
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -36,14 +40,6 @@ HeadFeatures reset() {
 // Mixer: last token between sink and rest; alignment moves from v_0 to v_L as N grows.
 HeadFeatures mixer() { return {0.4, 0.8, 1.0, kGrid, curve(0.9, -0.1), curve(0.1, 0.08)}; }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const geoattn::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 json measure_with(const std::vector<std::pair<int64_t, HeadFeatures>>& heads) {
   json m = {{"schema", "geoattn.measure/1"}, {"model", {{"name", "tiny"}}}, {"n_grid", kGrid}};

@@ -6,9 +6,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
+
+#include "geoattn/util/error.h"
 
 namespace geoattn::testing {
 
@@ -53,6 +56,16 @@ inline std::string safetensors_bytes(const std::string& header, size_t data_byte
 
 inline std::string fixture(const std::string& rel) { return std::string(GEOATTN_FIXTURES) + "/" + rel; }
 inline std::string source(const std::string& rel) { return std::string(GEOATTN_SOURCE_DIR) + "/" + rel; }
+
+// The message of the geoattn::Error that f throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const geoattn::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 // Runs a built tool: `args` starts with its name ("geoattn measure ..."); stdout and stderr
 // are captured through files in `tmp`. A signal shows as 128 + its number.

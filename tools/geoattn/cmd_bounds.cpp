@@ -72,14 +72,13 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
 }
 
 nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::BoundsOptions& options) {
-  set_threads(o.run.threads);
-  const torch::Device device = resolve_device(o.run.device);
-  const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
-  const auto windows = read_windows(o.input, checkpoint);
-  const int64_t T = o.input.ctx, W = static_cast<int64_t>(windows.size());
-  const auto queries = parse_queries(o.queries, T);
-  const auto grid = metrics::parse_n_grid(o.n, T);
-  const model::Decoder decoder = model::Decoder::load(checkpoint, resolve_dtype(o.run.dtype), device);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries, o.n);
+  const io::Checkpoint& checkpoint = r.checkpoint;
+  const model::Decoder& decoder = r.decoder;
+  const std::vector<io::Window>& windows = r.windows;
+  const std::vector<int64_t>&queries = r.queries, &grid = r.grid;
+  const int64_t T = r.T;
+  const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;
   MeasuredBounds mb{metrics::Aggregator(c.n_layers, c.n_heads, grid), analysis::BoundsTables(c.n_layers, c.n_heads, grid.size())};
   const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,

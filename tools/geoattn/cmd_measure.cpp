@@ -54,15 +54,13 @@ void run_measure(const MeasureOptions& o) {
   const auto start = Clock::now();
   check_output_path(o.out);
   if (o.decay_k < 1) fail("--decay-k {}: must be at least 1", o.decay_k);
-  set_threads(o.run.threads);
-  const torch::Device device = resolve_device(o.run.device);
-  const torch::Dtype dtype = resolve_dtype(o.run.dtype);
-  const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
-  const auto windows = read_windows(o.input, checkpoint);
-  const int64_t T = o.input.ctx, W = static_cast<int64_t>(windows.size());
-  const auto queries = parse_queries(o.queries, T);
-  const auto grid = metrics::parse_n_grid(o.n, T);
-  const model::Decoder decoder = model::Decoder::load(checkpoint, dtype, device);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries, o.n);
+  const io::Checkpoint& checkpoint = r.checkpoint;
+  const model::Decoder& decoder = r.decoder;
+  const std::vector<io::Window>& windows = r.windows;
+  const std::vector<int64_t>&queries = r.queries, &grid = r.grid;
+  const int64_t T = r.T;
+  const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;
 
   metrics::RunState state{metrics::Aggregator(c.n_layers, c.n_heads, grid),

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "geoattn/metrics/grid.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/progress.h"
@@ -12,6 +13,20 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 }  // namespace
+
+ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
+                        const std::string& queries, const std::string& n) {
+  set_threads(run.threads);
+  const torch::Device device = resolve_device(run.device);
+  const torch::Dtype dtype = resolve_dtype(run.dtype);
+  io::Checkpoint checkpoint = io::Checkpoint::open(model);
+  auto windows = read_windows(input, checkpoint);
+  const int64_t T = input.ctx;
+  auto query_positions = parse_queries(queries, T);
+  auto grid = metrics::parse_n_grid(n, T);
+  auto decoder = model::Decoder::load(checkpoint, dtype, device);
+  return {std::move(checkpoint), std::move(windows), T, std::move(query_positions), std::move(grid), std::move(decoder)};
+}
 
 ForwardTimes forward_windows(const model::Decoder& decoder, int64_t n_layers, const std::vector<io::Window>& windows,
                              const std::vector<int64_t>& queries, int64_t batch, const char* what, bool quiet,

@@ -6,10 +6,23 @@
 
 #include <torch/torch.h>
 
+#include "cli.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/model/decoder.h"
 
 namespace geoattn::cli {
+
+// What a model-running command sets up from its flags: threads, the checkpoint, the windows of
+// the shards, the query positions and N grid at T = --ctx, and the decoder on its device.
+struct ModelRun {
+  io::Checkpoint checkpoint;
+  std::vector<io::Window> windows;
+  int64_t T;
+  std::vector<int64_t> queries, grid;
+  model::Decoder decoder;
+};
+ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
+                        const std::string& queries, const std::string& n);
 
 struct ForwardTimes {
   double forward_s = 0;  // forward and capture (synchronised on CUDA)

@@ -15,11 +15,15 @@ mkdir -p out
 "$GEOATTN" inspect --model models/stories260K
 DATA="data/tinystories/tinystories-sample.txt data/openwebtext/openwebtext-first100.txt"
 RUN="--model models/stories260K --data $DATA --window stream --ctx 256 --max-windows 64"
+# The shipped text files are single documents, so the bootstrap resamples windows.
 # Every head of every layer: top-N P/R/F over N, rho0, the s(N) diagnostics, the fits.
-"$GEOATTN" measure $RUN --out out/measure.json
+"$GEOATTN" measure $RUN --bootstrap-unit window --out out/measure.json
 # Theorems 1-2 / Corollary 1 per sample, beside the measurements; and from parameters alone.
 "$GEOATTN" bounds $RUN --out out/bounds.json
 "$GEOATTN" bounds --params configs/bounds-llama2-7b.json --out out/bounds-llama2-7b-params.json
 # Retriever / Mixer / Reset for every head.
 "$GEOATTN" taxonomy --from out/measure.json --config configs/taxonomy.json --out out/taxonomy.json
 python3 scripts/summary.py out/measure.json out/taxonomy.json
+# The paper's figures (PNG and PDF) from the JSON alone.
+python3 scripts/plot_figures.py --measure out/measure.json --bounds out/bounds.json \
+  --taxonomy out/taxonomy.json --out out/figures

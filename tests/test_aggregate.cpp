@@ -327,10 +327,11 @@ TEST(MeasureJson, KeysInOrder) {
   EXPECT_EQ(j["n_grid"].dump(), "[1,4]");
   std::vector<std::string> head_keys;
   for (const auto& [k, v] : j["heads"][0].items()) head_keys.push_back(k);
-  EXPECT_EQ(head_keys.size(), 3 + 2 * (kCurveMetrics + kScalarMetrics));
+  // The moments of every curve and scalar, then the control's differences (top-N minus random).
+  EXPECT_EQ(head_keys.size(), 3 + 2 * (kCurveMetrics + kScalarMetrics) + kControlled);
   EXPECT_EQ(head_keys[3], "P_rmax");
   EXPECT_EQ(head_keys[4], "P_rmax_std");
-  EXPECT_EQ(head_keys.back(), "c_rest_std");
+  EXPECT_EQ(head_keys.back(), "F_rmin_diff");
   EXPECT_EQ(j["layers"][0].back().dump(), "[null,null]");  // sink_recall_corr, one sample
   EXPECT_THROW(measure_json(agg, {{"n_grid", 1}}), geoattn::Error);
   EXPECT_THROW(measure_json(agg, ordered_json::array()), geoattn::Error);

@@ -26,7 +26,8 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // One sample straight from the definitions.
-Brute brute(const std::vector<double>& alpha, const std::vector<std::vector<double>>& v, const std::vector<int64_t>& grid) {
+Brute brute(const std::vector<double>& alpha, const std::vector<std::vector<double>>& v, const std::vector<int64_t>& grid,
+            Distance distance = Distance::Euclidean) {
   const int64_t n = alpha.size(), d = v[0].size(), L = n - 1;
   std::vector<std::vector<double>> y(n, std::vector<double>(d));
   for (int64_t i = 0; i < n; ++i)
@@ -42,11 +43,15 @@ Brute brute(const std::vector<double>& alpha, const std::vector<std::vector<doub
     for (int64_t i = 0; i < n; ++i)
       if (in[i])
         for (int64_t c = 0; c < d; ++c) s[c] += y[i][c];
-    std::vector<double> D(n);
+    std::vector<double> D(n), E(n);  // D: the selection's distance, E: squared Euclidean
     for (int64_t i = 0; i < n; ++i) {
       double acc = 0;
       for (int64_t c = 0; c < d; ++c) acc += (s[c] - y[i][c]) * (s[c] - y[i][c]);
-      D[i] = acc;
+      E[i] = acc;
+      // SPEC §2b: 1 - <s, y> / (||s|| ||y|| + 1e-12)
+      D[i] = distance == Distance::Cosine
+                 ? 1.0 - std::inner_product(s.begin(), s.end(), y[i].begin(), 0.0) / (norm(s) * norm(y[i]) + 1e-12)
+                 : acc;
     }
     double r_max2 = -INFINITY, r_min2 = INFINITY;
     for (int64_t i = 0; i < n; ++i) (in[i] ? r_max2 = std::max(r_max2, D[i]) : r_min2 = std::min(r_min2, D[i]));
@@ -58,8 +63,8 @@ Brute brute(const std::vector<double>& alpha, const std::vector<std::vector<doub
     out.P.push_back(double(N) / (N + k_out));
     out.R.push_back(N == n ? 1.0 : double(k_in) / N);
     out.s_norm.push_back(norm(s));
-    out.loo0.push_back(in[0] ? std::sqrt(D[0]) : norm(s));
-    out.looL.push_back(in[L] ? std::sqrt(D[L]) : norm(s));
+    out.loo0.push_back(in[0] ? std::sqrt(E[0]) : norm(s));
+    out.looL.push_back(in[L] ? std::sqrt(E[L]) : norm(s));
     out.cos0.push_back(cosine(s, v[0]));
     out.cosL.push_back(cosine(s, v[L]));
   }
@@ -81,10 +86,12 @@ std::vector<int64_t> all_n(int64_t n) {
 
 // Compares the core (fused CPU counts and generic tensor counts) with the brute force on
 // every sample of alpha [B, n], values [B, n, d]: P and R identical, the rest to 1e-12.
-void expect_matches_brute(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& grid) {
+void expect_matches_brute(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& grid,
+                          Distance distance = Distance::Euclidean) {
   const int64_t B = alpha.size(0), n = alpha.size(1), d = values.size(2);
   for (bool generic : {false, true}) {
     SelectionOptions options;
+    options.distance = distance;
     options.generic_counts = generic;
     options.max_chunk_bytes = 1 << 12;  // force several chunks
     auto m = selection_metrics(alpha, values, grid, options);
@@ -97,7 +104,7 @@ void expect_matches_brute(const torch::Tensor& alpha, const torch::Tensor& value
         a[i] = a64[b][i].item<double>();
         for (int64_t c = 0; c < d; ++c) v[i][c] = v64[b][i][c].item<double>();
       }
-      const Brute ref = brute(a, v, grid);
+      const Brute ref = brute(a, v, grid, distance);
       for (size_t g = 0; g < grid.size(); ++g) {
         SCOPED_TRACE("sample " + std::to_string(b) + " N " + std::to_string(grid[g]) + (generic ? " generic" : " fused"));
         EXPECT_EQ(m.curves[b][kP_rmax][g].item<double>(), ref.P[g]);
@@ -162,6 +169,22 @@ TEST(Selection, ZeroNormSinkAndTinySequences) {
   expect_matches_brute(alpha / alpha.sum(-1, true), v, all_n(12));
   expect_matches_brute(torch::ones({2, 1}, torch::kFloat64), torch::randn({2, 1, 3}), {1});  // T = 1
   expect_matches_brute(softmax_rows(2, 2, 1.0), torch::randn({2, 2, 3}), {1, 2});              // T = 2
+}
+
+TEST(Selection, CosineDistanceMatchesBruteForce) {
+  torch::manual_seed(6);
+  expect_matches_brute(softmax_rows(4, 33, 3.0), torch::randn({4, 33, 6}), all_n(33), Distance::Cosine);
+  auto v = torch::randn({2, 16, 4}, torch::kFloat64);
+  v.index_put_({torch::indexing::Slice(), torch::indexing::Slice(8, 16)}, v.index({torch::indexing::Slice(), torch::indexing::Slice(0, 8)}));
+  expect_matches_brute(torch::full({2, 16}, 1.0 / 16, torch::kFloat64), v, all_n(16), Distance::Cosine);  // exact ties
+  // Cosine and Euclidean select alike but measure differently.
+  auto alpha = softmax_rows(6, 40, 2.0);
+  auto values = torch::randn({6, 40, 8}, torch::kFloat64);
+  SelectionOptions cosine;
+  cosine.distance = Distance::Cosine;
+  auto a = selection_metrics(alpha, values, {8}), b = selection_metrics(alpha, values, {8}, cosine);
+  EXPECT_FALSE(torch::equal(a.curves.select(1, kP_rmax), b.curves.select(1, kP_rmax)));
+  EXPECT_TRUE(torch::equal(a.curves.select(1, kS_norm), b.curves.select(1, kS_norm)));
 }
 
 TEST(Selection, Properties) {

@@ -111,7 +111,11 @@ GroupStats::GroupStats(int64_t grid_size)
 
 void GroupStats::add(const double* curves, int64_t n_valid, const double* scalars) {
   for (int m = 0; m < kCurveMetrics; ++m)
-    for (int64_t g = 0; g < n_valid; ++g) moments_[curve_slot(m, g)].add(curves[curve_slot(m, g)]);
+    for (int64_t g = 0; g < n_valid; ++g) {
+      const double x = curves[curve_slot(m, g)];
+      if (m >= kFirstOptionalCurve && std::isnan(x)) continue;  // no control in this run
+      moments_[curve_slot(m, g)].add(x);
+    }
   for (int k = 0; k < kScalarMetrics; ++k) moments_[scalar_slot(k)].add(scalars[k]);
   // SPEC §3: the sums of corr(R(r_min, N), rho0) over the samples that reached N.
   const double rho0 = scalars[kRho0];
@@ -182,7 +186,8 @@ void Aggregator::check_sample(int64_t layer, int64_t head, const double* curves,
   if (n_valid < 0 || n_valid > G) fail("n_valid {} is outside 0..{}", n_valid, G);
   for (int m = 0; m < kCurveMetrics; ++m)
     for (int64_t g = 0; g < n_valid; ++g)
-      check_value(curves[m * G + g], kCurveNames[m], layer, head, " N=" + std::to_string(n_grid_[g]));
+      if (!(m >= kFirstOptionalCurve && std::isnan(curves[m * G + g])))
+        check_value(curves[m * G + g], kCurveNames[m], layer, head, " N=" + std::to_string(n_grid_[g]));
   for (int k = 0; k < kScalarMetrics; ++k) check_value(scalars[k], kScalarNames[k], layer, head, "");
 }
 

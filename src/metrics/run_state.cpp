@@ -10,18 +10,48 @@ void RunState::merge(const RunState& other) {
   if (assumptions.empty() != other.assumptions.empty())
     fail("one run has the assumption statistics (a last query) and the other does not");
   assumptions.merge(other.assumptions);
+  if (units.empty() != other.units.empty())
+    fail("one run has the bootstrap's per-document statistics and the other does not");
+  units.merge(other.units);
+}
+
+void RunState::add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
+                          const double* scalars) {
+  metrics.add_sample(layer, head, curves, n_valid, scalars);  // checks every value first
+  if (!units.empty()) units.add_sample(unit, layer, head, curves, n_valid, scalars);
 }
 
 void save_run_state(const std::string& path, const RunState& state) {
   AssumptionStats::Arrays storage;
-  const auto extra = state.assumptions.empty() ? std::vector<io::TensorBlob>{} : state.assumptions.to_tensors(storage);
+  UnitStats::Arrays unit_storage;
+  auto extra = state.assumptions.empty() ? std::vector<io::TensorBlob>{} : state.assumptions.to_tensors(storage);
+  if (!state.units.empty()) {
+    const auto blobs = state.units.to_tensors(unit_storage);
+    extra.insert(extra.end(), blobs.begin(), blobs.end());
+  }
   save_state(path, state.metrics, state.run_info, extra);
 }
 
 RunState load_run_state(const std::string& path) {
   auto [metrics, run_info] = load_state(path);
-  RunState state{std::move(metrics), {}, std::move(run_info)};
+  RunState state{std::move(metrics), {}, std::move(run_info), {}};
   io::SafetensorsFile file(path);
+  try {
+    if (const io::TensorInfo* shape = file.header().find("unit_shape")) {
+      const auto dims = file.read<int64_t>("unit_shape", io::Dtype::I64, {4});
+      const io::TensorInfo* sums = file.header().find("unit_sums");
+      const io::TensorInfo* ids = file.header().find("unit_ids");
+      if (!sums || !ids || sums->shape.size() != 3) fail("unit_sums or unit_ids is missing or malformed");
+      const int64_t U = sums->shape[0];
+      const auto id_bytes = file.read<uint8_t>("unit_ids", io::Dtype::U8, ids->shape);
+      state.units = UnitStats::from_arrays(dims, file.read<double>("unit_sums", io::Dtype::F64, sums->shape),
+                                           file.read<int64_t>("unit_counts", io::Dtype::I64, {U, dims[2]}),
+                                           std::string(id_bytes.begin(), id_bytes.end()));
+      (void)shape;
+    }
+  } catch (const Error& e) {
+    fail("{}: {}", path, e.what());
+  }
   const io::TensorInfo* counts = file.header().find("assume_counts");
   const io::TensorInfo* sums = file.header().find("assume_sums");
   if (!counts && !sums) return state;

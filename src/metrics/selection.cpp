@@ -28,7 +28,7 @@ struct BallCounts {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 BallCounts ball_counts_cpu(const torch::Tensor& dots, const torch::Tensor& s2, const torch::Tensor& y2,
-                           const torch::Tensor& rank, const std::vector<int64_t>& grid) {
+                           const torch::Tensor& rank, const std::vector<int64_t>& grid, Distance distance) {
   const int64_t B = dots.size(0), G = dots.size(1), n = dots.size(2);
   auto opts = torch::TensorOptions().dtype(torch::kFloat64);
   BallCounts c{torch::empty({B, G}, opts), torch::empty({B, G}, opts), torch::empty({B, G}, opts),
@@ -39,34 +39,50 @@ BallCounts ball_counts_cpu(const torch::Tensor& dots, const torch::Tensor& s2, c
   const int64_t* rank_p = rank.data_ptr<int64_t>();
   double *out_p = c.k_out.data_ptr<double>(), *in_p = c.k_in.data_ptr<double>();
   double *sink_p = c.d_sink.data_ptr<double>(), *last_p = c.d_last.data_ptr<double>();
+  const bool cosine = distance == Distance::Cosine;
   at::parallel_for(0, B * G, 16, [&](int64_t begin, int64_t end) {
-    std::vector<double> D_row(n);
-    double* D = D_row.data();
+    std::vector<double> D_row(n), y_norm_row(n);
+    double *D = D_row.data(), *y_norm = y_norm_row.data();
+    int64_t norms_of = -1;  // the sample whose ||y_k|| are in y_norm
     for (int64_t row = begin; row < end; ++row) {
       const int64_t b = row / G, N = grid[row % G];
       const double* dot = dot_p + row * n;
       const double* yy = y2_p + b * n;
       const double ss = s2_p[row];
       // Branch-free halves (selected k < N, the rest k >= N) so that the loops vectorise.
-      double r_max2 = -kInf, r_min2 = kInf;
+      if (cosine) {
+        if (norms_of != b) {
+          for (int64_t k = 0; k < n; ++k) y_norm[k] = std::sqrt(yy[k]);
+          norms_of = b;
+        }
+        const double s_norm = std::sqrt(std::max(ss, 0.0));
 #pragma omp simd
-      for (int64_t k = 0; k < n; ++k) D[k] = ss - 2.0 * dot[k] + yy[k];
+        for (int64_t k = 0; k < n; ++k) D[k] = 1.0 - dot[k] / (s_norm * y_norm[k] + kCosineEps);
+      } else {
+#pragma omp simd
+        for (int64_t k = 0; k < n; ++k) D[k] = ss - 2.0 * dot[k] + yy[k];
+      }
+      double r_max2 = -kInf, r_min2 = kInf;
 #pragma omp simd reduction(max : r_max2)
       for (int64_t k = 0; k < N; ++k) r_max2 = D[k] > r_max2 ? D[k] : r_max2;
 #pragma omp simd reduction(min : r_min2)
       for (int64_t k = N; k < n; ++k) r_min2 = D[k] < r_min2 ? D[k] : r_min2;
-      // Closed balls with the tie tolerance: D_k <= r^2 + tol (||s||^2 + ||y_k||^2 + |r^2|).
-      const double lim_in = r_min2 + kTieTolerance * (ss + std::abs(r_min2));
-      const double lim_out = r_max2 + kTieTolerance * (ss + std::abs(r_max2));
+      // Closed balls with the tie tolerance (selection.h): D_k <= r + tol (scale_k + |r|),
+      // scale_k = ||s||^2 + ||y_k||^2 (Euclidean) or 1 (cosine).
+      const double base = cosine ? 1.0 : ss, per_k = cosine ? 0.0 : kTieTolerance;
+      const double lim_in = r_min2 + kTieTolerance * (base + std::abs(r_min2));
+      const double lim_out = r_max2 + kTieTolerance * (base + std::abs(r_max2));
       int64_t in = 0, out = 0;
 #pragma omp simd reduction(+ : in)
-      for (int64_t k = 0; k < N; ++k) in += (D[k] - kTieTolerance * yy[k]) <= lim_in;
+      for (int64_t k = 0; k < N; ++k) in += (D[k] - per_k * yy[k]) <= lim_in;
 #pragma omp simd reduction(+ : out)
-      for (int64_t k = N; k < n; ++k) out += (D[k] - kTieTolerance * yy[k]) <= lim_out;
+      for (int64_t k = N; k < n; ++k) out += (D[k] - per_k * yy[k]) <= lim_out;
       out_p[row] = static_cast<double>(out);
       in_p[row] = static_cast<double>(in);
-      sink_p[row] = D[rank_p[b * 2]];
-      last_p[row] = D[rank_p[b * 2 + 1]];
+      // ||s - y_t||^2 for the leave-one-out norms, Euclidean whatever the distance.
+      const int64_t k0 = rank_p[b * 2], kL = rank_p[b * 2 + 1];
+      sink_p[row] = ss - 2.0 * dot[k0] + yy[k0];
+      last_p[row] = ss - 2.0 * dot[kL] + yy[kL];
     }
   });
   return c;
@@ -74,18 +90,20 @@ BallCounts ball_counts_cpu(const torch::Tensor& dots, const torch::Tensor& s2, c
 
 // The same counts with tensor operations (CUDA, and a cross-check on CPU).
 BallCounts ball_counts_generic(const torch::Tensor& dots, const torch::Tensor& s2, const torch::Tensor& y2,
-                               const torch::Tensor& rank, const torch::Tensor& grid_t) {
+                               const torch::Tensor& rank, const torch::Tensor& grid_t, Distance distance) {
   const int64_t n = dots.size(2);
-  auto D = s2.unsqueeze(-1) - 2.0 * dots + y2.unsqueeze(1);
+  const bool cosine = distance == Distance::Cosine;
+  auto D_euclid = s2.unsqueeze(-1) - 2.0 * dots + y2.unsqueeze(1);
+  auto D = cosine ? 1.0 - dots / (s2.clamp_min(0).sqrt().unsqueeze(-1) * y2.sqrt().unsqueeze(1) + kCosineEps) : D_euclid;
   auto selected = torch::arange(n, grid_t.options()).unsqueeze(0) < grid_t.unsqueeze(1);  // [G, n]
   const double inf = std::numeric_limits<double>::infinity();
   auto r_max2 = D.masked_fill(selected.logical_not(), -inf).amax(-1, true);
   auto r_min2 = D.masked_fill(selected, inf).amin(-1, true);
-  auto base = s2.unsqueeze(-1) + y2.unsqueeze(1);
+  auto base = cosine ? torch::ones_like(D) : s2.unsqueeze(-1) + y2.unsqueeze(1);
   auto in_max = D <= r_max2 + kTieTolerance * (base + r_max2.abs());
   auto in_min = D <= r_min2 + kTieTolerance * (base + r_min2.abs());
   auto at_rank = [&](int64_t j) {
-    return D.gather(2, rank.select(1, j).view({-1, 1, 1}).expand({D.size(0), D.size(1), 1})).squeeze(-1);
+    return D_euclid.gather(2, rank.select(1, j).view({-1, 1, 1}).expand({D.size(0), D.size(1), 1})).squeeze(-1);
   };
   return {(in_max & selected.logical_not()).sum(-1).to(torch::kFloat64), (in_min & selected).sum(-1).to(torch::kFloat64),
           at_rank(0), at_rank(1)};
@@ -135,11 +153,12 @@ torch::Tensor chunk_curves(const torch::Tensor& A, const torch::Tensor& V, const
   auto rank = torch::empty_like(order).scatter_(1, order, torch::arange(n, order.options()).expand({B, n}));
   auto rank_ends = rank.index({Slice(), torch::tensor({int64_t(0), n - 1}, rank.options())}).contiguous();
   auto counts = (A.is_cuda() || options.generic_counts)
-                    ? ball_counts_generic(dots, s2, y2, rank_ends, grid_t)
-                    : ball_counts_cpu(dots, s2.contiguous(), y2.contiguous(), rank_ends, grid);
+                    ? ball_counts_generic(dots, s2, y2, rank_ends, grid_t, options.distance)
+                    : ball_counts_cpu(dots, s2.contiguous(), y2.contiguous(), rank_ends, grid, options.distance);
   auto N = grid_t.to(torch::kFloat64).unsqueeze(0);  // [1, G]
 
   auto curves = torch::empty({B, kCurveMetrics, G}, A.options());
+  curves.narrow(1, kFirstOptionalCurve, kCurveMetrics - kFirstOptionalCurve).fill_(std::numeric_limits<double>::quiet_NaN());
   // SPEC §2: P(r_max, N) = N / (N + K_out), R(r_min, N) = K_in / N, F = 2x / (1 + x).
   auto P = N / (N + counts.k_out);
   auto R = counts.k_in / N;

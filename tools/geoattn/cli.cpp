@@ -60,7 +60,8 @@ void add_input_options(CLI::App& cmd, InputOptions& o, bool data_required) {
   cmd.add_option("--offset", o.offset, "doc mode: start, or hashed (a seeded offset into each document)")
       ->check(CLI::IsMember({"start", "hashed"}))
       ->capture_default_str();
-  cmd.add_option("--seed", o.seed, "seed for hashed offsets")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of hashed offsets, the random-selection controls and the bootstrap")
+      ->capture_default_str();
   cmd.add_option("--max-windows", o.max_windows, "stop after K windows (-1: all)")->capture_default_str();
 }
 

@@ -67,9 +67,9 @@ void add_taxonomy(CLI::App& app, Action& action);
 // `--n` and the state sidecar beside a result JSON: x.json -> x.state.safetensors.
 std::string state_path(const std::string& json_path);
 // Writes the result JSON and its state sidecar (each atomically).
+// With per-document statistics, the bootstrap of the run's settings ("bootstrap": replicates,
+// seed) runs here, so a merge recomputes it over all the documents.
 void write_results(const std::string& out, const metrics::RunState& state);
-// SPEC §4: the largest lag K of the decay fit (`--decay-k`).
-constexpr int64_t kDefaultDecayK = 64;
 // The "model" object of the result JSON: of a checkpoint, or of a capture file.
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
 nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const std::string& path);

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "forward_loop.h"
+#include "metric_run.h"
 #include "geoattn/io/capture_file.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/atomic_file.h"
@@ -21,9 +22,11 @@ struct CaptureOptions {
   bool quiet = false;
 };
 
-std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, const CaptureOptions& o) {
+std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, const CaptureOptions& o,
+                                                    const std::vector<io::Window>& windows) {
   const auto& c = ck.config;
   return {{"format", "geoattn-capture-1"},
+          {"doc_ids", nlohmann::json(doc_ids(windows)).dump()},
           {"architecture", c.architecture},
           {"family", model::family_name(c.family)},
           {"model", ck.dir},
@@ -58,7 +61,7 @@ void run_capture(const CaptureOptions& o) {
                     tokens.push_back(torch::tensor(windows[w].ids, torch::kInt64).unsqueeze(0));
                   });
   io::write_capture_file(o.out, io::CaptureFile{torch::cat(alpha), torch::cat(values), torch::cat(tokens),
-                                                torch::tensor(queries, torch::kInt64), capture_metadata(checkpoint, o)});
+                                                torch::tensor(queries, torch::kInt64), capture_metadata(checkpoint, o, windows)});
   if (!o.quiet)
     fmt::print(stderr, "wrote {}: {} windows x {} layers x {} heads x {} queries, T = {}\n", o.out, windows.size(),
                checkpoint.config.n_layers, checkpoint.config.n_heads, queries.size(), T);

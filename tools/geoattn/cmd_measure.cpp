@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "forward_loop.h"
+#include "metric_run.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/metrics/window_assumptions.h"
@@ -24,9 +25,8 @@ struct MeasureOptions {
   std::string model;
   InputOptions input;
   std::string queries = "last";
-  std::string n = "default";
   int64_t batch = 1;
-  int64_t decay_k = kDefaultDecayK;
+  MetricFlags metric;
   RunOptions run;
   std::string out;
   bool quiet = false;
@@ -38,47 +38,41 @@ nlohmann::ordered_json data_info(const MeasureOptions& o, int64_t windows, int64
           {"windows", windows},         {"tokens", windows * T}};
 }
 
-nlohmann::ordered_json settings_info(const MeasureOptions& o) {
-  return {{"ctx", o.input.ctx},
-          {"queries", o.queries},
-          {"n", o.n},
-          {"decay_k", o.decay_k},
-          {"dtype", o.run.dtype},
-          {"distance", "euclidean"},
-          {"ball", "closed (paper appendix A.1)"},
-          {"tie_tolerance", metrics::kTieTolerance},
-          {"metrics_precision", "float64"}};
+nlohmann::ordered_json settings_info(const MeasureOptions& o, const MetricRun& run) {
+  nlohmann::ordered_json s = {{"ctx", o.input.ctx}, {"queries", o.queries}, {"dtype", o.run.dtype}};
+  const auto metric_settings = run.settings();
+  for (const auto& [k, v] : metric_settings.items()) s[k] = v;
+  return s;
 }
 
 void run_measure(const MeasureOptions& o) {
   const auto start = Clock::now();
   check_output_path(o.out);
-  if (o.decay_k < 1) fail("--decay-k {}: must be at least 1", o.decay_k);
-  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries, o.n);
+  MeasureOptions flags = o;
+  flags.metric.seed = o.input.seed;  // one --seed: windows, controls, bootstrap
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries, o.metric.n);
   const io::Checkpoint& checkpoint = r.checkpoint;
   const model::Decoder& decoder = r.decoder;
   const std::vector<io::Window>& windows = r.windows;
-  const std::vector<int64_t>&queries = r.queries, &grid = r.grid;
+  const std::vector<int64_t>& queries = r.queries;
   const int64_t T = r.T;
   const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;
 
-  metrics::RunState state{metrics::Aggregator(c.n_layers, c.n_heads, grid),
-                          metrics::AssumptionStats(c.n_layers, c.n_heads, T, o.decay_k), {}};
-  if (queries.back() != T - 1) state.assumptions = {};  // SPEC §4 fits the last query only
+  MetricRun run(flags.metric, c.n_layers, c.n_heads, T, queries);
+  const auto keys = window_keys(doc_ids(windows));
   const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "measure", o.quiet,
-                                     [&](int64_t, const torch::Tensor& alpha, const torch::Tensor& values) {
-                                       metrics::add_window(alpha, values, queries, grid, state.metrics);
-                                       if (!state.assumptions.empty())
-                                         metrics::add_window_assumptions(alpha, values, queries, state.assumptions);
+                                     [&](int64_t w, const torch::Tensor& alpha, const torch::Tensor& values) {
+                                       run.add_window(alpha, values, keys[w], windows[w].doc_id);
                                      });
+  auto& state = run.state();
   const double forward_s = times.forward_s, metrics_s = times.visit_s;
 
   const double total_s = seconds_since(start);
   auto& run_info = state.run_info;
   run_info["model"] = model_info(checkpoint);
   run_info["data"] = data_info(o, W, T);
-  run_info["settings"] = settings_info(o);
+  run_info["settings"] = settings_info(flags, run);
   run_info["timing"] = {{"device", o.run.device},
                         {"batch", o.batch},
                         {"seconds_total", total_s},
@@ -102,9 +96,8 @@ void add_measure(CLI::App& app, Action& action) {
   add_input_options(*cmd, o->input, /*data_required=*/true);
   cmd->add_option("--queries", o->queries, "query positions: last, all, or i,j,... (negative: from the end)")
       ->capture_default_str();
-  cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
   cmd->add_option("--batch", o->batch, "windows per forward")->capture_default_str();
-  cmd->add_option("--decay-k", o->decay_k, "largest lag k of the decay fit c(k) (SPEC §4)")->capture_default_str();
+  add_metric_flags(*cmd, o->metric, /*with_seed=*/false);  // --seed is the input's
   add_run_options(*cmd, o->run);
   cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it: X.state.safetensors)")->required();
   cmd->add_flag("--quiet", o->quiet, "no progress line");

@@ -1,15 +1,12 @@
-// geoattn metrics: the metric core over a capture file (ours, or one written by another tool
-// in the same layout) -> JSON.
+// geoattn metrics: a capture file (geoattn capture's layout, or another tool's) -> the same
+// result JSON as measure.
 #include <fmt/format.h>
 
 #include "cli.h"
 #include "geoattn/io/capture_file.h"
-#include "geoattn/metrics/grid.h"
-#include "geoattn/metrics/selection.h"
-#include "geoattn/metrics/window_assumptions.h"
-#include "geoattn/metrics/window_metrics.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "metric_run.h"
 
 namespace geoattn::cli {
 
@@ -17,8 +14,7 @@ namespace {
 
 struct MetricsOptions {
   std::string capture;
-  std::string n = "default";
-  int64_t decay_k = kDefaultDecayK;
+  MetricFlags metric;
   int threads = 0;
   std::string out;
 };
@@ -28,31 +24,32 @@ void run_metrics(const MetricsOptions& o) {
   set_threads(o.threads);
   const io::CaptureFile capture = io::read_capture_file(o.capture);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
-  const auto grid = metrics::parse_n_grid(o.n, T);
   const auto q = capture.queries.contiguous();
   const std::vector<int64_t> queries(q.data_ptr<int64_t>(), q.data_ptr<int64_t>() + q.numel());
 
-  if (o.decay_k < 1) fail("--decay-k {}: must be at least 1", o.decay_k);
-  metrics::RunState state{metrics::Aggregator(L, H, grid), metrics::AssumptionStats(L, H, T, o.decay_k), {}};
-  if (queries.empty() || queries.back() != T - 1) state.assumptions = {};  // SPEC §4 fits the last query only
-  for (int64_t w = 0; w < W; ++w) {
-    metrics::add_window(capture.alpha[w], capture.values[w], queries, grid, state.metrics);
-    if (!state.assumptions.empty())
-      metrics::add_window_assumptions(capture.alpha[w], capture.values[w], queries, state.assumptions);
+  // The windows' documents, as geoattn capture records them; a capture without them (another
+  // tool's) makes each window its own document.
+  std::vector<std::string> docs;
+  if (auto it = capture.metadata.find("doc_ids"); it != capture.metadata.end()) {
+    const auto ids = nlohmann::json::parse(it->second, nullptr, false);
+    if (ids.is_array() && static_cast<int64_t>(ids.size()) == W)
+      for (const auto& id : ids)
+        if (id.is_string()) docs.push_back(id.get<std::string>());
+    if (static_cast<int64_t>(docs.size()) != W) fail("{}: __metadata__ doc_ids is not a list of {} strings", o.capture, W);
+  } else {
+    for (int64_t w = 0; w < W; ++w) docs.push_back("window " + std::to_string(w));
   }
+  const auto keys = window_keys(docs);
+  MetricRun run(o.metric, L, H, T, queries);
+  for (int64_t w = 0; w < W; ++w) run.add_window(capture.alpha[w], capture.values[w], keys[w], docs[w]);
 
-  auto& run_info = state.run_info;
+  auto& run_info = run.state().run_info;
   run_info["model"] = capture_model_info(capture, o.capture);
   run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
-  run_info["settings"] = {{"ctx", T},
-                          {"queries", queries},
-                          {"n", o.n},
-                          {"decay_k", o.decay_k},
-                          {"distance", "euclidean"},
-                          {"ball", "closed (paper appendix A.1)"},
-                          {"tie_tolerance", metrics::kTieTolerance},
-                          {"metrics_precision", "float64"}};
-  write_results(o.out, state);
+  run_info["settings"] = {{"ctx", T}, {"queries", queries}};
+  const auto metric_settings = run.settings();
+  for (const auto& [k, v] : metric_settings.items()) run_info["settings"][k] = v;
+  write_results(o.out, run.state());
 }
 
 }  // namespace
@@ -62,8 +59,7 @@ void add_metrics(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("metrics", "Top-N Precision/Recall/F of a capture file (geoattn capture layout) -> JSON");
   cmd->add_option("--capture", o->capture, "capture .safetensors: alpha [W,L,H,Q,T], values [W,L,KV,T,d], tokens, queries")
       ->required();
-  cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
-  cmd->add_option("--decay-k", o->decay_k, "largest lag k of the decay fit c(k) (SPEC §4)")->capture_default_str();
+  add_metric_flags(*cmd, o->metric, /*with_seed=*/true);
   cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
   cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it)")->required();
   cmd->callback([o, &action] { action = [o] { run_metrics(*o); }; });

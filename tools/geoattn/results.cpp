@@ -1,5 +1,9 @@
 // What measure, metrics and merge share: the result JSON and its state sidecar.
 #include "cli.h"
+
+#include <optional>
+
+#include "geoattn/metrics/bootstrap.h"
 #include "geoattn/io/capture_file.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
@@ -13,7 +17,12 @@ std::string state_path(const std::string& json_path) {
 }
 
 void write_results(const std::string& out, const metrics::RunState& state) {
-  const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions);
+  std::optional<metrics::BootstrapResult> boot;
+  if (!state.units.empty()) {
+    const auto& b = state.run_info.at("settings").at("bootstrap");
+    boot = metrics::bootstrap(state.units, b.at("replicates").get<int64_t>(), b.at("seed").get<uint64_t>());
+  }
+  const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions, boot ? &*boot : nullptr);
   metrics::save_run_state(state_path(out), state);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
 }

@@ -17,10 +17,22 @@ enum CurveMetric : int {
   kS_loo_last,  // ||s(N) - y_L [L in I_N]||
   kCos_s_v0,    // cos(s(N), v_0)
   kCos_s_vL,    // cos(s(N), v_L)
+  // SPEC §2b, the random-selection control: the same four metrics with I_N the first N of a
+  // random permutation, averaged over the sample's permutations. Optional: NaN when the run
+  // has no controls (--controls 0), and then absent from the JSON.
+  kP_rmax_random,
+  kR_rmin_random,
+  kF_rmax_random,
+  kF_rmin_random,
   kCurveMetrics
 };
+constexpr int kFirstOptionalCurve = kP_rmax_random;
 constexpr std::array<std::string_view, kCurveMetrics> kCurveNames = {
-    "P_rmax", "R_rmin", "F_rmax", "F_rmin", "s_norm", "s_loo_sink", "s_loo_last", "cos_s_v0", "cos_s_vL"};
+    "P_rmax",   "R_rmin",     "F_rmax",     "F_rmin",        "s_norm",        "s_loo_sink",
+    "s_loo_last", "cos_s_v0", "cos_s_vL",   "P_rmax_random", "R_rmin_random", "F_rmax_random",
+    "F_rmin_random"};
+// The control of each of the first four curves: kP_rmax + k <-> kP_rmax_random + k.
+constexpr int kControlled = 4;
 
 // One number per sample (SPEC §3, §6).
 enum ScalarMetric : int {

@@ -8,6 +8,7 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/assumption_stats.h"
+#include "geoattn/metrics/unit_stats.h"
 
 namespace geoattn::metrics {
 
@@ -15,9 +16,13 @@ struct RunState {
   Aggregator metrics;
   AssumptionStats assumptions;
   nlohmann::ordered_json run_info;
+  UnitStats units;  // per-document sums for the bootstrap (empty: no bootstrap)
 
-  // geoattn::Error when the metrics or assumption shapes differ.
+  // geoattn::Error when the shapes differ or a document is in both.
   void merge(const RunState& other);
+  // One sample into the metrics and, when kept, its unit's sums.
+  void add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
+                  const double* scalars);
 };
 
 void save_run_state(const std::string& path, const RunState& state);

@@ -18,7 +18,12 @@ struct SampleMetrics {
   torch::Tensor scalars;  // [B, kScalarMetrics] float64
 };
 
+// SPEC §2b: Euclidean D_k = ||s - y_k||^2 (the paper), or cosine
+// D_k = 1 - <s, y_k> / (||s|| ||y_k|| + 1e-12); the same selection and radii rules.
+enum class Distance { Euclidean, Cosine };
+
 struct SelectionOptions {
+  Distance distance = Distance::Euclidean;
   // The distance tensors of one chunk of samples ([chunk, G, n] float64) stay under this.
   int64_t max_chunk_bytes = int64_t(256) << 20;
   // Use plain tensor operations for the ball counts even on CPU (the fused CPU loop is the
@@ -41,8 +46,10 @@ SampleMetrics metrics_for_order(const torch::Tensor& alpha, const torch::Tensor&
                                 const std::vector<int64_t>& grid, const SelectionOptions& options = {});
 
 // Two distances count as equal (the closed ball of SPEC §2) when they differ by less than
-// kTieTolerance * (||s||^2 + ||y_k||^2 + r^2): the Gram expansion rounds, and exact ties
-// (duplicate vectors, N = 1) must stay ties.
+// kTieTolerance * (||s||^2 + ||y_k||^2 + r^2) (Euclidean) or kTieTolerance * (1 + |r|)
+// (cosine): the Gram expansion rounds, and exact ties (duplicate vectors, N = 1) must stay ties.
 constexpr double kTieTolerance = 1e-11;
+// SPEC §2b's cosine distance: 1 - <x, y> / (||x|| ||y|| + kCosineEps).
+constexpr double kCosineEps = 1e-12;
 
 }  // namespace geoattn::metrics

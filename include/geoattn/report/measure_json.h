@@ -4,6 +4,7 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/assumption_stats.h"
+#include "geoattn/metrics/bootstrap.h"
 
 namespace geoattn::report {
 
@@ -17,7 +18,12 @@ constexpr const char* kMeasureSchema = "geoattn.measure/1";
 // "sink_recall_corr" over n_grid (SPEC §3). Undefined numbers (no samples, no spread) are null.
 // geoattn::Error if run_info is not an object or uses one of the keys above.
 // With assumption stats (non-empty), every head also holds "fits" (fits_json.h).
+// With the random-selection control, each group holds X_random and X_diff (top-N minus random)
+// for X in P_rmax, R_rmin, F_rmax, F_rmin. With a bootstrap, each group at or above its level
+// holds X_ci ([lo, hi] per N, every curve), X_diff_ci, Y_ci (scalars), sink_recall_corr_ci,
+// and the top level "bootstrap" (replicates, seed, level, units, percentiles).
 nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
-                                    const metrics::AssumptionStats* assumptions = nullptr);
+                                    const metrics::AssumptionStats* assumptions = nullptr,
+                                    const metrics::BootstrapResult* bootstrap = nullptr);
 
 }  // namespace geoattn::report

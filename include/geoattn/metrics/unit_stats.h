@@ -1,0 +1,76 @@
+#pragma once
+// Per-unit sufficient statistics for the bootstrap of SPEC §2b: resampling documents with
+// replacement needs, for every document (unit), the sums of every metric per group. A unit is
+// a document (doc mode) or the document a stream window starts in, so the windows of one
+// document stay together. Pure C++.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "geoattn/io/safetensors_writer.h"
+
+namespace geoattn::metrics {
+
+// The finest level kept: every head, every layer, or the whole model. Coarser levels are sums.
+enum class BootLevel { Global, Layer, Head };
+const char* boot_level_name(BootLevel level);
+BootLevel parse_boot_level(const std::string& name);  // geoattn::Error on an unknown name
+
+class UnitStats {
+ public:
+  UnitStats() = default;
+  UnitStats(int64_t layers, int64_t heads, int64_t grid_size, BootLevel level);
+
+  bool empty() const { return layers_ == 0; }
+  BootLevel level() const { return level_; }
+  int64_t layers() const { return layers_; }
+  int64_t heads() const { return heads_; }
+  int64_t grid_size() const { return G_; }
+  int64_t groups() const;                      // 1, layers or layers * heads
+  int64_t group_of(int64_t layer, int64_t head) const;
+  int64_t stats_per_group() const { return 17 * G_ + 4; }
+
+  // One group's statistics, in this order (S = stats_per_group()):
+  //   [curve m][g] sum of the curve (m < kCurveMetrics), then per g: sum R^2, sum rho0,
+  //   sum rho0^2, sum R rho0 (R = R(r_min, N_g), for corr(R, rho0)), then the 4 scalar sums.
+  int64_t curve_index(int m, int64_t g) const { return m * G_ + g; }
+  int64_t corr_index(int part, int64_t g) const { return (13 + part) * G_ + g; }
+  int64_t scalar_index(int k) const { return 17 * G_ + k; }
+
+  void add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
+                  const double* scalars);
+  // geoattn::Error when the shapes differ or a unit appears in both (a unit is never split).
+  void merge(const UnitStats& other);
+
+  int64_t units() const { return static_cast<int64_t>(ids_.size()); }
+  const std::vector<std::string>& unit_ids() const { return ids_; }
+  const double* unit_sums(int64_t u) const { return sums_.data() + u * groups() * stats_per_group(); }
+  // Samples per head of unit u that reached grid index g (a layer group has heads times as
+  // many, the global group layers x heads times).
+  int64_t unit_count(int64_t u, int64_t g) const { return counts_[u * G_ + g]; }
+
+  // Sidecar tensors: "unit_sums" F64 [U, groups, S], "unit_counts" I64 [U, G], "unit_ids" U8
+  // (a JSON array of the ids), "unit_shape" I64 [4] (layers, heads, G, level).
+  struct Arrays {
+    std::vector<double> sums;
+    std::vector<int64_t> counts, shape;
+    std::string ids;
+  };
+  std::vector<io::TensorBlob> to_tensors(Arrays& storage) const;
+  static UnitStats from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,
+                               const std::string& ids_json);
+
+ private:
+  int64_t row(const std::string& unit);
+
+  int64_t layers_ = 0, heads_ = 0, G_ = 0;
+  BootLevel level_ = BootLevel::Head;
+  std::vector<std::string> ids_;
+  std::map<std::string, int64_t> index_;
+  std::vector<double> sums_;     // [U][groups][S]
+  std::vector<int64_t> counts_;  // [U][G]: advanced by the sample of (layer 0, head 0), i.e. once
+                                 // per (window, query), since every head of it is added
+};
+
+}  // namespace geoattn::metrics

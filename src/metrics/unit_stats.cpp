@@ -1,0 +1,125 @@
+#include "geoattn/metrics/unit_stats.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/metrics/metric_names.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::metrics {
+
+const char* boot_level_name(BootLevel level) {
+  switch (level) {
+    case BootLevel::Global: return "global";
+    case BootLevel::Layer: return "layer";
+    case BootLevel::Head: return "head";
+  }
+  return "?";
+}
+
+BootLevel parse_boot_level(const std::string& name) {
+  for (BootLevel l : {BootLevel::Global, BootLevel::Layer, BootLevel::Head})
+    if (name == boot_level_name(l)) return l;
+  fail("bootstrap level '{}': expected global, layer or head", name);
+}
+
+UnitStats::UnitStats(int64_t layers, int64_t heads, int64_t grid_size, BootLevel level)
+    : layers_(layers), heads_(heads), G_(grid_size), level_(level) {
+  if (layers < 1 || heads < 1 || grid_size < 1) fail("unit stats: {} layers, {} heads, {} grid values", layers, heads, grid_size);
+}
+
+int64_t UnitStats::groups() const {
+  return level_ == BootLevel::Global ? 1 : level_ == BootLevel::Layer ? layers_ : layers_ * heads_;
+}
+
+int64_t UnitStats::group_of(int64_t layer, int64_t head) const {
+  return level_ == BootLevel::Global ? 0 : level_ == BootLevel::Layer ? layer : layer * heads_ + head;
+}
+
+int64_t UnitStats::row(const std::string& unit) {
+  auto [it, inserted] = index_.emplace(unit, units());
+  if (inserted) {
+    ids_.push_back(unit);
+    sums_.resize(sums_.size() + static_cast<size_t>(groups() * stats_per_group()), 0.0);
+    counts_.resize(counts_.size() + static_cast<size_t>(G_), 0);
+  }
+  return it->second;
+}
+
+void UnitStats::add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
+                           const double* scalars) {
+  const int64_t u = row(unit);
+  double* s = sums_.data() + (u * groups() + group_of(layer, head)) * stats_per_group();
+  for (int m = 0; m < kCurveMetrics; ++m)
+    for (int64_t g = 0; g < n_valid; ++g) {
+      const double x = curves[m * G_ + g];
+      if (!std::isnan(x)) s[curve_index(m, g)] += x;  // NaN: a control the run did not measure
+    }
+  // SPEC §3 per unit: the sums behind corr(R(r_min, N), rho0).
+  const double rho0 = scalars[kRho0];
+  for (int64_t g = 0; g < n_valid; ++g) {
+    const double R = curves[kR_rmin * G_ + g];
+    s[corr_index(0, g)] += R * R;
+    s[corr_index(1, g)] += rho0;
+    s[corr_index(2, g)] += rho0 * rho0;
+    s[corr_index(3, g)] += R * rho0;
+  }
+  for (int k = 0; k < kScalarMetrics; ++k) s[scalar_index(k)] += scalars[k];
+  if (layer == 0 && head == 0)
+    for (int64_t g = 0; g < n_valid; ++g) ++counts_[u * G_ + g];
+}
+
+void UnitStats::merge(const UnitStats& other) {
+  if (other.empty()) return;
+  if (empty()) {
+    *this = other;
+    return;
+  }
+  if (layers_ != other.layers_ || heads_ != other.heads_ || G_ != other.G_ || level_ != other.level_)
+    fail("cannot merge bootstrap statistics of different shapes or levels ({} vs {})", boot_level_name(level_),
+         boot_level_name(other.level_));
+  const int64_t per_unit = groups() * stats_per_group();
+  for (int64_t u = 0; u < other.units(); ++u) {
+    if (index_.count(other.ids_[u])) fail("document '{}' is in two shards: a unit cannot be split", other.ids_[u]);
+    const int64_t r = row(other.ids_[u]);
+    std::copy(other.unit_sums(u), other.unit_sums(u) + per_unit, sums_.begin() + r * per_unit);
+    std::copy(other.counts_.begin() + u * G_, other.counts_.begin() + (u + 1) * G_, counts_.begin() + r * G_);
+  }
+}
+
+std::vector<io::TensorBlob> UnitStats::to_tensors(Arrays& a) const {
+  a.sums = sums_;
+  a.counts = counts_;
+  a.shape = {layers_, heads_, G_, static_cast<int64_t>(level_)};
+  a.ids = nlohmann::json(ids_).dump();
+  return {{"unit_sums", io::Dtype::F64, {units(), groups(), stats_per_group()}, a.sums.data()},
+          {"unit_counts", io::Dtype::I64, {units(), G_}, a.counts.data()},
+          {"unit_ids", io::Dtype::U8, {static_cast<int64_t>(a.ids.size())}, a.ids.data()},
+          {"unit_shape", io::Dtype::I64, {4}, a.shape.data()}};
+}
+
+UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,
+                                 const std::string& ids_json) {
+  if (shape.size() != 4 || shape[3] < 0 || shape[3] > 2) fail("unit_shape is not [layers, heads, G, level]");
+  UnitStats out(shape[0], shape[1], shape[2], static_cast<BootLevel>(shape[3]));
+  const auto ids = nlohmann::json::parse(ids_json, nullptr, false);
+  if (!ids.is_array()) fail("unit_ids is not a JSON array");
+  for (const auto& id : ids) {
+    if (!id.is_string()) fail("unit_ids holds a non-string");
+    if (!out.index_.emplace(id.get<std::string>(), out.units()).second) fail("unit_ids repeats '{}'", id.get<std::string>());
+    out.ids_.push_back(id.get<std::string>());
+  }
+  if (sums.size() != static_cast<size_t>(out.units() * out.groups() * out.stats_per_group()) ||
+      counts.size() != static_cast<size_t>(out.units() * out.G_))
+    fail("unit_sums / unit_counts do not match {} units", out.units());
+  for (double x : sums)
+    if (!std::isfinite(x)) fail("unit_sums holds a non-finite value");
+  for (int64_t c : counts)
+    if (c < 0) fail("unit_counts holds a negative count");
+  out.sums_ = std::move(sums);
+  out.counts_ = std::move(counts);
+  return out;
+}
+
+}  // namespace geoattn::metrics

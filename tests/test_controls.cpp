@@ -1,0 +1,158 @@
+// SPEC §2b: the random-selection control and the bootstrap over documents. Top-N beats random
+// with an interval excluding zero where selection is separable by construction; the interval
+// covers zero where alpha carries no information; a constant has a zero-width interval; merging
+// shards (documents split between them) gives the same state and intervals as one run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/run_state.h"
+#include "geoattn/metrics/window_metrics.h"
+#include "geoattn/util/error.h"
+
+using namespace geoattn::metrics;
+using torch::indexing::Slice;
+
+namespace {
+
+constexpr int64_t L = 1, H = 2, T = 32, d = 8;
+const std::vector<int64_t> kGrid = {1, 2, 4, 8, 16, 32};
+
+struct Window {
+  torch::Tensor alpha, values;  // [L, H, 1, T], [L, H, T, d] (one KV head per head)
+};
+
+// Separable: the 4 tokens with the largest alpha have values clustered far from the rest, so
+// at N = 4, P = R = 1. Uninformative: uniform attention, so alpha says nothing about the
+// tokens (top-N is the first N positions, i.i.d. values: exchangeable with a random choice).
+Window make_window(bool separable, int64_t seed) {
+  auto gen = at::detail::createCPUGenerator(static_cast<uint64_t>(seed));
+  auto values = torch::randn({L, H, T, d}, gen, torch::kFloat64);
+  auto logits = separable ? torch::randn({L, H, 1, T}, gen, torch::kFloat64) : torch::zeros({L, H, 1, T}, torch::kFloat64);
+  if (separable) {
+    auto top = std::get<1>(logits.topk(4, -1));  // [L, H, 1, 4]
+    logits.scatter_(-1, top, 6.0);
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t k = 0; k < 4; ++k) {
+        const int64_t i = top[0][h][0][k].item<int64_t>();
+        values.index_put_({0, h, i}, 30.0 + 0.1 * values.index({0, h, i}));
+      }
+  }
+  return {torch::softmax(logits, -1), values};
+}
+
+const std::vector<int64_t> kLastQuery = {T - 1};
+
+RunState new_state() {
+  return RunState{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Head)};
+}
+
+void add(RunState& state, const Window& w, uint64_t key, const std::string& unit, int64_t controls = 16) {
+  MetricOptions options;
+  options.controls = controls;
+  options.seed = 7;
+  add_window(w.alpha, w.values, kLastQuery, kGrid, key, options,
+             [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
+               state.add_sample(unit, l, h, curves, n_valid, scalars);
+             });
+}
+
+// Two windows per document, 30 documents.
+RunState run(bool separable, int first_doc = 0, int docs = 30) {
+  RunState state = new_state();
+  for (int doc = first_doc; doc < first_doc + docs; ++doc)
+    for (int j = 0; j < 2; ++j) add(state, make_window(separable, 100 * doc + j), 2 * doc + j, "doc" + std::to_string(doc));
+  return state;
+}
+
+}  // namespace
+
+TEST(Controls, RandomOrdersArePortablePermutations) {
+  const auto a = random_orders(3, 11, 4, 5, 17), b = random_orders(3, 11, 4, 5, 17);
+  EXPECT_TRUE(torch::equal(a, b));
+  EXPECT_FALSE(torch::equal(a, random_orders(4, 11, 4, 5, 17)));
+  EXPECT_TRUE(torch::equal(std::get<0>(a.sort(-1)), torch::arange(17).expand({4, 5, 17})));
+  EXPECT_FALSE(torch::equal(a[0][0], a[1][0]));  // different permutations per r
+  // A fixed value: any change to the generator shows here.
+  EXPECT_EQ(random_orders(0, 0, 1, 1, 6)[0][0].sum().item<int64_t>(), 15);
+}
+
+TEST(Controls, SeparableSelectionBeatsRandom) {
+  const RunState state = run(true);
+  const auto boot = bootstrap(state.units, 1000, 5);
+  const auto g = state.metrics.global_stats();
+  const int64_t gi = 2;  // N = 4, the cluster
+  EXPECT_EQ(g.curve(kP_rmax, gi).mean(), 1.0);
+  EXPECT_EQ(g.curve(kR_rmin, gi).mean(), 1.0);
+  EXPECT_LT(g.curve(kP_rmax_random, gi).mean(), 0.8);
+  EXPECT_GT(boot.global.diff[0][gi][0], 0.0);  // P: the interval excludes zero
+  EXPECT_GT(boot.global.diff[1][gi][0], 0.0);  // R
+  // At N = 1 top-N is exactly 1 in every sample: a zero-width interval at 1.
+  EXPECT_EQ(boot.global.curve[kP_rmax][0][0], 1.0);
+  EXPECT_EQ(boot.global.curve[kP_rmax][0][1], 1.0);
+  EXPECT_EQ(boot.global.curve[kR_rmin][0][0], 1.0);
+}
+
+TEST(Controls, UninformativeAlphaCoversZero) {
+  const RunState state = run(false);
+  const auto boot = bootstrap(state.units, 1000, 5);
+  const auto g = state.metrics.global_stats();
+  // Eight 95% intervals (P and R at N = 2, 4, 8, 16): about 7.6 cover zero when nothing
+  // separates top-N from random; the differences themselves are small.
+  int covering = 0;
+  for (int64_t gi : {1, 2, 3, 4})
+    for (int k : {0, 1}) {
+      covering += boot.global.diff[k][gi][0] <= 0.0 && boot.global.diff[k][gi][1] >= 0.0;
+      EXPECT_LT(std::abs(g.curve(kP_rmax + k, gi).mean() - g.curve(kP_rmax_random + k, gi).mean()), 0.05);
+    }
+  EXPECT_GE(covering, 6);
+}
+
+TEST(Controls, IntervalsContainTheMean) {
+  const RunState state = run(true);
+  const auto boot = bootstrap(state.units, 500, 1);
+  ASSERT_EQ(boot.heads.size(), 2u);
+  ASSERT_EQ(boot.layers.size(), 1u);
+  for (int64_t h = 0; h < H; ++h) {
+    const auto& s = state.metrics.head_stats(0, h);
+    for (int64_t gi = 0; gi < 6; ++gi) {
+      EXPECT_LE(boot.heads[h].curve[kR_rmin][gi][0], s.curve(kR_rmin, gi).mean() + 1e-12);
+      EXPECT_GE(boot.heads[h].curve[kR_rmin][gi][1], s.curve(kR_rmin, gi).mean() - 1e-12);
+    }
+    EXPECT_LE(boot.heads[h].scalar[kRho0][0], s.scalar(kRho0).mean() + 1e-12);
+    EXPECT_GE(boot.heads[h].scalar[kRho0][1], s.scalar(kRho0).mean() - 1e-12);
+  }
+}
+
+TEST(Controls, MergeOfShardsEqualsOneRun) {
+  const RunState all = run(true, 0, 12);
+  RunState merged = run(true, 6, 6);  // the second half first: order must not matter
+  merged.merge(run(true, 0, 6));
+  const auto a = bootstrap(all.units, 300, 9), b = bootstrap(merged.units, 300, 9);
+  // Bit-identical (NaN where undefined on both sides).
+  auto same = [](const Interval& x, const Interval& y) { return std::memcmp(x.data(), y.data(), sizeof(Interval)) == 0; };
+  for (int m = 0; m < kCurveMetrics; ++m)
+    for (int64_t gi = 0; gi < 6; ++gi) {
+      EXPECT_TRUE(same(a.global.curve[m][gi], b.global.curve[m][gi]));
+      EXPECT_TRUE(same(a.heads[1].curve[m][gi], b.heads[1].curve[m][gi]));
+      EXPECT_TRUE(same(a.global.corr[gi], b.global.corr[gi]));
+    }
+  for (int64_t gi = 0; gi < 6; ++gi)
+    EXPECT_EQ(all.metrics.global_stats().curve(kP_rmax_random, gi).mean(),
+              merged.metrics.global_stats().curve(kP_rmax_random, gi).mean());
+  RunState twice = run(true, 0, 2);
+  EXPECT_THROW(twice.merge(run(true, 1, 2)), geoattn::Error);  // doc1 in both
+}
+
+TEST(Controls, LevelsAndNoControls) {
+  RunState state{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Layer)};
+  add(state, make_window(true, 1), 0, "a", /*controls=*/0);
+  add(state, make_window(true, 2), 1, "b", /*controls=*/0);
+  EXPECT_EQ(state.metrics.global_stats().curve(kP_rmax_random, 0).count(), 0);  // no control: absent
+  const auto boot = bootstrap(state.units, 50, 0);
+  EXPECT_TRUE(boot.heads.empty());
+  EXPECT_EQ(boot.layers.size(), 1u);
+  EXPECT_THROW(bootstrap(UnitStats(L, H, 6, BootLevel::Head), 10, 0), geoattn::Error);  // no units
+}

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""PlotFigures (ctest): scripts/plot_figures.py on real geoattn output.
+
+Runs `geoattn measure`, `bounds` and `taxonomy` on the embedded stories260K over a few short
+windows, then the plotter: every figure is written as a real PNG and PDF (one model, two models
+side by side with the bootstrap/control keys, no taxonomy), and bad input (broken JSON, an old
+or other schema, a missing key, a missing file) gives exit code 2, one stderr line and no
+output. Standard library only; the plotter itself needs numpy + matplotlib.
+
+    tests/test_plot_figures.py [--source-dir DIR] [--bin-dir DIR] [--keep]
+
+Paths default to GEOATTN_SOURCE_DIR / GEOATTN_BIN_DIR, else this checkout and build/bin.
+"""
+import argparse
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ALL_FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
+               "fig6_sink_recall_corr", "fig7_s_diagnostics", "fig8_labels_by_layer",
+               "fig11_regimes", "heatmap_P_R_labels")
+NEEDS_TAXONOMY = ("fig8_labels_by_layer", "fig11_regimes")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(cmd, cwd, timeout=300):
+    t = time.time()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        p = subprocess.CompletedProcess(cmd, -1, "", f"{type(e).__name__}: {e}")
+    return p, time.time() - t
+
+
+def must(cmd, cwd, what):
+    p, dt = run(cmd, cwd)
+    if not check(p.returncode == 0, f"{what} ({dt:.1f}s)"):
+        print("  command:", " ".join(cmd), "\n  stdout:", p.stdout[-2000:],
+              "\n  stderr:", p.stderr[-2000:])
+        raise SystemExit(1)
+    return p
+
+
+def check_outputs(out, names, stdout, what):
+    expected = {f"{n}.{e}" for n in names for e in ("png", "pdf")}
+    present = set(os.listdir(out)) if os.path.isdir(out) else set()
+    check(present == expected, f"{what}: exactly the expected files (missing "
+                               f"{sorted(expected - present)}, extra {sorted(present - expected)})")
+    wrote = [line for line in stdout.splitlines() if line.startswith("wrote ")]
+    check(len(wrote) == len(expected), f"{what}: one 'wrote' line per file ({len(wrote)})")
+    for f in sorted(expected & present):
+        path = os.path.join(out, f)
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+        size = os.path.getsize(path)
+        if f.endswith(".png"):
+            check(head == PNG_SIGNATURE and size > 10_000,
+                  f"{what}: {f} is a PNG > 10 kB ({size} B)")
+        else:
+            check(head.startswith(b"%PDF") and size > 1_000, f"{what}: {f} is a PDF ({size} B)")
+    leftovers = [d for d in os.listdir(os.path.dirname(out)) if d.startswith(".plot_figures.")]
+    check(not leftovers, f"{what}: no temporary folder left beside the output ({leftovers})")
+
+
+def with_controls(doc):
+    """The measure JSON with the bootstrap/control keys (SPEC §2b) added where the build does
+    not write them yet, in the agreed layout, so the plotter's bands are exercised."""
+    doc = copy.deepcopy(doc)
+    if "P_rmax_random" in doc["global"]:
+        return doc
+
+    def pairs(values, half):
+        return [None if v is None else [max(0.0, v - half), min(1.0, v + half)] for v in values]
+
+    for g in [doc["global"]] + doc["layers"] + doc["heads"]:
+        for x in ("P_rmax", "R_rmin", "F_rmax", "F_rmin"):
+            rnd = [None if v is None else 0.6 * v for v in g[x]]
+            g[x + "_random"] = rnd
+            g[x + "_ci"] = pairs(g[x], 0.04)
+            g[x + "_diff_ci"] = [None if v is None else [v - r - 0.02, v - r + 0.02]
+                                 for v, r in zip(g[x], rnd)]
+        g["rho0_ci"] = [g["rho0"] - 0.01, g["rho0"] + 0.01]
+        if "sink_recall_corr" in g:
+            g["sink_recall_corr_ci"] = [None if v is None else [v - 0.05, v + 0.05]
+                                        for v in g["sink_recall_corr"]]
+    doc["bootstrap"] = {"replicates": 200, "seed": 0, "unit": "document", "units": 4}
+    doc["controls"] = {"random_permutations": 16, "seed": 0}
+    return doc
+
+
+def plotter_python():
+    """An interpreter with numpy + matplotlib, for the direct check of the profile model."""
+    for exe in (sys.executable, "/usr/bin/python3"):
+        if exe and os.path.exists(exe):
+            p = subprocess.run([exe, "-c", "import numpy, matplotlib"], capture_output=True)
+            if p.returncode == 0:
+                return exe
+    return None
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source-dir", default=os.environ.get("GEOATTN_SOURCE_DIR",
+                                                           os.path.dirname(here)))
+    ap.add_argument("--bin-dir", default=os.environ.get("GEOATTN_BIN_DIR"))
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = ap.parse_args()
+    src = os.path.abspath(args.source_dir)
+    bin_dir = os.path.abspath(args.bin_dir or os.path.join(src, "build", "bin"))
+    geoattn = os.path.join(bin_dir, "geoattn")
+    plot = os.path.join(src, "scripts", "plot_figures.py")
+    if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
+        return 1
+    t0 = time.time()
+    tmp = tempfile.mkdtemp(prefix="geoattn-plot-test-")
+    try:
+        run_a = ["--model", "models/stories260K", "--data",
+                 "data/tinystories/tinystories-sample.txt", "--window", "stream", "--ctx", "64",
+                 "--max-windows", "6", "--quiet"]
+        run_b = ["--model", "models/stories260K", "--data",
+                 "data/openwebtext/openwebtext-first100.txt", "--window", "stream", "--ctx", "48",
+                 "--max-windows", "4", "--quiet"]
+        A, BA, TA = (os.path.join(tmp, f) for f in ("a.json", "a-bounds.json", "a-tax.json"))
+        B, TB = os.path.join(tmp, "b.json"), os.path.join(tmp, "b-tax.json")
+        must([geoattn, "measure"] + run_a + ["--out", A], src, "geoattn measure (A)")
+        must([geoattn, "bounds"] + run_a + ["--out", BA], src, "geoattn bounds (A)")
+        must([geoattn, "taxonomy", "--from", A, "--out", TA], src, "geoattn taxonomy (A)")
+        must([geoattn, "measure"] + run_b + ["--out", B], src, "geoattn measure (B)")
+        with open(B) as f:
+            b_doc = with_controls(json.load(f))
+        B2 = os.path.join(tmp, "b-controls.json")
+        with open(B2, "w") as f:
+            json.dump(b_doc, f)
+        must([geoattn, "taxonomy", "--from", B2, "--out", TB], src, "geoattn taxonomy (B)")
+        py = sys.executable or "python3"
+
+        # One model, with bounds and taxonomy: every figure.
+        out = os.path.join(tmp, "one", "figs")
+        os.makedirs(os.path.dirname(out))
+        p = must([py, plot, "--measure", A, "--bounds", BA, "--taxonomy", TA, "--out", out],
+                 src, "plot: one model with bounds and taxonomy")
+        check_outputs(out, ALL_FIGURES, p.stdout, "one model")
+
+        # Two models side by side (different T and N grids), the control/bootstrap keys, a
+        # bounds file that fits only one of them, labels, another heat-map N; into the same
+        # folder (the figures are replaced).
+        p = must([py, plot, "--measure", A, B2, "--bounds", BA, "--taxonomy", TA, TB,
+                  "--labels", "tinystories,openwebtext", "--n", "5", "--out", out],
+                 src, "plot: two models side by side, into the same folder")
+        check_outputs(out, ALL_FIGURES, p.stdout, "two models")
+
+        # No taxonomy: the figures that need it are skipped with a note.
+        out = os.path.join(tmp, "notax", "figs")
+        os.makedirs(os.path.dirname(out))
+        p = must([py, plot, "--measure", B2, "--out", out], src, "plot: no taxonomy, no bounds")
+        check_outputs(out, [n for n in ALL_FIGURES if n not in NEEDS_TAXONOMY], p.stdout,
+                      "no taxonomy")
+        check(all(n in p.stderr for n in NEEDS_TAXONOMY), "no taxonomy: the skips are named")
+
+        # Bad input: exit 2, one stderr line naming the file, nothing written.
+        with open(A) as f:
+            a_doc = json.load(f)
+        bad = {}
+
+        def write(name, text):
+            path = os.path.join(tmp, name)
+            with open(path, "w") as f:
+                f.write(text)
+            return path
+
+        bad["broken JSON"] = (["--measure", write("broken.json", json.dumps(a_doc)[:5000])],
+                              "broken.json")
+        old = dict(a_doc, schema="geoattn.measure/0")
+        bad["old schema"] = (["--measure", write("old.json", json.dumps(old))], "old.json")
+        bad["other schema (a taxonomy as --measure)"] = (["--measure", TA], os.path.basename(TA))
+        missing = copy.deepcopy(a_doc)
+        del missing["global"]["P_rmax"]
+        bad["missing key"] = (["--measure", write("missing.json", json.dumps(missing))],
+                              "missing.json")
+        short = copy.deepcopy(a_doc)
+        short["heads"][3]["R_rmin"] = short["heads"][3]["R_rmin"][:-1]
+        bad["curve shorter than the grid"] = (
+            ["--measure", write("short.json", json.dumps(short))], "short.json")
+        bad["missing file"] = (["--measure", os.path.join(tmp, "nope.json")], "nope.json")
+        bad["bounds with a measure schema"] = (["--measure", A, "--bounds", A], "a.json")
+        bad["taxonomy broken, valid measure"] = (
+            ["--measure", A, "--taxonomy", write("tax-broken.json", "{\"schema\": ")],
+            "tax-broken.json")
+        bad["taxonomy of another run"] = (["--measure", A, "--taxonomy", TB], os.path.basename(TB))
+        for k, (what, (argv, name)) in enumerate(bad.items()):
+            parent = os.path.join(tmp, f"bad{k}")
+            os.makedirs(parent)
+            out = os.path.join(parent, "figs")
+            if k % 2:  # an existing empty folder must stay empty
+                os.makedirs(out)
+            p, _ = run([py, plot] + argv + ["--out", out], src)
+            lines = p.stderr.strip().splitlines()
+            check(p.returncode == 2, f"{what}: exit code 2 (got {p.returncode})")
+            check(len(lines) == 1 and lines[0].startswith("plot_figures: error: ")
+                  and name in lines[0], f"{what}: one stderr line naming {name}: {lines}")
+            check(p.stdout == "", f"{what}: nothing on stdout")
+            check(os.listdir(parent) == (["figs"] if k % 2 else []) and
+                  (not os.path.isdir(out) or not os.listdir(out)),
+                  f"{what}: no output ({os.listdir(parent)})")
+
+        # The four-phase model of Assumption 3, evaluated directly.
+        exe = plotter_python()
+        if check(exe is not None, "an interpreter with numpy + matplotlib"):
+            code = (
+                "import sys; sys.path.insert(0, sys.argv[1]); import plot_figures as pf\n"
+                "pf.import_plotting(); np = pf.np\n"
+                "p = dict(p_sink=0.5, p_base=0.01, eta=0.1, omega=0.5, T1=3, T2=6)\n"
+                "a = pf.profile_model(p, 10)\n"
+                "want = [0.5, 0.01, 0.01, 0.01] + [0.01 * (1 + 0.1 * np.cos(0.5 * i)) "
+                "for i in (4, 5, 6)] + [0.01 * np.exp(0.1 * (i - 6)) for i in (7, 8, 9)]\n"
+                "assert np.allclose(a, want, rtol=1e-12), (a, want)\n"
+                "b = pf.profile_model(dict(p, T1=4, T2=4), 6)\n"
+                "assert np.allclose(b, [0.5] + [0.01] * 4 + [0.01 * np.exp(0.1)]), b\n")
+            p, _ = run([exe, "-c", code, os.path.join(src, "scripts")], src)
+            check(p.returncode == 0,
+                  f"four-phase profile model matches Assumption 3 {p.stderr[-500:]}")
+    finally:
+        if args.keep:
+            print("kept", tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}"
+          f" in {time.time() - t0:.1f}s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

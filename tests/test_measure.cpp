@@ -5,6 +5,8 @@
 
 #include <sys/wait.h>
 
+#include <csignal>
+
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -123,6 +125,51 @@ TEST(Measure, MergedShardsEqualOneRun) {
   EXPECT_NE(err.find("ctx"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(std::filesystem::exists(tmp / "bad.json"));
+}
+
+// --shard i/n splits the windows by document; the shards merged equal one run.
+TEST(Measure, ShardsOfOneRunMerge) {
+  TempDir tmp;
+  const std::string common = "measure --quiet" + kModel + " --ctx 64 --data " + jsonl(tmp, "d.jsonl", 0, 8);
+  std::string err;
+  ASSERT_EQ(run(common + " --out " + (tmp / "one.json"), tmp, &err), 0) << err;
+  std::string inputs;
+  int64_t windows = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::string out = tmp / ("s" + std::to_string(i) + ".json");
+    ASSERT_EQ(run(common + " --shard " + std::to_string(i) + "/3 --out " + out, tmp, &err), 0) << err;
+    const int64_t w = load(out)["data"]["windows"];
+    EXPECT_GT(w, 0);
+    windows += w;
+    inputs += " " + out;
+  }
+  ASSERT_EQ(run("merge" + inputs + " --out " + (tmp / "merged.json"), tmp, &err), 0) << err;
+  const json one = load(tmp / "one.json"), merged = load(tmp / "merged.json");
+  EXPECT_EQ(windows, one["data"]["windows"]);
+  EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());  // controls and bootstrap included
+  EXPECT_NE(run(common + " --shard 3/3 --out " + (tmp / "x.json"), tmp, &err), 0);
+  EXPECT_NE(err.find("--shard 3/3"), std::string::npos) << err;
+}
+
+// A run killed (SIGKILL) after a checkpoint resumes with the same arguments and gives the
+// numbers of an uninterrupted run: no window counted twice or lost.
+TEST(Measure, ResumesAfterSigkill) {
+  TempDir tmp;
+  const std::string args =
+      "measure --quiet" + kModel + " --ctx 64 --checkpoint-every 3 --data " + jsonl(tmp, "d.jsonl", 0, 8);
+  std::string err;
+  ASSERT_EQ(run(args + " --out " + (tmp / "whole.json"), tmp, &err), 0) << err;
+  const int status = std::system(("GEOATTN_TEST_KILL_AFTER_WINDOWS=7 " + std::string(GEOATTN_BIN_DIR) + "/geoattn " +
+                                  args + " --out " + (tmp / "r.json") + " 2>/dev/null")
+                                     .c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGKILL);  // the shell reports the killed child
+  ASSERT_FALSE(std::filesystem::exists(tmp / "r.json"));
+  ASSERT_TRUE(std::filesystem::exists(tmp / "r.state.safetensors"));  // the checkpoint after window 6
+  ASSERT_EQ(run(args + " --out " + (tmp / "r.json"), tmp, &err), 0) << err;
+  const json whole = load(tmp / "whole.json"), resumed = load(tmp / "r.json");
+  EXPECT_EQ(resumed["timing"]["resumed_after_windows"], 6);
+  EXPECT_EQ(numbers(resumed).dump(), numbers(whole).dump());
 }
 
 TEST(Measure, SameArgumentsSameJson) {

@@ -10,10 +10,16 @@ namespace geoattn::cli {
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd.add_option("--dtype", o.dtype, "forward dtype: fp32, bf16 or fp16 (metrics are always float32 or better)")
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
+  cmd.add_option("--dtype", o.dtype,
+                 "forward dtype: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 or fp16 (metrics are always float64)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16", "fp16"}))
       ->capture_default_str();
   cmd.add_option("--threads", o.threads, "CPU threads for LibTorch (0: all cores)")->capture_default_str();
+}
+
+std::string effective_dtype(const RunOptions& run) {
+  if (run.dtype != "auto") return run.dtype;
+  return run.device.rfind("cuda", 0) == 0 ? "bf16" : "fp32";
 }
 
 torch::Device resolve_device(const std::string& device) {

@@ -22,12 +22,14 @@ void add_inspect(CLI::App& app, Action& action);
 
 struct RunOptions {
   std::string device = "cpu";  // cpu | cuda | cuda:N
-  std::string dtype = "fp32";  // fp32 | bf16 (| fp16)
+  std::string dtype = "auto";  // auto (bf16 on CUDA, fp32 on CPU) | fp32 | bf16 | fp16
   int threads = 0;             // 0: all cores
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
 torch::Device resolve_device(const std::string& device);
 torch::Dtype resolve_dtype(const std::string& dtype);
+// --dtype with auto resolved for --device: the name recorded in the JSON.
+std::string effective_dtype(const RunOptions& run);
 void set_threads(int threads);
 
 // Where the tokens come from: literal text, literal ids, or data shards.

@@ -92,7 +92,7 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
                       {"windows", W},         {"tokens", W * T}};
   run_info["settings"] = settings_info(o);
   run_info["settings"]["ctx"] = T;
-  run_info["settings"]["dtype"] = o.run.dtype;
+  run_info["settings"]["dtype"] = effective_dtype(o.run);
   run_info["timing"] = {{"seconds_forward_and_capture", times.forward_s}, {"seconds_metrics_and_bounds", times.visit_s}};
   return report::bounds_json(mb.measured, mb.bounds, run_info);
 }

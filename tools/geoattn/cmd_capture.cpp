@@ -35,7 +35,7 @@ std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, co
           {"kv_heads", std::to_string(c.n_kv_heads)},
           {"head_dim", std::to_string(c.head_dim)},
           {"sliding_window", std::to_string(c.sliding_window)},
-          {"dtype", o.run.dtype},
+          {"dtype", effective_dtype(o.run)},
           {"device", o.run.device}};
 }
 
@@ -43,7 +43,7 @@ void run_capture(const CaptureOptions& o) {
   check_output_path(o.out);
   set_threads(o.run.threads);
   const torch::Device device = resolve_device(o.run.device);
-  const torch::Dtype dtype = resolve_dtype(o.run.dtype);
+  const torch::Dtype dtype = resolve_dtype(effective_dtype(o.run));
   const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
   const auto windows = read_windows(o.input, checkpoint);
   const int64_t T = static_cast<int64_t>(windows.front().ids.size());

@@ -28,6 +28,13 @@ int64_t activation_bytes(const model::ModelConfig& c, int64_t T, int64_t bytes_p
   return stream + scores + captured;
 }
 
+// The metric core's working memory for one query of one window (metrics/selection.h): float64
+// alpha-weighted values y, the values and their sorted copy for every (layer, head) sample,
+// plus the distance buffer of one chunk (--metrics-memory, 256 MiB by default).
+int64_t metrics_bytes(const model::ModelConfig& c, int64_t T, int64_t chunk_bytes = int64_t(256) << 20) {
+  return 3 * c.n_layers * c.n_heads * T * c.head_dim * 8 + chunk_bytes;
+}
+
 std::string gib(int64_t bytes) { return fmt::format("{:.3f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
 
 nlohmann::ordered_json describe(const io::Checkpoint& ck, int64_t T) {
@@ -55,9 +62,9 @@ nlohmann::ordered_json describe(const io::Checkpoint& ck, int64_t T) {
   j["files"] = ck.tensors.files().size();
   for (auto [name, bytes] : {std::pair{"fp32", 4}, std::pair{"bf16", 2}}) {
     const int64_t weights = c.parameter_count() * bytes;
-    const int64_t act = activation_bytes(c, T, bytes);
+    const int64_t act = activation_bytes(c, T, bytes), met = metrics_bytes(c, T);
     j["memory"][name] = {{"weights_bytes", weights}, {"forward_T", T}, {"activations_bytes", act},
-                         {"total_bytes", weights + act}};
+                         {"metrics_bytes", met}, {"total_bytes", weights + act + met}};
   }
   if (!ck.tokenizer_path.empty()) {
     auto tok = io::Tokenizer::load(ck.tokenizer_path);
@@ -82,8 +89,9 @@ void print_text(const nlohmann::ordered_json& j) {
   fmt::print("  parameters {}  ({} file(s), {} bytes)\n", j["parameters"].get<int64_t>(), j["files"].get<size_t>(),
              j["checkpoint_bytes"].get<uint64_t>());
   for (const auto& [name, m] : j["memory"].items())
-    fmt::print("  memory {}: weights {} + forward/capture at T={} {} = {}\n", name, gib(m["weights_bytes"]),
-               m["forward_T"].get<int64_t>(), gib(m["activations_bytes"]), gib(m["total_bytes"]));
+    fmt::print("  memory {}: weights {} + forward/capture at T={} {} + metrics {} = {}\n", name, gib(m["weights_bytes"]),
+               m["forward_T"].get<int64_t>(), gib(m["activations_bytes"]), gib(m["metrics_bytes"]),
+               gib(m["total_bytes"]));
   if (j["tokenizer"].is_null())
     fmt::print("  tokenizer: none (tokenizer.model missing)\n");
   else

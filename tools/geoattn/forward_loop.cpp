@@ -18,7 +18,7 @@ ModelRun open_model_run(const std::string& model, const InputOptions& input, con
                         const std::string& queries, const std::string& n) {
   set_threads(run.threads);
   const torch::Device device = resolve_device(run.device);
-  const torch::Dtype dtype = resolve_dtype(run.dtype);
+  const torch::Dtype dtype = resolve_dtype(effective_dtype(run));
   io::Checkpoint checkpoint = io::Checkpoint::open(model);
   auto windows = read_windows(input, checkpoint);
   const int64_t T = input.ctx;

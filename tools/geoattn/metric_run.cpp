@@ -28,6 +28,9 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
                  "what the bootstrap resamples: document (windows of one document together) or window")
       ->check(CLI::IsMember({"document", "window"}))
       ->capture_default_str();
+  cmd.add_option("--metrics-memory", f.metrics_memory_mb,
+                 "MiB of working memory for the metric core's distance tensors (it chunks over heads to stay under it)")
+      ->capture_default_str();
   if (with_seed) cmd.add_option("--seed", f.seed, "seed of the controls and the bootstrap")->capture_default_str();
 }
 
@@ -59,6 +62,8 @@ MetricRun::MetricRun(const MetricFlags& flags, int64_t layers, int64_t heads, in
   if (flags.decay_k < 1) fail("--decay-k {}: must be at least 1", flags.decay_k);
   if (flags.controls < 0) fail("--controls {}: must be 0 or more", flags.controls);
   if (flags.bootstrap < 0) fail("--bootstrap {}: must be 0 or more", flags.bootstrap);
+  if (flags.metrics_memory_mb < 1) fail("--metrics-memory {}: must be at least 1 MiB", flags.metrics_memory_mb);
+  options_.selection.max_chunk_bytes = flags.metrics_memory_mb << 20;
   options_.selection.distance = flags.distance == "cosine" ? metrics::Distance::Cosine : metrics::Distance::Euclidean;
   options_.controls = flags.controls;
   options_.seed = flags.seed;

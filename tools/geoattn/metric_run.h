@@ -24,6 +24,7 @@ struct MetricFlags {
   std::string boot_level = "auto";
   std::string boot_unit = "document";  // or "window": each window resampled on its own
   uint64_t seed = 0;              // controls and bootstrap
+  int64_t metrics_memory_mb = 256;  // the metric core's working memory per chunk of samples
 };
 void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The job-array route end to end on a real single-node Slurm (Debian's slurm-wlm, started here):
+# submit.sh runs 3 shard tasks and the merge; the merged numbers equal one run's.
+#   tests/test_slurm.sh SOURCE_DIR BIN_DIR
+# Needs root (the daemons); without it, or with GEOATTN_SKIP_SLURM=1, it skips (exit 77).
+set -euo pipefail
+src=$1 bin=$2
+if [ "$(id -u)" -ne 0 ] || [ "${GEOATTN_SKIP_SLURM:-0}" = 1 ]; then echo "skipped: needs root for slurmctld/slurmd"; exit 77; fi
+tmp=$(mktemp -d)
+cleanup() { bash "$src/tests/slurm/single-node.sh" stop "$tmp/slurm" >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+bash "$src/tests/slurm/single-node.sh" start "$tmp/slurm"
+python3 - "$src" "$tmp/docs.jsonl" <<'PY'
+import json, sys
+text = open(sys.argv[1] + "/data/openwebtext/openwebtext-first100.txt").read()
+with open(sys.argv[2], "w") as f:
+    for i in range(8):
+        f.write(json.dumps({"text": text[i * 3000:(i + 1) * 3000]}) + "\n")
+PY
+args=(--model "$src/models/stories260K" --data "$tmp/docs.jsonl" --ctx 64 --bootstrap 200)
+GEOATTN="$bin/geoattn" timeout 600 bash "$src/scripts/slurm/submit.sh" --shards 3 --out "$tmp/run" --wait -- "${args[@]}"
+"$bin/geoattn" measure "${args[@]}" --quiet --out "$tmp/one.json"
+python3 - "$tmp/run/merged.json" "$tmp/one.json" <<'PY'
+import json, sys
+merged, one = (json.load(open(p)) for p in sys.argv[1:3])
+for j in (merged, one):
+    j.pop("data"); j.pop("timing")
+assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged shards differ from one run"
+print("slurm: 3 shard tasks + merge == one run")
+PY

@@ -172,6 +172,29 @@ TEST(Measure, ResumesAfterSigkill) {
   EXPECT_EQ(numbers(resumed).dump(), numbers(whole).dump());
 }
 
+// Peak memory stays within what `inspect` predicts (weights + forward/capture + the metric
+// core's bound) on top of the LibTorch runtime (~170 MB here), on a larger tiny model.
+TEST(Measure, PeakMemoryWithinPrediction) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer changes the memory picture";
+#endif
+  TempDir tmp;
+  const std::string model = tmp / "mid";
+  auto r = geoattn::testing::run_tool("make-tiny-checkpoint --layers 4 --hidden 512 --heads 8 --ffn 1376 --vocab 512 "
+                                      "--max-positions 2048 --tokenizer " + source("models/stories260K/tokenizer.model") +
+                                      " --out " + model, tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = geoattn::testing::run_tool("geoattn inspect --json --ctx 512 --model " + model, tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const int64_t predicted = json::parse(r.out)["memory"]["fp32"]["total_bytes"];
+  std::string err;
+  ASSERT_EQ(run("measure --quiet --model " + model + " --data " + source("data/openwebtext/openwebtext-first100.txt") +
+                    " --window stream --ctx 512 --max-windows 4 --out " + (tmp / "m.json"), tmp, &err), 0) << err;
+  const int64_t peak = load(tmp / "m.json")["timing"]["peak_rss_bytes"];
+  EXPECT_GT(peak, 0);
+  EXPECT_LE(peak, predicted + (int64_t(256) << 20)) << "predicted " << predicted;
+}
+
 TEST(Measure, SameArgumentsSameJson) {
   TempDir tmp;
   const std::string args = "measure --quiet" + kModel + " --ctx 64 --data " + jsonl(tmp, "d.jsonl", 0, 3);

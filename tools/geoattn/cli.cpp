@@ -149,7 +149,14 @@ std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint
   w.seed = o.seed;
   w.max_windows = o.max_windows;
   w.bos_id = bos;
-  return io::make_windows(o.data, w, [&](const std::string& text) { return tokenizer->encode(text); });
+  auto windows = io::make_windows(o.data, w, [&](const std::string& text) { return tokenizer->encode(text); });
+  // Token shards (.bin) carry ids of their own tokenizer: they must fit this model's vocabulary.
+  for (const auto& win : windows)
+    for (int64_t id : win.ids)
+      if (id < 0 || id >= checkpoint.config.vocab)
+        fail("{}: token id {} is outside the model's vocabulary 0..{} (a token shard of another tokenizer?)", win.doc_id,
+             id, checkpoint.config.vocab - 1);
+  return windows;
 }
 
 }  // namespace geoattn::cli

@@ -1,6 +1,8 @@
 // geoattn measure: windows from shards -> forward with capture -> metric core -> aggregates -> JSON.
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cinttypes>
 #include <csignal>
@@ -50,6 +52,13 @@ nlohmann::ordered_json settings_info(const MeasureOptions& o, const MetricRun& r
   const auto metric_settings = run.settings();
   for (const auto& [k, v] : metric_settings.items()) s[k] = v;
   return s;
+}
+
+// The process's peak resident memory so far (Linux reports ru_maxrss in KiB).
+int64_t peak_rss_bytes() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
 }
 
 // --shard i/n: "i/n" -> {i, n}; windows go to shards by their document, so that a document
@@ -147,7 +156,8 @@ void run_measure(const MeasureOptions& o) {
                         {"seconds_metrics", metrics_s},
                         {"windows_per_second", ran / std::max(1e-9, forward_s + metrics_s)},
                         {"tokens_per_second", ran * T / std::max(1e-9, forward_s + metrics_s)},
-                        {"share_outside_forward", metrics_s / std::max(1e-9, forward_s + metrics_s)}};
+                        {"share_outside_forward", metrics_s / std::max(1e-9, forward_s + metrics_s)},
+                        {"peak_rss_bytes", peak_rss_bytes()}};
   write_results(o.out, state);
   if (!o.quiet)
     fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s)\n", o.out,

@@ -1,0 +1,110 @@
+// Issue 8's table of bad inputs, for every command: each case exits 1 with one line
+// "geoattn: error: ..." naming the file or flag and the problem, writes no output file, and is
+// never a signal.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using geoattn::testing::run_tool;
+using geoattn::testing::source;
+using geoattn::testing::TempDir;
+using geoattn::testing::write_file;
+namespace fs = std::filesystem;
+
+TEST(BadInputs, EveryCommand) {
+  TempDir tmp;
+  const std::string model = " --model " + source("models/stories260K");
+  const std::string story = " --data " + source("data/tinystories/tinystories-sample.txt");
+  std::mt19937 rng(1);
+  std::string binary(3000, '\0');
+  for (char& c : binary) c = static_cast<char>(rng());
+  write_file(tmp / "empty.txt", "");
+  write_file(tmp / "binary.txt", binary);
+  write_file(tmp / "bad-utf8.txt", "once upon a time \xff\xfe there was \xc3\x28 a cat\n");
+  write_file(tmp / "short.jsonl", "{\"text\": \"short\"}\n");
+  write_file(tmp / "odd.bin", "abc");
+  write_file(tmp / "far.bin", std::string("\xff\xff\xff\xff\xff\xff\xff\xff", 8));  // id 65535 > vocab
+  write_file(tmp / "broken.json", "{\"schema\": \"geoattn.measure/1\", \"heads\": [");
+  write_file(tmp / "binary.json", binary);
+
+  struct Case {
+    std::string name, args, needle;
+  };
+  const std::vector<Case> cases = {
+      {"empty shard", "measure" + model + " --data " + (tmp / "empty.txt"), "empty.txt"},
+      {"binary shard", "measure" + model + " --data " + (tmp / "binary.txt") + " --ctx 32", "not valid UTF-8"},
+      {"invalid UTF-8", "measure" + model + " --data " + (tmp / "bad-utf8.txt") + " --ctx 8 --window stream", "bad-utf8.txt"},
+      {"document shorter than the context", "measure" + model + " --data " + (tmp / "short.jsonl") + " --ctx 64", "T-1=63"},
+      {"context longer than the model's positions", "measure" + model + story + " --ctx 4096", "max_position_embeddings"},
+      {"N grid outside 1..T", "measure" + model + story + " --ctx 32 --n 0:40", "--n"},
+      {"N grid above T", "metrics --capture " + (tmp / "c.safetensors") + " --n 1:99", "--n"},
+      {"device that is not there", "measure" + model + story + " --ctx 32 --device cuda:3", "--device cuda:3"},
+      {"odd-sized token shard", "measure" + model + " --data " + (tmp / "odd.bin") + " --ctx 8", "odd.bin"},
+      {"token shard of another vocabulary", "measure" + model + " --data " + (tmp / "far.bin") + " --ctx 2 --window stream", "far.bin"},
+      {"shard option out of range", "measure" + model + story + " --ctx 32 --shard 2/2", "--shard"},
+      {"capture: empty shard", "capture" + model + " --data " + (tmp / "empty.txt"), "empty.txt"},
+      {"metrics: not a capture", "metrics --capture " + (tmp / "binary.txt"), "binary.txt"},
+      {"bounds: broken params", "bounds --params " + (tmp / "broken.json"), "broken.json"},
+      {"bounds: binary params", "bounds --params " + (tmp / "binary.json"), "binary.json"},
+      {"bounds: device that is not there", "bounds" + model + story + " --ctx 32 --device cuda", "--device cuda"},
+      {"taxonomy: broken JSON", "taxonomy --from " + (tmp / "broken.json"), "broken.json"},
+      {"merge: no state sidecar", "merge " + (tmp / "broken.json"), "broken.state.safetensors"},
+      {"inspect: not a checkpoint", "inspect --model " + tmp.path().string(), "config.json"},
+  };
+  // A real capture for the grid case.
+  ASSERT_EQ(run_tool("geoattn capture --quiet" + model + story + " --ctx 32 --window stream --max-windows 1 --out " +
+                         (tmp / "c.safetensors"),
+                     tmp)
+                .code,
+            0);
+  for (const auto& c : cases) {
+    const std::string out = tmp / "out.json";
+    const bool writes = c.args.rfind("inspect", 0) != 0;
+    const auto r = run_tool("geoattn " + c.args + (writes ? " --out " + out : ""), tmp);
+    EXPECT_EQ(r.code, 1) << c.name << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("geoattn: error: ", 0), 0u) << c.name << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.name;
+    EXPECT_FALSE(fs::exists(tmp / "out.state.safetensors")) << c.name;
+  }
+  // --out in a folder that does not exist, for every command that writes: refused up front.
+  for (const std::string cmd : {"measure" + model + story + " --ctx 32", "bounds --params " + source("configs/bounds-llama2-7b.json"),
+                                "metrics --capture " + (tmp / "c.safetensors"), "taxonomy --from " + (tmp / "broken.json"),
+                                "merge " + (tmp / "broken.json"), "capture" + model + story + " --ctx 32"}) {
+    const auto r = run_tool("geoattn " + cmd + " --out " + (tmp / "no/such/dir/x.json"), tmp);
+    EXPECT_EQ(r.code, 1) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << cmd << ": " << r.err;
+  }
+  for (const auto& entry : fs::directory_iterator(tmp.path()))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+// Determinism: the same arguments give byte-identical JSON apart from timing; the seed changes
+// the hashed window offsets, the controls and the bootstrap, and is recorded.
+TEST(Determinism, SeedIsRecordedAndMatters) {
+  TempDir tmp;
+  const std::string args = "geoattn measure --quiet --model " + source("models/stories260K") + " --data " +
+                           source("data/openwebtext/urlsf_subset00.tar") + " --ctx 64 --offset hashed --bootstrap 200";
+  for (const auto& [seed, name] : std::vector<std::pair<std::string, std::string>>{{"1", "a"}, {"1", "b"}, {"2", "c"}}) {
+    const auto r = run_tool(args + " --seed " + seed + " --out " + (tmp / (name + ".json")), tmp);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  auto strip = [](nlohmann::json j) {
+    j.erase("timing");
+    return j.dump();
+  };
+  const auto a = nlohmann::json::parse(geoattn::testing::read_file(tmp / "a.json"));
+  const auto b = nlohmann::json::parse(geoattn::testing::read_file(tmp / "b.json"));
+  const auto c = nlohmann::json::parse(geoattn::testing::read_file(tmp / "c.json"));
+  EXPECT_EQ(strip(a), strip(b));
+  EXPECT_EQ(a["data"]["seed"], 1);
+  EXPECT_EQ(c["data"]["seed"], 2);
+  EXPECT_EQ(c["settings"]["bootstrap"]["seed"], 2);
+  EXPECT_NE(a["global"]["P_rmax"], c["global"]["P_rmax"]);  // other offsets, other windows
+}

@@ -2,13 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace geoattn {
 
 Progress::Progress(std::string what, long long total, bool quiet, double min_interval_s)
     : what_(std::move(what)), total_(total), quiet_(quiet), min_interval_s_(min_interval_s),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+      start_(std::chrono::steady_clock::now()), last_(start_), terminal_(isatty(fileno(stderr)) == 1) {
+  // A log file (a batch job's stderr) gets a whole line every 30 s instead of a redrawn one.
+  if (!terminal_) min_interval_s_ = std::max(min_interval_s_, 30.0);
+}
 
 void Progress::update(long long done, long long units) {
   done_ = done;
@@ -25,8 +32,8 @@ void Progress::draw() {
   double rate = elapsed > 0 ? units_ / elapsed : 0.0;
   double per_item = done_ > 0 ? elapsed / done_ : 0.0;
   double eta = per_item * static_cast<double>(total_ - done_);
-  std::string line = fmt::format("\r{} {}/{}  {:.0f} tok/s  elapsed {:.1f}s  ETA {:.1f}s   ", what_, done_,
-                                 total_, rate, elapsed, eta);
+  std::string line = fmt::format("{}{} {}/{}  {:.0f} tok/s  elapsed {:.1f}s  ETA {:.1f}s{}", terminal_ ? "\r" : "", what_,
+                                 done_, total_, rate, elapsed, eta, terminal_ ? "   " : "\n");
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
   drawn_ = true;
@@ -35,7 +42,7 @@ void Progress::draw() {
 void Progress::finish() {
   if (quiet_) return;
   draw();
-  std::fputs("\n", stderr);
+  if (terminal_) std::fputs("\n", stderr);
 }
 
 }  // namespace geoattn

@@ -1,6 +1,7 @@
 #pragma once
 // A one-line progress report on stderr: done/total, rate, ETA. Redrawn at most every
-// `min_interval_s`; silent when quiet.
+// `min_interval_s` on a terminal; into a file (a batch job's log), a full line at most every
+// 30 s and at the end. Silent when quiet.
 #include <chrono>
 #include <string>
 
@@ -21,6 +22,7 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_;
   long long done_ = 0, units_ = 0;
   bool drawn_ = false;
+  bool terminal_;  // stderr is a terminal: redraw one line; else print a line now and then
   void draw();
 };
 

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/bounds.h"
+
+#include "geoattn/util/random.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::analysis {
@@ -49,14 +51,6 @@ int64_t integer(const nlohmann::json& j, const std::string& prefix, const std::s
 
 void require(bool ok, const std::string& name, const char* rule, double value) {
   if (!ok) fail("{}: '{}' = {} must be {}", kWhat, name, value, rule);
-}
-
-// splitmix64 (Steele, Lea, Flood 2014): a 64-bit mixer for seeding.
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 // A uniform in (0, 1) from the top 53 bits: ((x >> 11) + 1/2) 2^-53 (never 0 or 1).

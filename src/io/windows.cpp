@@ -1,5 +1,7 @@
 #include "geoattn/io/windows.h"
 
+#include "geoattn/util/random.h"
+
 #include <utility>
 
 #include <fmt/format.h>
@@ -12,13 +14,6 @@ namespace {
 
 using Encode = std::function<std::vector<int64_t>(const std::string&)>;
 using TokenVisit = std::function<bool(const Document&, const std::vector<int64_t>&)>;
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 uint64_t fnv1a64(const std::string& bytes) {
   uint64_t h = 0xcbf29ce484222325ULL;

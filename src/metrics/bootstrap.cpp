@@ -8,19 +8,13 @@
 #include <Eigen/Dense>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/random.h"
 
 namespace geoattn::metrics {
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 // Percentile p (0..1) of the finite values, linear between order statistics.
 double percentile(std::vector<double>& xs, double p) {
@@ -97,10 +91,9 @@ BootstrapResult bootstrap(const UnitStats& u, int64_t replicates, uint64_t seed)
   Eigen::MatrixXd W = Eigen::MatrixXd::Zero(replicates, U);
   for (int64_t b = 0; b < replicates; ++b) {
     uint64_t state = seed ^ 0xBB67AE8584CAA73BULL;
-    state = splitmix64(state) ^ static_cast<uint64_t>(b);
+    state = splitmix64_next(state) ^ static_cast<uint64_t>(b);
     for (int64_t i = 0; i < U; ++i) {
-      const unsigned __int128 m = static_cast<unsigned __int128>(splitmix64(state)) * static_cast<uint64_t>(U);
-      W(b, static_cast<int64_t>(m >> 64)) += 1;  // multiply-shift: bias below 2^-40 for any U here
+      W(b, static_cast<int64_t>(uniform_below(state, static_cast<uint64_t>(U)))) += 1;
     }
   }
   Eigen::MatrixXd C(U, G);

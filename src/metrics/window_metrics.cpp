@@ -4,33 +4,13 @@
 
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/random.h"
 
 namespace geoattn::metrics {
 
 namespace {
 
 using torch::indexing::Slice;
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-// A uniform draw in [0, range) (Lemire's multiply-shift with rejection: unbiased).
-uint64_t bounded(uint64_t& state, uint64_t range) {
-  unsigned __int128 m = static_cast<unsigned __int128>(splitmix64(state)) * range;
-  uint64_t low = static_cast<uint64_t>(m);
-  if (low < range) {
-    const uint64_t threshold = -range % range;
-    while (low < threshold) {
-      m = static_cast<unsigned __int128>(splitmix64(state)) * range;
-      low = static_cast<uint64_t>(m);
-    }
-  }
-  return static_cast<uint64_t>(m >> 64);
-}
 
 // SPEC §2b: the control's four curves, each the mean over R random selections.
 void add_controls(const torch::Tensor& A, const torch::Tensor& V, const std::vector<int64_t>& valid, uint64_t key,
@@ -52,11 +32,11 @@ torch::Tensor random_orders(uint64_t seed, uint64_t key, int64_t R, int64_t B, i
   for (int64_t r = 0; r < R; ++r)
     for (int64_t b = 0; b < B; ++b) {
       uint64_t mix = seed ^ 0x6A09E667F3BCC909ULL;
-      uint64_t state = splitmix64(mix) ^ key;
-      state = splitmix64(state) ^ static_cast<uint64_t>(r * B + b);
+      uint64_t state = splitmix64_next(mix) ^ key;
+      state = splitmix64_next(state) ^ static_cast<uint64_t>(r * B + b);
       int64_t* perm = p + (r * B + b) * n;
       for (int64_t i = 0; i < n; ++i) perm[i] = i;
-      for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[bounded(state, static_cast<uint64_t>(i + 1))]);
+      for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[uniform_below(state, static_cast<uint64_t>(i + 1))]);
     }
   return out;
 }

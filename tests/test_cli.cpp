@@ -76,6 +76,7 @@ TEST(Cli, CaptureEveryFamilyFromIds) {
 }
 
 TEST(Cli, CaptureStories260KFromTextAndFromData) {
+  GEOATTN_SKIP_WITHOUT_TOKENIZER();  // stories260K's tokenizer.model
   TempDir tmp;
   const std::string model = source("models/stories260K");
   auto r = run("geoattn capture --quiet --model " + model + " --text 'Once upon a time' --out " + (tmp / "t.safetensors"), tmp);
@@ -99,6 +100,7 @@ TEST(Cli, CaptureStories260KFromTextAndFromData) {
 }
 
 TEST(Cli, InspectReportsAndValidates) {
+  GEOATTN_SKIP_WITHOUT_TOKENIZER();  // stories260K's tokenizer.model
   TempDir tmp;
   auto r = run("geoattn inspect --json --model " + source("models/stories260K"), tmp);
   ASSERT_EQ(r.code, 0) << r.err;

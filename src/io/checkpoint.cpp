@@ -64,12 +64,19 @@ constexpr ActivationName kActivations[] = {
     {"gelu", Activation::Gelu},
 };
 
+std::string optional_string(const json& config, const char* key, const std::string& label) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return {};
+  if (!it->is_string()) fail("{}: field '{}' must be a string", label, key);
+  return it->get<std::string>();
+}
+
 const FamilySpec& find_family(const json& config, const std::string& label) {
   std::string arch;
   if (auto it = config.find("architectures"); it != config.end() && it->is_array() && !it->empty() &&
                                               (*it)[0].is_string())
     arch = (*it)[0].get<std::string>();
-  std::string type = config.value("model_type", std::string());
+  const std::string type = optional_string(config, "model_type", label);
   for (const auto& f : kFamilies)
     if (arch == f.architecture || (arch.empty() && type == f.model_type)) return f;
   if (arch.empty() && type.empty()) fail("{}: missing field 'architectures'", label);
@@ -125,6 +132,10 @@ int64_t token_id(const json& config, const char* key) {
   return -1;
 }
 
+// Limits on what a config.json may ask for (real models: ~100 layers, ~1e12 parameters).
+constexpr int64_t kMaxLayers = 1 << 16;
+constexpr long double kMaxParameters = 0x1p50L;
+
 std::string layer_name(const char* pattern, int64_t layer) { return fmt::format(fmt::runtime(pattern), layer); }
 
 }  // namespace
@@ -162,7 +173,7 @@ ModelConfig parse_config(const json& config, const std::string& label) {
                                                            : optional_int(config, "sliding_window", 0, label);
   c.bos_id = token_id(config, "bos_token_id");
   c.eos_id = token_id(config, "eos_token_id");
-  c.torch_dtype = config.value("torch_dtype", std::string());
+  c.torch_dtype = optional_string(config, "torch_dtype", label);
 
   if (c.n_kv_heads <= 0 || c.n_heads % c.n_kv_heads != 0)
     fail("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}", label, c.n_heads, c.n_kv_heads);
@@ -172,6 +183,18 @@ ModelConfig parse_config(const json& config, const std::string& label) {
   if (!(c.rms_eps > 0)) fail("{}: rms_norm_eps must be positive", label);
   if (auto it = config.find("rope_scaling"); it != config.end() && !it->is_null())
     fail("{}: rope_scaling is not supported (LLaMA-2, Mistral and Gemma use none)", label);
+  // Sizes far past any real checkpoint are refused before anything is sized from them: the
+  // tensor list has ~13 entries per layer, and ModelConfig::parameter_count() must not overflow
+  // (every one of its terms is at most the total checked here, in floating point).
+  if (c.n_layers > kMaxLayers) fail("{}: num_hidden_layers {} is above {}", label, c.n_layers, kMaxLayers);
+  const long double q_dim = static_cast<long double>(c.n_heads) * c.head_dim,
+                    kv_dim = static_cast<long double>(c.n_kv_heads) * c.head_dim, hidden = c.hidden;
+  const long double per_layer = 2 * hidden * q_dim + 2 * hidden * kv_dim + q_dim + 2 * kv_dim + 3 * hidden * c.ffn +
+                                3 * hidden;
+  const long double parameters = c.n_layers * per_layer + 2 * static_cast<long double>(c.vocab) * hidden + hidden;
+  if (!(parameters <= kMaxParameters))
+    fail("{}: the sizes imply {:.3g} parameters, above the limit of {:.3g}", label, static_cast<double>(parameters),
+         static_cast<double>(kMaxParameters));
   return c;
 }
 

@@ -79,6 +79,23 @@ size_t first_invalid_utf8(std::string_view s) {
   return kNotFound;
 }
 
+// Document ids go into JSON (a capture's doc_ids, the state's unit_ids), which must be UTF-8;
+// a member or file name in another encoding keeps its other bytes as "\xNN".
+std::string utf8_id(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const size_t bad = first_invalid_utf8(std::string_view(s).substr(i));
+    if (bad == kNotFound) {
+      out.append(s, i, std::string::npos);
+      break;
+    }
+    out.append(s, i, bad);
+    out += fmt::format("\\x{:02X}", static_cast<unsigned char>(s[i + bad]));
+    i += bad + 1;
+  }
+  return out;
+}
+
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open for reading", path.string());
@@ -91,10 +108,11 @@ std::string read_bytes(const fs::path& path) {
 // gave any non-empty document, since a shard without one is an error (SPEC §7).
 class Emitter {
  public:
-  Emitter(std::string path, const Visit& visit) : path_(std::move(path)), name_(shard_name(path_)), visit_(visit) {}
+  Emitter(std::string path, const Visit& visit)
+      : path_(std::move(path)), name_(utf8_id(shard_name(path_))), visit_(visit) {}
 
   const std::string& path() const { return path_; }
-  std::string id(const std::string& member) const { return name_ + ":" + member; }
+  std::string id(const std::string& member) const { return name_ + ":" + utf8_id(member); }
   const std::string& name() const { return name_; }
 
   // false once the visitor asked to stop.
@@ -139,7 +157,7 @@ std::string jsonl_text(const std::string& path, int64_t line_no, const std::stri
   nlohmann::json row;
   try {
     row = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     fail("{}:{}: invalid JSON ({})", path, line_no, e.what());
   }
   const auto text = row.find("text");  // end() when the row is not an object

@@ -83,7 +83,24 @@ void resolve(void* handle, const char* name, Fn& fn, std::vector<std::string>& m
   if (fn == nullptr) missing.emplace_back(name);
 }
 
+// AddressSanitizer aborts the process on any dlopen with RTLD_DEEPBIND (it would lose its
+// interceptors), so a sanitizer build (-DGEOATTN_SANITIZE=ON) has no tokenizer: say so.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kUnderAddressSanitizer = true;
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
+
 Shim open_shim_at(const fs::path& path) {
+  if (kUnderAddressSanitizer)
+    return {{}, "the tokenizer cannot be loaded under AddressSanitizer (RTLD_DEEPBIND); use a build without "
+                "-DGEOATTN_SANITIZE=ON, or token ids (--ids, .bin shards)"};
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (handle == nullptr) {
     return {{}, fmt::format("cannot load the sentencepiece shim: {}", dl_error())};

@@ -59,11 +59,13 @@ void Moments::add(double x) {
 }
 
 void Moments::merge(const Moments& other) {
+  int64_t count = 0;  // counts come from state files: refuse a total past int64
+  if (__builtin_add_overflow(count_, other.count_, &count)) fail("moments: the sample count overflowed");
   sum_.merge(other.sum_);
   sum_sq_.merge(other.sum_sq_);
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
-  count_ += other.count_;
+  count_ = count;
 }
 
 long double Moments::mean_ld() const {

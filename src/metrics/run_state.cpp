@@ -32,6 +32,24 @@ void save_run_state(const std::string& path, const RunState& state) {
   save_state(path, state.metrics, state.run_info, extra);
 }
 
+namespace {
+// With per-document sums, the result JSON runs the bootstrap with the run's
+// settings.bootstrap.{replicates, seed} (tools/geoattn/results.cpp): they must be there.
+void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
+  const auto settings = run_info.find("settings");
+  if (settings == run_info.end() || !settings->is_object() || !settings->contains("bootstrap") ||
+      !settings->at("bootstrap").is_object())
+    fail("the state has per-document sums but run_info has no settings.bootstrap object");
+  const auto& b = settings->at("bootstrap");
+  const auto replicates = b.find("replicates");
+  if (replicates == b.end() || !replicates->is_number_integer() || replicates->get<int64_t>() < 1)
+    fail("run_info settings.bootstrap.replicates is not a positive integer");
+  const auto seed = b.find("seed");
+  if (seed == b.end() || !(seed->is_number_unsigned() || (seed->is_number_integer() && seed->get<int64_t>() >= 0)))
+    fail("run_info settings.bootstrap.seed is not an integer >= 0");
+}
+}  // namespace
+
 RunState load_run_state(const std::string& path) {
   auto [metrics, run_info] = load_state(path);
   RunState state{std::move(metrics), {}, std::move(run_info), {}};
@@ -48,6 +66,12 @@ RunState load_run_state(const std::string& path) {
                                            file.read<int64_t>("unit_counts", io::Dtype::I64, {U, dims[2]}),
                                            std::string(id_bytes.begin(), id_bytes.end()));
       (void)shape;
+      if (state.units.layers() != state.metrics.layers() || state.units.heads() != state.metrics.heads() ||
+          state.units.grid_size() != static_cast<int64_t>(state.metrics.n_grid().size()))
+        fail("unit_shape [{}, {}, {}] does not match the metrics ({} layers, {} heads, {} grid values)",
+             state.units.layers(), state.units.heads(), state.units.grid_size(), state.metrics.layers(),
+             state.metrics.heads(), state.metrics.n_grid().size());
+      check_bootstrap_settings(state.run_info);
     }
   } catch (const Error& e) {
     fail("{}: {}", path, e.what());

@@ -102,6 +102,10 @@ std::vector<io::TensorBlob> UnitStats::to_tensors(Arrays& a) const {
 UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,
                                  const std::string& ids_json) {
   if (shape.size() != 4 || shape[3] < 0 || shape[3] > 2) fail("unit_shape is not [layers, heads, G, level]");
+  // The shape comes from the file: keep every product below (units x groups x S) inside int64.
+  constexpr int64_t kMaxDim = int64_t{1} << 24;
+  if (shape[0] > kMaxDim || shape[1] > kMaxDim || shape[2] > kMaxDim)
+    fail("unit_shape [{}, {}, {}] is too large", shape[0], shape[1], shape[2]);
   UnitStats out(shape[0], shape[1], shape[2], static_cast<BootLevel>(shape[3]));
   const auto ids = nlohmann::json::parse(ids_json, nullptr, false);
   if (!ids.is_array()) fail("unit_ids is not a JSON array");
@@ -110,8 +114,9 @@ UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<
     if (!out.index_.emplace(id.get<std::string>(), out.units()).second) fail("unit_ids repeats '{}'", id.get<std::string>());
     out.ids_.push_back(id.get<std::string>());
   }
-  if (sums.size() != static_cast<size_t>(out.units() * out.groups() * out.stats_per_group()) ||
-      counts.size() != static_cast<size_t>(out.units() * out.G_))
+  if (static_cast<long double>(sums.size()) !=
+          static_cast<long double>(out.units()) * out.groups() * out.stats_per_group() ||
+      static_cast<long double>(counts.size()) != static_cast<long double>(out.units()) * out.G_)
     fail("unit_sums / unit_counts do not match {} units", out.units());
   for (double x : sums)
     if (!std::isfinite(x)) fail("unit_sums holds a non-finite value");

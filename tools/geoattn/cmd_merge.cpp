@@ -29,9 +29,15 @@ void run_merge(const MergeOptions& o) {
     if (!metrics::same_run(info, run_info, &why))
       fail("{}: cannot merge with {}: {}", o.inputs[i], o.inputs.front(), why);
     if (i > 0) merged.merge(shard);
-    files.push_back(run_info.value("data", nlohmann::ordered_json::object()));
-    windows += files.back().value("windows", int64_t(0));
-    tokens += files.back().value("tokens", int64_t(0));
+    // run_info comes from the file: check its types rather than let nlohmann throw.
+    const auto& data = run_info.contains("data") ? run_info.at("data") : nlohmann::ordered_json::object();
+    if (!data.is_object()) fail("{}: run_info 'data' is not an object", state_path(o.inputs[i]));
+    for (const char* key : {"windows", "tokens"})
+      if (data.contains(key) && !data.at(key).is_number_integer())
+        fail("{}: run_info data.{} is not an integer", state_path(o.inputs[i]), key);
+    files.push_back(data);
+    windows += data.value("windows", int64_t(0));
+    tokens += data.value("tokens", int64_t(0));
   }
   info["data"] = {{"merged_from", o.inputs}, {"windows", windows}, {"tokens", tokens}, {"shards", files}};
   info["timing"] = {{"merged", o.inputs.size()}};

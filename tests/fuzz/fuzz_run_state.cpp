@@ -1,0 +1,52 @@
+// libFuzzer target: the state sidecar that `geoattn merge` reads (metrics/run_state.h,
+// load_run_state), then what merge does with it: same_run, RunState::merge, the bootstrap and
+// the result JSON (report/measure_json.h), and a save/load/save round trip.
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include "fuzz_util.h"
+#include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/run_state.h"
+#include "geoattn/report/measure_json.h"
+
+using namespace geoattn;
+using namespace geoattn::fuzz;
+
+namespace {
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ScratchDir& dir = scratch();
+  const std::string path = dir.write("run.state.safetensors", data, size);
+  expect_ok_or_error([&] {
+    const metrics::RunState state = metrics::load_run_state(path);
+    require(metrics::same_run(state.run_info, state.run_info, nullptr), "a run is the same run as itself");
+    std::optional<metrics::BootstrapResult> boot;
+    if (!state.units.empty()) {
+      // As tools/geoattn/results.cpp: the replicates and seed come from the run's settings
+      // (load_run_state checked them); a few replicates are enough here.
+      const auto& b = state.run_info.at("settings").at("bootstrap");
+      boot = metrics::bootstrap(state.units, std::min<int64_t>(b.at("replicates").get<int64_t>(), 3),
+                                b.at("seed").get<uint64_t>());
+    }
+    const auto result = report::measure_json(state.metrics, state.run_info, &state.assumptions, boot ? &*boot : nullptr);
+    const auto text = result.dump(1);
+    (void)text;
+    // save -> load -> save writes the same bytes (the sidecar is exact).
+    const std::string once = dir / "once.state.safetensors", twice = dir / "twice.state.safetensors";
+    metrics::save_run_state(once, state);
+    metrics::save_run_state(twice, metrics::load_run_state(once));
+    require(read_file(once) == read_file(twice), "a saved state loads and saves back to the same bytes");
+    // Merging a run with itself: a bootstrap run refuses (its documents are in both).
+    metrics::RunState doubled = state;
+    doubled.merge(state);
+    require(state.units.empty(), "a run with per-document sums cannot merge with itself");
+  });
+  return 0;
+}

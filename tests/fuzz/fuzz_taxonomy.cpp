@@ -1,0 +1,35 @@
+// libFuzzer target: the taxonomy's JSON readers (analysis/taxonomy.h): the thresholds config
+// (TaxonomyConfig::from_json, which must round-trip through to_json) and a measure JSON
+// (taxonomy_report). A measure input may carry its thresholds under "taxonomy_config" (a
+// convention of this target only), so one input reaches both.
+#include <cmath>
+
+#include "fuzz_util.h"
+#include "geoattn/analysis/taxonomy.h"
+
+using namespace geoattn;
+using namespace geoattn::fuzz;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return 0;  // not JSON: the CLI refuses it before these readers
+  expect_ok_or_error([&] {
+    const analysis::TaxonomyConfig cfg = analysis::TaxonomyConfig::from_json(j);
+    const auto out = cfg.to_json();
+    require(analysis::TaxonomyConfig::from_json(nlohmann::json::parse(out.dump())).to_json() == out,
+            "the taxonomy config round-trips through to_json");
+  });
+  expect_ok_or_error([&] {
+    analysis::TaxonomyConfig cfg;
+    if (j.is_object() && j.contains("taxonomy_config"))
+      cfg = analysis::TaxonomyConfig::from_json(j.at("taxonomy_config"));
+    const auto report = analysis::taxonomy_report(j, cfg);
+    const auto text = report.dump(1);  // what `geoattn taxonomy` writes
+    int64_t labelled = 0;
+    for (const char* label : {"Retriever", "Mixer", "Reset"}) labelled += report.at("totals").at(label).get<int64_t>();
+    require(labelled == report.at("totals").at("heads").get<int64_t>(), "every head has one label");
+    require(report.at("heads").size() == j.at("heads").size(), "one result per head");
+    (void)text;
+  });
+  return 0;
+}

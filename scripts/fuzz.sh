@@ -2,7 +2,10 @@
 # libFuzzer over geoattn's parsers (issue 8): safetensors header and index, config.json, the
 # shard readers (.jsonl, OpenWebText tar-of-xz, .bin), bounds params, taxonomy, merge state.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 120 s, every target)
-#   FUZZ_MERGE=1 scripts/fuzz.sh ...   also merge new coverage into tests/fuzz/corpus/ (kept small)
+#   FUZZ_MERGE=1 scripts/fuzz.sh ...   also write a minimised corpus (committed + new) to
+#                                      build-fuzz/merged/<target>/ to pick regression inputs from
+# The committed corpus (tests/fuzz/corpus/, < 2 MB) stays curated: seeds plus every input that
+# once found a bug; a full merge of a 3-minute run is ~1000 files per target.
 # Installs clang/libFuzzer if missing (Debian), builds build-fuzz/ (-DGEOATTN_FUZZ=ON: clang with
 # -fsanitize=fuzzer,address,undefined), runs the targets one at a time, and prints one line per
 # target. Inputs found along the way go to build-fuzz/corpus/<target>/, findings to
@@ -79,10 +82,11 @@ for t in "${TARGETS[@]}"; do
   new=$(sed -n 's/^stat::new_units_added: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   if [ "${FUZZ_MERGE:-0}" = 1 ] && [ "$rc" -eq 0 ]; then
-    "$bin" -merge=1 -max_len="$(max_len_of "$t")" "tests/fuzz/corpus/$t" "$work" >>"$log" 2>&1 || true
+    rm -rf "$BUILD/merged/$t" && mkdir -p "$BUILD/merged/$t"
+    "$bin" -merge=1 -max_len="$(max_len_of "$t")" "$BUILD/merged/$t" "tests/fuzz/corpus/$t" "$work" >>"$log" 2>&1 || true
   fi
   files=$(find "tests/fuzz/corpus/$t" -type f | wc -l)
-  bytes=$(du -sb "tests/fuzz/corpus/$t" | cut -f1)
+  bytes=$(find "tests/fuzz/corpus/$t" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
   line=$(printf '%-18s %5ss  execs %-10s new_units %-6s cov %-6s crashes %s  corpus %s files, %s bytes' \
     "$t" "$SECONDS_PER_TARGET" "${execs:-?}" "${new:-?}" "${cov:-?}" "$crashes" "$files" "$bytes")
   if [ "$rc" -ne 0 ]; then
@@ -94,7 +98,7 @@ done
 
 echo
 printf '%s\n' "${summary[@]}"
-total=$(du -sb tests/fuzz/corpus | cut -f1)
+total=$(find tests/fuzz/corpus -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 echo "committed corpus: $total bytes in all"
 [ "$total" -lt $((2 * 1024 * 1024)) ] || echo "fuzz: warning: tests/fuzz/corpus is above 2 MB; prune it" >&2
 exit $status

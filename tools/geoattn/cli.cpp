@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <fstream>
 #include <thread>
 
 #include "geoattn/io/tokenizer.h"
@@ -20,6 +21,14 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 std::string effective_dtype(const RunOptions& run) {
   if (run.dtype != "auto") return run.dtype;
   return run.device.rfind("cuda", 0) == 0 ? "bf16" : "fp32";
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("{}: cannot open", path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) fail("{}: not valid JSON", path);
+  return j;
 }
 
 torch::Device resolve_device(const std::string& device) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "geoattn/io/capture_file.h"
@@ -49,12 +50,12 @@ std::vector<io::Window> read_windows(const InputOptions& options, const io::Chec
 
 // "last" | "all" | "i,j,..." (negative counts from the end) -> sorted positions in 0..T-1.
 std::vector<int64_t> parse_queries(const std::string& spec, int64_t T);
+// A JSON file: geoattn::Error "<path>: cannot open" / "<path>: not valid JSON".
+nlohmann::json read_json(const std::string& path);
 // "1,2,3" -> ids
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);
 
 }  // namespace geoattn::cli
-
-#include <nlohmann/json.hpp>
 
 #include "geoattn/metrics/run_state.h"
 

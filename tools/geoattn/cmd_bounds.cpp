@@ -3,8 +3,6 @@
 // parameters alone (synthetic a_i and rho, no model).
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "cli.h"
 #include "forward_loop.h"
 #include "geoattn/analysis/window_bounds.h"
@@ -124,10 +122,7 @@ nlohmann::json params_of_head(const nlohmann::json& measure, const BoundsOptions
 }
 
 nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::BoundsOptions& options) {
-  std::ifstream in(o.params);
-  if (!in) fail("{}: cannot open", o.params);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) fail("{}: not valid JSON", o.params);
+  const nlohmann::json j = read_json(o.params);
   const bool is_measure = j.is_object() && j.value("schema", "") == "geoattn.measure/1";
   nlohmann::json raw;
   try {

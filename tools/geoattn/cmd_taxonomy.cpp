@@ -2,8 +2,6 @@
 // thresholds from a config file, the rule that fired and its features.
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "cli.h"
 #include "geoattn/analysis/taxonomy.h"
 #include "geoattn/util/atomic_file.h"
@@ -19,14 +17,6 @@ struct TaxonomyOptions {
   std::string out;
   bool quiet = false;
 };
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open", path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) fail("{}: not valid JSON", path);
-  return j;
-}
 
 void run_taxonomy(const TaxonomyOptions& o) {
   check_output_path(o.out);

@@ -31,6 +31,10 @@ TEST(BadInputs, EveryCommand) {
   write_file(tmp / "far.bin", std::string("\xff\xff\xff\xff\xff\xff\xff\xff", 8));  // id 65535 > vocab
   write_file(tmp / "broken.json", "{\"schema\": \"geoattn.measure/1\", \"heads\": [");
   write_file(tmp / "binary.json", binary);
+  // Nested 100000 deep: copying, dumping or destroying such a value would overflow the stack.
+  write_file(tmp / "deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  fs::create_directories(tmp / "deep-model");
+  write_file(tmp / "deep-model/config.json", "{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
 
   struct Case {
     std::string name, args, needle;
@@ -51,10 +55,13 @@ TEST(BadInputs, EveryCommand) {
       {"metrics: not a capture", "metrics --capture " + (tmp / "binary.txt"), "binary.txt"},
       {"bounds: broken params", "bounds --params " + (tmp / "broken.json"), "broken.json"},
       {"bounds: binary params", "bounds --params " + (tmp / "binary.json"), "binary.json"},
+      {"bounds: deeply nested params", "bounds --params " + (tmp / "deep.json"), "nested deeper than 128 levels"},
       {"bounds: device that is not there", "bounds" + model + story + " --ctx 32 --device cuda", "--device cuda"},
       {"taxonomy: broken JSON", "taxonomy --from " + (tmp / "broken.json"), "broken.json"},
+      {"taxonomy: deeply nested JSON", "taxonomy --from " + (tmp / "deep.json"), "deep.json: nested deeper"},
       {"merge: no state sidecar", "merge " + (tmp / "broken.json"), "broken.state.safetensors"},
       {"inspect: not a checkpoint", "inspect --model " + tmp.path().string(), "config.json"},
+      {"inspect: deeply nested config", "inspect --model " + (tmp / "deep-model"), "config.json: nested deeper"},
   };
   // A real capture for the grid case.
   ASSERT_EQ(run_tool("geoattn capture --quiet" + model + story + " --ctx 32 --window stream --max-windows 1 --out " +

@@ -468,6 +468,7 @@ TEST(BoundsSynthetic, ParamsJsonErrorsNameTheField) {
            {[](json& j) { j.erase("beta"); }, "'beta' is missing"},
            {[](json& j) { j["profile"].erase("T2"); }, "'profile.T2' is missing"},
            {[](json& j) { j["T"] = 64.5; }, "'T' must be an integer"},
+           {[](json& j) { j["T"] = 1 << 20; }, "must be in [2, 16384] (a sample holds a T x T matrix)"},
            {[](json& j) { j["C"] = "big"; }, "'C' must be a number"},
            {[](json& j) { j["C"] = 0; }, "'C' = 0 must be > 0"},
            {[](json& j) { j["rho0"] = 1.5; }, "'rho0' = 1.5"},

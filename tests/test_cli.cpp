@@ -76,7 +76,6 @@ TEST(Cli, CaptureEveryFamilyFromIds) {
 }
 
 TEST(Cli, CaptureStories260KFromTextAndFromData) {
-  GEOATTN_SKIP_WITHOUT_TOKENIZER();  // stories260K's tokenizer.model
   TempDir tmp;
   const std::string model = source("models/stories260K");
   auto r = run("geoattn capture --quiet --model " + model + " --text 'Once upon a time' --out " + (tmp / "t.safetensors"), tmp);
@@ -100,7 +99,6 @@ TEST(Cli, CaptureStories260KFromTextAndFromData) {
 }
 
 TEST(Cli, InspectReportsAndValidates) {
-  GEOATTN_SKIP_WITHOUT_TOKENIZER();  // stories260K's tokenizer.model
   TempDir tmp;
   auto r = run("geoattn inspect --json --model " + source("models/stories260K"), tmp);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -208,7 +206,6 @@ TEST(Cli, BadInputMatrix) {
   };
   write_file(tmp / "empty.txt", "");
   for (const auto& c : cases) {
-    if (GEOATTN_UNDER_ASAN && c.name == "empty shard") continue;  // the tokenizer is loaded (and refused) first
     const std::string out = tmp / "out.safetensors";
     auto r = run("geoattn capture --quiet " + c.args + " --out " + out, tmp);
     EXPECT_EQ(r.code, 1) << c.name << ": " << r.err;

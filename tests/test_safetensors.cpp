@@ -82,6 +82,8 @@ TEST(Safetensors, RejectsTooShortAndNonJson) {
   expect_rejected(dir / "s.safetensors", "too short");
   write_file(dir / "j.safetensors", safetensors_bytes("{not json", 0));
   expect_rejected(dir / "j.safetensors", "not valid JSON");
+  write_file(dir / "d.safetensors", safetensors_bytes(std::string(50000, '[') + std::string(50000, ']'), 0));
+  expect_rejected(dir / "d.safetensors", "header is nested deeper than 128 levels");
   write_file(dir / "e.safetensors", "");
   expect_rejected(dir / "e.safetensors", "too short");
 }

@@ -246,7 +246,9 @@ TEST_F(Shards, NoNonEmptyDocument) {
 
 TEST_F(Shards, BadJsonLineNamesFileAndLine) {
   const auto path = write("bad.jsonl", "{\"text\": \"ok\"}\n{\"text\": \"unterminated}\n");
-  expect_error(path, path + ":2: invalid JSON");
+  expect_error(path, path + ":2: not valid JSON");
+  const auto deep = write("deep.jsonl", "{\"text\": \"ok\"}\n{\"x\": " + std::string(50000, '[') + std::string(50000, ']') + "}\n");
+  expect_error(deep, deep + ":2: nested deeper than 128 levels");
 }
 
 TEST_F(Shards, JsonlLineWithoutTextNamesFileAndLine) {

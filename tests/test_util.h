@@ -15,37 +15,6 @@
 
 #include "geoattn/util/error.h"
 
-// Built with AddressSanitizer (-DGEOATTN_SANITIZE=ON)? Then no tokenizer can be loaded: the
-// sentencepiece shim is dlopen()ed with RTLD_DEEPBIND, which ASan refuses (io/tokenizer.cpp
-// fails with a geoattn::Error instead), so tests that tokenise text, directly or through the
-// geoattn binary, skip.
-#if defined(__SANITIZE_ADDRESS__)
-#define GEOATTN_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GEOATTN_UNDER_ASAN 1
-#endif
-#endif
-#ifndef GEOATTN_UNDER_ASAN
-#define GEOATTN_UNDER_ASAN 0
-#endif
-#define GEOATTN_ASAN_SKIP_MESSAGE "needs the tokenizer, which cannot be loaded under AddressSanitizer (RTLD_DEEPBIND)"
-// First statement of a test that tokenises text.
-#define GEOATTN_SKIP_WITHOUT_TOKENIZER() \
-  if (GEOATTN_UNDER_ASAN) GTEST_SKIP() << GEOATTN_ASAN_SKIP_MESSAGE
-// A test binary whose every test tokenises text is compiled with GEOATTN_TESTS_NEED_TOKENIZER
-// (tests/CMakeLists.txt): under ASan a global environment skips all of its tests.
-#if GEOATTN_UNDER_ASAN && defined(GEOATTN_TESTS_NEED_TOKENIZER)
-namespace geoattn::testing {
-class SkipWithoutTokenizer : public ::testing::Environment {
- public:
-  void SetUp() override { GTEST_SKIP() << GEOATTN_ASAN_SKIP_MESSAGE; }
-};
-[[maybe_unused]] static ::testing::Environment* const kSkipWithoutTokenizer =
-    ::testing::AddGlobalTestEnvironment(new SkipWithoutTokenizer);
-}  // namespace geoattn::testing
-#endif
-
 namespace geoattn::testing {
 
 class TempDir {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/bounds.h"
@@ -19,6 +20,8 @@ namespace geoattn::analysis {
 namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr const char* kWhat = "assumption parameters";
+// A synthetic sample holds the T x T correlation matrix rho (8 T^2 bytes): 2 GiB at this T.
+constexpr int64_t kMaxSyntheticT = 16384;
 
 // Keys starting with '_' are comments; any other key not in `known` is an error.
 void check_keys(const nlohmann::json& j, const std::string& prefix, const std::set<std::string>& known) {
@@ -49,7 +52,7 @@ int64_t integer(const nlohmann::json& j, const std::string& prefix, const std::s
   return v.get<int64_t>();
 }
 
-void require(bool ok, const std::string& name, const char* rule, double value) {
+void require(bool ok, const std::string& name, const std::string& rule, double value) {
   if (!ok) fail("{}: '{}' = {} must be {}", kWhat, name, value, rule);
 }
 
@@ -67,7 +70,8 @@ AssumptionParams params_from_json(const nlohmann::json& j) {
   check_keys(j, "", {"T", "d", "C", "lambda", "cv", "beta", "rho0", "profile", "seed", "samples"});
   AssumptionParams p;
   p.T = integer(j, "", "T");
-  require(p.T >= 2, "T", ">= 2", static_cast<double>(p.T));
+  require(p.T >= 2 && p.T <= kMaxSyntheticT, "T", fmt::format("in [2, {}] (a sample holds a T x T matrix)", kMaxSyntheticT),
+          static_cast<double>(p.T));
   p.d = integer(j, "", "d");
   require(p.d >= 1, "d", ">= 1", static_cast<double>(p.d));
   p.C = number(j, "", "C");

@@ -6,7 +6,9 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "geoattn/io/tokenizer.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 
 namespace geoattn::io {
 
@@ -202,8 +204,9 @@ ModelConfig load_config(const std::string& model_dir) {
   const std::string path = (fs::path(model_dir) / "config.json").string();
   std::ifstream in(path);
   if (!in) fail("{}: cannot open (is --model a Hugging Face checkpoint folder?)", path);
-  json config = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (config.is_discarded()) fail("{}: not valid JSON", path);
+  std::string why;
+  json config = parse_json(&why, in);
+  if (config.is_discarded()) fail("{}: {}", path, why);
   return parse_config(config, path);
 }
 
@@ -254,12 +257,6 @@ Checkpoint Checkpoint::open(const std::string& dir) {
   const fs::path tok = fs::path(dir) / "tokenizer.model";
   return Checkpoint{dir, std::move(config), std::move(tensors), fs::exists(tok, ec) ? tok.string() : std::string()};
 }
-
-}  // namespace geoattn::io
-
-#include "geoattn/io/tokenizer.h"
-
-namespace geoattn::io {
 
 void check_tokenizer_matches(const Tokenizer& tokenizer, const model::ModelConfig& config) {
   if (tokenizer.vocab_size() > config.vocab)

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 
 namespace geoattn::io {
 
@@ -120,8 +121,9 @@ SafetensorsHeader parse_safetensors_header(const uint8_t* bytes, size_t size, co
   if (n > kMaxHeaderBytes) fail("{}: header length {} is above the 100 MB limit (not a safetensors file?)", label, n);
   if (n > size - 8) fail("{}: header length {} is past the end of the file ({} bytes; truncated?)", label, n, size);
 
-  json header = json::parse(bytes + 8, bytes + 8 + n, nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded()) fail("{}: header is not valid JSON", label);
+  std::string why;
+  json header = parse_json(&why, bytes + 8, bytes + 8 + n);
+  if (header.is_discarded()) fail("{}: header is {}", label, why);
   if (!header.is_object()) fail("{}: header is not a JSON object", label);
 
   SafetensorsHeader out;
@@ -191,8 +193,9 @@ TensorStore TensorStore::open(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(index_path, ec)) {
     std::ifstream in(index_path);
-    json index = json::parse(in, nullptr, false);
-    if (index.is_discarded() || !index.is_object()) fail("{}: not valid JSON", index_path.string());
+    std::string why = "not a JSON object";
+    json index = parse_json(&why, in);
+    if (index.is_discarded() || !index.is_object()) fail("{}: {}", index_path.string(), why);
     auto map = index.find("weight_map");
     if (map == index.end() || !map->is_object() || map->empty())
       fail("{}: missing or empty 'weight_map'", index_path.string());

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 
 namespace geoattn::io {
 
@@ -154,12 +155,9 @@ class Emitter {
 // SPEC §7: one JSON object per line, document in its string field "text"; blank lines are
 // allowed, anything else that is not such an object is an error naming file:line.
 std::string jsonl_text(const std::string& path, int64_t line_no, const std::string& line) {
-  nlohmann::json row;
-  try {
-    row = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
-    fail("{}:{}: invalid JSON ({})", path, line_no, e.what());
-  }
+  std::string why;
+  const nlohmann::json row = parse_json(&why, line);  // a number like 1e999 is invalid too
+  if (row.is_discarded()) fail("{}:{}: {}", path, line_no, why);
   const auto text = row.find("text");  // end() when the row is not an object
   if (text == row.end() || !text->is_string())
     fail("{}:{}: no string field \"text\"", path, line_no);

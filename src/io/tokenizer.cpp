@@ -1,8 +1,10 @@
 // The sentencepiece tokenizer. Debian's libsentencepiece.so.0 carries its own copy of protobuf
 // and crashes at load when libtorch_cpu (linked to libprotobuf.so.32) is in the same process:
 // the two export the same symbols. So sentencepiece is never linked here; our shim
-// libgeoattn_spm.so is dlopen()ed with RTLD_LOCAL | RTLD_DEEPBIND, which makes the shim and
-// its dependencies resolve their own symbols first and keeps them out of the global scope.
+// libgeoattn_spm.so (a plain C ABI, spm_shim.h) is opened in isolation (open_isolated below):
+// dlopen with RTLD_LOCAL | RTLD_DEEPBIND, which makes the shim and its dependencies resolve
+// their own symbols first and keeps them out of the global scope; under AddressSanitizer, which
+// refuses RTLD_DEEPBIND, dlmopen into a link-map namespace of its own instead.
 // This file is the only place that isolation lives.
 #include "geoattn/io/tokenizer.h"
 
@@ -84,7 +86,10 @@ void resolve(void* handle, const char* name, Fn& fn, std::vector<std::string>& m
 }
 
 // AddressSanitizer aborts the process on any dlopen with RTLD_DEEPBIND (it would lose its
-// interceptors), so a sanitizer build (-DGEOATTN_SANITIZE=ON) has no tokenizer: say so.
+// interceptors). Under it (-DGEOATTN_SANITIZE=ON) the shim, built uninstrumented
+// (src/CMakeLists.txt), goes into a new link-map namespace with its own libc and libstdc++:
+// nothing of LibTorch is visible there. Only plain C data crosses, and every buffer is freed on
+// the shim's side (spm_shim.h), so the two heaps never meet.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kUnderAddressSanitizer = true;
 #elif defined(__has_feature)
@@ -97,11 +102,14 @@ constexpr bool kUnderAddressSanitizer = false;
 constexpr bool kUnderAddressSanitizer = false;
 #endif
 
+// Opens the shim so that its symbols (and sentencepiece's protobuf) never meet LibTorch's.
+void* open_isolated(const fs::path& path) {
+  if (kUnderAddressSanitizer) return dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+}
+
 Shim open_shim_at(const fs::path& path) {
-  if (kUnderAddressSanitizer)
-    return {{}, "the tokenizer cannot be loaded under AddressSanitizer (RTLD_DEEPBIND); use a build without "
-                "-DGEOATTN_SANITIZE=ON, or token ids (--ids, .bin shards)"};
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  void* handle = open_isolated(path);
   if (handle == nullptr) {
     return {{}, fmt::format("cannot load the sentencepiece shim: {}", dl_error())};
   }

@@ -9,6 +9,7 @@
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 
 namespace geoattn::metrics {
 
@@ -267,8 +268,9 @@ const std::string& meta_text(const io::SafetensorsHeader& header, const std::str
 }
 
 ordered_json meta_json(const io::SafetensorsHeader& header, const std::string& key) {
-  ordered_json j = ordered_json::parse(meta_text(header, key), nullptr, false);
-  if (j.is_discarded()) fail("__metadata__ '{}' is not valid JSON", key);
+  std::string why;
+  ordered_json j = parse_json<ordered_json>(&why, meta_text(header, key));
+  if (j.is_discarded()) fail("__metadata__ '{}' is {}", key, why);
   return j;
 }
 

@@ -6,6 +6,7 @@
 
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 
 namespace geoattn::metrics {
 
@@ -107,7 +108,7 @@ UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<
   if (shape[0] > kMaxDim || shape[1] > kMaxDim || shape[2] > kMaxDim)
     fail("unit_shape [{}, {}, {}] is too large", shape[0], shape[1], shape[2]);
   UnitStats out(shape[0], shape[1], shape[2], static_cast<BootLevel>(shape[3]));
-  const auto ids = nlohmann::json::parse(ids_json, nullptr, false);
+  const auto ids = parse_json(nullptr, ids_json);
   if (!ids.is_array()) fail("unit_ids is not a JSON array");
   for (const auto& id : ids) {
     if (!id.is_string()) fail("unit_ids holds a non-string");

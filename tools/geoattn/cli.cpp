@@ -6,6 +6,7 @@
 
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 
 namespace geoattn::cli {
 
@@ -26,8 +27,9 @@ std::string effective_dtype(const RunOptions& run) {
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) fail("{}: cannot open", path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) fail("{}: not valid JSON", path);
+  std::string why;
+  nlohmann::json j = parse_json(&why, in);
+  if (j.is_discarded()) fail("{}: {}", path, why);
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include "geoattn/io/capture_file.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 #include "metric_run.h"
 
 namespace geoattn::cli {
@@ -31,7 +32,7 @@ void run_metrics(const MetricsOptions& o) {
   // tool's) makes each window its own document.
   std::vector<std::string> docs;
   if (auto it = capture.metadata.find("doc_ids"); it != capture.metadata.end()) {
-    const auto ids = nlohmann::json::parse(it->second, nullptr, false);
+    const auto ids = parse_json(nullptr, it->second);
     if (ids.is_array() && static_cast<int64_t>(ids.size()) == W)
       for (const auto& id : ids)
         if (id.is_string()) docs.push_back(id.get<std::string>());

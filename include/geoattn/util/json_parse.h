@@ -1,0 +1,35 @@
+#pragma once
+// Every JSON document geoattn reads (configs, safetensors headers, shard rows, its own results
+// and sidecars) is parsed here. nlohmann's parser is iterative, but copying, comparing, dumping
+// and destroying a value recurse, so a hostile file nested a few hundred thousand levels deep
+// would overflow the stack later. parse_json refuses anything nested deeper than kMaxJsonDepth
+// (geoattn's own files nest at most 5 levels; Hugging Face configs a handful).
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace geoattn {
+
+inline constexpr int kMaxJsonDepth = 128;
+
+// The value read from `input...` (whatever Json::parse reads: a string, a stream, an iterator
+// pair), or a discarded value with *why set to "not valid JSON" or "nested deeper than 128
+// levels". Never throws nlohmann's exceptions.
+template <typename Json = nlohmann::json, typename... Input>
+Json parse_json(std::string* why, Input&&... input) {
+  bool too_deep = false;
+  const typename Json::parser_callback_t limit = [&too_deep](int depth, typename Json::parse_event_t, Json&) {
+    if (depth > kMaxJsonDepth) too_deep = true;
+    return !too_deep;  // once too deep, keep nothing more (no deep value is ever built)
+  };
+  Json j = Json::parse(std::forward<Input>(input)..., limit, /*allow_exceptions=*/false);
+  if (too_deep) {
+    if (why != nullptr) *why = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return Json(Json::value_t::discarded);
+  }
+  if (j.is_discarded() && why != nullptr) *why = "not valid JSON";
+  return j;
+}
+
+}  // namespace geoattn

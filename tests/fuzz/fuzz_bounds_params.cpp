@@ -6,13 +6,14 @@
 
 #include "fuzz_util.h"
 #include "geoattn/analysis/bounds.h"
+#include "geoattn/util/json_parse.h"
 
 using namespace geoattn;
 using namespace geoattn::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return 0;  // not JSON: the CLI refuses it before this parser
+  const nlohmann::json j = parse_json(nullptr, data, data + size);  // as the CLI reads it
+  if (j.is_discarded()) return 0;  // not JSON, or nested too deep: the CLI refuses it before this parser
   expect_ok_or_error([&] {
     analysis::AssumptionParams p = analysis::params_from_json(j);
     const auto out = analysis::params_to_json(p);

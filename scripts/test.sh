@@ -2,8 +2,8 @@
 # The test command: install what is missing, build, run the whole suite with ctest.
 #   scripts/test.sh              Release build in build/ (BUILD_DIR overrides; extra args go to cmake)
 #   scripts/test.sh --sanitize   the same suite built with AddressSanitizer + UBSan in build-asan/
-#                                (-DGEOATTN_SANITIZE=ON, -O2 with line tables: about 25 min to build
-#                                and 5 min to test on 2 cores; .ci/run runs both)
+#                                (-DGEOATTN_SANITIZE=ON, -O2 with line tables: about 16 min to build
+#                                and 6 min to test on 2 cores; .ci/run runs both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh

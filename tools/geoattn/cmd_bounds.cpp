@@ -56,8 +56,7 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   const io::CaptureFile capture = io::read_capture_file(o.capture);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
   const auto grid = metrics::parse_n_grid(o.n, T);
-  const auto q = capture.queries.contiguous();
-  const std::vector<int64_t> queries(q.data_ptr<int64_t>(), q.data_ptr<int64_t>() + q.numel());
+  const std::vector<int64_t> queries = capture.query_positions();
   MeasuredBounds mb{metrics::Aggregator(L, H, grid), analysis::BoundsTables(L, H, grid.size())};
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
   nlohmann::ordered_json run_info;

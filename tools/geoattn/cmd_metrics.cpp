@@ -25,8 +25,7 @@ void run_metrics(const MetricsOptions& o) {
   set_threads(o.threads);
   const io::CaptureFile capture = io::read_capture_file(o.capture);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
-  const auto q = capture.queries.contiguous();
-  const std::vector<int64_t> queries(q.data_ptr<int64_t>(), q.data_ptr<int64_t>() + q.numel());
+  const std::vector<int64_t> queries = capture.query_positions();
 
   // The windows' documents, as geoattn capture records them; a capture without them (another
   // tool's) makes each window its own document.

@@ -11,12 +11,19 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace geoattn::io {
 
 struct CaptureFile {
   torch::Tensor alpha, values, tokens, queries;
   std::map<std::string, std::string> metadata;
+
+  // The query positions as a plain vector.
+  std::vector<int64_t> query_positions() const {
+    const torch::Tensor q = queries.contiguous();
+    return {q.data_ptr<int64_t>(), q.data_ptr<int64_t>() + q.numel()};
+  }
 };
 
 void write_capture_file(const std::string& path, const CaptureFile& capture);

@@ -11,9 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/bounds.h"
-
-#include "geoattn/util/random.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/random.h"
 
 namespace geoattn::analysis {
 

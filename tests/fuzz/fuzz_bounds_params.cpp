@@ -6,14 +6,13 @@
 
 #include "fuzz_util.h"
 #include "geoattn/analysis/bounds.h"
-#include "geoattn/util/json_parse.h"
 
 using namespace geoattn;
 using namespace geoattn::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const nlohmann::json j = parse_json(nullptr, data, data + size);  // as the CLI reads it
-  if (j.is_discarded()) return 0;  // not JSON, or nested too deep: the CLI refuses it before this parser
+  const nlohmann::json j = cli_json(data, size);
+  if (j.is_discarded()) return 0;
   expect_ok_or_error([&] {
     analysis::AssumptionParams p = analysis::params_from_json(j);
     const auto out = analysis::params_to_json(p);

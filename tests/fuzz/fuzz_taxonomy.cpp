@@ -6,14 +6,13 @@
 
 #include "fuzz_util.h"
 #include "geoattn/analysis/taxonomy.h"
-#include "geoattn/util/json_parse.h"
 
 using namespace geoattn;
 using namespace geoattn::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const nlohmann::json j = parse_json(nullptr, data, data + size);  // as the CLI reads it
-  if (j.is_discarded()) return 0;  // not JSON, or nested too deep: the CLI refuses it before these readers
+  const nlohmann::json j = cli_json(data, size);
+  if (j.is_discarded()) return 0;
   expect_ok_or_error([&] {
     const analysis::TaxonomyConfig cfg = analysis::TaxonomyConfig::from_json(j);
     const auto out = cfg.to_json();

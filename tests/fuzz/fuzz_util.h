@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -55,6 +56,10 @@ void expect_ok_or_error(Body&& body) {
 inline void require(bool ok, const char* what) {
   if (!ok) finding("invariant violated", what);
 }
+
+// The input as the CLI reads a JSON file (read_json -> parse_json): discarded when it is not
+// JSON or nests too deep, which the CLI refuses before any reader sees it.
+inline nlohmann::json cli_json(const uint8_t* data, size_t size) { return parse_json(nullptr, data, data + size); }
 
 inline std::string as_string(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);

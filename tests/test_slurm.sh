@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 cleanup() {
   local rc=$?
   bash "$src/tests/slurm/single-node.sh" stop "$tmp/slurm" >/dev/null 2>&1 || true
-  rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp" 2>/dev/null; } || echo "note: could not remove $tmp" >&2
+  rm -rf "$tmp" || echo "note: could not remove $tmp" >&2
   exit "$rc"
 }
 trap cleanup EXIT

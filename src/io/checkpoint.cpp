@@ -204,10 +204,7 @@ ModelConfig load_config(const std::string& model_dir) {
   const std::string path = (fs::path(model_dir) / "config.json").string();
   std::ifstream in(path);
   if (!in) fail("{}: cannot open (is --model a Hugging Face checkpoint folder?)", path);
-  std::string why;
-  json config = parse_json(&why, in);
-  if (config.is_discarded()) fail("{}: {}", path, why);
-  return parse_config(config, path);
+  return parse_config(parse_json_or_fail(path, in), path);
 }
 
 std::vector<ExpectedTensor> expected_tensors(const ModelConfig& c) {

@@ -193,9 +193,7 @@ TensorStore TensorStore::open(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(index_path, ec)) {
     std::ifstream in(index_path);
-    std::string why;
-    json index = parse_json(&why, in);
-    if (index.is_discarded()) fail("{}: {}", index_path.string(), why);
+    const json index = parse_json_or_fail(index_path.string(), in);
     if (!index.is_object()) fail("{}: not a JSON object", index_path.string());
     auto map = index.find("weight_map");
     if (map == index.end() || !map->is_object() || map->empty())

@@ -155,9 +155,8 @@ class Emitter {
 // SPEC §7: one JSON object per line, document in its string field "text"; blank lines are
 // allowed, anything else that is not such an object is an error naming file:line.
 std::string jsonl_text(const std::string& path, int64_t line_no, const std::string& line) {
-  std::string why;
-  const nlohmann::json row = parse_json(&why, line);  // a number like 1e999 is invalid too
-  if (row.is_discarded()) fail("{}:{}: {}", path, line_no, why);
+  // A number like 1e999 is invalid too.
+  const nlohmann::json row = parse_json_or_fail(fmt::format("{}:{}", path, line_no), line);
   const auto text = row.find("text");  // end() when the row is not an object
   if (text == row.end() || !text->is_string())
     fail("{}:{}: no string field \"text\"", path, line_no);

@@ -27,10 +27,7 @@ std::string effective_dtype(const RunOptions& run) {
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) fail("{}: cannot open", path);
-  std::string why;
-  nlohmann::json j = parse_json(&why, in);
-  if (j.is_discarded()) fail("{}: {}", path, why);
-  return j;
+  return parse_json_or_fail(path, in);
 }
 
 torch::Device resolve_device(const std::string& device) {

@@ -50,7 +50,7 @@ std::vector<io::Window> read_windows(const InputOptions& options, const io::Chec
 
 // "last" | "all" | "i,j,..." (negative counts from the end) -> sorted positions in 0..T-1.
 std::vector<int64_t> parse_queries(const std::string& spec, int64_t T);
-// A JSON file: geoattn::Error "<path>: cannot open" / "<path>: not valid JSON".
+// A JSON file: geoattn::Error "<path>: cannot open" / "<path>: not valid JSON" (parse_json_or_fail).
 nlohmann::json read_json(const std::string& path);
 // "1,2,3" -> ids
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);

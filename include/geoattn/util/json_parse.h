@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/util/error.h"
+
 namespace geoattn {
 
 inline constexpr int kMaxJsonDepth = 128;
@@ -29,6 +31,16 @@ Json parse_json(std::string* why, Input&&... input) {
     return Json(Json::value_t::discarded);
   }
   if (j.is_discarded() && why != nullptr) *why = "not valid JSON";
+  return j;
+}
+
+// parse_json, or geoattn::Error "<where>: not valid JSON" / "<where>: nested deeper than 128
+// levels", where `where` names the file (or file:line).
+template <typename Json = nlohmann::json, typename... Input>
+Json parse_json_or_fail(const std::string& where, Input&&... input) {
+  std::string why;
+  Json j = parse_json<Json>(&why, std::forward<Input>(input)...);
+  if (j.is_discarded()) fail("{}: {}", where, why);
   return j;
 }
 

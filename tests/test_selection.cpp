@@ -92,7 +92,7 @@ void expect_matches_brute(const torch::Tensor& alpha, const torch::Tensor& value
   for (bool generic : {false, true}) {
     SelectionOptions options;
     options.distance = distance;
-    options.generic_counts = generic;
+    options.tensor_path = generic;
     options.max_chunk_bytes = 1 << 12;  // force several chunks
     auto m = selection_metrics(alpha, values, grid, options);
     auto a64 = alpha.to(torch::kFloat64);

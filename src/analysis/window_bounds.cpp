@@ -1,9 +1,8 @@
 #include "geoattn/analysis/window_bounds.h"
 
-#include <ATen/Parallel.h>
-
 #include "geoattn/metrics/selection.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/parallel.h"
 
 namespace geoattn::analysis {
 
@@ -28,7 +27,7 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
       auto order = metrics::top_n_order(A).cpu().contiguous();
 
       std::vector<BoundsCurves> curves(static_cast<size_t>(H));
-      at::parallel_for(0, H, 1, [&](int64_t h0, int64_t h1) {
+      parallel_for(H, torch::get_num_threads(), [&](int64_t h0, int64_t h1, int) {
         for (int64_t h = h0; h < h1; ++h) {
           BoundsInput in;
           in.a = Eigen::Map<const Eigen::VectorXd>(a.data_ptr<double>() + h * n, n);

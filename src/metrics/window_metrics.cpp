@@ -2,83 +2,102 @@
 
 #include <limits>
 
+#include "core.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/random.h"
 
 namespace geoattn::metrics {
 
-namespace {
-
 using torch::indexing::Slice;
 
-// SPEC §2b: the control's four curves, each the mean over R random selections.
-void add_controls(const torch::Tensor& A, const torch::Tensor& V, const std::vector<int64_t>& valid, uint64_t key,
-                  const MetricOptions& options, torch::Tensor& curves) {
-  const int64_t B = A.size(0), n = A.size(1), nv = static_cast<int64_t>(valid.size());
-  const auto orders = random_orders(options.seed, key, options.controls, B, n).to(A.device());
-  auto sum = torch::zeros({B, kControlled, nv}, torch::kFloat64);
-  for (int64_t r = 0; r < options.controls; ++r)
-    sum += metrics_for_order(A, V, orders[r], valid, options.selection).curves.narrow(1, kP_rmax, kControlled);
-  curves.index_put_({Slice(), Slice(kFirstOptionalCurve, kFirstOptionalCurve + kControlled), Slice(0, nv)},
-                    sum / static_cast<double>(options.controls));
+WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
+                             const std::vector<int64_t>& grid, uint64_t window_key, const MetricOptions& options) {
+  const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
+  const int64_t KV = values.size(1), d = values.size(3), G = static_cast<int64_t>(grid.size());
+  if (static_cast<int64_t>(queries.size()) != Q) fail("metrics: {} query positions for {} rows", queries.size(), Q);
+  if (values.size(0) != L || values.size(2) != T || KV < 1 || H % KV != 0)
+    fail("metrics: values [{}, {}, {}, {}] do not fit alpha [{}, {}, *, {}]", values.size(0), KV, values.size(2), d, L, H, T);
+  if (options.controls < 0) fail("metrics: {} random permutations", options.controls);
+  c10::InferenceMode inference;
+  // The value blocks: one per (layer, KV head); SPEC §1: query head h reads KV head h / (H / KV).
+  auto V = values.to(torch::kFloat64).reshape({L * KV, T, d}).contiguous();
+  std::vector<int64_t> block_of;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + h / (H / KV));
+
+  WindowMetrics out;
+  out.curves = torch::full({Q, L, H, kCurveMetrics, G}, std::numeric_limits<double>::quiet_NaN(), torch::kFloat64);
+  out.scalars = torch::zeros({Q, L, H, kScalarMetrics}, torch::kFloat64);
+  std::vector<detail::CoreGroup> groups;
+  std::vector<int64_t> group_query;
+  for (int64_t qi = 0; qi < Q; ++qi) {
+    const int64_t n = queries[qi] + 1;  // tokens 0..q
+    detail::CoreGroup g;
+    g.n = n;
+    for (int64_t N : grid)
+      if (N <= n) g.grid.push_back(N);  // SPEC §2: grid values above q + 1 are skipped
+    out.n_valid.push_back(static_cast<int64_t>(g.grid.size()));
+    if (g.grid.empty()) continue;
+    g.alpha = alpha.index({Slice(), Slice(), qi, Slice(0, n)}).to(torch::kFloat64).reshape({L * H, n}).contiguous();
+    auto orders = top_n_order(g.alpha).cpu().unsqueeze(1);  // [LH, 1, n]
+    if (options.controls > 0) {
+      // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
+      auto random = random_orders(options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
+                                  options.controls, L * H, n);
+      orders = torch::cat({orders, random.transpose(0, 1)}, 1);
+    }
+    g.orders = orders.contiguous();
+    g.block = block_of;
+    groups.push_back(std::move(g));
+    group_query.push_back(qi);
+  }
+  const bool tensor = V.is_cuda() || options.selection.tensor_path;
+  const auto& sel = options.selection;
+  detail::ValueGeometry geometry;
+  detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
+  const auto results = tensor ? detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.exact)
+                              : detail::core_cpu(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.exact);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const int64_t qi = group_query[i], Gq = static_cast<int64_t>(groups[i].grid.size());
+    out.curves[qi].narrow(-1, 0, Gq).copy_(detail::curves_from_counts(results[i], groups[i].grid).view({L, H, kCurveMetrics, Gq}));
+    out.scalars[qi].copy_(results[i].scalars.view({L, H, kScalarMetrics}));
+  }
+  if (geo) {
+    out.value_norms = geometry.norms.view({L, KV, T});
+    out.decay_sums = geometry.decay_sums.view({L, KV, options.decay_k});
+  }
+  return out;
 }
 
-}  // namespace
+std::pair<torch::Tensor, torch::Tensor> value_statistics(const torch::Tensor& values, int64_t decay_k) {
+  c10::InferenceMode inference;
+  const int64_t L = values.size(0), KV = values.size(1), T = values.size(2), d = values.size(3);
+  auto V = values.to(torch::kFloat64).reshape({L * KV, T, d});
+  auto norms = V.norm(2, -1);
+  auto decay = detail::decay_sums_from_gram(torch::bmm(V, V.transpose(1, 2)), norms, decay_k);
+  return {norms.cpu().view({L, KV, T}), decay.cpu().view({L, KV, decay_k})};
+}
 
-torch::Tensor random_orders(uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n) {
-  auto out = torch::empty({R, B, n}, torch::kInt64);
-  int64_t* p = out.data_ptr<int64_t>();
-  for (int64_t r = 0; r < R; ++r)
-    for (int64_t b = 0; b < B; ++b) {
-      uint64_t mix = seed ^ 0x6A09E667F3BCC909ULL;
-      uint64_t state = splitmix64_next(mix) ^ key;
-      state = splitmix64_next(state) ^ static_cast<uint64_t>(r * B + b);
-      int64_t* perm = p + (r * B + b) * n;
-      for (int64_t i = 0; i < n; ++i) perm[i] = i;
-      for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[uniform_below(state, static_cast<uint64_t>(i + 1))]);
-    }
-  return out;
+void for_each_sample(const WindowMetrics& m, const SampleSink& sink) {
+  const int64_t Q = m.curves.size(0), L = m.curves.size(1), H = m.curves.size(2), G = m.curves.size(4);
+  auto curves = m.curves.contiguous();
+  auto scalars = m.scalars.contiguous();
+  const double* c = curves.data_ptr<double>();
+  const double* s = scalars.data_ptr<double>();
+  for (int64_t qi = 0; qi < Q; ++qi) {
+    if (m.n_valid[qi] == 0) continue;
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t h = 0; h < H; ++h) {
+        const int64_t b = (qi * L + l) * H + h;
+        sink(l, h, c + b * kCurveMetrics * G, m.n_valid[qi], s + b * kScalarMetrics);
+      }
+  }
 }
 
 void add_window(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
                 const std::vector<int64_t>& grid, uint64_t window_key, const MetricOptions& options,
                 const SampleSink& sink) {
-  const int64_t L = alpha.size(0), H = alpha.size(1), T = alpha.size(3);
-  const int64_t KV = values.size(1), d = values.size(3), G = static_cast<int64_t>(grid.size());
-  if (static_cast<int64_t>(queries.size()) != alpha.size(2)) fail("metrics: {} query positions for {} rows", queries.size(), alpha.size(2));
-  if (values.size(0) != L || values.size(2) != T || KV < 1 || H % KV != 0)
-    fail("metrics: values [{}, {}, {}, {}] do not fit alpha [{}, {}, *, {}]", values.size(0), KV, values.size(2), d, L, H, T);
-  if (options.controls < 0) fail("metrics: {} random permutations", options.controls);
-
-  // SPEC §1: query head h reads KV head h / (H / KV).
-  auto kv_of_head = torch::arange(H, torch::TensorOptions().dtype(torch::kInt64)).div(H / KV, "floor").to(values.device());
-  auto per_head_values = values.index_select(1, kv_of_head);  // [L, H, T, d]
-
-  for (size_t qi = 0; qi < queries.size(); ++qi) {
-    const int64_t n = queries[qi] + 1;  // tokens 0..q
-    std::vector<int64_t> valid;
-    for (int64_t N : grid)
-      if (N <= n) valid.push_back(N);
-    if (valid.empty()) continue;
-    auto A = alpha.index({Slice(), Slice(), static_cast<int64_t>(qi), Slice(0, n)}).reshape({L * H, n});
-    auto V = per_head_values.index({Slice(), Slice(), Slice(0, n)}).reshape({L * H, n, d});
-    const SampleMetrics m = selection_metrics(A, V, valid, options.selection);
-
-    // The sink takes [kCurveMetrics][G] per sample; grid points past q + 1 stay unused.
-    auto curves = torch::full({L * H, kCurveMetrics, G}, std::numeric_limits<double>::quiet_NaN(), torch::kFloat64);
-    curves.index_put_({Slice(), Slice(), Slice(0, static_cast<int64_t>(valid.size()))}, m.curves);
-    if (options.controls > 0)
-      add_controls(A, V, valid, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]), options, curves);
-    auto scalars = m.scalars.contiguous();
-    const double* c = curves.data_ptr<double>();
-    const double* s = scalars.data_ptr<double>();
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t h = 0; h < H; ++h) {
-        const int64_t b = l * H + h;
-        sink(l, h, c + b * kCurveMetrics * G, static_cast<int64_t>(valid.size()), s + b * kScalarMetrics);
-      }
-  }
+  for_each_sample(window_metrics(alpha, values, queries, grid, window_key, options), sink);
 }
 
 void add_window(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,

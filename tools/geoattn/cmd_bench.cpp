@@ -69,7 +69,10 @@ void run_bench(const BenchOptions& o) {
 
   metrics::SelectionOptions options;
   options.max_chunk_bytes = o.chunk_mb << 20;
-  const double core = best_of(o.repeats, [&] { metrics::selection_metrics(alpha, values, grid, options); });
+  metrics::CoreStats exact;
+  const double core = best_of(o.repeats, [&] { exact = {}; metrics::selection_metrics(alpha, values, grid, options, &exact); });
+  fmt::print("  exact: {} decisions, {} banded, {} tokens exactly; gram {:.3f} s, top {:.3f} s\n", exact.decisions, exact.banded,
+             exact.exact_tokens, exact.gram_s, exact.top_s);
   std::vector<int64_t> strided;
   for (size_t i = 0; i < grid.size(); i += o.naive_stride) strided.push_back(grid[i]);
   const double naive = best_of(1, [&] { per_n_metrics(alpha, values, strided); }) * G / strided.size();

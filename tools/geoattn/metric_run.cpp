@@ -75,11 +75,14 @@ MetricRun::MetricRun(const MetricFlags& flags, int64_t layers, int64_t heads, in
 
 void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key, const std::string& doc) {
   const std::string unit = flags_.boot_unit == "window" ? fmt::format("window {:016x}", key) : doc;
-  metrics::add_window(alpha, values, queries_, grid_, key, options_,
-                      [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
-                        state_.add_sample(unit, l, h, curves, n_valid, scalars);
-                      });
-  if (!state_.assumptions.empty()) metrics::add_window_assumptions(alpha, values, queries_, state_.assumptions);
+  auto options = options_;
+  options.decay_k = state_.assumptions.empty() ? 0 : flags_.decay_k;
+  const auto m = metrics::window_metrics(alpha, values, queries_, grid_, key, options);
+  metrics::for_each_sample(m, [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
+    state_.add_sample(unit, l, h, curves, n_valid, scalars);
+  });
+  if (!state_.assumptions.empty())
+    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, queries_, state_.assumptions);
 }
 
 nlohmann::ordered_json MetricRun::settings() const {
@@ -87,7 +90,7 @@ nlohmann::ordered_json MetricRun::settings() const {
                               {"decay_k", flags_.decay_k},
                               {"distance", flags_.distance},
                               {"ball", "closed (paper appendix A.1)"},
-                              {"tie_tolerance", metrics::kTieTolerance},
+                              {"comparisons", metrics::kComparisons},
                               {"metrics_precision", "float64"},
                               {"controls", {{"random_permutations", flags_.controls}, {"seed", flags_.seed}}},
                               {"bootstrap", {{"replicates", flags_.bootstrap}, {"seed", flags_.seed}}}};

@@ -1,55 +1,77 @@
 #pragma once
-// The metric core (SPEC §2-3): top-N selection in value space, for a batch of samples at
-// once. Tensors in, tensors out; it never sees the model, so it runs on synthetic data and on
-// captures from other tools alike.
+// The metric core (SPEC §2-3): top-N selection in value space for a batch of samples. Tensors
+// in, tensors out; it never sees the model, so it runs on synthetic data and on captures from
+// other tools alike. DESIGN.md "The metric core in tensor operations" is the algorithm:
 //
-// Per sample: sort once by alpha (stable, lower position first on ties), prefix sums of
-// y = alpha v in that order give every s(N), one Gram-type product <s(N), y_k> gives every
-// distance, then each N costs O(n): the radii, the closed-ball counts K_out and K_in, P, R.
-// Everything is computed in float64, whatever dtype the forward ran in.
+//   * every ordering (the top-N order and each random permutation of the control) of a sample
+//     is evaluated against the same values; on CPU one Gram matrix V V^T per KV head serves
+//     every head, query and ordering (G = alpha alpha^T o V V^T, O(n^2) per ordering, fused
+//     loops); the tensor path (CUDA) takes <s(N), y_k> from prefix sums of y in each order and
+//     one batched product;
+//   * comparisons use E_k = ||y_k||^2 - 2 <s(N), y_k> (D_k minus the common ||s||^2), with a
+//     proven bound on its rounding; what the bound cannot decide is decided exactly (exact.h),
+//     so K_in and K_out are those of exact arithmetic on the captured alpha and v.
 #include <torch/torch.h>
 
 #include <vector>
 
+#include "geoattn/metrics/exact.h"
+
 namespace geoattn::metrics {
 
 struct SampleMetrics {
-  torch::Tensor curves;   // [B, kCurveMetrics, G] float64 (metric_names.h)
+  torch::Tensor curves;   // [B, kCurveMetrics, G] float64 (metric_names.h); the control's curves NaN
   torch::Tensor scalars;  // [B, kScalarMetrics] float64
 };
 
-// SPEC §2b: Euclidean D_k = ||s - y_k||^2 (the paper), or cosine
-// D_k = 1 - <s, y_k> / (||s|| ||y_k|| + 1e-12); the same selection and radii rules.
-enum class Distance { Euclidean, Cosine };
-
 struct SelectionOptions {
   Distance distance = Distance::Euclidean;
-  // The distance tensors of one chunk of samples ([chunk, G, n] float64) stay under this.
+  // Working memory of one chunk of samples (the Gram matrices on CPU, [chunk, G, n] tensors on
+  // the tensor path) stays near this.
   int64_t max_chunk_bytes = int64_t(256) << 20;
-  // Use plain tensor operations for the ball counts even on CPU (the fused CPU loop is the
-  // default there; CUDA always uses tensor operations). For tests.
-  bool generic_counts = false;
+  // Run the tensor path (what CUDA runs) on CPU too. For tests and comparisons.
+  bool tensor_path = false;
 };
 
-// The selection order of top-N: a stable descending argsort of alpha [B, n] -> [B, n].
+// What the core did (diagnostics: tests, the bench and the JSON's timing report it).
+struct CoreStats {
+  int64_t decisions = 0;     // (sample, ordering, N) triples evaluated
+  int64_t banded = 0;        // of those, where the one band of the fast pass left a count open
+  int64_t exact_tokens = 0;  // tokens whose comparison needed exact arithmetic
+  double gram_s = 0;         // wall time: Gram matrices (CPU) or nothing (tensor path)
+  double top_s = 0;          // the top-N ordering (counts, s(N) diagnostics, scalars)
+  double controls_s = 0;     // the random orderings of the control
+  void merge(const CoreStats& o);
+};
+
+// The selection order of top-N: a stable descending argsort of alpha [B, n] -> [B, n] (SPEC §2:
+// ties broken by the lower position).
 torch::Tensor top_n_order(const torch::Tensor& alpha);
 
-// alpha [B, n]: one query's attention row over its keys 0..n-1 (n = q + 1);
-// values [B, n, d]: the value states those keys (the KV head serving the sample's head);
-// grid: the N values, each in 1..n. Selection by top-N alpha.
+// SPEC §2b: R random permutations of 0..n-1 for each of B samples, [R, B, n] int64, from a
+// portable generator (splitmix64, Fisher-Yates with unbiased bounded draws): the same on every
+// platform and LibTorch version for the same (seed, key, B, n, R).
+torch::Tensor random_orders(uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n);
+
+// alpha [B, n]: one query's attention row over its keys 0..n-1 (n = q + 1); values [B, n, d]:
+// the value states of those keys; grid: N values in 1..n. Selection by top-N alpha.
 SampleMetrics selection_metrics(const torch::Tensor& alpha, const torch::Tensor& values,
-                                const std::vector<int64_t>& grid, const SelectionOptions& options = {});
+                                const std::vector<int64_t>& grid, const SelectionOptions& options = {},
+                                CoreStats* stats = nullptr);
 
 // The same with the selection order given: order [B, n] is a permutation of 0..n-1 per
-// sample whose first N entries are I_N (the random-selection control uses this).
+// sample whose first N entries are I_N.
 SampleMetrics metrics_for_order(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& order,
-                                const std::vector<int64_t>& grid, const SelectionOptions& options = {});
+                                const std::vector<int64_t>& grid, const SelectionOptions& options = {},
+                                CoreStats* stats = nullptr);
 
-// Two distances count as equal (the closed ball of SPEC §2) when they differ by less than
-// kTieTolerance * (||s||^2 + ||y_k||^2 + r^2) (Euclidean) or kTieTolerance * (1 + |r|)
-// (cosine): the Gram expansion rounds, and exact ties (duplicate vectors, N = 1) must stay ties.
-constexpr double kTieTolerance = 1e-11;
-// SPEC §2b's cosine distance: 1 - <x, y> / (||x|| ||y|| + kCosineEps).
-constexpr double kCosineEps = 1e-12;
+// The ball counts alone, for several orderings per sample: orders [B, O, n] -> K_in and K_out
+// [B, O, G] float64. The core of everything above.
+struct OrderingCounts {
+  torch::Tensor k_in, k_out;
+};
+OrderingCounts ordering_counts(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& orders,
+                               const std::vector<int64_t>& grid, const SelectionOptions& options = {},
+                               CoreStats* stats = nullptr);
 
 }  // namespace geoattn::metrics

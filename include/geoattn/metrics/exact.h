@@ -1,0 +1,97 @@
+#pragma once
+// Exact decisions for the closed balls of SPEC §2 ("Exact"). The metric core evaluates
+// E_k = ||y_k||^2 - 2 <s(N), y_k> in float64 and knows a bound on its rounding error; a
+// comparison that the bound cannot decide is settled here, from the sample's own alpha and v:
+//   - Euclidean: in exact arithmetic (WideSum, a fixed-point accumulator over the whole double
+//     range), so K_in and K_out are those of exact arithmetic, exact ties included;
+//   - cosine: s(N) summed exactly, then D_k - 1 = -<s, y_k> / (||s|| ||y_k|| + eps) in binary128
+//     (113-bit) arithmetic: the square roots make an exact decision impossible, and identical
+//     inputs still give identical values. (D_k itself would round every difference below 1e-16
+//     away against the 1.)
+// Pure C++ (no LibTorch).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace geoattn::metrics {
+
+enum class Distance { Euclidean, Cosine };
+
+// SPEC §2b's cosine distance: 1 - <x, y> / (||x|| ||y|| + kCosineEps).
+constexpr double kCosineEps = 1e-12;
+
+// What the result JSON records as settings.comparisons.
+constexpr const char* kComparisons =
+    "exact: E_k = D_k - ||s||^2 in float64 within a proven rounding band; exact arithmetic (cosine: binary128 "
+    "from an exactly summed s(N)) where the band leaves a comparison open (SPEC §2)";
+
+// gamma_m = m u / (1 - m u), u = 2^-53: the bound on the relative error of m roundings
+// (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Lemma 3.1).
+double rounding_gamma(int64_t m);
+
+// SPEC §2 "Exact", the one rounding bound of the Euclidean evaluation: for a sample with
+// head_dim d at N selected tokens, both evaluations of the metric core (the fused CPU loop
+// over the Gram matrix and the prefix-sum product of the tensor path) satisfy
+//   |fl(E_k) - E_k| <= gamma_{2N+d+6} (a_k^2 + 2 a_k S_N),
+// a_k = ||y_k|| = alpha_k ||v_k||, S_N = sum_{t in I_N} a_t. This returns twice that factor:
+// the band used for decisions, covering the rounding of a_k, S_N and of the comparisons.
+double euclid_band_factor(int64_t N, int64_t d);
+
+// The same for the cosine distance (its bound also needs ||s(N)||: see exact.cpp).
+double cosine_num_factor(int64_t N, int64_t d);   // |fl(<s, y_k>) - <s, y_k>| <= f a_k S_N
+double cosine_norm_factor(int64_t N, int64_t d);  // |fl(||s||^2) - ||s||^2| <= f S_N^2
+
+// An exact sum of doubles and of products of doubles: fixed point over the whole range of
+// double products, 32-bit digits held in int64 so that adds need no carries.
+class WideSum {
+ public:
+  static constexpr int kDigits = 144;
+  static constexpr int kMinExp = -2400;  // the weight of digit 0 is 2^kMinExp
+
+  void add(double x) { add_scaled(x, 0); }
+  void add_scaled(double x, int shift);                  // += x 2^shift
+  void add_product(double a, double b, int shift = 0);   // += a b 2^shift, exactly
+  // += x * y, x exact in `this` convention (digits), y a double: for s_m y_k (exact.cpp).
+  void add_product_of(const WideSum& x, double y);
+  void subtract(const WideSum& other);
+  int sign() const;           // -1, 0, 1 of the exact value
+  __float128 to_f128() const; // the value rounded to binary128 (relative error <= 2^-112)
+
+ private:
+  void normalize();  // carries: every digit but the top in [0, 2^32)
+  std::array<int64_t, kDigits> d_{};
+  int64_t adds_ = 0;
+};
+
+// A sample as the exact resolution needs it: alpha [n], values [n, d] row-major (float64;
+// y = alpha v is exact when both came from float32, and kept as a double-double otherwise).
+struct ExactSample {
+  const double* alpha;
+  const double* values;
+  int64_t n, d;
+};
+
+// One (sample, ordering, N) whose fast evaluation left some comparisons undecided.
+struct PendingCounts {
+  const double* E;        // [n] the fast evaluation of E_k (Euclidean) or D_k - 1 (cosine)
+  const double* err;      // [n] bounds on |E_hat_k - E_k|
+  const double* selected; // [n] > 0 where k is in I_N, <= 0 elsewhere (the fused loops' mask)
+  const int64_t* order;   // [n] the ordering; I_N = order[0..N)
+  int64_t N;
+};
+
+struct BallCounts {
+  int64_t k_in = 0, k_out = 0;
+};
+
+// SPEC §2's K_in = #{i in I_N : D_i <= r_min^2} and K_out = #{j not in I_N : D_j <= r_max^2},
+// decided with the bands first and exactly (see above) where the bands overlap.
+// `resolved_exactly` (optional) counts the tokens that needed the exact evaluation.
+BallCounts resolve_counts(const ExactSample& sample, const PendingCounts& p, Distance distance,
+                          int64_t* resolved_exactly = nullptr);
+
+// The bands of the Euclidean evaluation, per token: err_k = euclid_band_factor(N, d) *
+// (a_k^2 + 2 a_k S) into err[0..n).
+void euclid_bands(const double* a, int64_t n, double S, double factor, double* err);
+
+}  // namespace geoattn::metrics

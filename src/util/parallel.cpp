@@ -1,0 +1,34 @@
+#include "geoattn/util/parallel.h"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace geoattn {
+
+void parallel_for(int64_t n, int threads, const std::function<void(int64_t, int64_t, int)>& f) {
+  if (n <= 0) return;
+  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(threads, n));
+  const int64_t chunk = (n + workers - 1) / workers;
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto run = [&](int w) {
+    const int64_t begin = w * chunk, end = std::min(n, begin + chunk);
+    if (begin >= end) return;
+    try {
+      f(begin, end, w);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(run, w);
+  run(0);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace geoattn

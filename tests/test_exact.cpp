@@ -406,3 +406,30 @@ TEST(Exact, CosineOnRealCaptures) {
   for (const auto& cap : capture("models/stories15M", 1, {255})) check_window(cap, 0, 2, Distance::Cosine, t);
   report("cosine distance, stories260K (2 windows) and stories15M (1 window), last query", t);
 }
+
+// The CUDA path (tensor operations on the GPU) gives the CPU's counts, exactly, on a real
+// capture. Skipped without a GPU.
+TEST(Exact, CudaMatchesCpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const auto caps = capture("models/stories260K", 2, {127, 255});
+  for (const auto& cap : caps)
+    for (int64_t qi = 0; qi < 2; ++qi) {
+      const int64_t L = cap.alpha.size(0), H = cap.alpha.size(1), KV = cap.values.size(1), d = cap.values.size(3);
+      const int64_t n = cap.queries[qi] + 1;
+      using torch::indexing::Slice;
+      auto A = cap.alpha.index({Slice(), Slice(), qi, Slice(0, n)}).reshape({L * H, n}).contiguous();
+      auto kv = torch::arange(H).div(H / KV, "floor");
+      auto V = cap.values.index_select(1, kv).index({Slice(), Slice(), Slice(0, n)}).reshape({L * H, n, d}).contiguous();
+      auto orders = torch::cat({top_n_order(A.to(torch::kFloat64)).unsqueeze(1), random_orders(3, 7, 4, L * H, n).transpose(0, 1)}, 1);
+      std::vector<int64_t> grid(static_cast<size_t>(n));
+      std::iota(grid.begin(), grid.end(), 1);
+      for (Distance distance : {Distance::Euclidean, Distance::Cosine}) {
+        SelectionOptions options;
+        options.distance = distance;
+        const auto cpu = ordering_counts(A, V, orders, grid, options);
+        const auto gpu = ordering_counts(A.cuda(), V.cuda(), orders, grid, options);
+        EXPECT_TRUE(torch::equal(cpu.k_in, gpu.k_in.cpu()));
+        EXPECT_TRUE(torch::equal(cpu.k_out, gpu.k_out.cpu()));
+      }
+    }
+}

@@ -2,7 +2,6 @@
 // synthetic data, and degenerate inputs that must fail with a reason and finite numbers.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -139,9 +138,7 @@ TEST(FitProfile, RecoversStrongPhasesAtT1024) {
   const int64_t T = 1024;
   const ProfileFit truth = make_profile(0.3, 2e-4, 0.2, 0.2, 150, 1000);
   const auto row = noisy_profile(truth, T, 0.05, 11);
-  const auto start = std::chrono::steady_clock::now();
   const ProfileFit f = fit_profile(row);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_TRUE(f.status.ok) << f.status.why;
   expect_finite(f);
   EXPECT_EQ(f.p_sink, row[0]);  // the sink is fitted exactly
@@ -151,7 +148,6 @@ TEST(FitProfile, RecoversStrongPhasesAtT1024) {
   EXPECT_NEAR(static_cast<double>(f.T1), 150, 10);
   EXPECT_NEAR(static_cast<double>(f.T2), 1000, 3);
   EXPECT_NEAR(f.error, 0.05, 0.005);  // RMSE of the log residuals = the log noise
-  EXPECT_LT(seconds, 5.0);
 }
 
 TEST(FitProfile, RecoversPaperLikePhases) {

@@ -2,8 +2,10 @@
 // least squares on log-probabilities with (T1, T2) chosen by search (see fits.h).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include <fmt/format.h>
+#include <unsupported/Eigen/FFT>
 
 #include "geoattn/analysis/fits.h"
 #include "geoattn/util/error.h"
@@ -12,45 +14,85 @@
 
 namespace geoattn::analysis {
 
+using detail::BaseSums;
 using detail::LogRow;
 using detail::Phases;
 
 namespace {
 constexpr double kPi = 3.14159265358979323846;
 
-// The coarse lattice of (T1, T2) candidates: 0, s, 2s, ... and T-1, s = ceil(T / 64).
-std::vector<int64_t> lattice(int64_t T) {
-  const int64_t step = std::max<int64_t>(1, (T + 63) / 64);
+// A lattice of (T1, T2) candidates: 0, s, 2s, ... and T-1.
+std::vector<int64_t> lattice(int64_t T, int64_t step) {
   std::vector<int64_t> out;
   for (int64_t t = 0; t < T - 1; t += step) out.push_back(t);
   out.push_back(T - 1);
   return out;
 }
 
-// Stages 1-2 of fits.h: the best omega on a grid of max(64, 2T) values in (0, pi] over the
-// coarse lattice, then every pair at that omega (both with the linearised model).
-std::pair<Phases, double> linearised_search(const LogRow& row) {
-  const int64_t T = row.T(), n_omega = std::max<int64_t>(64, 2 * T);
-  const std::vector<int64_t> coarse = lattice(T);
-  Phases best;
+// Every position within `radius` of `center`, inside 0..T-1.
+std::vector<int64_t> around(int64_t center, int64_t radius, int64_t T) {
+  std::vector<int64_t> out;
+  for (int64_t t = std::max<int64_t>(0, center - radius); t <= std::min(T - 1, center + radius); ++t) out.push_back(t);
+  return out;
+}
+
+// Coarse to fine over (T1, T2): the lattice of step ceil(T/64), then every pair within one step
+// of its best. `scan(t1, t2)` is one of the closed-form scans of profile_scan.h.
+template <typename Scan>
+Phases coarse_to_fine(int64_t T, const Scan& scan) {
+  const int64_t step = std::max<int64_t>(1, (T + 63) / 64);
+  const Phases coarse = scan(lattice(T, step), lattice(T, step));
+  if (!coarse.found || step == 1) return coarse;
+  const Phases fine = scan(around(coarse.T1, step, T), around(coarse.T2, step, T));
+  return fine.found && fine.sse <= coarse.sse ? fine : coarse;
+}
+
+// Stage 1 of fits.h: candidate frequencies. The fit without oscillation (plateau, then growth)
+// leaves residuals r_i on 1..T2; the peaks of their periodogram |sum_i r_i e^{-i omega i}|^2 on a
+// grid of 2T values in (0, pi] (one FFT of 4T points, zero-padded) are the omegas worth trying.
+std::vector<double> candidate_omegas(const LogRow& row, const BaseSums& base, size_t count) {
+  const int64_t T = row.T(), n_fft = 4 * T;
+  const Phases flat = detail::scan_plateau_growth(row, base);
+  std::vector<double> r(static_cast<size_t>(n_fft), 0.0);
+  for (int64_t i = 1; i <= flat.T2; ++i)
+    if (row.w[static_cast<size_t>(i)] > 0) r[static_cast<size_t>(i)] = row.y[static_cast<size_t>(i)] - flat.P;
+  Eigen::FFT<double> fft;
+  std::vector<std::complex<double>> spectrum;
+  fft.fwd(spectrum, r);
+  // Frequency index k is omega = 2 pi k / (4T) = pi k / (2T), k = 1..2T.
+  std::vector<std::pair<double, int64_t>> peaks;
+  auto power = [&](int64_t k) { return std::norm(spectrum[static_cast<size_t>(k)]); };
+  for (int64_t k = 1; k <= 2 * T; ++k) {
+    const double p = power(k);
+    if (p >= power(k - 1) && (k == 2 * T || p >= power(k + 1))) peaks.emplace_back(-p, k);
+  }
+  std::sort(peaks.begin(), peaks.end());
+  std::vector<double> omegas;
+  for (size_t i = 0; i < std::min(count, peaks.size()); ++i)
+    omegas.push_back(kPi * static_cast<double>(peaks[i].second) / static_cast<double>(2 * T));
+  return omegas;
+}
+
+// Stage 2 of fits.h: at each candidate omega, (T1, T2) coarse to fine with the linearised model.
+std::pair<Phases, double> linearised_search(const LogRow& row, const BaseSums& base) {
+  const int64_t T = row.T();
+  Phases best = detail::scan_plateau_growth(row, base);  // T1 = T2: no oscillation at all
   double best_omega = 0;
-  for (int64_t k = 1; k <= n_omega; ++k) {
-    const double omega = kPi * static_cast<double>(k) / static_cast<double>(n_omega);
-    const Phases p = detail::scan_linearised(row, omega, coarse);
+  for (double omega : candidate_omegas(row, base, 6)) {
+    const Phases p = coarse_to_fine(T, [&](const std::vector<int64_t>& t1, const std::vector<int64_t>& t2) {
+      return detail::scan_linearised(row, base, omega, t1, t2);
+    });
     if (p.found && (!best.found || p.sse < best.sse)) best = p, best_omega = omega;
   }
-  std::vector<int64_t> all(static_cast<size_t>(T));
-  for (int64_t t = 0; t < T; ++t) all[static_cast<size_t>(t)] = t;
-  const Phases fine = detail::scan_linearised(row, best_omega, all);
-  return {fine.found ? fine : best, best_omega};
+  return {best, best_omega};
 }
 
 // Stage 3, first half: (P, eta, omega) by Levenberg-Marquardt with the exact log-model at
 // fixed (T1, T2). Without an oscillation the model is linear in (P, eta) and omega is
 // irrelevant; the closed form of scan_linearised over the single pair is then exact.
-void refine_at(const LogRow& row, Phases& ph, double& omega) {
+void refine_at(const LogRow& row, const BaseSums& base, Phases& ph, double& omega) {
   if (ph.T1 == ph.T2) {
-    const Phases p = detail::scan_linearised(row, omega, {ph.T1});
+    const Phases p = detail::scan_linearised(row, base, omega, {ph.T1}, {ph.T1});
     if (p.found) ph = p;
     return;
   }
@@ -141,12 +183,16 @@ ProfileFit fit_profile(const std::vector<double>& mean_row) {
   for (int64_t i = 1; i < T; ++i)
     if (row.w[static_cast<size_t>(i)] > 0) row.y[static_cast<size_t>(i)] -= row.offset;
 
-  auto [ph, omega] = linearised_search(row);
+  const BaseSums base(row);
+  auto [ph, omega] = linearised_search(row, base);
   // Stage 3: alternate the exact refinement at fixed (T1, T2) and the exact search at
   // fixed (eta, omega) until the phases stop moving; each step can only lower the SSE.
   for (int pass = 0; pass < 10; ++pass) {
-    refine_at(row, ph, omega);
-    const Phases next = detail::scan_exact(row, ph.eta, omega);
+    refine_at(row, base, ph, omega);
+    const double eta = ph.eta;
+    const Phases next = coarse_to_fine(row.T(), [&](const std::vector<int64_t>& t1, const std::vector<int64_t>& t2) {
+      return detail::scan_exact(row, base, eta, omega, t1, t2);
+    });
     if (!next.found || next.sse >= ph.sse || (next.T1 == ph.T1 && next.T2 == ph.T2)) break;
     ph = next;
   }

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/parallel.h"
 #include "geoattn/util/random.h"
 
 namespace geoattn::metrics {
@@ -16,65 +17,103 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Percentile p (0..1) of the finite values, linear between order statistics.
-double percentile(std::vector<double>& xs, double p) {
-  if (xs.empty()) return kNaN;
-  const double h = p * static_cast<double>(xs.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(h));
-  std::nth_element(xs.begin(), xs.begin() + lo, xs.end());
-  const double a = xs[lo];
-  if (lo + 1 >= xs.size()) return a;
-  const double b = *std::min_element(xs.begin() + lo + 1, xs.end());
-  return a + (h - static_cast<double>(lo)) * (b - a);
+// The k-th and (k+1)-th smallest of xs[0..m) (k + 1 < m), xs reordered.
+std::pair<double, double> adjacent_order_stats(double* xs, int64_t m, int64_t k) {
+  std::nth_element(xs, xs + k, xs + m);
+  return {xs[k], k + 1 < m ? *std::min_element(xs + k + 1, xs + m) : xs[k]};
 }
 
-Interval interval(std::vector<double> xs) {
-  xs.erase(std::remove_if(xs.begin(), xs.end(), [](double x) { return !std::isfinite(x); }), xs.end());
-  if (xs.empty()) return {kNaN, kNaN};
-  const double lo = percentile(xs, 0.025), hi = percentile(xs, 0.975);
-  return {lo, hi};
+// The 2.5% and 97.5% percentiles of the finite values of xs[0..m) (xs is overwritten), linear
+// between order statistics (numpy's default). Only the two tails matter: a strided sample of
+// 64 values gives thresholds well inside them, one pass keeps the values beyond, and the order
+// statistics come from those few (with a full selection when the sample was unlucky).
+Interval tails(double* xs, int64_t m, std::vector<double>& low, std::vector<double>& high) {
+  m = std::remove_if(xs, xs + m, [](double x) { return !std::isfinite(x); }) - xs;
+  if (m == 0) return {kNaN, kNaN};
+  const auto [lo_it, hi_it] = std::minmax_element(xs, xs + m);
+  if (*lo_it == *hi_it) return {*lo_it, *lo_it};  // every replicate alike (one unit, or no spread)
+  const double h_lo = 0.025 * static_cast<double>(m - 1), h_hi = 0.975 * static_cast<double>(m - 1);
+  const auto k_lo = static_cast<int64_t>(std::floor(h_lo)), k_hi = static_cast<int64_t>(std::floor(h_hi));
+  auto at = [](std::pair<double, double> ab, double frac) { return ab.first + frac * (ab.second - ab.first); };
+  if (m >= 512) {
+    double sample[64];
+    for (int64_t i = 0; i < 64; ++i) sample[i] = xs[i * m / 64];
+    std::sort(sample, sample + 64);
+    const double t_lo = sample[7], t_hi = sample[56];  // about the 12% and 88% quantiles
+    low.clear(), high.clear();
+    for (int64_t i = 0; i < m; ++i) {
+      if (xs[i] <= t_lo) low.push_back(xs[i]);
+      if (xs[i] >= t_hi) high.push_back(xs[i]);
+    }
+    const auto n_low = static_cast<int64_t>(low.size()), n_high = static_cast<int64_t>(high.size());
+    // The k_lo + 2 smallest are all in `low`, the m - k_hi largest all in `high`.
+    if (n_low >= k_lo + 2 && n_high >= m - k_hi) {
+      const int64_t off = m - n_high;  // high holds order statistics off..m-1
+      return {at(adjacent_order_stats(low.data(), n_low, k_lo), h_lo - k_lo),
+              at(adjacent_order_stats(high.data(), n_high, k_hi - off), h_hi - k_hi)};
+    }
+  }
+  const auto lo = adjacent_order_stats(xs, m, k_lo);
+  return {at(lo, h_lo - k_lo), at(adjacent_order_stats(xs, m, k_hi), h_hi - k_hi)};
 }
 
-// The replicate sums of one group: [B][S], and the replicate sample counts per g: [B][G].
-struct Replicates {
-  Eigen::MatrixXd sums;    // B x S
-  Eigen::MatrixXd counts;  // B x G
+// One group's replicate sums for a block of grid indices [g0, g1) (the curve and correlation
+// sums at those g; with g0 = G the scalar sums), and the group's replicate sample counts.
+struct Block {
+  const UnitStats& u;
+  Eigen::MatrixXd sums;          // B x columns
+  std::vector<int64_t> columns;  // the unit_stats index of each column
+  const Eigen::MatrixXd& counts; // B x G, samples of the group per grid index
+  int64_t col(int64_t stat) const {
+    return std::find(columns.begin(), columns.end(), stat) - columns.begin();
+  }
+  double sum(int64_t b, int64_t stat) const { return sums(b, col(stat)); }
 };
 
-GroupIntervals intervals(const Replicates& r, const UnitStats& u) {
+// The intervals of one block into `out` (shaped by the caller).
+void block_intervals(const Block& r, int64_t g0, int64_t g1, GroupIntervals& out) {
+  const UnitStats& u = r.u;
   const int64_t B = r.sums.rows(), G = u.grid_size();
-  GroupIntervals out;
-  std::vector<double> xs(static_cast<size_t>(B));
+  std::vector<double> xs(static_cast<size_t>(B)), low, high;
   auto over = [&](auto&& value) {
     for (int64_t b = 0; b < B; ++b) xs[b] = value(b);
-    return interval(xs);
+    return tails(xs.data(), B, low, high);
   };
-  out.curve.assign(kCurveMetrics, std::vector<Interval>(G, Interval{kNaN, kNaN}));
-  out.diff.assign(kControlled, std::vector<Interval>(G, Interval{kNaN, kNaN}));
-  for (int m = 0; m < kCurveMetrics; ++m)
-    for (int64_t g = 0; g < G; ++g)
-      out.curve[m][g] = over([&](int64_t b) { return r.sums(b, u.curve_index(m, g)) / r.counts(b, g); });
+  if (g0 == G) {  // the scalars
+    for (int k = 0; k < kScalarMetrics; ++k) {
+      const int64_t c = r.col(u.scalar_index(k));
+      out.scalar[k] = over([&](int64_t b) { return r.sums(b, c) / r.counts(b, 0); });
+    }
+    return;
+  }
+  // Replicates without a sample at grid index g have count 0: their mean is NaN, left out.
+  for (int m = 0; m < kCurveMetrics; ++m) {
+    if (m >= kFirstOptionalCurve && r.sums.col(r.col(u.curve_index(m, g0))).isZero()) continue;  // no control measured
+    for (int64_t g = g0; g < g1; ++g) {
+      const int64_t c = r.col(u.curve_index(m, g));
+      out.curve[m][g] = over([&](int64_t b) { return r.sums(b, c) / r.counts(b, g); });
+    }
+  }
   // SPEC §2b: top-N minus random, on the same samples.
-  for (int k = 0; k < kControlled; ++k)
-    for (int64_t g = 0; g < G; ++g)
-      out.diff[k][g] = over([&](int64_t b) {
-        return (r.sums(b, u.curve_index(kP_rmax + k, g)) - r.sums(b, u.curve_index(kFirstOptionalCurve + k, g))) /
-               r.counts(b, g);
-      });
-  for (int k = 0; k < kScalarMetrics; ++k)
-    out.scalar.push_back(over([&](int64_t b) { return r.sums(b, u.scalar_index(k)) / r.counts(b, 0); }));
+  for (int k = 0; k < kControlled; ++k) {
+    if (r.sums.col(r.col(u.curve_index(kFirstOptionalCurve + k, g0))).isZero()) continue;
+    for (int64_t g = g0; g < g1; ++g) {
+      const int64_t top = r.col(u.curve_index(kP_rmax + k, g)), random = r.col(u.curve_index(kFirstOptionalCurve + k, g));
+      out.diff[k][g] = over([&](int64_t b) { return (r.sums(b, top) - r.sums(b, random)) / r.counts(b, g); });
+    }
+  }
   // SPEC §3: Pearson r from the replicate's sums.
-  for (int64_t g = 0; g < G; ++g)
-    out.corr.push_back(over([&](int64_t b) {
+  for (int64_t g = g0; g < g1; ++g) {
+    const int64_t cx = r.col(u.curve_index(kR_rmin, g)), cxx = r.col(u.corr_index(0, g)), cy = r.col(u.corr_index(1, g));
+    const int64_t cyy = r.col(u.corr_index(2, g)), cxy = r.col(u.corr_index(3, g));
+    out.corr[g] = over([&](int64_t b) {
       const double n = r.counts(b, g);
-      const double sx = r.sums(b, u.curve_index(kR_rmin, g)), sxx = r.sums(b, u.corr_index(0, g));
-      const double sy = r.sums(b, u.corr_index(1, g)), syy = r.sums(b, u.corr_index(2, g));
-      const double sxy = r.sums(b, u.corr_index(3, g));
+      const double sx = r.sums(b, cx), sxx = r.sums(b, cxx), sy = r.sums(b, cy), syy = r.sums(b, cyy), sxy = r.sums(b, cxy);
       const double vx = sxx / n - (sx / n) * (sx / n), vy = syy / n - (sy / n) * (sy / n);
       if (!(n >= 2) || !(vx > 1e-15) || !(vy > 1e-15)) return kNaN;
       return std::clamp((sxy / n - (sx / n) * (sy / n)) / std::sqrt(vx * vy), -1.0, 1.0);
-    }));
-  return out;
+    });
+  }
 }
 
 }  // namespace
@@ -101,35 +140,73 @@ BootstrapResult bootstrap(const UnitStats& u, int64_t replicates, uint64_t seed)
     for (int64_t g = 0; g < G; ++g) C(i, g) = static_cast<double>(u.unit_count(order[i], g));
   const Eigen::MatrixXd head_counts = W * C;  // B x G, samples per head
 
-  auto group_sums = [&](const std::vector<int64_t>& members) {
-    Eigen::MatrixXd X = Eigen::MatrixXd::Zero(U, S);
-    for (int64_t i = 0; i < U; ++i)
-      for (int64_t grp : members) X.row(i) += Eigen::Map<const Eigen::RowVectorXd>(u.unit_sums(order[i]) + grp * S, S);
-    return X;
-  };
-  auto replicate = [&](const std::vector<int64_t>& members, double heads_per_group) {
-    return Replicates{W * group_sums(members), head_counts * heads_per_group};
-  };
-
-  BootstrapResult out;
-  out.replicates = replicates;
-  out.units = U;
-  out.seed = seed;
-  out.level = u.level();
   const int64_t L = u.layers(), H = u.heads();
+  // Every group to report: the whole model, the layers, the heads (as far as the level goes),
+  // each with the stats groups it sums and the heads they hold.
+  struct Job {
+    std::vector<int64_t> members;
+    Eigen::MatrixXd counts;
+  };
+  std::vector<Job> jobs;
   std::vector<int64_t> all(static_cast<size_t>(groups));
   std::iota(all.begin(), all.end(), 0);
-  out.global = intervals(replicate(all, static_cast<double>(L * H)), u);
+  jobs.push_back({all, head_counts * static_cast<double>(L * H)});
   if (u.level() != BootLevel::Global)
     for (int64_t l = 0; l < L; ++l) {
       std::vector<int64_t> members;
       if (u.level() == BootLevel::Layer) members = {l};
       else
         for (int64_t h = 0; h < H; ++h) members.push_back(l * H + h);
-      out.layers.push_back(intervals(replicate(members, static_cast<double>(H)), u));
+      jobs.push_back({members, head_counts * static_cast<double>(H)});
     }
   if (u.level() == BootLevel::Head)
-    for (int64_t grp = 0; grp < groups; ++grp) out.heads.push_back(intervals(replicate({grp}, 1.0), u));
+    for (int64_t grp = 0; grp < groups; ++grp) jobs.push_back({{grp}, head_counts});
+
+  std::vector<GroupIntervals> results(jobs.size());
+  for (auto& r : results) {
+    r.curve.assign(kCurveMetrics, std::vector<Interval>(G, Interval{kNaN, kNaN}));
+    r.diff.assign(kControlled, std::vector<Interval>(G, Interval{kNaN, kNaN}));
+    r.scalar.assign(kScalarMetrics, Interval{kNaN, kNaN});
+    r.corr.assign(G, Interval{kNaN, kNaN});
+  }
+  // Work items: (job, block of grid indices); the last block of a job is its scalars. One
+  // [B x U] x [U x columns] product per item keeps the replicate sums small (L2-sized).
+  constexpr int64_t kBlock = 16;
+  const int64_t blocks = (G + kBlock - 1) / kBlock + 1;
+  parallel_for(static_cast<int64_t>(jobs.size()) * blocks, hardware_threads(), [&](int64_t begin, int64_t end, int) {
+    for (int64_t item = begin; item < end; ++item) {
+      const Job& job = jobs[item / blocks];
+      const int64_t blk = item % blocks, g0 = std::min(G, blk * kBlock), g1 = std::min(G, g0 + kBlock);
+      std::vector<int64_t> columns;
+      if (g0 == G) {
+        for (int k = 0; k < kScalarMetrics; ++k) columns.push_back(u.scalar_index(k));
+      } else {
+        for (int64_t g = g0; g < g1; ++g) {
+          for (int m = 0; m < kCurveMetrics; ++m) columns.push_back(u.curve_index(m, g));
+          for (int part = 0; part < 4; ++part) columns.push_back(u.corr_index(part, g));
+        }
+      }
+      Eigen::MatrixXd X = Eigen::MatrixXd::Zero(U, static_cast<Eigen::Index>(columns.size()));
+      for (int64_t i = 0; i < U; ++i)
+        for (int64_t grp : job.members) {
+          const double* sums = u.unit_sums(order[i]) + grp * S;
+          for (size_t c = 0; c < columns.size(); ++c) X(i, static_cast<Eigen::Index>(c)) += sums[columns[c]];
+        }
+      const Block r{u, W * X, columns, job.counts};
+      block_intervals(r, g0, g1, results[item / blocks]);
+    }
+  });
+
+  BootstrapResult out;
+  out.replicates = replicates;
+  out.units = U;
+  out.seed = seed;
+  out.level = u.level();
+  out.global = std::move(results[0]);
+  for (size_t j = 1; j < results.size(); ++j) {
+    if (static_cast<int64_t>(j) <= (u.level() == BootLevel::Global ? 0 : L)) out.layers.push_back(std::move(results[j]));
+    else out.heads.push_back(std::move(results[j]));
+  }
   return out;
 }
 

@@ -88,6 +88,36 @@ GEOATTN_SIMD_CLONES void band_counts(const double* E, const double* m, int64_t n
   counts[0] = oc, counts[1] = op, counts[2] = N - ic, counts[3] = N - ip;
 }
 
+// Step N's add_row_and_evaluate fused with the band counts of step N - 1 (band_counts on
+// E_prev with `thresholds`): one pass instead of two where the grid holds N - 1 and N. The
+// mask is step N's, so the caller corrects the counts for t_N, unselected at N - 1.
+GEOATTN_SIMD_CLONES void add_row_evaluate_and_count(double a, const double* x, double* c, const double* g,
+                                                    const double* alpha, const double* m, int64_t n,
+                                                    const double* E_prev, const double* thresholds, double* E,
+                                                    double* extremes, int64_t* counts) {
+  const double lo_out = thresholds[0], hi_out = thresholds[1], lo_in = thresholds[2], hi_in = thresholds[3];
+  double hi = -kInf, lo = kInf;
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+#pragma omp simd reduction(max : hi) reduction(min : lo) reduction(+ : oc, op, ic, ip)
+  for (int64_t k = 0; k < n; ++k) {
+    const double rest_prev = E_prev[k] > m[k] ? E_prev[k] : m[k], sel_prev = E_prev[k] < m[k] ? E_prev[k] : m[k];
+    oc += rest_prev <= lo_out;
+    op += rest_prev <= hi_out;
+    ic += sel_prev > lo_in;
+    ip += sel_prev > hi_in;
+    const double ck = c[k] + a * x[k];
+    c[k] = ck;
+    const double e = g[k] - 2 * (alpha[k] * ck);
+    E[k] = e;
+    const double sel = e < m[k] ? e : m[k], rest = e > m[k] ? e : m[k];
+    hi = sel > hi ? sel : hi;
+    lo = rest < lo ? rest : lo;
+  }
+  extremes[0] = hi;
+  extremes[1] = lo;
+  counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
+}
+
 GEOATTN_SIMD_CLONES double dot(const double* x, const double* y, int64_t d) {
   double acc = 0;
 #pragma omp simd reduction(+ : acc)
@@ -109,9 +139,9 @@ GEOATTN_SIMD_CLONES double distance_to_scaled(const double* x, double a, const d
 // ---- one ordering of one sample -----------------------------------------------------------
 
 struct Scratch {
-  std::vector<double> c, E, err, a, g, m, s;
+  std::vector<double> c, E, E_next, err, a, g, m, s;
   void fit(int64_t n, int64_t d) {
-    for (auto* v : {&c, &E, &err, &a, &g, &m}) v->resize(static_cast<size_t>(n));
+    for (auto* v : {&c, &E, &E_next, &err, &a, &g, &m}) v->resize(static_cast<size_t>(n));
     s.resize(static_cast<size_t>(d));
   }
 };
@@ -188,27 +218,33 @@ void cosine_values(const Sample& smp, double s2, double S, int64_t N, Scratch& s
   }
 }
 
-// The counts at one grid N, once c holds step N.
-BallCounts counts_at(const Sample& smp, const int64_t* order, int64_t N, double S, double s2, double a_max,
-                     const double* extremes, Distance distance, Scratch& sc, CoreStats& stats) {
-  const int64_t n = smp.n;
-  const ExactSample exact{smp.alpha, smp.V, n, smp.d};
-  const PendingCounts pending{sc.E.data(), sc.err.data(), sc.m.data(), order, N};
+// The Euclidean band of step N: the thresholds r_max -/+ 2U, r_min -/+ 2U, with one band U
+// for every token (a_max); the per-token bands only where it leaves a count open.
+void euclid_thresholds(int64_t N, int64_t d, double S, double a_max, const double* extremes, double* thresholds) {
+  const double U = euclid_band_factor(N, d) * a_max * (a_max + 2 * S);
+  thresholds[0] = extremes[0] - 2 * U, thresholds[1] = extremes[0] + 2 * U;
+  thresholds[2] = extremes[1] - 2 * U, thresholds[3] = extremes[1] + 2 * U;
+}
+
+// The counts of step N from band_counts' [K_out certain, possible, K_in certain, possible];
+// E and the mask m as of step N. Exact where the band leaves a count open.
+BallCounts euclid_counts(const Sample& smp, const int64_t* order, int64_t N, double S, const int64_t* c,
+                         const double* E, Scratch& sc, CoreStats& stats) {
   ++stats.decisions;
-  if (distance == Distance::Cosine) {
-    cosine_values(smp, s2, S, N, sc);
-    return resolve_counts(exact, pending, distance, &stats.exact_tokens);
-  }
-  // One band for every token (a_max), the per-token bands only where it leaves a count open.
-  const double factor = euclid_band_factor(N, smp.d), U = factor * a_max * (a_max + 2 * S);
-  const double r_max = extremes[0], r_min = extremes[1];
-  const double thresholds[4] = {r_max - 2 * U, r_max + 2 * U, r_min - 2 * U, r_min + 2 * U};
-  int64_t c[4];
-  band_counts(sc.E.data(), sc.m.data(), n, N, thresholds, c);
   if (c[0] == c[1] && c[2] == c[3]) return {c[2], c[0]};
   ++stats.banded;
-  euclid_bands(sc.a.data(), n, S, factor, sc.err.data());
-  return resolve_counts(exact, pending, distance, &stats.exact_tokens);
+  euclid_bands(sc.a.data(), smp.n, S, euclid_band_factor(N, smp.d), sc.err.data());
+  const PendingCounts pending{E, sc.err.data(), sc.m.data(), order, N};
+  return resolve_counts(ExactSample{smp.alpha, smp.V, smp.n, smp.d}, pending, Distance::Euclidean, &stats.exact_tokens);
+}
+
+// The cosine counts of step N, once c holds step N (always through the per-token bands).
+BallCounts cosine_counts(const Sample& smp, const int64_t* order, int64_t N, double S, double s2, Scratch& sc,
+                         CoreStats& stats) {
+  ++stats.decisions;
+  cosine_values(smp, s2, S, N, sc);
+  const PendingCounts pending{sc.E.data(), sc.err.data(), sc.m.data(), order, N};
+  return resolve_counts(ExactSample{smp.alpha, smp.V, smp.n, smp.d}, pending, Distance::Cosine, &stats.exact_tokens);
 }
 
 void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int64_t>& grid, Distance distance,
@@ -224,17 +260,27 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
     sc.m[k] = -kInf;
     a_max = std::max(a_max, sc.a[k]);
   }
-  const bool top = out.diag != nullptr;
+  const bool top = out.diag != nullptr, cosine = distance == Distance::Cosine;
   if (top) std::fill(sc.s.begin(), sc.s.end(), 0.0);
   double S = 0, s2 = 0, extremes[2] = {0, 0};
   bool sink_in = false, last_in = false;
+  // A Euclidean grid N whose band counts ride on the next step's pass (consecutive grid values).
+  struct Deferred {
+    bool active = false;
+    int64_t N = 0, gi = 0;
+    double S = 0, thresholds[4] = {0, 0, 0, 0};
+  } deferred;
+  auto store = [&](int64_t gi, const BallCounts& bc) {
+    out.k_in[gi] = static_cast<double>(bc.k_in);
+    out.k_out[gi] = static_cast<double>(bc.k_out);
+  };
   int64_t gi = 0;
   for (int64_t N = 1; N <= n && gi < G; ++N) {
     const int64_t t = order[N - 1];
     const double at = smp.alpha[t];
     const double* row = smp.gram + t * smp.ld;
     // ||s(N)||^2 = ||s(N-1)||^2 + 2 <s(N-1), y_t> + ||y_t||^2 (cosine only)
-    if (distance == Distance::Cosine) s2 += 2 * (at * sc.c[t]) + sc.g[t];
+    if (cosine) s2 += 2 * (at * sc.c[t]) + sc.g[t];
     S += sc.a[t];
     sc.m[t] = kInf;
     if (top) {
@@ -246,10 +292,37 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
       if (at != 0) add_row(at, row, sc.c.data(), n);
       continue;
     }
-    add_row_and_evaluate(at, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(), extremes);
-    const BallCounts bc = counts_at(smp, order, N, S, s2, a_max, extremes, distance, sc, stats);
-    out.k_in[gi] = static_cast<double>(bc.k_in);
-    out.k_out[gi] = static_cast<double>(bc.k_out);
+    if (deferred.active) {
+      // Step N's values and step N - 1's counts in one pass; t was not selected at N - 1.
+      int64_t c[4];
+      add_row_evaluate_and_count(at, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(),
+                                 deferred.thresholds, sc.E_next.data(), extremes, c);
+      const double e = sc.E[t];
+      c[0] += e <= deferred.thresholds[0], c[1] += e <= deferred.thresholds[1];
+      c[2] -= e > deferred.thresholds[2], c[3] -= e > deferred.thresholds[3];
+      c[2] = deferred.N - c[2], c[3] = deferred.N - c[3];
+      sc.m[t] = -kInf;  // step N - 1's mask for the exact resolution
+      store(deferred.gi, euclid_counts(smp, order, deferred.N, deferred.S, c, sc.E.data(), sc, stats));
+      sc.m[t] = kInf;
+      std::swap(sc.E, sc.E_next);
+      deferred.active = false;
+    } else {
+      add_row_and_evaluate(at, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(), extremes);
+    }
+    if (cosine) {
+      store(gi, cosine_counts(smp, order, N, S, s2, sc, stats));
+    } else {
+      double thresholds[4];
+      euclid_thresholds(N, d, S, a_max, extremes, thresholds);
+      if (gi + 1 < G && grid[gi + 1] == N + 1) {
+        deferred.active = true, deferred.N = N, deferred.gi = gi, deferred.S = S;
+        std::copy(thresholds, thresholds + 4, deferred.thresholds);
+      } else {
+        int64_t c[4];
+        band_counts(sc.E.data(), sc.m.data(), n, N, thresholds, c);
+        store(gi, euclid_counts(smp, order, N, S, c, sc.E.data(), sc, stats));
+      }
+    }
     if (top) diagnostics(smp, sc.s.data(), sink_in, last_in, G, gi, out.diag);
     ++gi;
   }

@@ -25,6 +25,14 @@ BootLevel parse_boot_level(const std::string& name) {
   fail("bootstrap level '{}': expected global, layer or head", name);
 }
 
+BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int64_t replicates) {
+  constexpr double kBudget = 268435456.0;  // 2^28 replicate values
+  const double per_group = static_cast<double>(17 * grid_size + 4) * static_cast<double>(replicates);
+  if (layers * heads <= 256 && static_cast<double>(layers * heads) * per_group <= kBudget) return BootLevel::Head;
+  if (static_cast<double>(layers) * per_group <= kBudget) return BootLevel::Layer;
+  return BootLevel::Global;
+}
+
 UnitStats::UnitStats(int64_t layers, int64_t heads, int64_t grid_size, BootLevel level)
     : layers_(layers), heads_(heads), G_(grid_size), level_(level) {
   if (layers < 1 || heads < 1 || grid_size < 1) fail("unit stats: {} layers, {} heads, {} grid values", layers, heads, grid_size);

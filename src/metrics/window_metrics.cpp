@@ -55,8 +55,8 @@ WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& va
   const auto& sel = options.selection;
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
-  const auto results = tensor ? detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.exact)
-                              : detail::core_cpu(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.exact);
+  const auto results = tensor ? detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core)
+                              : detail::core_cpu(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core);
   for (size_t i = 0; i < groups.size(); ++i) {
     const int64_t qi = group_query[i], Gq = static_cast<int64_t>(groups[i].grid.size());
     out.curves[qi].narrow(-1, 0, Gq).copy_(detail::curves_from_counts(results[i], groups[i].grid).view({L, H, kCurveMetrics, Gq}));

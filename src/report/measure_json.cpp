@@ -93,7 +93,8 @@ void check_run_info(const ordered_json& run_info) {
 }  // namespace
 
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
-                          const metrics::AssumptionStats* assumptions, const metrics::BootstrapResult* boot) {
+                          const metrics::AssumptionStats* assumptions, const metrics::BootstrapResult* boot,
+                          const std::vector<ordered_json>* precomputed_fits) {
   check_run_info(run_info);
   ordered_json out = {{"schema", kMeasureSchema}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
@@ -108,7 +109,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   if (with_fits && (assumptions->layers() != agg.layers() || assumptions->heads() != agg.heads()))
     fail("internal: assumption stats {}x{} for metrics {}x{}", assumptions->layers(), assumptions->heads(), agg.layers(),
          agg.heads());
-  std::vector<ordered_json> fits = with_fits ? fits_json(*assumptions) : std::vector<ordered_json>{};
+  std::vector<ordered_json> fits =
+      !with_fits ? std::vector<ordered_json>{} : precomputed_fits ? *precomputed_fits : fits_json(*assumptions);
   ordered_json layers = ordered_json::array(), heads = ordered_json::array();
   for (int64_t l = 0; l < agg.layers(); ++l) {
     layers.push_back(group_json({{"layer", l}}, agg.layer_stats(l), boot && !boot->layers.empty() ? &boot->layers[l] : nullptr));

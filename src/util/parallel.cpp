@@ -31,4 +31,6 @@ void parallel_for(int64_t n, int threads, const std::function<void(int64_t, int6
   if (error) std::rethrow_exception(error);
 }
 
+int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 }  // namespace geoattn

@@ -57,7 +57,11 @@ std::vector<int64_t> parse_id_list(const std::string& text, const std::string& f
 
 }  // namespace geoattn::cli
 
+#include <optional>
+
+#include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/run_state.h"
+#include "stage_times.h"
 
 namespace geoattn::cli {
 void add_measure(CLI::App& app, Action& action);
@@ -69,10 +73,18 @@ void add_taxonomy(CLI::App& app, Action& action);
 
 // `--n` and the state sidecar beside a result JSON: x.json -> x.state.safetensors.
 std::string state_path(const std::string& json_path);
+// What a run computes once its windows are in: the bootstrap of the run's settings (with
+// per-document statistics; "bootstrap": replicates, seed, so a merge recomputes it over all the
+// documents) and the fits of every head. Timed into `times`.
+struct Finalized {
+  std::optional<metrics::BootstrapResult> bootstrap;
+  std::vector<nlohmann::ordered_json> fits;
+};
+Finalized finalize(const metrics::RunState& state, StageTimes* times = nullptr);
 // Writes the result JSON and its state sidecar (each atomically).
-// With per-document statistics, the bootstrap of the run's settings ("bootstrap": replicates,
-// seed) runs here, so a merge recomputes it over all the documents.
-void write_results(const std::string& out, const metrics::RunState& state);
+void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
+                   StageTimes* times = nullptr);
+void write_results(const std::string& out, const metrics::RunState& state);  // finalize + write
 // The "model" object of the result JSON: of a checkpoint, or of a capture file.
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
 nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const std::string& path);

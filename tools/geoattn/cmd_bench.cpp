@@ -1,14 +1,20 @@
-// geoattn bench metrics: throughput of the metric core against (a) a straightforward
-// per-N implementation and (b) the floor, one batched Gram product of the same size in the
-// same LibTorch. Random inputs of the stated shape; figures go to the README.
+// geoattn bench metrics: the whole `geoattn metrics` process on a synthetic capture of a stated
+// shape, stage by stage, against the floor: one batched Gram product of the same size in the same
+// LibTorch. Figures go to the README with the command.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <limits>
 
 #include "cli.h"
+#include "geoattn/io/capture_file.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
+#include "metric_run.h"
 
 namespace geoattn::cli {
 
@@ -18,11 +24,10 @@ using Clock = std::chrono::steady_clock;
 
 struct BenchOptions {
   int64_t T = 1024, d = 128, heads = 32, layers = 4;
-  std::string n = "all";
-  int64_t naive_stride = 32;  // the per-N baseline runs every k-th N and is scaled up
+  MetricFlags metric;
   int repeats = 3;
   int threads = 0;
-  int64_t chunk_mb = metrics::SelectionOptions{}.max_chunk_bytes >> 20;
+  std::string write_capture;  // keep the synthetic capture here (for timing `geoattn metrics` itself)
 };
 
 template <typename F>
@@ -36,93 +41,108 @@ double best_of(int repeats, F&& f) {
   return best;
 }
 
-// (a) The straightforward way: for every N, s(N) from scratch and every distance directly.
-void per_n_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& grid) {
-  auto A = alpha.to(torch::kFloat64);
-  auto Y = A.unsqueeze(-1) * values.to(torch::kFloat64);
-  auto order = metrics::top_n_order(A);
-  auto Ys = Y.gather(1, order.unsqueeze(-1).expand_as(Y));
-  const double inf = std::numeric_limits<double>::infinity();
-  for (int64_t N : grid) {
-    auto s = Ys.narrow(1, 0, N).sum(1, true);
-    auto D = (Ys - s).pow(2).sum(-1);  // [B, n]
-    auto r_max2 = D.narrow(1, 0, N).amax(-1, true);
-    auto rest = D.narrow(1, N, D.size(1) - N);
-    auto r_min2 = rest.numel() ? rest.amin(-1, true) : torch::full_like(r_max2, inf);
-    auto k_out = (rest <= r_max2).sum(-1);
-    auto k_in = (D.narrow(1, 0, N) <= r_min2).sum(-1);
-    (void)k_out;
-    (void)k_in;
-  }
+// A capture shaped like a real one: one window, the last query, attention rows with a sink and
+// a long tail (logits 4 N(0,1), the sink +8: alpha spans ~1 down to ~1e-15), values N(0,1).
+io::CaptureFile synthetic_capture(const BenchOptions& o) {
+  torch::manual_seed(0);
+  auto logits = torch::randn({1, o.layers, o.heads, 1, o.T}, torch::kFloat64) * 4;
+  logits.narrow(-1, 0, 1).add_(8);
+  io::CaptureFile c;
+  c.alpha = torch::softmax(logits, -1).to(torch::kFloat32);
+  c.values = torch::randn({1, o.layers, o.heads, o.T, o.d});
+  c.tokens = torch::ones({1, o.T}, torch::kInt64);
+  c.queries = torch::tensor({o.T - 1}, torch::kInt64);
+  c.metadata = {{"format", "geoattn-capture-1"}, {"model", "synthetic (geoattn bench metrics)"}};
+  return c;
+}
+
+// The floor: [B, T, d] x [B, d, T] into a preallocated output, in chunks of 8 samples.
+double gram_floor(int64_t B, int64_t T, int64_t d, torch::Dtype dtype, int repeats) {
+  auto V = torch::randn({B, T, d}).to(dtype);
+  const int64_t chunk = 8;
+  auto out = torch::empty({chunk, T, T}, dtype);
+  return best_of(repeats, [&] {
+    for (int64_t b0 = 0; b0 < B; b0 += chunk) {
+      const int64_t len = std::min(chunk, B - b0);
+      auto dst = out.narrow(0, 0, len);
+      auto v = V.narrow(0, b0, len);
+      torch::bmm_out(dst, v, v.transpose(1, 2));
+    }
+  });
+}
+
+void print_stages(const char* title, const StageTimes& t) {
+  const double total = t.total();
+  fmt::print("  {}: {:.3f} s in the process's stages\n", title, total);
+  const std::pair<const char*, double> rows[] = {
+      {"load the capture", t.load},        {"Gram matrices", t.gram},         {"top-N ordering, counts", t.top},
+      {"control orderings", t.controls},   {"aggregation", t.aggregate},     {"bootstrap", t.bootstrap},
+      {"fits", t.fits},                    {"write JSON + sidecar", t.write}};
+  for (const auto& [name, s] : rows) fmt::print("    {:<26} {:8.3f} s  {:5.1f}%\n", name, s, 100 * s / total);
 }
 
 void run_bench(const BenchOptions& o) {
   set_threads(o.threads);
-  torch::manual_seed(0);
   const int64_t B = o.heads * o.layers;
-  const auto grid = metrics::parse_n_grid(o.n, o.T);
-  const int64_t G = static_cast<int64_t>(grid.size());
-  auto alpha = torch::softmax(torch::randn({B, o.T}) * 3, -1);
-  auto values = torch::randn({B, o.T, o.d});
-  fmt::print("metrics core: B = {} samples ({} heads x {} layers), T = {}, d = {}, G = {} N values, {} threads\n", B,
-             o.heads, o.layers, o.T, o.d, G, torch::get_num_threads());
+  const auto grid = metrics::parse_n_grid(o.metric.n, o.T);
+  fmt::print("geoattn metrics on a synthetic capture: {} heads x {} layers, T = {}, d = {}, --n {} ({} values), {} threads\n",
+             o.heads, o.layers, o.T, o.d, o.metric.n, grid.size(), torch::get_num_threads());
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("geoattn-bench-{}", getpid());
+  std::filesystem::create_directories(dir);
+  const std::string capture = o.write_capture.empty() ? (dir / "capture.safetensors").string() : o.write_capture;
+  io::write_capture_file(capture, synthetic_capture(o));
 
-  metrics::SelectionOptions options;
-  options.max_chunk_bytes = o.chunk_mb << 20;
-  metrics::CoreStats exact;
-  const double core = best_of(o.repeats, [&] { exact = {}; metrics::selection_metrics(alpha, values, grid, options, &exact); });
-  fmt::print("  exact: {} decisions, {} banded, {} tokens exactly; gram {:.3f} s, top {:.3f} s\n", exact.decisions, exact.banded,
-             exact.exact_tokens, exact.gram_s, exact.top_s);
-  std::vector<int64_t> strided;
-  for (size_t i = 0; i < grid.size(); i += o.naive_stride) strided.push_back(grid[i]);
-  const double naive = best_of(1, [&] { per_n_metrics(alpha, values, strided); }) * G / strided.size();
-  auto S = torch::randn({B, G, o.d}, torch::kFloat64), Yt = torch::randn({B, o.d, o.T}, torch::kFloat64);
-  const double floor_alloc = best_of(o.repeats, [&] { torch::bmm(S, Yt); });
-  // The floor proper: the same products into a preallocated output, in the core's chunks.
-  const int64_t chunk = std::max<int64_t>(1, options.max_chunk_bytes / (G * o.T * 8 * 3 + o.T * o.d * 24));
-  auto out = torch::empty({chunk, G, o.T}, torch::kFloat64);
-  auto chunked = [&](const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& c) {
-    for (int64_t b0 = 0; b0 < B; b0 += chunk) {
-      const int64_t len = std::min(chunk, B - b0);
-      auto dst = c.narrow(0, 0, len);
-      torch::bmm_out(dst, a.narrow(0, b0, len), b.narrow(0, b0, len));
+  const double floor32 = gram_floor(B, o.T, o.d, torch::kFloat32, o.repeats);
+  const double floor64 = gram_floor(B, o.T, o.d, torch::kFloat64, o.repeats);
+  const double gflop = 2.0 * B * o.T * o.T * o.d / 1e9;
+  fmt::print("  floor: the Gram product [{},{},{}] x [{},{},{}], preallocated output, best of {}\n", B, o.T, o.d, B, o.d,
+             o.T, o.repeats);
+  fmt::print("    float32 {:8.3f} s ({:.0f} GFLOP/s)   float64 {:8.3f} s ({:.0f} GFLOP/s)\n", floor32, gflop / floor32,
+             floor64, gflop / floor64);
+
+  // The metrics command itself (in process), best of `repeats`, with and without the control.
+  auto best_run = [&](const MetricFlags& flags) {
+    StageTimes best;
+    double best_total = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < o.repeats; ++r) {
+      const StageTimes t = metrics_from_capture(capture, flags, (dir / "bench.json").string(), o.threads);
+      if (t.total() < best_total) best_total = t.total(), best = t;
     }
+    return best;
   };
-  const double floor64 = best_of(o.repeats, [&] { chunked(S, Yt, out); });
-  auto S32 = S.to(torch::kFloat32), Yt32 = Yt.to(torch::kFloat32);
-  auto out32 = out.to(torch::kFloat32);
-  const double floor32 = best_of(o.repeats, [&] { chunked(S32, Yt32, out32); });
-  const double gflop = 2.0 * B * G * o.T * o.d / 1e9;
-
-  fmt::print("  geoattn core (float64)                  {:8.3f} s  {:8.1f} samples/s  {:.2f}x the floor\n", core,
-             B / core, core / floor64);
-  fmt::print("  (a) per-N baseline (float64)            {:8.3f} s  {:8.1f} samples/s  (every {}th N timed, scaled)\n",
-             naive, B / naive, o.naive_stride);
-  fmt::print("  (b) floor: the Gram product [{},{},{}]x[{},{},{}] float64, in chunks of {} into preallocated output\n",
-             B, G, o.d, B, o.d, o.T, chunk);
-  fmt::print("                                          {:8.3f} s  {:8.1f} GFLOP/s\n", floor64, gflop / floor64);
-  fmt::print("      the same in float32                 {:8.3f} s  {:8.1f} GFLOP/s\n", floor32, gflop / floor32);
-  fmt::print("      one bmm allocating its whole result {:8.3f} s  {:8.1f} GFLOP/s (float64)\n", floor_alloc,
-             gflop / floor_alloc);
-  fmt::print("  speed-up over per-N: {:.1f}x\n", naive / core);
+  const StageTimes full = best_run(o.metric);
+  MetricFlags bare = o.metric;
+  bare.controls = 0;
+  const StageTimes without = best_run(bare);
+  print_stages(fmt::format("--controls {} --bootstrap {}", o.metric.controls, o.metric.bootstrap).c_str(), full);
+  const double core = without.gram + without.top, core_controls = full.gram + full.top + full.controls;
+  fmt::print("  the metric core (Gram + orderings + counts): {:.3f} s without the control, {:.3f} s with {} "
+             "random orderings per sample ({:.2f}x)\n",
+             core, core_controls, o.metric.controls, core_controls / core);
+  fmt::print("  the stages together: {:.2f}x the float32 floor, {:.2f}x the float64 floor\n", full.total() / floor32,
+             full.total() / floor64);
+  if (!o.write_capture.empty())
+    fmt::print("  the whole process: time geoattn metrics --capture {} --n {} --out OUT.json\n", capture, o.metric.n);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
 
 void add_bench(CLI::App& app, Action& action) {
   auto o = std::make_shared<BenchOptions>();
+  o->metric.n = "all";
   auto* bench = app.add_subcommand("bench", "Benchmarks (figures for the README)");
-  auto* cmd = bench->add_subcommand("metrics", "Metric core vs a per-N implementation vs one batched Gram product");
+  auto* cmd = bench->add_subcommand("metrics", "geoattn metrics stage by stage on a synthetic capture, against the Gram product");
   bench->require_subcommand(1);
   cmd->add_option("--T", o->T, "tokens per sample")->capture_default_str();
   cmd->add_option("--d", o->d, "head_dim")->capture_default_str();
   cmd->add_option("--heads", o->heads)->capture_default_str();
   cmd->add_option("--layers", o->layers)->capture_default_str();
-  cmd->add_option("--n", o->n, "N grid")->capture_default_str();
-  cmd->add_option("--naive-stride", o->naive_stride, "time every k-th N of the per-N baseline")->capture_default_str();
+  add_metric_flags(*cmd, o->metric, /*with_seed=*/true);
   cmd->add_option("--repeats", o->repeats, "best of R runs")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--chunk-mb", o->chunk_mb, "working memory of one chunk of samples (MiB)")->capture_default_str();
+  cmd->add_option("--write-capture", o->write_capture,
+                  "keep the synthetic capture at this path (to time `geoattn metrics` as a whole process)");
   cmd->callback([o, &action] { action = [o] { run_bench(*o); }; });
 }
 

@@ -96,6 +96,7 @@ void run_measure(const MeasureOptions& o) {
   const auto [shard_i, shard_n] = parse_shard(o.shard);
   if (o.checkpoint_every < 0) fail("--checkpoint-every {}: must be 0 (off) or more", o.checkpoint_every);
   const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries, o.metric.n);
+  const double load_s = seconds_since(start);
   const io::Checkpoint& checkpoint = r.checkpoint;
   const model::Decoder& decoder = r.decoder;
   const std::vector<io::Window> windows = shard_windows(r.windows, shard_i, shard_n);
@@ -145,6 +146,9 @@ void run_measure(const MeasureOptions& o) {
                                      });
   const double forward_s = times.forward_s, metrics_s = times.visit_s, ran = static_cast<double>(W - done);
 
+  StageTimes stages = run.times();
+  stages.load = load_s, stages.forward = forward_s;
+  const Finalized finalized = finalize(state, &stages);
   const double total_s = seconds_since(start);
   run_info["data"].erase("windows_done");
   run_info["data"]["complete"] = true;
@@ -157,8 +161,9 @@ void run_measure(const MeasureOptions& o) {
                         {"windows_per_second", ran / std::max(1e-9, forward_s + metrics_s)},
                         {"tokens_per_second", ran * T / std::max(1e-9, forward_s + metrics_s)},
                         {"share_outside_forward", metrics_s / std::max(1e-9, forward_s + metrics_s)},
-                        {"peak_rss_bytes", peak_rss_bytes()}};
-  write_results(o.out, state);
+                        {"peak_rss_bytes", peak_rss_bytes()},
+                        {"stages", stages.json()}};
+  write_results(o.out, state, finalized, &stages);
   if (!o.quiet)
     fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s)\n", o.out,
                W, c.n_layers * c.n_heads * static_cast<int64_t>(queries.size()), total_s, forward_s, metrics_s);

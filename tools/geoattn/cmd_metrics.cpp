@@ -2,6 +2,8 @@
 // result JSON as measure.
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "cli.h"
 #include "geoattn/io/capture_file.h"
 #include "geoattn/util/atomic_file.h"
@@ -11,19 +13,15 @@
 
 namespace geoattn::cli {
 
-namespace {
+using Clock = std::chrono::steady_clock;
 
-struct MetricsOptions {
-  std::string capture;
-  MetricFlags metric;
-  int threads = 0;
-  std::string out;
-};
-
-void run_metrics(const MetricsOptions& o) {
-  check_output_path(o.out);
-  set_threads(o.threads);
-  const io::CaptureFile capture = io::read_capture_file(o.capture);
+StageTimes metrics_from_capture(const std::string& capture_path, const MetricFlags& flags, const std::string& out,
+                                int threads) {
+  const auto start = Clock::now();
+  check_output_path(out);
+  set_threads(threads);
+  StageTimes times;
+  const io::CaptureFile capture = io::read_capture_file(capture_path);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
   const std::vector<int64_t> queries = capture.query_positions();
 
@@ -35,22 +33,40 @@ void run_metrics(const MetricsOptions& o) {
     if (ids.is_array() && static_cast<int64_t>(ids.size()) == W)
       for (const auto& id : ids)
         if (id.is_string()) docs.push_back(id.get<std::string>());
-    if (static_cast<int64_t>(docs.size()) != W) fail("{}: __metadata__ doc_ids is not a list of {} strings", o.capture, W);
+    if (static_cast<int64_t>(docs.size()) != W) fail("{}: __metadata__ doc_ids is not a list of {} strings", capture_path, W);
   } else {
     for (int64_t w = 0; w < W; ++w) docs.push_back("window " + std::to_string(w));
   }
+  times.load = std::chrono::duration<double>(Clock::now() - start).count();
   const auto keys = window_keys(docs);
-  MetricRun run(o.metric, L, H, T, queries);
+  MetricRun run(flags, L, H, T, queries);
   for (int64_t w = 0; w < W; ++w) run.add_window(capture.alpha[w], capture.values[w], keys[w], docs[w]);
+  times.gram = run.times().gram, times.top = run.times().top, times.controls = run.times().controls;
+  times.aggregate = run.times().aggregate;
 
   auto& run_info = run.state().run_info;
-  run_info["model"] = capture_model_info(capture, o.capture);
-  run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
+  run_info["model"] = capture_model_info(capture, capture_path);
+  run_info["data"] = {{"capture", capture_path}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = {{"ctx", T}, {"queries", queries}};
   const auto metric_settings = run.settings();
   for (const auto& [k, v] : metric_settings.items()) run_info["settings"][k] = v;
-  write_results(o.out, run.state());
+  const Finalized done = finalize(run.state(), &times);
+  run_info["timing"] = {{"seconds_total", std::chrono::duration<double>(Clock::now() - start).count()},
+                        {"stages", times.json()}};
+  write_results(out, run.state(), done, &times);
+  return times;
 }
+
+namespace {
+
+struct MetricsOptions {
+  std::string capture;
+  MetricFlags metric;
+  int threads = 0;
+  std::string out;
+};
+
+void run_metrics(const MetricsOptions& o) { metrics_from_capture(o.capture, o.metric, o.out, o.threads); }
 
 }  // namespace
 

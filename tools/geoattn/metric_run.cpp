@@ -1,5 +1,6 @@
 #include "metric_run.h"
 
+#include <chrono>
 #include <map>
 
 #include <fmt/format.h>
@@ -21,7 +22,7 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
   cmd.add_option("--bootstrap", f.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")
       ->capture_default_str();
   cmd.add_option("--bootstrap-level", f.boot_level,
-                 "finest level with intervals: head, layer, global, or auto (head up to 256 heads, else layer)")
+                 "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay small, else layer)")
       ->check(CLI::IsMember({"auto", "head", "layer", "global"}))
       ->capture_default_str();
   cmd.add_option("--bootstrap-unit", f.boot_unit,
@@ -48,8 +49,8 @@ std::vector<std::string> doc_ids(const std::vector<io::Window>& windows) {
 }
 
 namespace {
-metrics::BootLevel boot_level(const MetricFlags& f, int64_t layers, int64_t heads) {
-  if (f.boot_level == "auto") return layers * heads <= 256 ? metrics::BootLevel::Head : metrics::BootLevel::Layer;
+metrics::BootLevel boot_level(const MetricFlags& f, int64_t layers, int64_t heads, const std::vector<int64_t>& grid) {
+  if (f.boot_level == "auto") return metrics::auto_boot_level(layers, heads, static_cast<int64_t>(grid.size()), f.bootstrap);
   return metrics::parse_boot_level(f.boot_level);
 }
 }  // namespace
@@ -70,7 +71,7 @@ MetricRun::MetricRun(const MetricFlags& flags, int64_t layers, int64_t heads, in
   // SPEC §4 fits the last query only.
   if (!queries.empty() && queries.back() == T - 1) state_.assumptions = metrics::AssumptionStats(layers, heads, T, flags.decay_k);
   if (flags.bootstrap > 0)
-    state_.units = metrics::UnitStats(layers, heads, static_cast<int64_t>(grid_.size()), boot_level(flags, layers, heads));
+    state_.units = metrics::UnitStats(layers, heads, static_cast<int64_t>(grid_.size()), boot_level(flags, layers, heads, grid_));
 }
 
 void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key, const std::string& doc) {
@@ -78,11 +79,14 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
   auto options = options_;
   options.decay_k = state_.assumptions.empty() ? 0 : flags_.decay_k;
   const auto m = metrics::window_metrics(alpha, values, queries_, grid_, key, options);
+  times_.add(m.core);
+  const auto t = std::chrono::steady_clock::now();
   metrics::for_each_sample(m, [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
     state_.add_sample(unit, l, h, curves, n_valid, scalars);
   });
   if (!state_.assumptions.empty())
     metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, queries_, state_.assumptions);
+  times_.aggregate += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 nlohmann::ordered_json MetricRun::settings() const {

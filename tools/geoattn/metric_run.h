@@ -12,6 +12,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/window_metrics.h"
+#include "stage_times.h"
 
 namespace geoattn::cli {
 
@@ -45,6 +46,7 @@ class MetricRun {
 
   const std::vector<int64_t>& grid() const { return grid_; }
   metrics::RunState& state() { return state_; }
+  StageTimes& times() { return times_; }
   // The "settings" entries of the metrics (merged into the command's own).
   nlohmann::ordered_json settings() const;
 
@@ -53,6 +55,10 @@ class MetricRun {
   std::vector<int64_t> queries_, grid_;
   metrics::MetricOptions options_;
   metrics::RunState state_;
+  StageTimes times_;
 };
+
+// geoattn metrics: a capture file -> the result JSON at `out`; the stages' times.
+StageTimes metrics_from_capture(const std::string& capture, const MetricFlags& flags, const std::string& out, int threads);
 
 }  // namespace geoattn::cli

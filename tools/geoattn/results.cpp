@@ -1,10 +1,12 @@
 // What measure, metrics and merge share: the result JSON and its state sidecar.
 #include "cli.h"
 
+#include <chrono>
 #include <optional>
 
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/io/capture_file.h"
+#include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
 
@@ -16,15 +18,36 @@ std::string state_path(const std::string& json_path) {
   return (has_ext ? json_path.substr(0, json_path.size() - ext.size()) : json_path) + ".state.safetensors";
 }
 
-void write_results(const std::string& out, const metrics::RunState& state) {
-  std::optional<metrics::BootstrapResult> boot;
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+Finalized finalize(const metrics::RunState& state, StageTimes* times) {
+  Finalized done;
+  auto t = Clock::now();
   if (!state.units.empty()) {
     const auto& b = state.run_info.at("settings").at("bootstrap");
-    boot = metrics::bootstrap(state.units, b.at("replicates").get<int64_t>(), b.at("seed").get<uint64_t>());
+    done.bootstrap = metrics::bootstrap(state.units, b.at("replicates").get<int64_t>(), b.at("seed").get<uint64_t>());
   }
-  const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions, boot ? &*boot : nullptr);
+  if (times) times->bootstrap += seconds_since(t);
+  t = Clock::now();
+  if (!state.assumptions.empty()) done.fits = report::fits_json(state.assumptions);
+  if (times) times->fits += seconds_since(t);
+  return done;
+}
+
+void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, StageTimes* times) {
+  const auto t = Clock::now();
+  const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions,
+                                         done.bootstrap ? &*done.bootstrap : nullptr, &done.fits);
   metrics::save_run_state(state_path(out), state);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+  if (times) times->write += seconds_since(t);
+}
+
+void write_results(const std::string& out, const metrics::RunState& state) {
+  write_results(out, state, finalize(state));
 }
 
 nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const std::string& path) {

@@ -63,13 +63,15 @@ struct ProfileFit {
 };
 // mean_row[i] = the mean attention probability at position i (length T).
 // The fit: p_sink = mean_row[0]; the rest by least squares on log-probabilities over
-// i = 1..T-1 (zero entries are skipped: sliding-window models): (1) a coarse search over
-// (T1, T2) on a lattice of step ceil(T/64) and omega on a grid of max(64, 2T) values in
-// (0, pi], with log(1 + eta cos) linearised to eta cos so that (log p_base, eta) is a closed
-// form; (2) every T1 <= T2 at the best omega, still closed form; (3) alternating until
+// i = 1..T-1 (zero entries are skipped: sliding-window models), with log(1 + eta cos)
+// linearised to eta cos in stages 1-2 so that (log p_base, eta) is a closed form: (1) candidate
+// omegas: the six highest peaks of the periodogram (one FFT, 2T frequencies in (0, pi]) of the
+// residuals that the fit without oscillation (plateau then growth) leaves before its T2;
+// (2) at each candidate, (T1, T2) coarse to fine: a lattice of step ceil(T/64), then every
+// pair within one step of its best (and T1 = T2 at every position); (3) alternating until
 // (T1, T2) stop moving: Levenberg-Marquardt on (log p_base, eta, omega) with the exact model
-// at fixed (T1, T2), then every T1 <= T2 with the exact model at fixed (eta, omega) and
-// log p_base in closed form. O(T^2) per pass, a few passes: about 0.1 s at T = 1024.
+// at fixed (T1, T2), then (T1, T2) coarse to fine with the exact model at fixed (eta, omega)
+// and log p_base in closed form. About 2 ms at T = 1024.
 // |eta| < 1 whenever the oscillation phase is non-empty (probabilities stay positive).
 // !ok: T < 4, a non-finite or negative entry, fewer than 4 positive entries at i >= 1, or
 // positions 1..T-1 constant (eta, omega, T1, T2 are not identifiable). Then p_sink =

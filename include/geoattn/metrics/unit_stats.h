@@ -16,6 +16,11 @@ namespace geoattn::metrics {
 enum class BootLevel { Global, Layer, Head };
 const char* boot_level_name(BootLevel level);
 BootLevel parse_boot_level(const std::string& name);  // geoattn::Error on an unknown name
+// --bootstrap-level auto: the finest level whose cost stays small beside the run: head level
+// while there are at most 256 heads (the per-document sums in the sidecar grow with them) and
+// heads x (17 G + 4) statistics x replicates stay within 2^28 replicate values (about a second
+// here), else layer level (global when even that is past the bound).
+BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int64_t replicates);
 
 class UnitStats {
  public:

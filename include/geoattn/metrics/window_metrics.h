@@ -29,7 +29,7 @@ struct WindowMetrics {
   // With decay_k > 0, per (layer, KV head): ||v_i|| [L, KV, T] and the sums over pairs
   // 0 < i < j = i + k of cos(v_i, v_j) [L, KV, decay_k] (zero for k > T - 2).
   torch::Tensor value_norms, decay_sums;
-  CoreStats exact;
+  CoreStats core;  // what the metric core did, and where its time went
 };
 
 // alpha [layers, heads, queries, T] (rows zero after their query), values

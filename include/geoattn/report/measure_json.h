@@ -2,6 +2,8 @@
 // The result JSON of `geoattn measure` / `geoattn metrics` (issue 3, SPEC §2-3). Pure C++.
 #include <nlohmann/json_fwd.hpp>
 
+#include <vector>
+
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/assumption_stats.h"
 #include "geoattn/metrics/bootstrap.h"
@@ -22,8 +24,10 @@ constexpr const char* kMeasureSchema = "geoattn.measure/1";
 // for X in P_rmax, R_rmin, F_rmax, F_rmin. With a bootstrap, each group at or above its level
 // holds X_ci ([lo, hi] per N, every curve), X_diff_ci, Y_ci (scalars), sink_recall_corr_ci,
 // and the top level "bootstrap" (replicates, seed, level, units, percentiles).
+// `fits`, when given, are fits_json(*assumptions) computed already.
 nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
                                     const metrics::AssumptionStats* assumptions = nullptr,
-                                    const metrics::BootstrapResult* bootstrap = nullptr);
+                                    const metrics::BootstrapResult* bootstrap = nullptr,
+                                    const std::vector<nlohmann::ordered_json>* fits = nullptr);
 
 }  // namespace geoattn::report

@@ -13,4 +13,7 @@ namespace geoattn {
 // (the caller is worker 0). The first exception thrown by a worker is rethrown.
 void parallel_for(int64_t n, int threads, const std::function<void(int64_t, int64_t, int)>& f);
 
+// The machine's hardware threads (at least 1), for pure code with no LibTorch thread setting.
+int hardware_threads();
+
 }  // namespace geoattn

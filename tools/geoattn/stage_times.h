@@ -1,0 +1,33 @@
+#pragma once
+// Where a run's time goes, stage by stage: the "timing.stages" of the result JSON and the
+// profile `geoattn bench metrics` prints. Wall seconds.
+#include <nlohmann/json.hpp>
+
+#include "geoattn/metrics/selection.h"
+
+namespace geoattn::cli {
+
+struct StageTimes {
+  double load = 0;       // reading the capture file / the checkpoint and windows
+  double forward = 0;    // the model's forward with the capture points
+  double gram = 0;       // the metric core's Gram matrices (CPU) and value statistics
+  double top = 0;        // the top-N ordering: counts, s(N) diagnostics, scalars
+  double controls = 0;   // the random orderings of the control (SPEC §2b)
+  double aggregate = 0;  // exact streaming sums, per-document sums, assumption statistics
+  double bootstrap = 0;  // SPEC §2b intervals
+  double fits = 0;       // SPEC §4 fits of every head
+  double write = 0;      // the result JSON and the state sidecar
+
+  void add(const metrics::CoreStats& core) {
+    gram += core.gram_s, top += core.top_s, controls += core.controls_s;
+  }
+  double total() const { return load + forward + gram + top + controls + aggregate + bootstrap + fits + write; }
+  // Everything but `write` (the JSON holding it is written after).
+  nlohmann::ordered_json json() const {
+    return {{"load", load},           {"forward_and_capture", forward}, {"gram", gram},
+            {"orderings_top_n", top}, {"orderings_controls", controls}, {"aggregate", aggregate},
+            {"bootstrap", bootstrap}, {"fits", fits}};
+  }
+};
+
+}  // namespace geoattn::cli

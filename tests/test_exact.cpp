@@ -16,6 +16,7 @@
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
+#include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/decoder.h"
@@ -214,7 +215,7 @@ struct Tally {
 // Every sample (query, layer, head) of a window, `random` random orderings beside top-N,
 // every N: the core's counts (both evaluations) against the reference.
 void check_window(const Captured& cap, int64_t query_index, int64_t random, Distance distance, Tally& tally,
-                  bool tensor_path = true) {
+                  bool tensor_path = true, const std::string& n_grid = "all") {
   const int64_t L = cap.alpha.size(0), H = cap.alpha.size(1), KV = cap.values.size(1), d = cap.values.size(3);
   const int64_t q = cap.queries[query_index], n = q + 1;
   using torch::indexing::Slice;
@@ -224,8 +225,8 @@ void check_window(const Captured& cap, int64_t query_index, int64_t random, Dist
   auto orders = top_n_order(A.to(torch::kFloat64)).unsqueeze(1);
   if (random > 0) orders = torch::cat({orders, random_orders(11, 1000 + q, random, L * H, n).transpose(0, 1)}, 1);
   orders = orders.contiguous();
-  std::vector<int64_t> grid(static_cast<size_t>(n));
-  std::iota(grid.begin(), grid.end(), 1);
+  const std::vector<int64_t> grid = parse_n_grid(n_grid, n);
+  const int64_t G = static_cast<int64_t>(grid.size());
   SelectionOptions fused, tensor;
   fused.distance = tensor.distance = distance;
   tensor.tensor_path = true;
@@ -259,18 +260,19 @@ void check_window(const Captured& cap, int64_t query_index, int64_t random, Dist
         std::printf("  a comparison binary128 cannot decide (a true tie?): layer %ld head %ld query %ld ordering %ld N %ld\n",
                     static_cast<long>(b / H), static_cast<long>(b % H), static_cast<long>(q), static_cast<long>(o),
                     static_cast<long>(N));
-      for (int64_t g = 0; g < n; ++g) {
-        if (std::find(ref.ties.begin(), ref.ties.end(), g + 1) != ref.ties.end()) continue;
+      for (int64_t g = 0; g < G; ++g) {
+        const int64_t N = grid[g];
+        if (std::find(ref.ties.begin(), ref.ties.end(), N) != ref.ties.end()) continue;
         ++tally.counts;
-        const int64_t i = (b * O + o) * n + g;
+        const int64_t i = (b * O + o) * G + g;
         const auto where = [&] {
           return "layer " + std::to_string(b / H) + " head " + std::to_string(b % H) + " query " + std::to_string(q) +
-                 " ordering " + std::to_string(o) + " N " + std::to_string(g + 1);
+                 " ordering " + std::to_string(o) + " N " + std::to_string(N);
         };
-        ASSERT_EQ(k_in[i], ref.k_in[g]) << "K_in, fused, " << where();
-        ASSERT_EQ(k_out[i], ref.k_out[g]) << "K_out, fused, " << where();
-        ASSERT_EQ(k_in_t[i], ref.k_in[g]) << "K_in, tensor path, " << where();
-        ASSERT_EQ(k_out_t[i], ref.k_out[g]) << "K_out, tensor path, " << where();
+        ASSERT_EQ(k_in[i], ref.k_in[N - 1]) << "K_in, fused, " << where();
+        ASSERT_EQ(k_out[i], ref.k_out[N - 1]) << "K_out, fused, " << where();
+        ASSERT_EQ(k_in_t[i], ref.k_in[N - 1]) << "K_in, tensor path, " << where();
+        ASSERT_EQ(k_out_t[i], ref.k_out[N - 1]) << "K_out, tensor path, " << where();
       }
     }
   }
@@ -384,6 +386,16 @@ TEST(Exact, Stories260KEveryQuery) {
   const auto caps = capture("models/stories260K", 1, every(1, 256));
   for (int64_t qi = 0; qi < 256; ++qi) check_window(caps[0], qi, 0, Distance::Euclidean, t, /*tensor_path=*/qi % 8 == 7);
   report("stories260K, 1 doc window, every query, top-N (the tensor path at every 8th)", t);
+}
+
+// The default grid: where G d <= n the CPU core computes <s(N), y_k> from s(N) at the grid's N
+// instead of adding a Gram row per step (stories260K: d = 8).
+TEST(Exact, Stories260KDefaultGrid) {
+  Tally t;
+  for (const auto& cap : capture("models/stories260K", 4, every(32, 256)))
+    for (int64_t qi = 0; qi < 8; ++qi) check_window(cap, qi, 3, Distance::Euclidean, t, true, "default");
+  for (const auto& cap : capture("models/stories260K", 2, {255})) check_window(cap, 0, 3, Distance::Cosine, t, true, "default");
+  report("stories260K, 4 doc windows, every 32nd query, the default grid, top-N + 3 random orderings", t);
 }
 
 TEST(Exact, Stories15MLastQuery) {

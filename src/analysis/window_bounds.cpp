@@ -27,7 +27,7 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
       auto order = metrics::top_n_order(A).cpu().contiguous();
 
       std::vector<BoundsCurves> curves(static_cast<size_t>(H));
-      parallel_for(H, torch::get_num_threads(), [&](int64_t h0, int64_t h1, int) {
+      parallel_for(H, worker_threads(), [&](int64_t h0, int64_t h1, int) {
         for (int64_t h = h0; h < h1; ++h) {
           BoundsInput in;
           in.a = Eigen::Map<const Eigen::VectorXd>(a.data_ptr<double>() + h * n, n);

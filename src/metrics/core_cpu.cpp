@@ -26,13 +26,8 @@
 #include "geoattn/util/blas_threads.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/parallel.h"
+#include "geoattn/util/simd.h"
 
-// The fused loops, compiled for AVX-512 and AVX2 beside the baseline and picked at load time.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define GEOATTN_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define GEOATTN_SIMD_CLONES
-#endif
 
 namespace geoattn::metrics::detail {
 
@@ -118,6 +113,38 @@ GEOATTN_SIMD_CLONES void add_row_evaluate_and_count(double a, const double* x, d
   counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
 }
 
+// The per-token bands of exact.h, err_k = factor a_k (a_k + 2 S), and the counts they
+// decide: [K_out certain, possible, K_in certain, possible], as resolve_counts' first stage
+// would find them, but vectorised (heavy-tailed rows send many steps here).
+GEOATTN_SIMD_CLONES void token_band_counts(const double* E, const double* a, const double* m, int64_t n, int64_t N,
+                                           double S, double factor, double* err, int64_t* counts) {
+  double lo_max = -kInf, hi_max = -kInf, lo_min = kInf, hi_min = kInf;
+#pragma omp simd reduction(max : lo_max, hi_max) reduction(min : lo_min, hi_min)
+  for (int64_t k = 0; k < n; ++k) {
+    const double e = factor * a[k] * (a[k] + 2 * S);
+    err[k] = e;
+    const double lo = E[k] - e, hi = E[k] + e;
+    const double lo_sel = lo < m[k] ? lo : m[k], hi_sel = hi < m[k] ? hi : m[k];      // -inf unless selected
+    const double lo_rest = lo > m[k] ? lo : m[k], hi_rest = hi > m[k] ? hi : m[k];  // +inf unless not
+    lo_max = lo_sel > lo_max ? lo_sel : lo_max;
+    hi_max = hi_sel > hi_max ? hi_sel : hi_max;
+    lo_min = lo_rest < lo_min ? lo_rest : lo_min;
+    hi_min = hi_rest < hi_min ? hi_rest : hi_min;
+  }
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+#pragma omp simd reduction(+ : oc, op, ic, ip)
+  for (int64_t k = 0; k < n; ++k) {
+    const double lo = E[k] - err[k], hi = E[k] + err[k];
+    const double hi_rest = hi > m[k] ? hi : m[k], lo_rest = lo > m[k] ? lo : m[k];
+    const double hi_sel = hi < m[k] ? hi : m[k], lo_sel = lo < m[k] ? lo : m[k];
+    oc += hi_rest <= lo_max;  // surely in the r_max ball
+    op += lo_rest <= hi_max;  // possibly in it
+    ic += hi_sel > lo_min;    // the selected possibly outside the r_min ball
+    ip += lo_sel > hi_min;    // surely outside it
+  }
+  counts[0] = oc, counts[1] = op, counts[2] = N - ic, counts[3] = N - ip;
+}
+
 GEOATTN_SIMD_CLONES double dot(const double* x, const double* y, int64_t d) {
   double acc = 0;
 #pragma omp simd reduction(+ : acc)
@@ -150,9 +177,14 @@ struct Sample {
   const double* gram;   // the block's V V^T, row stride ld
   int64_t ld;
   const double* V;      // the block's values [T, d]
+  const double* Vt;     // the same transposed, [d, T] (row stride ld)
+  const double* sq;     // [T] ||v_k||^2
   const double* norms;  // [T] ||v_k||
   const double* alpha;  // [n]
   int64_t n, d;
+  // How c_k = <s(N), v_k> is kept: a row of V V^T added per step (O(n) a step), or computed
+  // from s(N) at the grid's N only (O(n d) a grid point): the cheaper of the two.
+  bool prefix;
 };
 
 struct Outputs {
@@ -184,7 +216,7 @@ void diagnostics(const Sample& smp, const double* s, bool sink_in, bool last_in,
 void sample_scalars(const Sample& smp, double* out, Scratch& sc) {
   const int64_t n = smp.n, d = smp.d, L = n - 1;
   double rho0 = 0;
-  for (int64_t j = 1; j < n; ++j) rho0 += safe_cos(smp.gram[j], smp.norms[0], smp.norms[j]);
+  for (int64_t j = 1; j < n; ++j) rho0 += safe_cos(dot(smp.V, smp.V + j * d, d), smp.norms[0], smp.norms[j]);
   out[kRho0] = n > 1 ? rho0 / static_cast<double>(n - 1) : 0.0;
   out[kC_sink] = smp.alpha[0] * smp.norms[0];
   out[kC_last] = smp.alpha[L] * smp.norms[L];
@@ -233,7 +265,9 @@ BallCounts euclid_counts(const Sample& smp, const int64_t* order, int64_t N, dou
   ++stats.decisions;
   if (c[0] == c[1] && c[2] == c[3]) return {c[2], c[0]};
   ++stats.banded;
-  euclid_bands(sc.a.data(), smp.n, S, euclid_band_factor(N, smp.d), sc.err.data());
+  int64_t t[4];
+  token_band_counts(E, sc.a.data(), sc.m.data(), smp.n, N, S, euclid_band_factor(N, smp.d), sc.err.data(), t);
+  if (t[0] == t[1] && t[2] == t[3]) return {t[2], t[0]};
   const PendingCounts pending{E, sc.err.data(), sc.m.data(), order, N};
   return resolve_counts(ExactSample{smp.alpha, smp.V, smp.n, smp.d}, pending, Distance::Euclidean, &stats.exact_tokens);
 }
@@ -255,13 +289,13 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
   for (int64_t k = 0; k < n; ++k) {
     const double alpha = smp.alpha[k];
     sc.a[k] = alpha * smp.norms[k];                        // a_k = ||y_k||
-    sc.g[k] = alpha * (alpha * smp.gram[k * smp.ld + k]);  // ||y_k||^2
+    sc.g[k] = alpha * (alpha * smp.sq[k]);  // ||y_k||^2
     sc.c[k] = 0;
     sc.m[k] = -kInf;
     a_max = std::max(a_max, sc.a[k]);
   }
   const bool top = out.diag != nullptr, cosine = distance == Distance::Cosine;
-  if (top) std::fill(sc.s.begin(), sc.s.end(), 0.0);
+  std::fill(sc.s.begin(), sc.s.end(), 0.0);
   double S = 0, s2 = 0, extremes[2] = {0, 0};
   bool sink_in = false, last_in = false;
   // A Euclidean grid N whose band counts ride on the next step's pass (consecutive grid values).
@@ -279,23 +313,34 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
     const int64_t t = order[N - 1];
     const double at = smp.alpha[t];
     const double* row = smp.gram + t * smp.ld;
-    // ||s(N)||^2 = ||s(N-1)||^2 + 2 <s(N-1), y_t> + ||y_t||^2 (cosine only)
-    if (cosine) s2 += 2 * (at * sc.c[t]) + sc.g[t];
+    // ||s(N)||^2 = ||s(N-1)||^2 + 2 <s(N-1), y_t> + ||y_t||^2 (cosine, the Gram way)
+    if (cosine && !smp.prefix) s2 += 2 * (at * sc.c[t]) + sc.g[t];
     S += sc.a[t];
     sc.m[t] = kInf;
+    if (top || smp.prefix) {
+      const double* vt = smp.V + t * d;
+      for (int64_t m = 0; m < d; ++m) sc.s[m] += at * vt[m];  // s(N) in coordinates
+    }
     if (top) {
-      add_row(at, smp.V + t * d, sc.s.data(), d);  // s(N) in coordinates
       sink_in |= t == 0;
       last_in |= t == n - 1;
     }
     if (N != grid[gi]) {
-      if (at != 0) add_row(at, row, sc.c.data(), n);
+      if (at != 0 && !smp.prefix) add_row(at, row, sc.c.data(), n);
       continue;
+    }
+    double step = at;  // the row to add to c in the evaluating pass
+    if (smp.prefix) {
+      // c_k = <s(N), v_k>, one axpy per coordinate over the transposed values; s2 from s.
+      std::fill(sc.c.begin(), sc.c.end(), 0.0);
+      for (int64_t m = 0; m < d; ++m) add_row(sc.s[m], smp.Vt + m * smp.ld, sc.c.data(), n);
+      if (cosine) s2 = dot(sc.s.data(), sc.s.data(), d);
+      step = 0, row = sc.c.data();  // c + 0 c = c: the same passes, nothing added
     }
     if (deferred.active) {
       // Step N's values and step N - 1's counts in one pass; t was not selected at N - 1.
       int64_t c[4];
-      add_row_evaluate_and_count(at, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(),
+      add_row_evaluate_and_count(step, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(),
                                  deferred.thresholds, sc.E_next.data(), extremes, c);
       const double e = sc.E[t];
       c[0] += e <= deferred.thresholds[0], c[1] += e <= deferred.thresholds[1];
@@ -307,7 +352,7 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
       std::swap(sc.E, sc.E_next);
       deferred.active = false;
     } else {
-      add_row_and_evaluate(at, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(), extremes);
+      add_row_and_evaluate(step, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(), extremes);
     }
     if (cosine) {
       store(gi, cosine_counts(smp, order, N, S, s2, sc, stats));
@@ -359,10 +404,14 @@ class Runner {
   }
 
   // SPEC §4 (Assumption 2): sum over 0 < i, i + lag < T of cos(v_i, v_{i+lag}), lag = 1..decay_k.
-  void decay_sums(const double* gram, int64_t T, const double* norms, double* out) const {
+  // (from the Gram matrix when there is one, else from the values: O(T K d)).
+  void decay_sums(const double* gram, const double* V, int64_t T, int64_t d, const double* norms, double* out) const {
     for (int64_t lag = 1; lag <= decay_k_ && lag <= T - 2; ++lag) {
       double acc = 0;
-      for (int64_t i = 1; i + lag < T; ++i) acc += safe_cos(gram[i * T + i + lag], norms[i], norms[i + lag]);
+      for (int64_t i = 1; i + lag < T; ++i) {
+        const double g = gram ? gram[i * T + i + lag] : dot(V + i * d, V + (i + lag) * d, d);
+        acc += safe_cos(g, norms[i], norms[i + lag]);
+      }
       out[lag - 1] = acc;
     }
   }
@@ -370,32 +419,52 @@ class Runner {
   int64_t blocks() const { return V_.size(0); }
   int64_t tasks_of(int64_t b) const { return static_cast<int64_t>(by_block_[b].size()); }
 
-  // The block's Gram matrix into `gram` (T x T) and ||v_k|| into `norms` (T); the SPEC §4
-  // statistics. In a worker: BLAS only, no threaded LibTorch op.
-  void prepare(int64_t b, double* gram, double* norms, CoreStats& st) const {
+  // The block's Gram matrix into `gram` (T x T) where an ordering of the block needs it, its
+  // values transposed into `Vt` (d x T) and ||v_k|| into `norms` (T); the SPEC §4 statistics.
+  // In a worker: BLAS only, no threaded LibTorch op.
+  void prepare(int64_t b, double* gram, double* Vt, double* sq, double* norms, CoreStats& st) const {
     const auto t0 = Clock::now();
     const int64_t T = V_.size(1), d = V_.size(2);
-    auto v = V_.select(0, b);
-    auto out = torch::from_blob(gram, {T, T}, torch::kFloat64);
-    torch::mm_out(out, v, v.t());  // the only O(T^2 d) step
+    const bool with_gram = needs_gram(b);
+    if (with_gram) {
+      auto v = V_.select(0, b);
+      auto out = torch::from_blob(gram, {T, T}, torch::kFloat64);
+      torch::mm_out(out, v, v.t());  // the only O(T^2 d) step
+    }
     const double* vb = V_.data_ptr<double>() + b * T * d;
-    for (int64_t k = 0; k < T; ++k) norms[k] = std::sqrt(dot(vb + k * d, vb + k * d, d));
+    for (int64_t k = 0; k < T; ++k) {
+      sq[k] = dot(vb + k * d, vb + k * d, d);
+      norms[k] = std::sqrt(sq[k]);
+      for (int64_t m = 0; m < d; ++m) Vt[m * T + k] = vb[k * d + m];
+    }
     if (geometry_) {
       std::copy(norms, norms + T, geometry_->norms.data_ptr<double>() + b * T);
-      if (decay_k_ > 0) decay_sums(gram, T, norms, geometry_->decay_sums.data_ptr<double>() + b * decay_k_);
+      if (decay_k_ > 0)
+        decay_sums(with_gram ? gram : nullptr, vb, T, d, norms, geometry_->decay_sums.data_ptr<double>() + b * decay_k_);
     }
     st.gram_s += seconds_since(t0);
   }
 
-  void run(int64_t b, int64_t task, const double* gram, const double* norms, Scratch& sc, CoreStats& st) const {
+  // Whether some ordering of block b adds Gram rows (see Sample::prefix).
+  bool needs_gram(int64_t b) const {
+    for (const Task& tk : by_block_[b])
+      if (!uses_prefix(groups_[tk.group])) return true;
+    return false;
+  }
+  // O(n) a step (n^2 an ordering) against O(n d) a grid point (G n d an ordering).
+  bool uses_prefix(const CoreGroup& grp) const { return static_cast<int64_t>(grp.grid.size()) * V_.size(2) <= grp.n; }
+
+  void run(int64_t b, int64_t task, const double* gram, const double* Vt, const double* sq, const double* norms,
+           Scratch& sc, CoreStats& st) const {
     const auto t0 = Clock::now();
     const int64_t T = V_.size(1), d = V_.size(2);
     const Task& tk = by_block_[b][task];
     const CoreGroup& grp = groups_[tk.group];
     CoreOut& out = outs_[tk.group];
     const int64_t n = grp.n, O = grp.orders.size(1), G = static_cast<int64_t>(grp.grid.size());
-    const Sample smp{gram, T, V_.data_ptr<double>() + b * T * d, norms,
-                     grp.alpha.data_ptr<double>() + tk.sample * n, n, d};
+    const bool prefix = uses_prefix(grp);
+    const Sample smp{gram, T, V_.data_ptr<double>() + b * T * d, Vt, sq, norms,
+                     grp.alpha.data_ptr<double>() + tk.sample * n, n, d, prefix};
     const int64_t slot = tk.sample * O + tk.ordering;
     const bool top = tk.ordering == 0;
     const Outputs o{out.k_in.data_ptr<double>() + slot * G, out.k_out.data_ptr<double>() + slot * G,
@@ -432,31 +501,32 @@ std::vector<CoreOut> core_cpu(const torch::Tensor& V, const std::vector<CoreGrou
   const Runner runner(V, groups, distance, decay_k, geometry, outs);
   const auto start = Clock::now();
   CoreStats total;
-  const int threads = at::get_num_threads();
+  const int threads = worker_threads();
   if (K >= threads) {
     // Workers take whole blocks, each with single-threaded BLAS.
     std::vector<CoreStats> per_block(static_cast<size_t>(K));
     SingleThreadedBlas single;
     parallel_for(K, threads, [&](int64_t b0, int64_t b1, int) {
       Scratch sc;
-      std::vector<double> norms(static_cast<size_t>(T));
+      std::vector<double> sq(static_cast<size_t>(T)), norms(static_cast<size_t>(T)), Vt(static_cast<size_t>(T * V.size(2)));
       double* gram = gram_buffer(T * T);
       for (int64_t b = b0; b < b1; ++b) {
-        runner.prepare(b, gram, norms.data(), per_block[b]);
-        for (int64_t t = 0; t < runner.tasks_of(b); ++t) runner.run(b, t, gram, norms.data(), sc, per_block[b]);
+        runner.prepare(b, gram, Vt.data(), sq.data(), norms.data(), per_block[b]);
+        for (int64_t t = 0; t < runner.tasks_of(b); ++t)
+          runner.run(b, t, gram, Vt.data(), sq.data(), norms.data(), sc, per_block[b]);
       }
     });
     for (const auto& st : per_block) total.merge(st);
   } else {
     // Fewer blocks than workers: the Gram product threaded by BLAS, the tasks by the workers.
     double* gram = gram_buffer(T * T);
-    std::vector<double> norms(static_cast<size_t>(T));
+    std::vector<double> sq(static_cast<size_t>(T)), norms(static_cast<size_t>(T)), Vt(static_cast<size_t>(T * V.size(2)));
     for (int64_t b = 0; b < K; ++b) {
-      runner.prepare(b, gram, norms.data(), total);
+      runner.prepare(b, gram, Vt.data(), sq.data(), norms.data(), total);
       std::vector<CoreStats> per_task(static_cast<size_t>(runner.tasks_of(b)));
       parallel_for(runner.tasks_of(b), threads, [&](int64_t t0, int64_t t1, int) {
         Scratch sc;
-        for (int64_t t = t0; t < t1; ++t) runner.run(b, t, gram, norms.data(), sc, per_task[t]);
+        for (int64_t t = t0; t < t1; ++t) runner.run(b, t, gram, Vt.data(), sq.data(), norms.data(), sc, per_task[t]);
       });
       for (const auto& st : per_task) total.merge(st);
     }

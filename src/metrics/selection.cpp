@@ -82,7 +82,7 @@ torch::Tensor random_orders(uint64_t seed, uint64_t key, int64_t R, int64_t B, i
   auto out = torch::empty({R, B, n}, torch::kInt64);
   int64_t* p = out.data_ptr<int64_t>();
   // Each (r, b) has its own stream: the permutations do not depend on the thread count.
-  parallel_for(R * B, torch::get_num_threads(), [&](int64_t begin, int64_t end, int) {
+  parallel_for(R * B, worker_threads(), [&](int64_t begin, int64_t end, int) {
     for (int64_t rb = begin; rb < end; ++rb) {
       uint64_t mix = seed ^ 0x6A09E667F3BCC909ULL;
       uint64_t state = splitmix64_next(mix) ^ key;

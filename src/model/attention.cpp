@@ -2,7 +2,9 @@
 
 #include <torch/version.h>
 
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace geoattn::model {
 
@@ -51,12 +53,22 @@ torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const to
                         const torch::Tensor& mask, int64_t window, double scale) {
 #if TORCH_VERSION_MAJOR >= 2
   if (q.is_cuda() && window == 0) return fused_attention(q, k, v, scale);
-#else
-  (void)window;
 #endif
-  auto scores = grouped_scores(q, k, scale).add_(mask);
-  auto probs = torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type());
-  return grouped_mix(probs, v);
+  const int64_t B = q.size(0), H = q.size(1), T = q.size(2);
+  // Blocks of queries whose [B, H, block, keys] scores stay in cache (about 2 MB of float32);
+  // each block sees only the keys its mask lets through: those before its last query, and
+  // within the sliding window of its first. The keys left out have probability exactly 0.
+  const int64_t block = q.is_cuda() ? T : std::clamp<int64_t>((int64_t{1} << 19) / std::max<int64_t>(1, B * H * T), 16, T);
+  std::vector<torch::Tensor> out;
+  for (int64_t i0 = 0; i0 < T; i0 += block) {
+    const int64_t i1 = std::min(T, i0 + block), j0 = window > 0 ? std::max<int64_t>(0, i0 - window + 1) : 0;
+    auto qb = q.narrow(2, i0, i1 - i0);
+    auto kb = k.narrow(2, j0, i1 - j0), vb = v.narrow(2, j0, i1 - j0);
+    auto scores = grouped_scores(qb, kb, scale).add_(mask.narrow(0, i0, i1 - i0).narrow(1, j0, i1 - j0));
+    auto probs = torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type());
+    out.push_back(grouped_mix(probs, vb));
+  }
+  return out.size() == 1 ? out.front() : torch::cat(out, 2);
 }
 
 torch::Tensor attention_rows(const torch::Tensor& q_rows, const torch::Tensor& k, const torch::Tensor& mask_rows,

@@ -110,6 +110,8 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids_in, Capture* capture, bo
       capture->record(l, HookPoint::AttnPattern,
                       attention_rows(q.index_select(2, rows), k, mask.index_select(0, rows), scale));
 
+    // Past the last layer anyone reads, the rest of the block changes nothing (capture only).
+    if (!want_logits && !(capture && capture->wants_any_after(l))) break;
     auto attn = attention(q, k, v, mask, c.sliding_window, scale);
     x = x + project(attn.transpose(1, 2).reshape({B, T, H * d}), lw.wo, lw.bo);
 

@@ -1,13 +1,12 @@
 #include "geoattn/report/fits_json.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/fits.h"
+#include "geoattn/util/parallel.h"
 
 namespace geoattn::report {
 
@@ -56,15 +55,9 @@ ordered_json head_fits(const metrics::AssumptionStats& stats, int64_t l, int64_t
 std::vector<ordered_json> fits_json(const metrics::AssumptionStats& stats) {
   const int64_t n = stats.layers() * stats.heads();
   std::vector<ordered_json> out(static_cast<size_t>(n));
-  std::atomic<int64_t> next{0};
-  auto worker = [&] {
-    for (int64_t i; (i = next++) < n;) out[i] = head_fits(stats, i / stats.heads(), i % stats.heads());
-  };
-  const int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, std::max<int64_t>(n, 1));
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  parallel_for(n, worker_threads(), [&](int64_t begin, int64_t end, int) {
+    for (int64_t i = begin; i < end; ++i) out[i] = head_fits(stats, i / stats.heads(), i % stats.heads());
+  });
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "geoattn/util/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -32,5 +33,14 @@ void parallel_for(int64_t n, int threads, const std::function<void(int64_t, int6
 }
 
 int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+namespace {
+std::atomic<int> g_worker_threads{0};
+}
+void set_worker_threads(int threads) { g_worker_threads = threads; }
+int worker_threads() {
+  const int t = g_worker_threads.load();
+  return t > 0 ? t : hardware_threads();
+}
 
 }  // namespace geoattn

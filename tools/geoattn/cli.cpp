@@ -5,7 +5,9 @@
 #include <thread>
 
 #include "geoattn/io/tokenizer.h"
+#include "geoattn/util/blas_threads.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/parallel.h"
 #include "geoattn/util/json_parse.h"
 
 namespace geoattn::cli {
@@ -51,8 +53,13 @@ torch::Dtype resolve_dtype(const std::string& dtype) {
 }
 
 void set_threads(int threads) {
-  const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  torch::set_num_threads(n);
+  // geoattn's own loops (the metric core, bootstrap, fits) take the cores; LibTorch's OpenMP
+  // pool and OpenBLAS's pthreads stay at one thread each. Their idle workers spin (OpenMP) and
+  // yield (OpenBLAS) between calls and took the cores from each other and from geoattn's
+  // workers: the stories260K forward ran 2-3x slower with them, stories15M's no faster.
+  set_worker_threads(threads > 0 ? threads : hardware_threads());
+  torch::set_num_threads(1);
+  static SingleThreadedBlas single_threaded_blas;
 }
 
 void add_input_options(CLI::App& cmd, InputOptions& o, bool data_required) {

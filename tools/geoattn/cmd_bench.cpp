@@ -14,6 +14,7 @@
 #include "geoattn/io/capture_file.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
+#include "geoattn/util/parallel.h"
 #include "metric_run.h"
 
 namespace geoattn::cli {
@@ -56,18 +57,18 @@ io::CaptureFile synthetic_capture(const BenchOptions& o) {
   return c;
 }
 
-// The floor: [B, T, d] x [B, d, T] into a preallocated output, in chunks of 8 samples.
+// The floor: [B, T, d] x [B, d, T], each product into a preallocated output, the samples spread
+// over every worker (BLAS single-threaded in each, as the metric core runs it: the fastest way
+// to this product here).
 double gram_floor(int64_t B, int64_t T, int64_t d, torch::Dtype dtype, int repeats) {
   auto V = torch::randn({B, T, d}).to(dtype);
-  const int64_t chunk = 8;
-  auto out = torch::empty({chunk, T, T}, dtype);
+  const int threads = worker_threads();
+  auto out = torch::empty({threads, T, T}, dtype);
   return best_of(repeats, [&] {
-    for (int64_t b0 = 0; b0 < B; b0 += chunk) {
-      const int64_t len = std::min(chunk, B - b0);
-      auto dst = out.narrow(0, 0, len);
-      auto v = V.narrow(0, b0, len);
-      torch::bmm_out(dst, v, v.transpose(1, 2));
-    }
+    parallel_for(B, threads, [&](int64_t b0, int64_t b1, int worker) {
+      auto dst = out[worker];
+      for (int64_t b = b0; b < b1; ++b) torch::mm_out(dst, V[b], V[b].t());
+    });
   });
 }
 
@@ -86,7 +87,7 @@ void run_bench(const BenchOptions& o) {
   const int64_t B = o.heads * o.layers;
   const auto grid = metrics::parse_n_grid(o.metric.n, o.T);
   fmt::print("geoattn metrics on a synthetic capture: {} heads x {} layers, T = {}, d = {}, --n {} ({} values), {} threads\n",
-             o.heads, o.layers, o.T, o.d, o.metric.n, grid.size(), torch::get_num_threads());
+             o.heads, o.layers, o.T, o.d, o.metric.n, grid.size(), worker_threads());
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("geoattn-bench-{}", getpid());
   std::filesystem::create_directories(dir);
   const std::string capture = o.write_capture.empty() ? (dir / "capture.safetensors").string() : o.write_capture;

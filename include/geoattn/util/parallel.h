@@ -13,7 +13,11 @@ namespace geoattn {
 // (the caller is worker 0). The first exception thrown by a worker is rethrown.
 void parallel_for(int64_t n, int threads, const std::function<void(int64_t, int64_t, int)>& f);
 
-// The machine's hardware threads (at least 1), for pure code with no LibTorch thread setting.
+// The machine's hardware threads (at least 1).
 int hardware_threads();
+
+// The threads geoattn's own loops use (set_worker_threads: --threads; 0 or unset: every core).
+void set_worker_threads(int threads);
+int worker_threads();
 
 }  // namespace geoattn

@@ -40,8 +40,9 @@ import shutil
 import sys
 import tempfile
 
+from geoattn_results import MEASURE_SCHEMAS, inline_arrays  # beside this script
+
 PROG = "plot_figures"
-MEASURE_SCHEMA = "geoattn.measure/1"
 BOUNDS_SCHEMA = "geoattn.bounds/1"
 TAXONOMY_SCHEMA = "geoattn.taxonomy/1"
 
@@ -123,8 +124,9 @@ def load_json(path, schema):
     got = doc.get("schema")
     if got is None:
         raise InputError(path, f'no "schema" key (expected {schema})')
-    if got != schema:
-        raise InputError(path, f'schema is "{got}", expected "{schema}"')
+    expected = schema if isinstance(schema, tuple) else (schema,)
+    if got not in expected:
+        raise InputError(path, f'schema is "{got}", expected "{expected[0]}"')
     return doc
 
 
@@ -262,7 +264,11 @@ def check_fits(c, fits, where):
 
 
 def validate_measure(path):
-    doc = load_json(path, MEASURE_SCHEMA)
+    doc = load_json(path, MEASURE_SCHEMAS)
+    try:
+        inline_arrays(doc, path)  # the per-layer and per-head arrays, from X.curves.safetensors
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(path, f"its arrays file: {e}")
     c = Checker(path)
     model = c.obj(doc, "model", "")
     c.int_(model, "layers", "model", 1)
@@ -1203,7 +1209,7 @@ def parse_args(argv):
                epilog=__doc__.split("\n\n", 2)[2],
                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--measure", nargs="+", action="extend", required=True, metavar="JSON",
-                   help="geoattn.measure/1 files (one per model; drawn side by side)")
+                   help="geoattn measure results (one per model; drawn side by side)")
     p.add_argument("--bounds", nargs="+", action="extend", default=[], metavar="JSON",
                    help="geoattn.bounds/1 files: envelopes beside measures with the same N grid")
     p.add_argument("--taxonomy", nargs="+", action="extend", default=[], metavar="JSON",

@@ -8,6 +8,8 @@ import json
 import math
 import sys
 
+from geoattn_results import inline_arrays  # beside this script
+
 SMALL_N = (1, 2, 4, 8, 16)
 
 
@@ -30,6 +32,10 @@ def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     m = load(argv[1], "geoattn.measure")
+    try:
+        inline_arrays(m, argv[1])  # the per-layer arrays, from X.curves.safetensors
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"summary: error: {argv[1]}: its arrays file: {e}")
     labels = {}
     if len(argv) > 2:
         t = load(argv[2], "geoattn.taxonomy")

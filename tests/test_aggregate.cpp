@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <random>
@@ -21,6 +22,7 @@ using geoattn::report::measure_json;
 using nlohmann::ordered_json;
 
 using geoattn::testing::error_of;
+using geoattn::testing::write_file;
 
 namespace {
 
@@ -314,6 +316,38 @@ TEST(Aggregator, MergeRefusesDifferentShapes) {
 
 // ---------------------------------------------------------------------------------------------
 // measure JSON
+
+// The layout geoattn writes (arrays in X.curves.safetensors) reads back as the inline one,
+// number for number (null for NaN), and the JSON holds no per-layer or per-head array.
+TEST(MeasureJson, ArraysFileReadsBackInline) {
+  geoattn::testing::TempDir tmp;
+  Aggregator agg(2, 3, {1, 2, 5});
+  for (const auto& s : random_samples(2, 3, 3, 40, 7)) add(agg, s);
+  agg.add_sample(1, 2, blank(3, 0, 1, 2).curves.data(), 0, blank(3, 0).scalars.data());  // a head with n_valid 0
+  const ordered_json inline_doc = measure_json(agg, run_info());
+  geoattn::report::MeasureArrays arrays;
+  ordered_json split = measure_json(agg, run_info(), nullptr, nullptr, nullptr, &arrays, "r.curves.safetensors");
+  EXPECT_EQ(split["schema"], geoattn::report::kMeasureSchema);
+  EXPECT_EQ(split["arrays"]["tensors"]["heads.P_rmax"].dump(), "[2,3,3]");
+  EXPECT_EQ(split["arrays"]["tensors"]["layers.sink_recall_corr"].dump(), "[2,3]");
+  for (const auto* group : {&split["layers"], &split["heads"]})
+    for (const auto& entry : *group)
+      for (const auto& [key, value] : entry.items()) EXPECT_FALSE(value.is_array()) << key;
+  write_file(tmp / "r.json", split.dump());
+  geoattn::report::write_measure_arrays(tmp / "r.curves.safetensors", arrays);
+  nlohmann::json back = geoattn::report::read_measure(tmp / "r.json"), want = inline_doc;
+  back.erase("schema"), want.erase("schema");
+  EXPECT_EQ(back, want);  // as sorted maps: key order aside, the same document
+
+  // A missing or foreign arrays file is an error naming it.
+  std::filesystem::remove(tmp / "r.curves.safetensors");
+  EXPECT_NE(error_of([&] { geoattn::report::read_measure(tmp / "r.json"); }).find("r.curves.safetensors"), std::string::npos);
+  geoattn::io::write_safetensors(tmp / "r.curves.safetensors", {{"weights", geoattn::io::Dtype::F64, {1}, &arrays[0].values[0]}});
+  EXPECT_NE(error_of([&] { geoattn::report::read_measure(tmp / "r.json"); }).find("'weights' is not layers.<key>"), std::string::npos);
+  write_file(tmp / "b.json", "{\"schema\": \"geoattn.bounds/1\"}");
+  EXPECT_NE(error_of([&] { geoattn::report::read_measure(tmp / "b.json"); }).find("expected schema 'geoattn.measure/2'"),
+            std::string::npos);
+}
 
 TEST(MeasureJson, KeysInOrder) {
   Aggregator agg(1, 1, {1, 4});

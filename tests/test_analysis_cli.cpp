@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/report/measure_json.h"
 #include "test_util.h"
 
 using geoattn::testing::read_file;
@@ -21,7 +22,11 @@ namespace {
 const std::string kRun = " --model " + source("models/stories260K") + " --data " +
                          source("data/tinystories/tinystories-sample.txt") + " --window stream --ctx 64 --max-windows 6";
 
-json load(const std::string& path) { return json::parse(read_file(path)); }
+// A result file; a measure result with its arrays file read back inline (as taxonomy reads it).
+json load(const std::string& path) {
+  const json j = json::parse(read_file(path));
+  return geoattn::report::is_measure_schema(j) ? json(geoattn::report::read_measure(path)) : j;
+}
 
 // One measure run shared by the tests of this file.
 class AnalysisCli : public ::testing::Test {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/report/measure_json.h"
 #include "test_util.h"
 
 using geoattn::testing::run_tool;
@@ -106,12 +107,14 @@ TEST(Determinism, SeedIsRecordedAndMatters) {
     j.erase("timing");
     return j.dump();
   };
-  const auto a = nlohmann::json::parse(geoattn::testing::read_file(tmp / "a.json"));
-  const auto b = nlohmann::json::parse(geoattn::testing::read_file(tmp / "b.json"));
-  const auto c = nlohmann::json::parse(geoattn::testing::read_file(tmp / "c.json"));
+  const nlohmann::json a = geoattn::report::read_measure(tmp / "a.json");  // the arrays inline
+  const nlohmann::json b = geoattn::report::read_measure(tmp / "b.json");  // the arrays inline
+  const nlohmann::json c = geoattn::report::read_measure(tmp / "c.json");  // the arrays inline
   EXPECT_EQ(strip(a), strip(b));
   EXPECT_EQ(a["data"]["seed"], 1);
   EXPECT_EQ(c["data"]["seed"], 2);
   EXPECT_EQ(c["settings"]["bootstrap"]["seed"], 2);
   EXPECT_NE(a["global"]["P_rmax"], c["global"]["P_rmax"]);  // other offsets, other windows
+  // Byte for byte, the arrays files too.
+  EXPECT_EQ(geoattn::testing::read_file(tmp / "a.curves.safetensors"), geoattn::testing::read_file(tmp / "b.curves.safetensors"));
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/report/measure_json.h"
 #include "test_util.h"
 
 using geoattn::testing::read_file;
@@ -36,7 +37,11 @@ std::string jsonl(const TempDir& tmp, const std::string& name, int first, int co
   return tmp / name;
 }
 
-json load(const std::string& path) { return json::parse(read_file(path)); }
+// A result file; a measure result with its arrays file read back inline (as taxonomy reads it).
+json load(const std::string& path) {
+  const json j = json::parse(read_file(path));
+  return geoattn::report::is_measure_schema(j) ? json(geoattn::report::read_measure(path)) : j;
+}
 
 // The measured numbers of a result: everything but where the data came from and the timing.
 json numbers(json j) {
@@ -53,7 +58,16 @@ TEST(Measure, SchemaOnTinyStories) {
   ASSERT_EQ(run("measure --quiet" + kModel + " --data " + source("data/tinystories/tinystories-sample.txt") +
                     " --window stream --ctx 64 --out " + (tmp / "m.json"), tmp, &err), 0) << err;
   const json j = load(tmp / "m.json");
-  EXPECT_EQ(j["schema"], "geoattn.measure/1");
+  EXPECT_EQ(j["schema"], "geoattn.measure/2");
+  // The JSON names its arrays file; every per-layer and per-head array is there, none inline.
+  const json raw = json::parse(read_file(tmp / "m.json"));
+  EXPECT_EQ(raw["arrays"]["file"], "m.curves.safetensors");
+  EXPECT_EQ(raw["arrays"]["tensors"]["heads.P_rmax"], json::parse("[5, 8, 20]"));
+  EXPECT_EQ(raw["arrays"]["tensors"]["layers.sink_recall_corr"], json::parse("[5, 20]"));
+  EXPECT_FALSE(raw["heads"][0].contains("P_rmax"));
+  EXPECT_FALSE(raw["layers"][0].contains("P_rmax"));
+  EXPECT_TRUE(raw["global"].contains("P_rmax"));
+  EXPECT_TRUE(raw["heads"][0].contains("rho0"));
   const int64_t windows = j["data"]["windows"];
   EXPECT_GE(windows, 10);
   EXPECT_EQ(j["data"]["tokens"], windows * 64);

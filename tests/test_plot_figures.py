@@ -174,8 +174,40 @@ def main():
         check(all(n in p.stderr for n in NEEDS_TAXONOMY), "no taxonomy: the skips are named")
 
         # Bad input: exit 2, one stderr line naming the file, nothing written.
+        sys.path.insert(0, os.path.join(src, "scripts"))
+        from geoattn_results import load_measure
+        a_doc = load_measure(A)  # every array inline: the edits below reach the heads' curves
         with open(A) as f:
-            a_doc = json.load(f)
+            a_raw = json.load(f)
+
+        # The README's numpy lines read the arrays file as geoattn wrote it (run by an
+        # interpreter with numpy: this one may lack it).
+        readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
+        block = readme.split("<!-- arrays-example")[1].split("```python\n")[1].split("```")[0]
+        arrays_path = os.path.join(os.path.dirname(A), a_raw["arrays"]["file"])
+        example = os.path.join(tmp, "readme_example.py")
+        with open(example, "w") as f:
+            f.write(block.replace("out/measure.curves.safetensors", arrays_path) + """
+import sys
+sys.path.insert(0, sys.argv[2])
+from geoattn_results import load_measure
+raw_doc, doc = json.load(open(sys.argv[1])), load_measure(sys.argv[1])
+assert sorted(arrays) == sorted(raw_doc["arrays"]["tensors"]), "every array"
+L, H, G = raw_doc["model"]["layers"], raw_doc["model"]["heads"], len(raw_doc["n_grid"])
+assert arrays["heads.P_rmax"].shape == (L, H, G), arrays["heads.P_rmax"].shape
+for h in doc["heads"]:
+    want = [np.nan if x is None else x for x in h["P_rmax"]]
+    assert np.array_equal(arrays["heads.P_rmax"][h["layer"], h["head"]], want, equal_nan=True), h
+try:
+    from safetensors.torch import load_file  # PyTorch, where the safetensors package is
+    assert load_file(sys.argv[3])["heads.R_rmin"].numpy().tolist() == arrays["heads.R_rmin"].tolist()
+    print("torch")
+except ImportError:
+    print("no safetensors package: safetensors.torch not tried")
+""")
+        p, _ = run([plotter_python() or py, example, A, os.path.join(src, "scripts"), arrays_path], src)
+        check(p.returncode == 0, "the README's numpy example reads the arrays file: " + p.stderr.strip()[-300:])
+        print("      " + p.stdout.strip())
         bad = {}
 
         def write(name, text):
@@ -198,6 +230,9 @@ def main():
         bad["curve shorter than the grid"] = (
             ["--measure", write("short.json", json.dumps(short))], "short.json")
         bad["missing file"] = (["--measure", os.path.join(tmp, "nope.json")], "nope.json")
+        os.makedirs(os.path.join(tmp, "elsewhere"))
+        bad["arrays file not beside the JSON"] = (
+            ["--measure", write(os.path.join("elsewhere", "a.json"), json.dumps(a_raw))], "a.json")
         bad["bounds with a measure schema"] = (["--measure", A, "--bounds", A], "a.json")
         bad["taxonomy broken, valid measure"] = (
             ["--measure", A, "--taxonomy", write("tax-broken.json", "{\"schema\": ")],

@@ -26,9 +26,11 @@ PY
 args=(--model "$src/models/stories260K" --data "$tmp/docs.jsonl" --ctx 64 --bootstrap 200)
 GEOATTN="$bin/geoattn" timeout 600 bash "$src/scripts/slurm/submit.sh" --shards 3 --out "$tmp/run" --wait -- "${args[@]}"
 "$bin/geoattn" measure "${args[@]}" --quiet --out "$tmp/one.json"
-python3 - "$tmp/run/merged.json" "$tmp/one.json" <<'PY'
+python3 - "$tmp/run/merged.json" "$tmp/one.json" "$src/scripts" <<'PY'
 import json, sys
-merged, one = (json.load(open(p)) for p in sys.argv[1:3])
+sys.path.insert(0, sys.argv[3])
+from geoattn_results import load_measure
+merged, one = (load_measure(p) for p in sys.argv[1:3])
 for j in (merged, one):
     j.pop("data"); j.pop("timing")
 assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged shards differ from one run"

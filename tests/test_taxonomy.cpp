@@ -192,8 +192,6 @@ TEST(Taxonomy, BadMeasureIsAnError) {
     const char* needle;
   };
   for (const Case& k : std::vector<Case>{
-           {[](json& m) { m["schema"] = "geoattn.bounds/1"; }, "expected schema 'geoattn.measure/1'"},
-           {[](json& m) { m.erase("schema"); }, "got none"},
            {[](json& m) { m.erase("n_grid"); }, "no 'n_grid'"},
            {[](json& m) { m.erase("heads"); }, "no 'heads'"},
            {[](json& m) { m["heads"][0].erase("c_last"); }, "heads[0] has no 'c_last'"},

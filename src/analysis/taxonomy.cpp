@@ -168,9 +168,6 @@ HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
 
 ordered_json taxonomy_report(const nlohmann::json& measure, const TaxonomyConfig& cfg) {
   if (!measure.is_object()) fail("taxonomy: the measure result is not a JSON object");
-  if (!measure.contains("schema") || measure["schema"] != "geoattn.measure/1")
-    fail("taxonomy: expected schema 'geoattn.measure/1', got {}",
-         measure.contains("schema") ? measure["schema"].dump() : std::string("none"));
   const auto& grid_json = need(measure, "the measure result", "n_grid");
   if (!grid_json.is_array()) fail("taxonomy: n_grid must be an array of integers");
   std::vector<int64_t> n_grid;

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 // The metric core's two evaluations, internal to src/metrics: the fused CPU loops over one
 // Gram matrix per value block (core_cpu.cpp) and the tensor path that CUDA runs
 // (core_tensor.cpp). Both take the same batch and give the same counts, exactly.
@@ -46,8 +47,13 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
 // the other orderings as the control (NaN without them), the diagnostics (selection.cpp).
 torch::Tensor curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid);
 
-// SPEC §4 (Assumption 2) from Gram matrices: gram [k, T, T] (V V^T), norms [k, T] ->
-// [k, decay_k] sums of cos(v_i, v_{i+lag}) over 0 < i, i + lag < T. Tensor operations.
-torch::Tensor decay_sums_from_gram(const torch::Tensor& gram, const torch::Tensor& norms, int64_t decay_k);
+// SPEC §4 (Assumption 2): [k, decay_k] sums of cos(v_i, v_{i+lag}) over 0 < i, i + lag < T,
+// lag = 1..decay_k (0 with a zero vector; 0 where no pair has the lag), from norms [k, T] and
+// dots(lag) = [k, T - lag - 1], the <v_i, v_{i+lag}> for i = 1 .. T - lag - 1: a diagonal of a
+// Gram matrix where there is one (gram_lag_dots), else from the values (value_lag_dots).
+using LagDots = std::function<torch::Tensor(int64_t lag)>;
+torch::Tensor decay_sums(const LagDots& dots, const torch::Tensor& norms, int64_t decay_k);
+LagDots value_lag_dots(const torch::Tensor& V);    // V [k, T, d]: O(k T d) a lag
+LagDots gram_lag_dots(const torch::Tensor& gram);  // gram [k, T, T]
 
 }  // namespace geoattn::metrics::detail

@@ -48,24 +48,6 @@ GEOATTN_SIMD_CLONES void add_row(double a, const double* x, double* c, int64_t n
   for (int64_t k = 0; k < n; ++k) c[k] += a * x[k];
 }
 
-// c += a x, then E_k = g_k - 2 alpha_k c_k, r_max = max over the selected, r_min over the rest.
-GEOATTN_SIMD_CLONES void add_row_and_evaluate(double a, const double* x, double* c, const double* g, const double* alpha,
-                                              const double* m, int64_t n, double* E, double* extremes) {
-  double hi = -kInf, lo = kInf;
-#pragma omp simd reduction(max : hi) reduction(min : lo)
-  for (int64_t k = 0; k < n; ++k) {
-    const double ck = c[k] + a * x[k];
-    c[k] = ck;
-    const double e = g[k] - 2 * (alpha[k] * ck);
-    E[k] = e;
-    const double sel = e < m[k] ? e : m[k], rest = e > m[k] ? e : m[k];
-    hi = sel > hi ? sel : hi;
-    lo = rest < lo ? rest : lo;
-  }
-  extremes[0] = hi;
-  extremes[1] = lo;
-}
-
 // [K_out certain, K_out possible, K_in certain, K_in possible] for the thresholds
 // [r_max - 2U, r_max + 2U, r_min - 2U, r_min + 2U]; N the number of selected tokens.
 GEOATTN_SIMD_CLONES void band_counts(const double* E, const double* m, int64_t n, int64_t N, const double* thresholds,
@@ -83,23 +65,27 @@ GEOATTN_SIMD_CLONES void band_counts(const double* E, const double* m, int64_t n
   counts[0] = oc, counts[1] = op, counts[2] = N - ic, counts[3] = N - ip;
 }
 
-// Step N's add_row_and_evaluate fused with the band counts of step N - 1 (band_counts on
-// E_prev with `thresholds`): one pass instead of two where the grid holds N - 1 and N. The
-// mask is step N's, so the caller corrects the counts for t_N, unselected at N - 1.
-GEOATTN_SIMD_CLONES void add_row_evaluate_and_count(double a, const double* x, double* c, const double* g,
-                                                    const double* alpha, const double* m, int64_t n,
-                                                    const double* E_prev, const double* thresholds, double* E,
-                                                    double* extremes, int64_t* counts) {
-  const double lo_out = thresholds[0], hi_out = thresholds[1], lo_in = thresholds[2], hi_in = thresholds[3];
+// c += a x, then E_k = g_k - 2 alpha_k c_k, r_max = max over the selected, r_min over the rest.
+// With kCount, fused with the band counts of step N - 1 (band_counts on E_prev with
+// `thresholds`): one pass instead of two where the grid holds N - 1 and N. The mask is step
+// N's, so the caller corrects the counts for t_N, unselected at N - 1.
+template <bool kCount>
+[[gnu::always_inline]] inline void evaluate_pass(double a, const double* x, double* c, const double* g, const double* alpha,
+                                                 const double* m, int64_t n, const double* E_prev,
+                                                 const double* thresholds, double* E, double* extremes, int64_t* counts) {
+  const double lo_out = kCount ? thresholds[0] : 0, hi_out = kCount ? thresholds[1] : 0;
+  const double lo_in = kCount ? thresholds[2] : 0, hi_in = kCount ? thresholds[3] : 0;
   double hi = -kInf, lo = kInf;
   int64_t oc = 0, op = 0, ic = 0, ip = 0;
 #pragma omp simd reduction(max : hi) reduction(min : lo) reduction(+ : oc, op, ic, ip)
   for (int64_t k = 0; k < n; ++k) {
-    const double rest_prev = E_prev[k] > m[k] ? E_prev[k] : m[k], sel_prev = E_prev[k] < m[k] ? E_prev[k] : m[k];
-    oc += rest_prev <= lo_out;
-    op += rest_prev <= hi_out;
-    ic += sel_prev > lo_in;
-    ip += sel_prev > hi_in;
+    if constexpr (kCount) {
+      const double rest_prev = E_prev[k] > m[k] ? E_prev[k] : m[k], sel_prev = E_prev[k] < m[k] ? E_prev[k] : m[k];
+      oc += rest_prev <= lo_out;
+      op += rest_prev <= hi_out;
+      ic += sel_prev > lo_in;
+      ip += sel_prev > hi_in;
+    }
     const double ck = c[k] + a * x[k];
     c[k] = ck;
     const double e = g[k] - 2 * (alpha[k] * ck);
@@ -110,7 +96,19 @@ GEOATTN_SIMD_CLONES void add_row_evaluate_and_count(double a, const double* x, d
   }
   extremes[0] = hi;
   extremes[1] = lo;
-  counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
+  if constexpr (kCount) counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
+}
+
+GEOATTN_SIMD_CLONES void add_row_and_evaluate(double a, const double* x, double* c, const double* g, const double* alpha,
+                                              const double* m, int64_t n, double* E, double* extremes) {
+  evaluate_pass<false>(a, x, c, g, alpha, m, n, nullptr, nullptr, E, extremes, nullptr);
+}
+
+GEOATTN_SIMD_CLONES void add_row_evaluate_and_count(double a, const double* x, double* c, const double* g,
+                                                    const double* alpha, const double* m, int64_t n,
+                                                    const double* E_prev, const double* thresholds, double* E,
+                                                    double* extremes, int64_t* counts) {
+  evaluate_pass<true>(a, x, c, g, alpha, m, n, E_prev, thresholds, E, extremes, counts);
 }
 
 // The per-token bands of exact.h, err_k = factor a_k (a_k + 2 S), and the counts they
@@ -403,20 +401,6 @@ class Runner {
         for (int64_t o = 0; o < groups[g].orders.size(1); ++o) by_block_[groups[g].block[i]].push_back({g, i, o});
   }
 
-  // SPEC §4 (Assumption 2): sum over 0 < i, i + lag < T of cos(v_i, v_{i+lag}), lag = 1..decay_k.
-  // (from the Gram matrix when there is one, else from the values: O(T K d)).
-  void decay_sums(const double* gram, const double* V, int64_t T, int64_t d, const double* norms, double* out) const {
-    for (int64_t lag = 1; lag <= decay_k_ && lag <= T - 2; ++lag) {
-      double acc = 0;
-      for (int64_t i = 1; i + lag < T; ++i) {
-        const double g = gram ? gram[i * T + i + lag] : dot(V + i * d, V + (i + lag) * d, d);
-        acc += safe_cos(g, norms[i], norms[i + lag]);
-      }
-      out[lag - 1] = acc;
-    }
-  }
-
-  int64_t blocks() const { return V_.size(0); }
   int64_t tasks_of(int64_t b) const { return static_cast<int64_t>(by_block_[b].size()); }
 
   // The block's Gram matrix into `gram` (T x T) where an ordering of the block needs it, its
@@ -424,6 +408,7 @@ class Runner {
   // In a worker: BLAS only, no threaded LibTorch op.
   void prepare(int64_t b, double* gram, double* Vt, double* sq, double* norms, CoreStats& st) const {
     const auto t0 = Clock::now();
+    c10::InferenceMode inference;  // thread-local: the caller's does not reach a worker
     const int64_t T = V_.size(1), d = V_.size(2);
     const bool with_gram = needs_gram(b);
     if (with_gram) {
@@ -440,7 +425,10 @@ class Runner {
     if (geometry_) {
       std::copy(norms, norms + T, geometry_->norms.data_ptr<double>() + b * T);
       if (decay_k_ > 0)
-        decay_sums(with_gram ? gram : nullptr, vb, T, d, norms, geometry_->decay_sums.data_ptr<double>() + b * decay_k_);
+        geometry_->decay_sums[b].copy_(
+            decay_sums(with_gram ? gram_lag_dots(torch::from_blob(gram, {1, T, T}, torch::kFloat64))
+                                 : value_lag_dots(V_.narrow(0, b, 1)),
+                       torch::from_blob(norms, {1, T}, torch::kFloat64), decay_k_)[0]);
     }
     st.gram_s += seconds_since(t0);
   }
@@ -540,19 +528,29 @@ std::vector<CoreOut> core_cpu(const torch::Tensor& V, const std::vector<CoreGrou
   return outs;
 }
 
-torch::Tensor decay_sums_from_gram(const torch::Tensor& gram, const torch::Tensor& norms, int64_t decay_k) {
-  const int64_t k = gram.size(0), T = gram.size(1);
-  auto out = torch::zeros({k, decay_k}, gram.options());
-  // SPEC §4 (Assumption 2): cos(v_i, v_j) = (V V^T)_ij / (||v_i|| ||v_j||), 0 with a zero vector.
+torch::Tensor decay_sums(const LagDots& dots, const torch::Tensor& norms, int64_t decay_k) {
+  using torch::indexing::Slice;
+  const int64_t k = norms.size(0), T = norms.size(1);
+  auto out = torch::zeros({k, decay_k}, norms.options());
   auto inv = torch::where(norms > 0, 1.0 / norms.clamp_min(1e-300), torch::zeros_like(norms));  // [k, T]
   for (int64_t lag = 1; lag <= decay_k && lag <= T - 2; ++lag) {
-    using torch::indexing::Slice;
-    // pairs (i, i + lag) with 0 < i, i + lag < T
-    auto diag = gram.diagonal(lag, 1, 2).index({Slice(), Slice(1)});  // [k, T - lag - 1]
-    auto scale = inv.index({Slice(), Slice(1, T - lag)}) * inv.index({Slice(), Slice(1 + lag, T)});
-    out.select(1, lag - 1).copy_((diag * scale).sum(-1));
+    // SPEC §4: cos(v_i, v_{i+lag}) = <v_i, v_{i+lag}> / (||v_i|| ||v_{i+lag}||), pairs 0 < i, i + lag < T
+    auto scale = inv.index({Slice(), Slice(1, T - lag)}) * inv.index({Slice(), Slice(1 + lag, T)});  // [k, T-lag-1]
+    out.select(1, lag - 1).copy_((dots(lag) * scale).sum(-1));
   }
   return out;
+}
+
+LagDots value_lag_dots(const torch::Tensor& V) {
+  return [V](int64_t lag) {
+    using torch::indexing::Slice;
+    const int64_t T = V.size(1);
+    return (V.index({Slice(), Slice(1, T - lag)}) * V.index({Slice(), Slice(1 + lag, T)})).sum(-1);
+  };
+}
+
+LagDots gram_lag_dots(const torch::Tensor& gram) {
+  return [gram](int64_t lag) { return gram.diagonal(lag, 1, 2).narrow(1, 1, gram.size(1) - lag - 1); };
 }
 
 }  // namespace geoattn::metrics::detail

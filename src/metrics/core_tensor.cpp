@@ -192,7 +192,7 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
       auto norms = Vc.norm(2, -1);
       geometry->norms.narrow(0, b0, Vc.size(0)).copy_(norms);
       if (decay_k > 0)
-        geometry->decay_sums.narrow(0, b0, Vc.size(0)).copy_(decay_sums_from_gram(torch::bmm(Vc, Vc.transpose(1, 2)), norms, decay_k));
+        geometry->decay_sums.narrow(0, b0, Vc.size(0)).copy_(decay_sums(value_lag_dots(Vc), norms, decay_k));
     }
   }
   if (stats) stats->merge(total);

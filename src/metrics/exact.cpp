@@ -64,10 +64,6 @@ double cosine_num_factor(int64_t N, int64_t d) { return rounding_gamma(2 * N + d
 // (tensor: gamma_{2N+d+3} S_N^2): gamma_{3N+d+8} S_N^2 covers both.
 double cosine_norm_factor(int64_t N, int64_t d) { return rounding_gamma(3 * N + d + 8); }
 
-void euclid_bands(const double* a, int64_t n, double S, double factor, double* err) {
-  for (int64_t k = 0; k < n; ++k) err[k] = factor * a[k] * (a[k] + 2 * S);
-}
-
 // ---- WideSum ----------------------------------------------------------------------------
 
 void WideSum::add_scaled(double x, int shift) {

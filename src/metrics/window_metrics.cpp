@@ -74,7 +74,7 @@ std::pair<torch::Tensor, torch::Tensor> value_statistics(const torch::Tensor& va
   const int64_t L = values.size(0), KV = values.size(1), T = values.size(2), d = values.size(3);
   auto V = values.to(torch::kFloat64).reshape({L * KV, T, d});
   auto norms = V.norm(2, -1);
-  auto decay = detail::decay_sums_from_gram(torch::bmm(V, V.transpose(1, 2)), norms, decay_k);
+  auto decay = detail::decay_sums(detail::value_lag_dots(V), norms, decay_k);
   return {norms.cpu().view({L, KV, T}), decay.cpu().view({L, KV, decay_k})};
 }
 

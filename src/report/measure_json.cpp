@@ -1,7 +1,7 @@
 #include "geoattn/report/measure_json.h"
 
 #include <cmath>
-#include <functional>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,89 +14,143 @@ namespace geoattn::report {
 using metrics::GroupStats;
 using nlohmann::ordered_json;
 
+bool is_measure_schema(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("schema") && (doc["schema"] == kMeasureSchema || doc["schema"] == kMeasureSchemaInline);
+}
+
 namespace {
 // NaN (and, defensively, inf) print as null.
 ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
 
-ordered_json over_grid(const GroupStats& s, const std::function<double(int64_t)>& value) {
-  ordered_json out = ordered_json::array();
-  for (int64_t g = 0; g < s.grid_size(); ++g) out.push_back(number(value(g)));
-  return out;
+ordered_json interval(double lo, double hi) {
+  return std::isfinite(lo) && std::isfinite(hi) ? ordered_json::array({lo, hi}) : ordered_json(nullptr);
 }
 
-// "samples", then mean and std of every curve (over the grid) and every scalar.
-void put_moments(ordered_json& out, const GroupStats& s) {
+bool has_control(const GroupStats& s) {
+  return s.grid_size() > 0 && s.curve(metrics::kFirstOptionalCurve, 0).count() > 0;
+}
+
+// One group (global, a layer or a head; SPEC §2-3) in the order the JSON lists it: "samples",
+// every curve's mean and std, every scalar's, the control's differences, the intervals, and
+// with_corr corr(R(r_min, N), rho0). Numbers go into `out`; each per-N array goes to
+// array(key, width, value): width 1 (a number per N) or 2 (an interval [lo, hi] per N), value(g, j).
+template <typename Array>
+void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupIntervals* ci, bool with_corr, Array&& array) {
+  using metrics::kCurveNames;
+  using metrics::kScalarNames;
+  const bool controlled = has_control(s);
+  const auto present = [&](int m) { return m < metrics::kFirstOptionalCurve || controlled; };
   out["samples"] = s.samples();
   for (int m = 0; m < metrics::kCurveMetrics; ++m) {
-    // An optional curve (the random control) appears when the run measured it.
-    if (m >= metrics::kFirstOptionalCurve && (s.grid_size() == 0 || s.curve(m, 0).count() == 0)) continue;
-    const std::string name(metrics::kCurveNames[m]);
-    out[name] = over_grid(s, [&](int64_t g) { return s.curve(m, g).mean(); });
-    out[name + "_std"] = over_grid(s, [&](int64_t g) { return s.curve(m, g).std(); });
+    if (!present(m)) continue;  // an optional curve (the random control) when the run measured it
+    const std::string name(kCurveNames[m]);
+    array(name, 1, [&](int64_t g, int) { return s.curve(m, g).mean(); });
+    array(name + "_std", 1, [&](int64_t g, int) { return s.curve(m, g).std(); });
   }
   for (int k = 0; k < metrics::kScalarMetrics; ++k) {
-    const std::string name(metrics::kScalarNames[k]);
-    out[name] = number(s.scalar(k).mean());
-    out[name + "_std"] = number(s.scalar(k).std());
+    out[std::string(kScalarNames[k])] = number(s.scalar(k).mean());
+    out[std::string(kScalarNames[k]) + "_std"] = number(s.scalar(k).std());
   }
-}
-
-ordered_json interval(const metrics::Interval& i) {
-  return std::isfinite(i[0]) && std::isfinite(i[1]) ? ordered_json::array({i[0], i[1]}) : ordered_json(nullptr);
-}
-
-ordered_json intervals(const std::vector<metrics::Interval>& xs) {
-  ordered_json out = ordered_json::array();
-  for (const auto& i : xs) out.push_back(interval(i));
-  return out;
-}
-
-// SPEC §2b: the control beside each controlled curve (X_random comes with the moments) and the
-// difference of the means; with a bootstrap, the intervals of every mean.
-void put_controls_and_intervals(ordered_json& out, const GroupStats& s, const metrics::GroupIntervals* ci) {
-  const bool controlled = s.grid_size() > 0 && s.curve(metrics::kFirstOptionalCurve, 0).count() > 0;
+  // SPEC §2b: the difference of the means, top-N minus random.
   for (int k = 0; controlled && k < metrics::kControlled; ++k)
-    out[std::string(metrics::kCurveNames[metrics::kP_rmax + k]) + "_diff"] = over_grid(s, [&](int64_t g) {
+    array(std::string(kCurveNames[metrics::kP_rmax + k]) + "_diff", 1, [&](int64_t g, int) {
       return s.curve(metrics::kP_rmax + k, g).mean() - s.curve(metrics::kFirstOptionalCurve + k, g).mean();
     });
-  if (!ci) return;
-  for (int m = 0; m < metrics::kCurveMetrics; ++m)
-    if (out.contains(std::string(metrics::kCurveNames[m])))
-      out[std::string(metrics::kCurveNames[m]) + "_ci"] = intervals(ci->curve[m]);
-  for (int k = 0; controlled && k < metrics::kControlled; ++k)
-    out[std::string(metrics::kCurveNames[metrics::kP_rmax + k]) + "_diff_ci"] = intervals(ci->diff[k]);
-  for (int k = 0; k < metrics::kScalarMetrics; ++k)
-    out[std::string(metrics::kScalarNames[k]) + "_ci"] = interval(ci->scalar[k]);
+  if (ci) {
+    for (int m = 0; m < metrics::kCurveMetrics; ++m)
+      if (present(m)) array(std::string(kCurveNames[m]) + "_ci", 2, [&](int64_t g, int j) { return ci->curve[m][g][j]; });
+    for (int k = 0; controlled && k < metrics::kControlled; ++k)
+      array(std::string(kCurveNames[metrics::kP_rmax + k]) + "_diff_ci", 2,
+            [&](int64_t g, int j) { return ci->diff[k][g][j]; });
+    for (int k = 0; k < metrics::kScalarMetrics; ++k)
+      out[std::string(kScalarNames[k]) + "_ci"] = interval(ci->scalar[k][0], ci->scalar[k][1]);
+  }
+  if (!with_corr) return;
+  // SPEC §3: corr(R(r_min, N), rho0) per N.
+  array("sink_recall_corr", 1, [&](int64_t g, int) { return s.sink_recall_corr(g); });
+  if (ci) array("sink_recall_corr_ci", 2, [&](int64_t g, int j) { return ci->corr[g][j]; });
 }
 
-// A global or per-layer object: the moments and SPEC §3's corr(R(r_min, N), rho0) per N.
-ordered_json group_json(ordered_json out, const GroupStats& s, const metrics::GroupIntervals* ci) {
-  put_moments(out, s);
-  put_controls_and_intervals(out, s, ci);
-  out["sink_recall_corr"] = over_grid(s, [&](int64_t g) { return s.sink_recall_corr(g); });
-  if (ci) out["sink_recall_corr_ci"] = intervals(ci->corr);
-  return out;
+// A group with every array inline, as JSON arrays over n_grid.
+void put_group_inline(ordered_json& out, const GroupStats& s, const metrics::GroupIntervals* ci, bool with_corr) {
+  put_group(out, s, ci, with_corr, [&](const std::string& key, int width, const auto& value) {
+    ordered_json a = ordered_json::array();
+    for (int64_t g = 0; g < s.grid_size(); ++g)
+      a.push_back(width == 1 ? number(value(g, 0)) : interval(value(g, 0), value(g, 1)));
+    out[key] = std::move(a);
+  });
 }
 
-ordered_json head_json(int64_t layer, int64_t head, const GroupStats& s, const metrics::GroupIntervals* ci) {
-  ordered_json out = {{"layer", layer}, {"head", head}};
-  put_moments(out, s);
-  put_controls_and_intervals(out, s, ci);
-  return out;
+// The arrays of one kind of group ("layers" [L, ...] or "heads" [L, H, ...]) as they are filled
+// entry by entry; an array an entry lacks stays NaN there.
+class ArrayTable {
+ public:
+  ArrayTable(MeasureArrays& out, std::string group, std::vector<int64_t> outer) : out_(out), group_(std::move(group)), outer_(std::move(outer)) {
+    for (int64_t n : outer_) entries_ *= n;
+  }
+  // The values of entry `e` of array `key`, whose entry shape is `inner`.
+  double* slot(const std::string& key, const std::vector<int64_t>& inner, int64_t e) {
+    auto [it, fresh] = index_.try_emplace(key, out_.size());
+    int64_t per = 1;
+    for (int64_t n : inner) per *= n;
+    if (fresh) {
+      std::vector<int64_t> shape = outer_;
+      shape.insert(shape.end(), inner.begin(), inner.end());
+      out_.push_back({group_ + "." + key, std::move(shape), std::vector<double>(static_cast<size_t>(entries_ * per), NAN)});
+    }
+    NamedArray& a = out_[it->second];
+    if (static_cast<int64_t>(a.values.size()) != entries_ * per) fail("internal: {} changes its shape between entries", a.name);
+    return a.values.data() + e * per;
+  }
+
+ private:
+  MeasureArrays& out_;
+  std::string group_;
+  std::vector<int64_t> outer_;
+  int64_t entries_ = 1;
+  std::map<std::string, size_t> index_;
+};
+
+// A group with its numbers in `out` and its arrays in entry e of `table`.
+void put_group_split(ordered_json& out, ArrayTable& table, int64_t e, const GroupStats& s,
+                     const metrics::GroupIntervals* ci, bool with_corr) {
+  const int64_t G = s.grid_size();
+  put_group(out, s, ci, with_corr, [&](const std::string& key, int width, const auto& value) {
+    double* dst = table.slot(key, width == 1 ? std::vector<int64_t>{G} : std::vector<int64_t>{G, 2}, e);
+    for (int64_t g = 0; g < G; ++g)
+      for (int j = 0; j < width; ++j) dst[g * width + j] = value(g, j);
+  });
+}
+
+// The per-head fit arrays (mean_norm, c, mean_row: one level below "fits") move to the table.
+void split_fit_arrays(ArrayTable& table, int64_t e, ordered_json& fits) {
+  for (auto& [part, body] : fits.items()) {
+    if (!body.is_object()) continue;
+    for (auto it = body.begin(); it != body.end();) {
+      if (!it->is_array()) {
+        ++it;
+        continue;
+      }
+      double* out = table.slot("fits." + part + "." + it.key(), {static_cast<int64_t>(it->size())}, e);
+      for (const auto& x : *it) *out++ = x.is_number() ? x.get<double>() : NAN;
+      it = body.erase(it);
+    }
+  }
 }
 
 void check_run_info(const ordered_json& run_info) {
   if (!run_info.is_object()) fail("internal: run_info is not a JSON object");
-  for (const char* key : {"schema", "bootstrap", "n_grid", "global", "layers", "heads"})
+  for (const char* key : {"schema", "bootstrap", "n_grid", "arrays", "global", "layers", "heads"})
     if (run_info.contains(key)) fail("internal: run_info uses the reserved key '{}'", key);
 }
 }  // namespace
 
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
                           const metrics::AssumptionStats* assumptions, const metrics::BootstrapResult* boot,
-                          const std::vector<ordered_json>* precomputed_fits) {
+                          const std::vector<ordered_json>* precomputed_fits, MeasureArrays* arrays,
+                          const std::string& arrays_file) {
   check_run_info(run_info);
-  ordered_json out = {{"schema", kMeasureSchema}};
+  ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
   if (boot)
     out["bootstrap"] = {{"replicates", boot->replicates}, {"seed", boot->seed}, {"level", metrics::boot_level_name(boot->level)},
@@ -104,22 +158,48 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
                                                                : "document"},
                         {"units", boot->units}, {"percentiles", {2.5, 97.5}}};
   out["n_grid"] = agg.n_grid();
-  out["global"] = group_json(ordered_json::object(), agg.global_stats(), boot ? &boot->global : nullptr);
   const bool with_fits = assumptions && !assumptions->empty();
   if (with_fits && (assumptions->layers() != agg.layers() || assumptions->heads() != agg.heads()))
     fail("internal: assumption stats {}x{} for metrics {}x{}", assumptions->layers(), assumptions->heads(), agg.layers(),
          agg.heads());
   std::vector<ordered_json> fits =
       !with_fits ? std::vector<ordered_json>{} : precomputed_fits ? *precomputed_fits : fits_json(*assumptions);
+
+  ordered_json global = ordered_json::object();
+  put_group_inline(global, agg.global_stats(), boot ? &boot->global : nullptr, true);
+
+  const int64_t L = agg.layers(), H = agg.heads();
+  MeasureArrays layer_arrays, head_arrays;
+  ArrayTable layer_table(layer_arrays, "layers", {L}), head_table(head_arrays, "heads", {L, H});
   ordered_json layers = ordered_json::array(), heads = ordered_json::array();
-  for (int64_t l = 0; l < agg.layers(); ++l) {
-    layers.push_back(group_json({{"layer", l}}, agg.layer_stats(l), boot && !boot->layers.empty() ? &boot->layers[l] : nullptr));
-    for (int64_t h = 0; h < agg.heads(); ++h) {
-      const size_t i = static_cast<size_t>(l * agg.heads() + h);
-      heads.push_back(head_json(l, h, agg.head_stats(l, h), boot && !boot->heads.empty() ? &boot->heads[i] : nullptr));
-      if (with_fits) heads.back()["fits"] = std::move(fits[l * agg.heads() + h]);
+  for (int64_t l = 0; l < L; ++l) {
+    const auto* ci = boot && !boot->layers.empty() ? &boot->layers[l] : nullptr;
+    ordered_json layer = {{"layer", l}};
+    if (arrays) put_group_split(layer, layer_table, l, agg.layer_stats(l), ci, true);
+    else put_group_inline(layer, agg.layer_stats(l), ci, true);
+    layers.push_back(std::move(layer));
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t i = l * H + h;
+      const auto* hci = boot && !boot->heads.empty() ? &boot->heads[i] : nullptr;
+      ordered_json head = {{"layer", l}, {"head", h}};
+      if (arrays) put_group_split(head, head_table, i, agg.head_stats(l, h), hci, false);
+      else put_group_inline(head, agg.head_stats(l, h), hci, false);
+      if (with_fits) {
+        if (arrays) split_fit_arrays(head_table, i, fits[i]);
+        head["fits"] = std::move(fits[i]);
+      }
+      heads.push_back(std::move(head));
     }
   }
+  if (arrays) {
+    arrays->clear();
+    for (auto* part : {&layer_arrays, &head_arrays})
+      for (auto& a : *part) arrays->push_back(std::move(a));
+    ordered_json shapes = ordered_json::object();
+    for (const auto& a : *arrays) shapes[a.name] = a.shape;
+    out["arrays"] = {{"file", arrays_file}, {"dtype", "F64"}, {"tensors", std::move(shapes)}};
+  }
+  out["global"] = std::move(global);
   out["layers"] = std::move(layers);
   out["heads"] = std::move(heads);
   return out;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli.h"
+#include "geoattn/report/measure_json.h"
 #include "forward_loop.h"
 #include "geoattn/analysis/window_bounds.h"
 #include "geoattn/metrics/grid.h"
@@ -122,7 +123,7 @@ nlohmann::json params_of_head(const nlohmann::json& measure, const BoundsOptions
 
 nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::BoundsOptions& options) {
   const nlohmann::json j = read_json(o.params);
-  const bool is_measure = j.is_object() && j.value("schema", "") == "geoattn.measure/1";
+  const bool is_measure = report::is_measure_schema(j);  // the fits it reads are in the JSON itself
   nlohmann::json raw;
   try {
     raw = is_measure ? params_of_head(j, o) : j;

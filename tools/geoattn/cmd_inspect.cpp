@@ -1,4 +1,6 @@
 // geoattn inspect: what a checkpoint is, what it costs, and whether every byte of it is sound.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -6,6 +8,7 @@
 #include "cli.h"
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/model/config.h"
+#include "geoattn/util/parallel.h"
 
 namespace geoattn::cli {
 
@@ -20,19 +23,20 @@ struct InspectOptions {
 // Bytes a measure-style forward needs beyond the weights, per window of T tokens: the
 // residual stream and MLP activations of one layer, the float32 score matrix of one layer's
 // attention (eager path), and the captured values of every layer (run dtype) and last-query
-// pattern rows (float32).
+// pattern rows (float32), twice: one window's metrics run beside the next window's forward.
 int64_t activation_bytes(const model::ModelConfig& c, int64_t T, int64_t bytes_per_elem) {
   const int64_t stream = T * (4 * c.hidden + 3 * c.ffn + (c.n_heads + 2 * c.n_kv_heads) * c.head_dim) * bytes_per_elem;
   const int64_t scores = c.n_heads * T * T * (4 + bytes_per_elem);
   const int64_t captured = c.n_layers * (c.n_kv_heads * T * c.head_dim * bytes_per_elem + c.n_heads * T * 4);
-  return stream + scores + captured;
+  return stream + scores + 2 * captured;
 }
 
-// The metric core's working memory for one query of one window (metrics/selection.h): float64
-// alpha-weighted values y, the values and their sorted copy for every (layer, head) sample,
-// plus the distance buffer of one chunk (--metrics-memory, 256 MiB by default).
+// The metric core's working memory for one query of one window: the values and alpha in
+// float64, and one T x T float64 Gram matrix per worker thread on CPU (metrics/core_cpu.cpp),
+// or the chunk bound of the tensor path on CUDA (--metrics-memory, 256 MiB by default).
 int64_t metrics_bytes(const model::ModelConfig& c, int64_t T, int64_t chunk_bytes = int64_t(256) << 20) {
-  return 3 * c.n_layers * c.n_heads * T * c.head_dim * 8 + chunk_bytes;
+  const int64_t workers = std::max<int64_t>(2, hardware_threads());
+  return c.n_layers * (c.n_kv_heads * c.head_dim + c.n_heads) * T * 8 + std::max(chunk_bytes, workers * T * T * 8);
 }
 
 std::string gib(int64_t bytes) { return fmt::format("{:.3f} GiB", static_cast<double>(bytes) / (1ull << 30)); }

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "geoattn/analysis/taxonomy.h"
+#include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 
@@ -29,17 +30,17 @@ void run_taxonomy(const TaxonomyOptions& o) {
       throw Error(what.rfind(o.config, 0) == 0 ? what : o.config + ": " + what);
     }
   }
-  nlohmann::ordered_json report;
+  nlohmann::ordered_json result;
   try {
-    report = analysis::taxonomy_report(read_json(o.from), config);
+    result = analysis::taxonomy_report(nlohmann::json(report::read_measure(o.from)), config);
   } catch (const Error& e) {
     const std::string what = e.what();
     throw Error(what.rfind(o.from, 0) == 0 ? what : o.from + ": " + what);
   }
-  report["from"] = o.from;
-  write_file_atomic(o.out, [&](std::ostream& stream) { stream << report.dump(1) << "\n"; });
+  result["from"] = o.from;
+  write_file_atomic(o.out, [&](std::ostream& stream) { stream << result.dump(1) << "\n"; });
   if (!o.quiet) {
-    const auto& t = report["totals"];
+    const auto& t = result["totals"];
     fmt::print(stderr, "wrote {}: {} Retriever, {} Mixer, {} Reset\n", o.out, t.value("Retriever", 0), t.value("Mixer", 0),
                t.value("Reset", 0));
   }

@@ -30,7 +30,7 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
       ->check(CLI::IsMember({"document", "window"}))
       ->capture_default_str();
   cmd.add_option("--metrics-memory", f.metrics_memory_mb,
-                 "MiB of working memory for the metric core's distance tensors (it chunks over heads to stay under it)")
+                 "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T Gram matrix per thread)")
       ->capture_default_str();
   if (with_seed) cmd.add_option("--seed", f.seed, "seed of the controls and the bootstrap")->capture_default_str();
 }

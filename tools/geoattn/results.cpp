@@ -1,7 +1,8 @@
-// What measure, metrics and merge share: the result JSON and its state sidecar.
+// What measure, metrics and merge share: the result JSON, its arrays file and its state sidecar.
 #include "cli.h"
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 
 #include "geoattn/metrics/bootstrap.h"
@@ -12,11 +13,7 @@
 
 namespace geoattn::cli {
 
-std::string state_path(const std::string& json_path) {
-  const std::string ext = ".json";
-  const bool has_ext = json_path.size() > ext.size() && json_path.compare(json_path.size() - ext.size(), ext.size(), ext) == 0;
-  return (has_ext ? json_path.substr(0, json_path.size() - ext.size()) : json_path) + ".state.safetensors";
-}
+std::string state_path(const std::string& json_path) { return report::sibling_path(json_path, ".state.safetensors"); }
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -39,8 +36,13 @@ Finalized finalize(const metrics::RunState& state, StageTimes* times) {
 
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, StageTimes* times) {
   const auto t = Clock::now();
+  // Three files, each whole or not at all; the JSON, which names the arrays file, comes last.
+  report::MeasureArrays arrays;
+  const std::string arrays_file = report::arrays_path(out);
   const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions,
-                                         done.bootstrap ? &*done.bootstrap : nullptr, &done.fits);
+                                         done.bootstrap ? &*done.bootstrap : nullptr, &done.fits, &arrays,
+                                         std::filesystem::path(arrays_file).filename().string());
+  report::write_measure_arrays(arrays_file, arrays);
   metrics::save_run_state(state_path(out), state);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
   if (times) times->write += seconds_since(t);

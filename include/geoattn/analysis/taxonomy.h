@@ -54,14 +54,15 @@ struct HeadLabel {
 // geoattn::Error if the curves do not have the length of n_grid.
 HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg);
 
-// The `geoattn taxonomy` result from a measure JSON (schema "geoattn.measure/1"):
+// The `geoattn taxonomy` result from a measure result with its arrays inline
+// (report::read_measure, which also checks the schema):
 //   {"schema": "geoattn.taxonomy/1", "model": <copied, null if absent>, "config": {...},
 //    "heads": [{"layer", "head", "label", "rule", "features": {"samples", "c_sink", "c_last",
 //               "c_rest", "mean_cos_vL", "median_cos_vL_small_n", "slope_cos_v0",
 //               "slope_cos_vL"}}],
 //    "layers": [{"layer", "Retriever", "Mixer", "Reset"}],   // counts, layers ascending
 //    "totals": {"heads", "Retriever", "Mixer", "Reset"}}
-// NaN features print as null. geoattn::Error (one line) on a wrong or missing schema, a
+// NaN features print as null. geoattn::Error (one line) on a
 // missing or mistyped field (named with its head index), curves whose length differs from
 // n_grid, or a head whose c_sink/c_last/c_rest is null (it has no samples).
 nlohmann::ordered_json taxonomy_report(const nlohmann::json& measure, const TaxonomyConfig& cfg);

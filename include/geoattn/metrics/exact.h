@@ -90,8 +90,4 @@ struct BallCounts {
 BallCounts resolve_counts(const ExactSample& sample, const PendingCounts& p, Distance distance,
                           int64_t* resolved_exactly = nullptr);
 
-// The bands of the Euclidean evaluation, per token: err_k = euclid_band_factor(N, d) *
-// (a_k^2 + 2 a_k S) into err[0..n).
-void euclid_bands(const double* a, int64_t n, double S, double factor, double* err);
-
 }  // namespace geoattn::metrics

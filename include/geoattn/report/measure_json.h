@@ -1,7 +1,11 @@
 #pragma once
-// The result JSON of `geoattn measure` / `geoattn metrics` (issue 3, SPEC §2-3). Pure C++.
+// The result of `geoattn measure` / `geoattn metrics` (issue 3, issue 14, SPEC §2-3): a JSON
+// of settings, the global curves and every scalar, and beside it an arrays file
+// (X.curves.safetensors) with every per-layer and per-head array. Pure C++.
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "geoattn/metrics/aggregate.h"
@@ -10,24 +14,56 @@
 
 namespace geoattn::report {
 
-constexpr const char* kMeasureSchema = "geoattn.measure/1";
+// The one place that names the result format: bumped when a reader of the old one would misread.
+constexpr const char* kMeasureSchema = "geoattn.measure/2";
+// Results geoattn still reads: /1 held every array inline in its JSON.
+constexpr const char* kMeasureSchemaInline = "geoattn.measure/1";
+bool is_measure_schema(const nlohmann::json& doc);
 
-// {"schema": "geoattn.measure/1", <the keys of run_info in order: "model", "data",
-//  "settings", "timing", ...>, "n_grid": [...], "global": {...}, "layers": [...], "heads": [...]}.
+// One float64 array of the arrays file, named "<group>.<key>" with group "layers" ([L, ...])
+// or "heads" ([L, H, ...]); a key with dots is a path into the entry ("fits.decay.c").
+// Entry shapes: [G] over n_grid, [G, 2] for an interval per N ([lo, hi]), [T] or [K] for the fits.
+// NaN stands where the JSON writes null.
+struct NamedArray {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+};
+using MeasureArrays = std::vector<NamedArray>;
+
+// {"schema", <the keys of run_info in order: "model", "data", "settings", "timing", ...>,
+//  "bootstrap"?, "n_grid", "arrays"?, "global", "layers", "heads"}.
 // global, each layer ({"layer"}) and each head ({"layer", "head"}) hold "samples", and for
 // each curve X of kCurveNames the arrays over n_grid "X" (means) and "X_std" (population
 // std), for each scalar Y the numbers "Y" and "Y_std"; global and layers also hold
 // "sink_recall_corr" over n_grid (SPEC §3). Undefined numbers (no samples, no spread) are null.
-// geoattn::Error if run_info is not an object or uses one of the keys above.
 // With assumption stats (non-empty), every head also holds "fits" (fits_json.h).
 // With the random-selection control, each group holds X_random and X_diff (top-N minus random)
 // for X in P_rmax, R_rmin, F_rmax, F_rmin. With a bootstrap, each group at or above its level
 // holds X_ci ([lo, hi] per N, every curve), X_diff_ci, Y_ci (scalars), sink_recall_corr_ci,
 // and the top level "bootstrap" (replicates, seed, level, units, percentiles).
 // `fits`, when given, are fits_json(*assumptions) computed already.
+// With `arrays` (the layout geoattn writes), every array of a layer or a head goes there
+// instead (NamedArray) and the JSON's "arrays" names `arrays_file` and each array's shape;
+// without, everything is inline (the layout read_measure returns).
+// geoattn::Error if run_info is not an object or uses one of the keys above.
 nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
                                     const metrics::AssumptionStats* assumptions = nullptr,
                                     const metrics::BootstrapResult* bootstrap = nullptr,
-                                    const std::vector<nlohmann::ordered_json>* fits = nullptr);
+                                    const std::vector<nlohmann::ordered_json>* fits = nullptr,
+                                    MeasureArrays* arrays = nullptr, const std::string& arrays_file = "");
+
+// The files beside a result X.json: X<suffix> (X.json without ".json" + suffix).
+std::string sibling_path(const std::string& json_path, const std::string& suffix);
+// X.curves.safetensors beside X.json.
+std::string arrays_path(const std::string& json_path);
+// Writes `arrays` (float64, atomically) as a safetensors file numpy and PyTorch read directly.
+void write_measure_arrays(const std::string& path, const MeasureArrays& arrays);
+
+// A measure result as one inline JSON (every array back in its layer and head), from a file of
+// either schema; the arrays file is found beside the JSON. geoattn::Error naming the file.
+nlohmann::ordered_json read_measure(const std::string& json_path);
+// The same for a document already parsed from `json_path`.
+void inline_measure_arrays(nlohmann::ordered_json& doc, const std::string& json_path);
 
 }  // namespace geoattn::report

@@ -424,11 +424,11 @@ class Runner {
     }
     if (geometry_) {
       std::copy(norms, norms + T, geometry_->norms.data_ptr<double>() + b * T);
-      if (decay_k_ > 0)
-        geometry_->decay_sums[b].copy_(
-            decay_sums(with_gram ? gram_lag_dots(torch::from_blob(gram, {1, T, T}, torch::kFloat64))
-                                 : value_lag_dots(V_.narrow(0, b, 1)),
-                       torch::from_blob(norms, {1, T}, torch::kFloat64), decay_k_)[0]);
+      // SPEC §4 from the Gram matrix's diagonals while it is in cache; blocks without one are
+      // done together afterwards (value_decay_sums: per-lag ops on one block cost more than the lags).
+      if (decay_k_ > 0 && with_gram)
+        geometry_->decay_sums[b].copy_(decay_sums(gram_lag_dots(torch::from_blob(gram, {1, T, T}, torch::kFloat64)),
+                                                  torch::from_blob(norms, {1, T}, torch::kFloat64), decay_k_)[0]);
     }
     st.gram_s += seconds_since(t0);
   }
@@ -517,6 +517,18 @@ std::vector<CoreOut> core_cpu(const torch::Tensor& V, const std::vector<CoreGrou
         for (int64_t t = t0; t < t1; ++t) runner.run(b, t, gram, Vt.data(), sq.data(), norms.data(), sc, per_task[t]);
       });
       for (const auto& st : per_task) total.merge(st);
+    }
+  }
+  if (geometry && decay_k > 0) {
+    std::vector<int64_t> rest;
+    for (int64_t b = 0; b < K; ++b)
+      if (!runner.needs_gram(b)) rest.push_back(b);
+    if (!rest.empty()) {
+      const auto t0 = Clock::now();
+      auto idx = torch::tensor(rest, torch::kInt64);
+      geometry->decay_sums.index_copy_(
+          0, idx, decay_sums(value_lag_dots(V.index_select(0, idx)), geometry->norms.index_select(0, idx), decay_k));
+      total.gram_s += seconds_since(t0);
     }
   }
   // Wall time, split between the stages in proportion to their CPU time.

@@ -24,7 +24,10 @@ per model, named by --labels or by model.path. The i-th --taxonomy goes with the
 or model path). A --bounds file is drawn beside every measure with the same N grid (and, for
 a model/capture source, the same model path).
 
-Bad input (missing file, invalid JSON, another schema, a missing key) gives one line
+Every input is checked before anything is drawn: its structure against the JSON Schemas in
+docs/schema (scripts/geoattn_schema.py), then what a schema cannot say (curve lengths equal to
+the N grid, layer and head indices inside the model, a taxonomy of the same run). Bad input
+(missing file, invalid JSON, another schema, a missing, mistyped or unknown key) gives one line
 `plot_figures: error: <file>: <problem>` on stderr, exit code 2, and writes nothing: the
 figures are drawn into a temporary folder beside DIR and moved into DIR at the end.
 
@@ -40,16 +43,19 @@ import shutil
 import sys
 import tempfile
 
-from geoattn_results import MEASURE_SCHEMAS, inline_arrays  # beside this script
+import geoattn_schema  # beside this script
+from geoattn_results import MEASURE_SCHEMAS, inline_arrays
 
 PROG = "plot_figures"
 BOUNDS_SCHEMA = "geoattn.bounds/1"
 TAXONOMY_SCHEMA = "geoattn.taxonomy/1"
-
-PR_CURVES = ("P_rmax", "R_rmin", "F_rmax", "F_rmin")
-CURVES = PR_CURVES + ("s_norm", "s_loo_sink", "s_loo_last", "cos_s_v0", "cos_s_vL")
-SCALARS = ("rho0", "c_sink", "c_last", "c_rest")
-BOUND_KEYS = ("P_lo", "P_up", "R_lo", "R_up")
+# JSON Schemas of the inputs (docs/schema, beside scripts/): the structure is checked there.
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "docs", "schema")
+MEASURE_SCHEMA_FILE = "geoattn.measure-2.schema.json"  # the file as geoattn writes it
+MEASURE_INLINE_SCHEMA_FILE = "geoattn.measure-inline.schema.json"  # arrays inline (also /1)
+BOUNDS_SCHEMA_FILE = "geoattn.bounds-1.schema.json"
+TAXONOMY_SCHEMA_FILE = "geoattn.taxonomy-1.schema.json"
+SCALAR_INTERVALS = ("rho0_ci", "c_sink_ci", "c_last_ci", "c_rest_ci")  # [lo, hi], not per N
 LABEL_ORDER = ("Retriever", "Mixer", "Reset")
 LABEL_COLORS = {"Retriever": "#1f77b4", "Mixer": "#2ca02c", "Reset": "#d62728"}
 EXTRA_LABEL_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -99,10 +105,6 @@ def is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def load_json(path, schema):
     try:
         with open(path, encoding="utf-8") as f:
@@ -130,208 +132,66 @@ def load_json(path, schema):
     return doc
 
 
-class Checker:
-    """Key and type checks that name the file and the key path of the first problem."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def err(self, where, problem):
-        raise InputError(self.path, f"{where}: {problem}" if where else problem)
-
-    def key(self, obj, key, where):
-        full = f"{where}.{key}" if where else key
-        if not isinstance(obj, dict) or key not in obj:
-            self.err("", f'missing key "{full}"')
-        return obj[key], full
-
-    def obj(self, obj, key, where):
-        v, full = self.key(obj, key, where)
-        if not isinstance(v, dict):
-            self.err(full, "expected an object")
-        return v
-
-    def lst(self, obj, key, where, nonempty=False):
-        v, full = self.key(obj, key, where)
-        if not isinstance(v, list):
-            self.err(full, "expected an array")
-        if nonempty and not v:
-            self.err(full, "is empty")
-        return v
-
-    def int_(self, obj, key, where, minimum=None):
-        v, full = self.key(obj, key, where)
-        if not is_int(v) or (minimum is not None and v < minimum):
-            bound = f" >= {minimum}" if minimum is not None else ""
-            self.err(full, f"expected an integer{bound}")
-        return v
-
-    def num_or_null(self, obj, key, where):
-        v, full = self.key(obj, key, where)
-        if v is not None and not is_number(v):
-            self.err(full, "expected a number or null")
-        return v
-
-    def curve(self, obj, key, where, n):
-        v, full = self.key(obj, key, where)
-        self.curve_value(v, full, n)
-        return v
-
-    def curve_value(self, v, full, n):
-        if not isinstance(v, list):
-            self.err(full, "expected an array")
-        if n is not None and len(v) != n:
-            self.err(full, f"has {len(v)} values, the N grid has {n}")
-        for x in v:
-            if x is not None and not is_number(x):
-                self.err(full, "expected numbers or nulls")
-
-    def pair(self, v, full):
-        if v is None:
-            return
-        if not (isinstance(v, list) and len(v) == 2
-                and all(x is None or is_number(x) for x in v)):
-            self.err(full, "expected [lo, hi] or null")
-
-    def intervals(self, obj, key, where, n):
-        """Optional X_ci-style key: null, an array of [lo, hi] (or null) over the grid, or
-        {"lo": [...], "hi": [...]}."""
-        if not isinstance(obj, dict) or key not in obj or obj[key] is None:
-            return
-        v = obj[key]
-        full = f"{where}.{key}"
-        if isinstance(v, dict):
-            self.curve(v, "lo", full, n)
-            self.curve(v, "hi", full, n)
-            return
-        if not isinstance(v, list):
-            self.err(full, "expected an array of [lo, hi] or null")
-        if len(v) != n:
-            self.err(full, f"has {len(v)} values, the N grid has {n}")
-        for x in v:
-            self.pair(x, full)
-
-    def n_grid(self, doc):
-        grid = self.lst(doc, "n_grid", "", nonempty=True)
-        for x in grid:
-            if not is_number(x) or x < 1:
-                self.err("n_grid", "expected positive numbers")
-        return grid
+def check_schema(path, doc, schema_file):
+    """The structure: docs/schema/<schema_file>, the first problem named by its JSON path."""
+    try:
+        why = geoattn_schema.problem(doc, schema_file, SCHEMA_DIR)
+    except OSError as e:
+        raise InputError(path, f"cannot read its schema {schema_file}: {e.strerror or e}")
+    if why is not None:
+        raise InputError(path, why)
 
 
-def check_group(c, g, where, n, is_head=False):
-    """One global / layers[] / heads[] object of a measure JSON."""
-    if not isinstance(g, dict):
-        c.err(where, "expected an object")
-    for name in CURVES:
-        c.curve(g, name, where, n)
-    for name in SCALARS:
-        c.num_or_null(g, name, where)
-    if not is_head:
-        c.curve(g, "sink_recall_corr", where, n)
-        c.intervals(g, "sink_recall_corr_ci", where, n)
-    # Keys of the controls/bootstrap, optional.
-    for name in PR_CURVES:
-        if g.get(name + "_random") is not None:
-            c.curve(g, name + "_random", where, n)
-        c.intervals(g, name + "_ci", where, n)
-        c.intervals(g, name + "_diff_ci", where, n)
-    if g.get("rho0_ci") is not None:
-        c.pair(g["rho0_ci"], f"{where}.rho0_ci")
-
-
-def check_fits(c, fits, where):
-    if not isinstance(fits, dict):
-        c.err(where, "expected an object")
-    for part, keys, arrays in (("norms", ("C", "lambda", "cv"), ("mean_norm",)),
-                               ("decay", ("beta", "mae"), ("c",)),
-                               ("profile", ("p_sink", "p_base", "eta", "omega", "T1", "T2",
-                                            "error"), ("mean_row",))):
-        if fits.get(part) is None:
-            continue
-        p = fits[part]
-        full = f"{where}.{part}"
-        if not isinstance(p, dict):
-            c.err(full, "expected an object")
-        if p.get("ok") is False:
-            continue
-        for k in keys:
-            if k in p:
-                c.num_or_null(p, k, full)
-        for k in arrays:
-            if p.get(k) is not None:
-                c.curve(p, k, full, None)
+def check_curve_lengths(path, groups, n):
+    """What a schema cannot say: every per-N array of (where, group) has the N grid's length
+    (the scalars' [lo, hi] intervals Y_ci excepted)."""
+    for where, g in groups:
+        for key, v in g.items():
+            if isinstance(v, list) and key not in SCALAR_INTERVALS and len(v) != n:
+                raise InputError(path, f"{where}.{key}: has {len(v)} values, the N grid has {n}")
 
 
 def validate_measure(path):
     doc = load_json(path, MEASURE_SCHEMAS)
+    if "arrays" in doc:  # the layout geoattn writes, checked before its arrays file is read
+        check_schema(path, doc, MEASURE_SCHEMA_FILE)
     try:
         inline_arrays(doc, path)  # the per-layer and per-head arrays, from X.curves.safetensors
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise InputError(path, f"its arrays file: {e}")
-    c = Checker(path)
-    model = c.obj(doc, "model", "")
-    c.int_(model, "layers", "model", 1)
-    c.int_(model, "heads", "model", 1)
-    n = len(c.n_grid(doc))
-    check_group(c, c.obj(doc, "global", ""), "global", n)
-    layers = c.lst(doc, "layers", "", nonempty=True)
-    for i, g in enumerate(layers):
-        c.int_(g, "layer", f"layers[{i}]", 0)
-        check_group(c, g, f"layers[{i}]", n)
-    heads = c.lst(doc, "heads", "", nonempty=True)
-    for i, g in enumerate(heads):
-        where = f"heads[{i}]"
-        c.int_(g, "layer", where, 0)
-        c.int_(g, "head", where, 0)
+    check_schema(path, doc, MEASURE_INLINE_SCHEMA_FILE)
+    model = doc["model"]
+    check_curve_lengths(path, [("global", doc["global"])]
+                        + [(f"layers[{i}]", g) for i, g in enumerate(doc["layers"])]
+                        + [(f"heads[{i}]", g) for i, g in enumerate(doc["heads"])], len(doc["n_grid"]))
+    for i, g in enumerate(doc["layers"]):
+        if g["layer"] >= model["layers"]:
+            raise InputError(path, f"layers[{i}]: layer {g['layer']} outside the model's "
+                                   f"{model['layers']} layers")
+    for i, g in enumerate(doc["heads"]):
         if g["layer"] >= model["layers"] or g["head"] >= model["heads"]:
-            c.err(where, f"layer {g['layer']} head {g['head']} outside the model's "
-                         f"{model['layers']} x {model['heads']}")
-        check_group(c, g, where, n, is_head=True)
-        if g.get("fits") is not None:
-            check_fits(c, g["fits"], f"{where}.fits")
-    for key in ("bootstrap", "controls"):
-        if doc.get(key) is not None and not isinstance(doc[key], dict):
-            c.err(key, "expected an object")
+            raise InputError(path, f"heads[{i}]: layer {g['layer']} head {g['head']} outside the "
+                                   f"model's {model['layers']} x {model['heads']}")
     return doc
 
 
 def validate_bounds(path):
     doc = load_json(path, BOUNDS_SCHEMA)
-    c = Checker(path)
-    source, _ = c.key(doc, "source", "")
-    if not isinstance(source, str):
-        c.err("source", "expected a string")
-    n = len(c.n_grid(doc))
-    group_key = "bounds" if source == "params" else "global"
-    g = c.obj(doc, group_key, "")
-    for k in BOUND_KEYS:
-        c.curve(g, k, group_key, n)
-    if doc.get("model") is not None and not isinstance(doc["model"], dict):
-        c.err("model", "expected an object")
+    check_schema(path, doc, BOUNDS_SCHEMA_FILE)
+    if doc["source"] == "params":
+        groups = [("bounds", doc["bounds"])]
+    else:
+        groups = ([("global", doc["global"])]
+                  + [(f"layers[{i}]", g) for i, g in enumerate(doc["layers"])]
+                  + [(f"heads[{i}]", g) for i, g in enumerate(doc["heads"])])
+    check_curve_lengths(path, groups, len(doc["n_grid"]))
     return doc
 
 
 def validate_taxonomy(path):
+    """The structure; whether its heads are those of a --measure run is pair_taxonomies'."""
     doc = load_json(path, TAXONOMY_SCHEMA)
-    c = Checker(path)
-    heads = c.lst(doc, "heads", "", nonempty=True)
-    for i, h in enumerate(heads):
-        where = f"heads[{i}]"
-        c.int_(h, "layer", where, 0)
-        c.int_(h, "head", where, 0)
-        label, full = c.key(h, "label", where)
-        if not isinstance(label, str) or not label:
-            c.err(full, "expected a label string")
-    layers = c.lst(doc, "layers", "", nonempty=True)
-    for i, g in enumerate(layers):
-        where = f"layers[{i}]"
-        c.int_(g, "layer", where, 0)
-        for k, v in g.items():
-            if k != "layer" and not (is_int(v) and v >= 0):
-                c.err(f"{where}.{k}", "expected a count")
-    if doc.get("model") is not None and not isinstance(doc["model"], dict):
-        c.err("model", "expected an object")
+    check_schema(path, doc, TAXONOMY_SCHEMA_FILE)
     return doc
 
 

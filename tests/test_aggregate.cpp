@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/report/state_file.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/report/measure_json.h"
@@ -18,6 +19,8 @@
 #include "test_util.h"
 
 using namespace geoattn::metrics;
+using geoattn::report::load_state;
+using geoattn::report::save_state;
 using geoattn::report::measure_json;
 using nlohmann::ordered_json;
 

@@ -5,12 +5,15 @@
 
 #include <cmath>
 
+#include "geoattn/report/state_file.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/window_assumptions.h"
 #include "test_util.h"
 #include "torch_test_util.h"
 
 using namespace geoattn::metrics;
+using geoattn::report::load_run_state;
+using geoattn::report::save_run_state;
 using torch::indexing::Slice;
 
 namespace {

@@ -26,12 +26,12 @@ std::string error_of(const json& config) {
 
 TEST(Config, LlamaFixture) {
   auto c = io::load_config(fixture("hf-tiny/llama"));
-  EXPECT_EQ(c.family, model::Family::Llama);
+  EXPECT_EQ(c.family, arch::Family::Llama);
   EXPECT_EQ(c.n_layers, 2);
   EXPECT_EQ(c.n_heads, 4);
   EXPECT_EQ(c.n_kv_heads, 4);
   EXPECT_EQ(c.head_dim, 16);
-  EXPECT_EQ(c.act, model::Activation::SiLU);
+  EXPECT_EQ(c.act, arch::Activation::SiLU);
   EXPECT_FALSE(c.tie_embeddings);
   EXPECT_FALSE(c.norm_plus_one);
   EXPECT_EQ(c.sliding_window, 0);
@@ -40,7 +40,7 @@ TEST(Config, LlamaFixture) {
 
 TEST(Config, MistralFixtureHasItsWindowAndGroups) {
   auto c = io::load_config(fixture("hf-tiny/mistral"));
-  EXPECT_EQ(c.family, model::Family::Mistral);
+  EXPECT_EQ(c.family, arch::Family::Mistral);
   EXPECT_EQ(c.sliding_window, 8);
   EXPECT_EQ(c.n_kv_heads, 2);
   EXPECT_EQ(c.group(), 2);
@@ -52,10 +52,10 @@ TEST(Config, MistralFixtureHasItsWindowAndGroups) {
 
 TEST(Config, GemmaFixtureTakesItsRow) {
   auto c = io::load_config(fixture("hf-tiny/gemma"));
-  EXPECT_EQ(c.family, model::Family::Gemma);
+  EXPECT_EQ(c.family, arch::Family::Gemma);
   EXPECT_EQ(c.head_dim, 32);  // independent of hidden / heads = 16
   EXPECT_EQ(c.n_kv_heads, 1);
-  EXPECT_EQ(c.act, model::Activation::GeluTanh);
+  EXPECT_EQ(c.act, arch::Activation::GeluTanh);
   EXPECT_TRUE(c.tie_embeddings);
   EXPECT_TRUE(c.norm_plus_one);
   EXPECT_TRUE(c.scale_embeddings);
@@ -65,7 +65,7 @@ TEST(Config, GemmaFixtureTakesItsRow) {
 TEST(Config, GemmaUsesTanhGeluWhateverHiddenActSays) {
   json j = {{"architectures", {"GemmaForCausalLM"}}, {"hidden_size", 8}, {"intermediate_size", 16},
             {"num_hidden_layers", 1}, {"num_attention_heads", 2}, {"vocab_size", 10}, {"hidden_act", "gelu"}};
-  EXPECT_EQ(io::parse_config(j, "c").act, model::Activation::GeluTanh);
+  EXPECT_EQ(io::parse_config(j, "c").act, arch::Activation::GeluTanh);
 }
 
 TEST(Config, MistralWithNullWindowHasNone) {

@@ -13,9 +13,9 @@
 namespace geoattn::io {
 
 namespace fs = std::filesystem;
-using model::Activation;
-using model::Family;
-using model::ModelConfig;
+using arch::Activation;
+using arch::Family;
+using arch::ModelConfig;
 using nlohmann::json;
 
 namespace {
@@ -255,7 +255,7 @@ Checkpoint Checkpoint::open(const std::string& dir) {
   return Checkpoint{dir, std::move(config), std::move(tensors), fs::exists(tok, ec) ? tok.string() : std::string()};
 }
 
-void check_tokenizer_matches(const Tokenizer& tokenizer, const model::ModelConfig& config) {
+void check_tokenizer_matches(const Tokenizer& tokenizer, const arch::ModelConfig& config) {
   if (tokenizer.vocab_size() > config.vocab)
     fail("{}: tokenizer has {} pieces but the model's vocab_size is {} (wrong tokenizer.model?)", tokenizer.path(),
          tokenizer.vocab_size(), config.vocab);

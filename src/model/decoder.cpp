@@ -26,7 +26,7 @@ torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const
 
 }  // namespace
 
-Decoder::Decoder(ModelConfig config, Weights weights, torch::Dtype dtype, torch::Device device)
+Decoder::Decoder(arch::ModelConfig config, Weights weights, torch::Dtype dtype, torch::Device device)
     : config_(std::move(config)), w_(std::move(weights)), dtype_(dtype), device_(device) {
   // RoPE: inv_freq_i = 1 / theta^(2i / d), float32 (HF rotary embedding).
   auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device_);
@@ -51,16 +51,16 @@ torch::Tensor Decoder::rms_norm(const torch::Tensor& x, const torch::Tensor& wei
 torch::Tensor Decoder::mlp(const torch::Tensor& x, const LayerWeights& lw) const {
   auto gate = project(x, lw.w_gate);
   switch (config_.act) {
-    case Activation::SiLU: gate = torch::silu(gate); break;
-    case Activation::GeluTanh: gate = torch::gelu(gate, "tanh"); break;
-    case Activation::Gelu: gate = torch::gelu(gate); break;
+    case arch::Activation::SiLU: gate = torch::silu(gate); break;
+    case arch::Activation::GeluTanh: gate = torch::gelu(gate, "tanh"); break;
+    case arch::Activation::Gelu: gate = torch::gelu(gate); break;
   }
   return project(gate * project(x, lw.w_up), lw.w_down);
 }
 
 torch::Tensor Decoder::forward(const torch::Tensor& ids_in, Capture* capture, bool want_logits) const {
   c10::InferenceMode inference;
-  const ModelConfig& c = config_;
+  const arch::ModelConfig& c = config_;
   auto ids = ids_in.to(device_, torch::kInt64);
   if (ids.dim() != 2) fail("forward: ids must be [batch, T], got {} dims", ids.dim());
   const int64_t B = ids.size(0), T = ids.size(1), H = c.n_heads, KV = c.n_kv_heads, d = c.head_dim;

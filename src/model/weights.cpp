@@ -34,7 +34,7 @@ std::string layer_name(const char* pattern, int64_t layer) { return fmt::format(
 }  // namespace
 
 Weights load_weights(const io::Checkpoint& checkpoint, torch::Dtype dtype, torch::Device device) {
-  const ModelConfig& c = checkpoint.config;
+  const arch::ModelConfig& c = checkpoint.config;
   const io::TensorNames& n = io::family_spec(c.family).names;
   auto get = [&](const std::string& name) { return load_tensor(checkpoint.tensors, name, dtype, device); };
   Weights w;

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ScratchDir& dir = scratch();
   dir.write("config.json", data, size);
   expect_ok_or_error([&] {
-    const model::ModelConfig c = io::load_config(dir.path().string());
+    const arch::ModelConfig c = io::load_config(dir.path().string());
     require(c.n_layers >= 1 && c.hidden >= 1 && c.n_heads >= 1 && c.ffn >= 1 && c.vocab >= 1,
             "required sizes are positive");
     require(c.n_kv_heads >= 1 && c.n_heads % c.n_kv_heads == 0, "heads are a multiple of KV heads");

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <optional>
 
+#include "geoattn/report/state_file.h"
 #include "fuzz_util.h"
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/run_state.h"
@@ -25,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ScratchDir& dir = scratch();
   const std::string path = dir.write("run.state.safetensors", data, size);
   expect_ok_or_error([&] {
-    const metrics::RunState state = metrics::load_run_state(path);
+    const metrics::RunState state = report::load_run_state(path);
     require(metrics::same_run(state.run_info, state.run_info, nullptr), "a run is the same run as itself");
     std::optional<metrics::BootstrapResult> boot;
     if (!state.units.empty()) {
@@ -40,8 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)text;
     // save -> load -> save writes the same bytes (the sidecar is exact).
     const std::string once = dir / "once.state.safetensors", twice = dir / "twice.state.safetensors";
-    metrics::save_run_state(once, state);
-    metrics::save_run_state(twice, metrics::load_run_state(once));
+    report::save_run_state(once, state);
+    report::save_run_state(twice, report::load_run_state(once));
     require(read_file(once) == read_file(twice), "a saved state loads and saves back to the same bytes");
     // Merging a run with itself: a bootstrap run refuses (its documents are in both).
     metrics::RunState doubled = state;

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "geoattn/io/capture_file.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
 
@@ -87,5 +87,5 @@ void write_results(const std::string& out, const metrics::RunState& state, const
 void write_results(const std::string& out, const metrics::RunState& state);  // finalize + write
 // The "model" object of the result JSON: of a checkpoint, or of a capture file.
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
-nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const std::string& path);
+nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path);
 }  // namespace geoattn::cli

@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "cli.h"
-#include "geoattn/io/capture_file.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/util/parallel.h"
@@ -44,11 +44,11 @@ double best_of(int repeats, F&& f) {
 
 // A capture shaped like a real one: one window, the last query, attention rows with a sink and
 // a long tail (logits 4 N(0,1), the sink +8: alpha spans ~1 down to ~1e-15), values N(0,1).
-io::CaptureFile synthetic_capture(const BenchOptions& o) {
+model::CaptureFile synthetic_capture(const BenchOptions& o) {
   torch::manual_seed(0);
   auto logits = torch::randn({1, o.layers, o.heads, 1, o.T}, torch::kFloat64) * 4;
   logits.narrow(-1, 0, 1).add_(8);
-  io::CaptureFile c;
+  model::CaptureFile c;
   c.alpha = torch::softmax(logits, -1).to(torch::kFloat32);
   c.values = torch::randn({1, o.layers, o.heads, o.T, o.d});
   c.tokens = torch::ones({1, o.T}, torch::kInt64);
@@ -91,7 +91,7 @@ void run_bench(const BenchOptions& o) {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("geoattn-bench-{}", getpid());
   std::filesystem::create_directories(dir);
   const std::string capture = o.write_capture.empty() ? (dir / "capture.safetensors").string() : o.write_capture;
-  io::write_capture_file(capture, synthetic_capture(o));
+  model::write_capture_file(capture, synthetic_capture(o));
 
   const double floor32 = gram_floor(B, o.T, o.d, torch::kFloat32, o.repeats);
   const double floor64 = gram_floor(B, o.T, o.d, torch::kFloat64, o.repeats);

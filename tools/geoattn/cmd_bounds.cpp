@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "geoattn/report/measure_json.h"
 #include "forward_loop.h"
-#include "geoattn/analysis/window_bounds.h"
+#include "geoattn/metrics/window_bounds.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/window_metrics.h"
 #include "geoattn/report/bounds_json.h"
@@ -49,12 +49,12 @@ struct MeasuredBounds {
   void add(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
            const std::vector<int64_t>& grid, const analysis::BoundsOptions& options) {
     metrics::add_window(alpha, values, queries, grid, measured);
-    analysis::add_window_bounds(alpha, values, queries, grid, options, bounds);
+    metrics::add_window_bounds(alpha, values, queries, grid, options, bounds);
   }
 };
 
 nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::BoundsOptions& options) {
-  const io::CaptureFile capture = io::read_capture_file(o.capture);
+  const model::CaptureFile capture = model::read_capture_file(o.capture);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
   const auto grid = metrics::parse_n_grid(o.n, T);
   const std::vector<int64_t> queries = capture.query_positions();

@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "forward_loop.h"
 #include "metric_run.h"
-#include "geoattn/io/capture_file.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
@@ -28,7 +28,7 @@ std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, co
   return {{"format", "geoattn-capture-1"},
           {"doc_ids", nlohmann::json(doc_ids(windows)).dump()},
           {"architecture", c.architecture},
-          {"family", model::family_name(c.family)},
+          {"family", arch::family_name(c.family)},
           {"model", ck.dir},
           {"layers", std::to_string(c.n_layers)},
           {"heads", std::to_string(c.n_heads)},
@@ -60,7 +60,7 @@ void run_capture(const CaptureOptions& o) {
                     values.push_back(v.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
                     tokens.push_back(torch::tensor(windows[w].ids, torch::kInt64).unsqueeze(0));
                   });
-  io::write_capture_file(o.out, io::CaptureFile{torch::cat(alpha), torch::cat(values), torch::cat(tokens),
+  model::write_capture_file(o.out, model::CaptureFile{torch::cat(alpha), torch::cat(values), torch::cat(tokens),
                                                 torch::tensor(queries, torch::kInt64), capture_metadata(checkpoint, o, windows)});
   if (!o.quiet)
     fmt::print(stderr, "wrote {}: {} windows x {} layers x {} heads x {} queries, T = {}\n", o.out, windows.size(),

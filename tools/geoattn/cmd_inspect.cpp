@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "geoattn/io/tokenizer.h"
-#include "geoattn/model/config.h"
+#include "geoattn/arch/config.h"
 #include "geoattn/util/parallel.h"
 
 namespace geoattn::cli {
@@ -24,7 +24,7 @@ struct InspectOptions {
 // residual stream and MLP activations of one layer, the float32 score matrix of one layer's
 // attention (eager path), and the captured values of every layer (run dtype) and last-query
 // pattern rows (float32), twice: one window's metrics run beside the next window's forward.
-int64_t activation_bytes(const model::ModelConfig& c, int64_t T, int64_t bytes_per_elem) {
+int64_t activation_bytes(const arch::ModelConfig& c, int64_t T, int64_t bytes_per_elem) {
   const int64_t stream = T * (4 * c.hidden + 3 * c.ffn + (c.n_heads + 2 * c.n_kv_heads) * c.head_dim) * bytes_per_elem;
   const int64_t scores = c.n_heads * T * T * (4 + bytes_per_elem);
   const int64_t captured = c.n_layers * (c.n_kv_heads * T * c.head_dim * bytes_per_elem + c.n_heads * T * 4);
@@ -34,7 +34,7 @@ int64_t activation_bytes(const model::ModelConfig& c, int64_t T, int64_t bytes_p
 // The metric core's working memory for one query of one window: the values and alpha in
 // float64, and one T x T float64 Gram matrix per worker thread on CPU (metrics/core_cpu.cpp),
 // or the chunk bound of the tensor path on CUDA (--metrics-memory, 256 MiB by default).
-int64_t metrics_bytes(const model::ModelConfig& c, int64_t T, int64_t chunk_bytes = int64_t(256) << 20) {
+int64_t metrics_bytes(const arch::ModelConfig& c, int64_t T, int64_t chunk_bytes = int64_t(256) << 20) {
   const int64_t workers = std::max<int64_t>(2, hardware_threads());
   return c.n_layers * (c.n_kv_heads * c.head_dim + c.n_heads) * T * 8 + std::max(chunk_bytes, workers * T * T * 8);
 }
@@ -46,7 +46,7 @@ nlohmann::ordered_json describe(const io::Checkpoint& ck, int64_t T) {
   nlohmann::ordered_json j;
   j["model"] = ck.dir;
   j["architecture"] = c.architecture;
-  j["family"] = model::family_name(c.family);
+  j["family"] = arch::family_name(c.family);
   j["layers"] = c.n_layers;
   j["hidden_size"] = c.hidden;
   j["heads"] = c.n_heads;
@@ -58,7 +58,7 @@ nlohmann::ordered_json describe(const io::Checkpoint& ck, int64_t T) {
   j["rope_theta"] = c.rope_theta;
   j["rms_norm_eps"] = c.rms_eps;
   j["sliding_window"] = c.sliding_window;
-  j["activation"] = model::activation_name(c.act);
+  j["activation"] = arch::activation_name(c.act);
   j["tied_embeddings"] = c.tie_embeddings;
   j["attention_bias"] = c.attention_bias;
   j["parameters"] = c.parameter_count();

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "geoattn/report/state_file.h"
 #include "cli.h"
 #include "forward_loop.h"
 #include "metric_run.h"
@@ -117,7 +118,7 @@ void run_measure(const MeasureOptions& o) {
   const std::string state_file = state_path(o.out);
   int64_t done = 0;
   if (std::filesystem::exists(state_file)) {
-    metrics::RunState saved = metrics::load_run_state(state_file);
+    metrics::RunState saved = report::load_run_state(state_file);
     const auto& d = saved.run_info.value("data", nlohmann::ordered_json::object());
     if (!d.value("complete", true) && resume_identity(saved.run_info) == resume_identity(run_info)) {
       done = d.value("windows_done", int64_t(0));
@@ -130,7 +131,7 @@ void run_measure(const MeasureOptions& o) {
   auto save_partial = [&](int64_t windows_done) {
     run_info["data"]["windows_done"] = windows_done;
     run_info["data"]["complete"] = false;
-    metrics::save_run_state(state_file, state);
+    report::save_run_state(state_file, state);
   };
 
   const auto keys = window_keys(doc_ids(windows));

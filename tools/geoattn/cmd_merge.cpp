@@ -3,6 +3,7 @@
 // single run over the same windows, bit for bit.
 #include <fmt/format.h>
 
+#include "geoattn/report/state_file.h"
 #include "cli.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
@@ -18,12 +19,12 @@ struct MergeOptions {
 
 void run_merge(const MergeOptions& o) {
   check_output_path(o.out);
-  metrics::RunState merged = metrics::load_run_state(state_path(o.inputs.front()));
+  metrics::RunState merged = report::load_run_state(state_path(o.inputs.front()));
   auto& info = merged.run_info;
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   int64_t windows = 0, tokens = 0;
   for (size_t i = 0; i < o.inputs.size(); ++i) {
-    const metrics::RunState shard = i == 0 ? merged : metrics::load_run_state(state_path(o.inputs[i]));
+    const metrics::RunState shard = i == 0 ? merged : report::load_run_state(state_path(o.inputs[i]));
     const auto& run_info = shard.run_info;
     std::string why;
     if (!metrics::same_run(info, run_info, &why))

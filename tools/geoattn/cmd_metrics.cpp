@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "cli.h"
-#include "geoattn/io/capture_file.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -21,7 +21,7 @@ StageTimes metrics_from_capture(const std::string& capture_path, const MetricFla
   check_output_path(out);
   set_threads(threads);
   StageTimes times;
-  const io::CaptureFile capture = io::read_capture_file(capture_path);
+  const model::CaptureFile capture = model::read_capture_file(capture_path);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
   const std::vector<int64_t> queries = capture.query_positions();
 

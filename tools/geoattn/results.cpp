@@ -1,4 +1,5 @@
 // What measure, metrics and merge share: the result JSON, its arrays file and its state sidecar.
+#include "geoattn/report/state_file.h"
 #include "cli.h"
 
 #include <chrono>
@@ -6,7 +7,7 @@
 #include <optional>
 
 #include "geoattn/metrics/bootstrap.h"
-#include "geoattn/io/capture_file.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
@@ -43,7 +44,7 @@ void write_results(const std::string& out, const metrics::RunState& state, const
                                          done.bootstrap ? &*done.bootstrap : nullptr, &done.fits, &arrays,
                                          std::filesystem::path(arrays_file).filename().string());
   report::write_measure_arrays(arrays_file, arrays);
-  metrics::save_run_state(state_path(out), state);
+  report::save_run_state(state_path(out), state);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
   if (times) times->write += seconds_since(t);
 }
@@ -52,7 +53,7 @@ void write_results(const std::string& out, const metrics::RunState& state) {
   write_results(out, state, finalize(state));
 }
 
-nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const std::string& path) {
+nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path) {
   nlohmann::ordered_json model = {{"capture", path},
                                   {"layers", capture.alpha.size(1)},
                                   {"heads", capture.alpha.size(2)},
@@ -64,7 +65,7 @@ nlohmann::ordered_json capture_model_info(const io::CaptureFile& capture, const 
 
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint) {
   const auto& c = checkpoint.config;
-  return {{"path", checkpoint.dir},        {"architecture", c.architecture}, {"family", model::family_name(c.family)},
+  return {{"path", checkpoint.dir},        {"architecture", c.architecture}, {"family", arch::family_name(c.family)},
           {"layers", c.n_layers},          {"heads", c.n_heads},             {"kv_heads", c.n_kv_heads},
           {"head_dim", c.head_dim},        {"parameters", c.parameter_count()}, {"sliding_window", c.sliding_window}};
 }

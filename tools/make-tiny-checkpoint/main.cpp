@@ -66,7 +66,7 @@ uint16_t to_f16(float f) {
   return static_cast<uint16_t>(sign | half);
 }
 
-nlohmann::ordered_json make_config(const Options& o, const model::ModelConfig& c) {
+nlohmann::ordered_json make_config(const Options& o, const arch::ModelConfig& c) {
   static const std::map<std::string, std::string> kArch = {
       {"llama", "LlamaForCausalLM"}, {"mistral", "MistralForCausalLM"}, {"gemma", "GemmaForCausalLM"}};
   nlohmann::ordered_json j;
@@ -129,8 +129,8 @@ Encoded encode(const io::ExpectedTensor& t, std::vector<float> values, const std
 }
 
 void run(const Options& o) {
-  model::ModelConfig c;
-  c.family = o.family == "gemma" ? model::Family::Gemma : o.family == "mistral" ? model::Family::Mistral : model::Family::Llama;
+  arch::ModelConfig c;
+  c.family = o.family == "gemma" ? arch::Family::Gemma : o.family == "mistral" ? arch::Family::Mistral : arch::Family::Llama;
   c.n_layers = o.layers;
   c.hidden = o.hidden;
   c.n_heads = o.heads;

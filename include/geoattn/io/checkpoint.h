@@ -11,7 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "geoattn/io/safetensors.h"
-#include "geoattn/model/config.h"
+#include "geoattn/arch/config.h"
 
 namespace geoattn::io {
 
@@ -39,9 +39,9 @@ struct TensorNames {
 struct FamilySpec {
   std::string_view architecture;  // config "architectures"[0]
   std::string_view model_type;    // config "model_type"
-  model::Family family;
+  arch::Family family;
   const char* activation_key;           // the config field that names the MLP activation
-  model::Activation default_activation; // when that field is absent
+  arch::Activation default_activation; // when that field is absent
   bool norm_plus_one;       // RMSNorm scales by (1 + w)
   bool scale_embeddings;    // embeddings * sqrt(hidden), in the run dtype
   bool default_tied;        // tie_word_embeddings when the config does not say
@@ -52,27 +52,27 @@ struct FamilySpec {
   TensorNames names;
 };
 
-const FamilySpec& family_spec(model::Family family);
+const FamilySpec& family_spec(arch::Family family);
 
 // config.json (already parsed) -> ModelConfig. `label` names the file in errors.
 // Required: architectures (or model_type), hidden_size, intermediate_size,
 // num_hidden_layers, num_attention_heads, vocab_size. The rest default as transformers does.
-model::ModelConfig parse_config(const nlohmann::json& config, const std::string& label);
-model::ModelConfig load_config(const std::string& model_dir);
+arch::ModelConfig parse_config(const nlohmann::json& config, const std::string& label);
+arch::ModelConfig load_config(const std::string& model_dir);
 
 struct ExpectedTensor {
   std::string name;
   std::vector<int64_t> shape;
 };
 // Every tensor the forward pass reads, with the shape the config implies.
-std::vector<ExpectedTensor> expected_tensors(const model::ModelConfig& config);
+std::vector<ExpectedTensor> expected_tensors(const arch::ModelConfig& config);
 
 // Every expected tensor present, of a float dtype (F32/F16/BF16), of the expected shape.
-void validate_tensors(const model::ModelConfig& config, const TensorStore& store);
+void validate_tensors(const arch::ModelConfig& config, const TensorStore& store);
 
 struct Checkpoint {
   std::string dir;
-  model::ModelConfig config;
+  arch::ModelConfig config;
   TensorStore tensors;
   std::string tokenizer_path;  // "" when the folder has no tokenizer.model
 
@@ -86,5 +86,5 @@ namespace geoattn::io {
 class Tokenizer;
 // A tokenizer that does not fit the model is refused: ids past the vocabulary, or a BOS id
 // other than the config's bos_token_id.
-void check_tokenizer_matches(const Tokenizer& tokenizer, const model::ModelConfig& config);
+void check_tokenizer_matches(const Tokenizer& tokenizer, const arch::ModelConfig& config);
 }  // namespace geoattn::io

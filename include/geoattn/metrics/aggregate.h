@@ -140,22 +140,6 @@ class Aggregator {
   std::vector<GroupStats> stats_;  // [layer * heads + head]
 };
 
-// The state sidecar (safetensors), for merging shards and resuming. Tensors, with
-// M = kCurveMetrics*G + kScalarMetrics + G Moments slots per head (GroupStats order):
-//   "counts"  I64 [L, H, M]        sample count per slot
-//   "sums"    I64 [L, H, M, 2, 2]  [slot][sum, sum_sq][lo, hi]: the ExactSum int128 halves
-//                                  (lo is the low 64 bits' pattern, hi the signed high half)
-//   "cross"   I64 [L, H, G, 2]     Σ R(r_min, N_g) rho0 as [lo, hi]
-//   "extrema" F64 [L, H, M, 2]     [min, max] (+inf, -inf where the count is 0)
-// __metadata__: "format" = "geoattn-state-1", "layers", "heads" (decimal), and the JSON texts
-// "n_grid", "curves", "scalars" (the metric names, so a state of other metrics is refused)
-// and "run_info". Written atomically.
-// `extra`: further tensors of the same run (the assumption stats, run_state.h), stored beside.
-void save_state(const std::string& path, const Aggregator& agg, const nlohmann::ordered_json& run_info,
-                const std::vector<io::TensorBlob>& extra = {});
-// Validates format, names, shapes against layers/heads/grid and the values: geoattn::Error
-// naming the file.
-std::pair<Aggregator, nlohmann::ordered_json> load_state(const std::string& path);
 
 // Whether two runs (run_info or measure JSON objects) may be merged: equal "model",
 // "settings" and "n_grid" (a key missing from both counts as equal). On false, `why` (if

@@ -1,6 +1,6 @@
 #pragma once
 // Everything a run accumulates, as one value that merges exactly and round-trips through the
-// state sidecar: the metric moments (aggregate.h), the assumption stats (assumption_stats.h,
+// state sidecar (report/state_file.h): the metric moments (aggregate.h), the assumption stats (assumption_stats.h,
 // empty when the run had no last query), and the run's description. Pure C++.
 #include <string>
 
@@ -25,8 +25,5 @@ struct RunState {
                   const double* scalars);
 };
 
-void save_run_state(const std::string& path, const RunState& state);
-// geoattn::Error naming the file on anything malformed.
-RunState load_run_state(const std::string& path);
 
 }  // namespace geoattn::metrics

@@ -12,7 +12,7 @@ namespace geoattn::model {
 
 class Decoder {
  public:
-  Decoder(ModelConfig config, Weights weights, torch::Dtype dtype, torch::Device device);
+  Decoder(arch::ModelConfig config, Weights weights, torch::Dtype dtype, torch::Device device);
   static Decoder load(const io::Checkpoint& checkpoint, torch::Dtype dtype, torch::Device device);
 
   // ids [B, T] int64 (any device). Fills `capture` with the points it asks for. Returns the
@@ -20,12 +20,12 @@ class Decoder {
   // the layers after the last captured one are skipped too).
   torch::Tensor forward(const torch::Tensor& ids, Capture* capture = nullptr, bool want_logits = true) const;
 
-  const ModelConfig& config() const { return config_; }
+  const arch::ModelConfig& config() const { return config_; }
   torch::Dtype dtype() const { return dtype_; }
   torch::Device device() const { return device_; }
 
  private:
-  ModelConfig config_;
+  arch::ModelConfig config_;
   Weights w_;
   torch::Dtype dtype_;
   torch::Device device_;

@@ -1,11 +1,16 @@
-#include "geoattn/io/capture_file.h"
+#include "geoattn/model/capture_file.h"
 
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/model/weights.h"
 #include "geoattn/util/error.h"
 
-namespace geoattn::io {
+namespace geoattn::model {
+
+using io::Dtype;
+using io::SafetensorsFile;
+using io::TensorBlob;
+using io::TensorInfo;
 
 namespace {
 TensorBlob blob(const std::string& name, const torch::Tensor& t, Dtype dtype) {
@@ -20,7 +25,7 @@ torch::Tensor read(const SafetensorsFile& file, const std::string& name, Dtype d
   if (static_cast<int64_t>(info->shape.size()) != dims)
     fail("{}: tensor '{}' has {} dims, expected {}", file.path(), name, info->shape.size(), dims);
   return torch::from_blob(const_cast<uint8_t*>(file.data(*info)), info->shape,
-                          torch::TensorOptions().dtype(model::to_torch_dtype(dtype)))
+                          torch::TensorOptions().dtype(to_torch_dtype(dtype)))
       .clone();
 }
 }  // namespace
@@ -30,7 +35,7 @@ void write_capture_file(const std::string& path, const CaptureFile& c) {
   auto values = c.values.to(torch::kCPU, torch::kFloat32).contiguous();
   auto tokens = c.tokens.to(torch::kCPU, torch::kInt64).contiguous();
   auto queries = c.queries.to(torch::kCPU, torch::kInt64).contiguous();
-  write_safetensors(path,
+  io::write_safetensors(path,
                     {blob("alpha", alpha, Dtype::F32), blob("values", values, Dtype::F32),
                      blob("tokens", tokens, Dtype::I64), blob("queries", queries, Dtype::I64)},
                     c.metadata);
@@ -56,4 +61,4 @@ CaptureFile read_capture_file(const std::string& path) {
   return c;
 }
 
-}  // namespace geoattn::io
+}  // namespace geoattn::model

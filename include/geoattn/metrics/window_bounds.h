@@ -8,11 +8,11 @@
 
 #include "geoattn/analysis/bounds_tables.h"
 
-namespace geoattn::analysis {
+namespace geoattn::metrics {
 
 // alpha [layers, heads, queries, T], values [layers, kv_heads, T, d] (window_metrics.h); the
 // selection order is the metric core's (top_n_order), so bounds and measurements share I_N.
 void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                       const std::vector<int64_t>& grid, const BoundsOptions& options, BoundsTables& tables);
+                       const std::vector<int64_t>& grid, const analysis::BoundsOptions& options, analysis::BoundsTables& tables);
 
-}  // namespace geoattn::analysis
+}  // namespace geoattn::metrics

@@ -6,14 +6,14 @@
 //   tokens  int64   [windows, T]
 //   queries int64   [queries]
 //   __metadata__: architecture, dims, dtype, model path, ...
-// Part of geoattn_torch (it moves tensors), but it includes no model code.
+// Beside the model: it moves tensors (LibTorch), which io/ never does.
 #include <torch/torch.h>
 
 #include <map>
 #include <string>
 #include <vector>
 
-namespace geoattn::io {
+namespace geoattn::model {
 
 struct CaptureFile {
   torch::Tensor alpha, values, tokens, queries;
@@ -30,4 +30,4 @@ void write_capture_file(const std::string& path, const CaptureFile& capture);
 // Validates names, dtypes and that the shapes agree with each other; geoattn::Error otherwise.
 CaptureFile read_capture_file(const std::string& path);
 
-}  // namespace geoattn::io
+}  // namespace geoattn::model

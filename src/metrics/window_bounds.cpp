@@ -1,15 +1,15 @@
-#include "geoattn/analysis/window_bounds.h"
+#include "geoattn/metrics/window_bounds.h"
 
 #include "geoattn/metrics/selection.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/parallel.h"
 
-namespace geoattn::analysis {
+namespace geoattn::metrics {
 
 using torch::indexing::Slice;
 
 void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                       const std::vector<int64_t>& grid, const BoundsOptions& options, BoundsTables& tables) {
+                       const std::vector<int64_t>& grid, const analysis::BoundsOptions& options, analysis::BoundsTables& tables) {
   c10::InferenceMode inference;
   const int64_t L = alpha.size(0), H = alpha.size(1), KV = values.size(1), d = values.size(3);
   if (tables.layers != L || tables.heads != H) fail("bounds tables are {}x{}, the window {}x{}", tables.layers, tables.heads, L, H);
@@ -26,10 +26,10 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
       auto a = (A * norms.index_select(0, kv_of_head)).cpu().contiguous();  // a_i = alpha_i ||v_i||
       auto order = metrics::top_n_order(A).cpu().contiguous();
 
-      std::vector<BoundsCurves> curves(static_cast<size_t>(H));
+      std::vector<analysis::BoundsCurves> curves(static_cast<size_t>(H));
       parallel_for(H, worker_threads(), [&](int64_t h0, int64_t h1, int) {
         for (int64_t h = h0; h < h1; ++h) {
-          BoundsInput in;
+          analysis::BoundsInput in;
           in.a = Eigen::Map<const Eigen::VectorXd>(a.data_ptr<double>() + h * n, n);
           // rho is symmetric: its row-major bytes read as the same column-major matrix.
           in.rho = Eigen::Map<const Eigen::MatrixXd>(rho.data_ptr<double>() + (h / (H / KV)) * n * n, n, n);
@@ -38,7 +38,7 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
           std::vector<int64_t> valid;
           for (int64_t N : grid)
             if (N <= n) valid.push_back(N);
-          curves[h] = sample_bounds(in, valid, options);
+          curves[h] = analysis::sample_bounds(in, valid, options);
         }
       });
       for (int64_t h = 0; h < H; ++h) tables.add(l, h, curves[h]);
@@ -46,4 +46,4 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
   }
 }
 
-}  // namespace geoattn::analysis
+}  // namespace geoattn::metrics

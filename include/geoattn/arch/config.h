@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace geoattn::model {
+namespace geoattn::arch {
 
 enum class Family { Llama, Mistral, Gemma };
 enum class Activation { SiLU, GeluTanh, Gelu };
@@ -39,4 +39,4 @@ struct ModelConfig {
 const char* family_name(Family family);
 const char* activation_name(Activation act);
 
-}  // namespace geoattn::model
+}  // namespace geoattn::arch

@@ -1,6 +1,6 @@
-#include "geoattn/model/config.h"
+#include "geoattn/arch/config.h"
 
-namespace geoattn::model {
+namespace geoattn::arch {
 
 int64_t ModelConfig::parameter_count() const {
   const int64_t q_dim = n_heads * head_dim, kv_dim = n_kv_heads * head_dim;
@@ -30,4 +30,4 @@ const char* activation_name(Activation act) {
   return "?";
 }
 
-}  // namespace geoattn::model
+}  // namespace geoattn::arch

@@ -1,0 +1,38 @@
+#pragma once
+// The state sidecar X.state.safetensors: everything a run accumulated (metrics/run_state.h),
+// for merging shards and resuming. Files belong here, above the metrics, which read and write
+// none. Pure C++ (no LibTorch).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/io/safetensors_writer.h"
+#include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/run_state.h"
+
+namespace geoattn::report {
+
+// The state sidecar (safetensors), for merging shards and resuming. Tensors, with
+// M = kCurveMetrics*G + kScalarMetrics + G Moments slots per head (GroupStats order):
+//   "counts"  I64 [L, H, M]        sample count per slot
+//   "sums"    I64 [L, H, M, 2, 2]  [slot][sum, sum_sq][lo, hi]: the ExactSum int128 halves
+//                                  (lo is the low 64 bits' pattern, hi the signed high half)
+//   "cross"   I64 [L, H, G, 2]     Σ R(r_min, N_g) rho0 as [lo, hi]
+//   "extrema" F64 [L, H, M, 2]     [min, max] (+inf, -inf where the count is 0)
+// __metadata__: "format" = "geoattn-state-1", "layers", "heads" (decimal), and the JSON texts
+// "n_grid", "curves", "scalars" (the metric names, so a state of other metrics is refused)
+// and "run_info". Written atomically.
+// `extra`: further tensors of the same run (the assumption stats, run_state.h), stored beside.
+void save_state(const std::string& path, const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
+                const std::vector<io::TensorBlob>& extra = {});
+// Validates format, names, shapes against layers/heads/grid and the values: geoattn::Error
+// naming the file.
+std::pair<metrics::Aggregator, nlohmann::ordered_json> load_state(const std::string& path);
+
+void save_run_state(const std::string& path, const metrics::RunState& state);
+// geoattn::Error naming the file on anything malformed.
+metrics::RunState load_run_state(const std::string& path);
+
+}  // namespace geoattn::report

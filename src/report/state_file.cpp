@@ -1,0 +1,227 @@
+#include "geoattn/report/state_file.h"
+
+#include <array>
+#include <map>
+#include <string_view>
+
+#include "geoattn/io/safetensors.h"
+#include "geoattn/io/safetensors_writer.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
+
+namespace geoattn::report {
+
+using namespace geoattn::metrics;
+using nlohmann::ordered_json;
+
+// ---------------------------------------------------------------------------------------------
+// State sidecar (layout in aggregate.h)
+
+namespace {
+constexpr const char* kStateFormat = "geoattn-state-1";
+
+template <size_t N>
+ordered_json names_json(const std::array<std::string_view, N>& names) {
+  ordered_json out = ordered_json::array();
+  for (auto n : names) out.push_back(std::string(n));
+  return out;
+}
+
+// The Aggregator's numbers as flat arrays in the sidecar's tensor order.
+struct StateArrays {
+  std::vector<int64_t> counts, sums, cross;
+  std::vector<double> extrema;
+};
+
+StateArrays flatten(const Aggregator& agg) {
+  StateArrays a;
+  for (int64_t l = 0; l < agg.layers(); ++l)
+    for (int64_t h = 0; h < agg.heads(); ++h) {
+      const GroupStats& s = agg.head_stats(l, h);
+      for (int64_t i = 0; i < s.slots(); ++i) {
+        const Moments& m = s.slot(i);
+        a.counts.push_back(m.count());
+        for (const ExactSum* e : {&m.sum(), &m.sum_sq()}) {
+          a.sums.push_back(static_cast<int64_t>(e->lo()));
+          a.sums.push_back(e->hi());
+        }
+        a.extrema.push_back(m.min());
+        a.extrema.push_back(m.max());
+      }
+      for (int64_t g = 0; g < s.grid_size(); ++g) {
+        a.cross.push_back(static_cast<int64_t>(s.cross(g).lo()));
+        a.cross.push_back(s.cross(g).hi());
+      }
+    }
+  return a;
+}
+
+const std::string& meta_text(const io::SafetensorsHeader& header, const std::string& key) {
+  auto it = header.metadata.find(key);
+  if (it == header.metadata.end()) fail("not a geoattn state file (no '{}' in __metadata__)", key);
+  return it->second;
+}
+
+ordered_json meta_json(const io::SafetensorsHeader& header, const std::string& key) {
+  std::string why;
+  ordered_json j = parse_json<ordered_json>(&why, meta_text(header, key));
+  if (j.is_discarded()) fail("__metadata__ '{}' is {}", key, why);
+  return j;
+}
+
+int64_t meta_positive(const io::SafetensorsHeader& header, const std::string& key) {
+  ordered_json j = meta_json(header, key);
+  if (!j.is_number_integer() || j.get<int64_t>() < 1) fail("__metadata__ '{}' is not a positive integer", key);
+  return j.get<int64_t>();
+}
+
+std::vector<int64_t> meta_grid(const io::SafetensorsHeader& header) {
+  ordered_json j = meta_json(header, "n_grid");
+  if (!j.is_array()) fail("__metadata__ 'n_grid' is not an array");
+  std::vector<int64_t> grid;
+  for (const auto& v : j) {
+    if (!v.is_number_integer()) fail("__metadata__ 'n_grid' holds a non-integer");
+    grid.push_back(v.get<int64_t>());
+  }
+  return grid;
+}
+
+ExactSum halves(const std::vector<int64_t>& v, size_t i) {
+  return ExactSum::from_halves(static_cast<uint64_t>(v[i]), v[i + 1]);
+}
+
+std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) {
+  const auto& header = file.header();
+  if (meta_text(header, "format") != kStateFormat)
+    fail("not a geoattn state file (format '{}', expected '{}')", meta_text(header, "format"), kStateFormat);
+  if (meta_json(header, "curves") != names_json(kCurveNames) || meta_json(header, "scalars") != names_json(kScalarNames))
+    fail("the state holds other metrics than this build of geoattn");
+  ordered_json run_info = meta_json(header, "run_info");
+  if (!run_info.is_object()) fail("__metadata__ 'run_info' is not a JSON object");
+  Aggregator agg(meta_positive(header, "layers"), meta_positive(header, "heads"), meta_grid(header));
+
+  const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
+  const int64_t M = GroupStats(G).slots();
+  StateArrays a;
+  a.counts = file.read<int64_t>("counts", io::Dtype::I64, {L, H, M});
+  a.sums = file.read<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2});
+  a.cross = file.read<int64_t>("cross", io::Dtype::I64, {L, H, G, 2});
+  a.extrema = file.read<double>("extrema", io::Dtype::F64, {L, H, M, 2});
+
+  size_t slot = 0, g_all = 0;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) {
+      GroupStats& s = agg.head_stats(l, h);
+      for (int64_t i = 0; i < M; ++i, ++slot)
+        s.slot(i) = Moments::from_parts(a.counts[slot], halves(a.sums, 4 * slot), halves(a.sums, 4 * slot + 2),
+                                        a.extrema[2 * slot], a.extrema[2 * slot + 1]);
+      for (int64_t g = 0; g < G; ++g, ++g_all) s.cross(g) = halves(a.cross, 2 * g_all);
+    }
+  return {std::move(agg), std::move(run_info)};
+}
+}  // namespace
+
+void save_state(const std::string& path, const Aggregator& agg, const ordered_json& run_info,
+                const std::vector<io::TensorBlob>& extra) {
+  const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
+  const int64_t M = GroupStats(G).slots();
+  const StateArrays a = flatten(agg);
+  const std::map<std::string, std::string> metadata = {
+      {"format", kStateFormat},
+      {"layers", std::to_string(L)},
+      {"heads", std::to_string(H)},
+      {"n_grid", ordered_json(agg.n_grid()).dump()},
+      {"curves", names_json(kCurveNames).dump()},
+      {"scalars", names_json(kScalarNames).dump()},
+      {"run_info", run_info.dump()},
+  };
+  std::vector<io::TensorBlob> tensors = {{"counts", io::Dtype::I64, {L, H, M}, a.counts.data()},
+                                         {"sums", io::Dtype::I64, {L, H, M, 2, 2}, a.sums.data()},
+                                         {"cross", io::Dtype::I64, {L, H, G, 2}, a.cross.data()},
+                                         {"extrema", io::Dtype::F64, {L, H, M, 2}, a.extrema.data()}};
+  tensors.insert(tensors.end(), extra.begin(), extra.end());
+  io::write_safetensors(path, tensors, metadata);
+}
+
+std::pair<Aggregator, ordered_json> load_state(const std::string& path) {
+  io::SafetensorsFile file(path);  // its errors name the file
+  try {
+    return read_state(file);
+  } catch (const Error& e) {
+    fail("{}: {}", path, e.what());
+  }
+}
+
+void save_run_state(const std::string& path, const RunState& state) {
+  AssumptionStats::Arrays storage;
+  UnitStats::Arrays unit_storage;
+  auto extra = state.assumptions.empty() ? std::vector<io::TensorBlob>{} : state.assumptions.to_tensors(storage);
+  if (!state.units.empty()) {
+    const auto blobs = state.units.to_tensors(unit_storage);
+    extra.insert(extra.end(), blobs.begin(), blobs.end());
+  }
+  save_state(path, state.metrics, state.run_info, extra);
+}
+
+namespace {
+// With per-document sums, the result JSON runs the bootstrap with the run's
+// settings.bootstrap.{replicates, seed} (tools/geoattn/results.cpp): they must be there.
+void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
+  const auto settings = run_info.find("settings");
+  if (settings == run_info.end() || !settings->is_object() || !settings->contains("bootstrap") ||
+      !settings->at("bootstrap").is_object())
+    fail("the state has per-document sums but run_info has no settings.bootstrap object");
+  const auto& b = settings->at("bootstrap");
+  const auto replicates = b.find("replicates");
+  if (replicates == b.end() || !replicates->is_number_integer() || replicates->get<int64_t>() < 1)
+    fail("run_info settings.bootstrap.replicates is not a positive integer");
+  const auto seed = b.find("seed");
+  if (seed == b.end() || !(seed->is_number_unsigned() || (seed->is_number_integer() && seed->get<int64_t>() >= 0)))
+    fail("run_info settings.bootstrap.seed is not an integer >= 0");
+}
+}  // namespace
+
+RunState load_run_state(const std::string& path) {
+  auto [metrics, run_info] = load_state(path);
+  RunState state{std::move(metrics), {}, std::move(run_info), {}};
+  io::SafetensorsFile file(path);
+  try {
+    if (const io::TensorInfo* shape = file.header().find("unit_shape")) {
+      const auto dims = file.read<int64_t>("unit_shape", io::Dtype::I64, {4});
+      const io::TensorInfo* sums = file.header().find("unit_sums");
+      const io::TensorInfo* ids = file.header().find("unit_ids");
+      if (!sums || !ids || sums->shape.size() != 3) fail("unit_sums or unit_ids is missing or malformed");
+      const int64_t U = sums->shape[0];
+      const auto id_bytes = file.read<uint8_t>("unit_ids", io::Dtype::U8, ids->shape);
+      state.units = UnitStats::from_arrays(dims, file.read<double>("unit_sums", io::Dtype::F64, sums->shape),
+                                           file.read<int64_t>("unit_counts", io::Dtype::I64, {U, dims[2]}),
+                                           std::string(id_bytes.begin(), id_bytes.end()));
+      (void)shape;
+      if (state.units.layers() != state.metrics.layers() || state.units.heads() != state.metrics.heads() ||
+          state.units.grid_size() != static_cast<int64_t>(state.metrics.n_grid().size()))
+        fail("unit_shape [{}, {}, {}] does not match the metrics ({} layers, {} heads, {} grid values)",
+             state.units.layers(), state.units.heads(), state.units.grid_size(), state.metrics.layers(),
+             state.metrics.heads(), state.metrics.n_grid().size());
+      check_bootstrap_settings(state.run_info);
+    }
+  } catch (const Error& e) {
+    fail("{}: {}", path, e.what());
+  }
+  const io::TensorInfo* counts = file.header().find("assume_counts");
+  const io::TensorInfo* sums = file.header().find("assume_sums");
+  if (!counts && !sums) return state;
+  try {
+    if (!counts || !sums) fail("one of assume_sums and assume_counts is missing");
+    if (counts->shape.size() != 3 || sums->shape.size() != 4) fail("assume_sums or assume_counts has the wrong rank");
+    const int64_t L = state.metrics.layers(), H = state.metrics.heads();
+    const int64_t K = counts->shape[2] - 1, T = (sums->shape[2] - K - 1) / 2;
+    if (K < 1 || T < 1) fail("assume_sums [{} x {}] does not hold T and K >= 1", sums->shape[2], counts->shape[2]);
+    state.assumptions = AssumptionStats::from_tensors(L, H, T, K, file.read<int64_t>("assume_sums", io::Dtype::I64, {L, H, 2 * T + K + 1, 2}),
+                                                      file.read<int64_t>("assume_counts", io::Dtype::I64, {L, H, K + 1}));
+  } catch (const Error& e) {
+    fail("{}: {}", path, e.what());
+  }
+  return state;
+}
+
+}  // namespace geoattn::report

@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""SchemaFiles: docs/schema/*.schema.json against real geoattn output.
+
+Runs `geoattn measure` (with and without the controls and the bootstrap, --queries all, a run
+without the last query, two shards and their merge), `capture` + `metrics`, `bounds` (from the
+model, a capture, --params of a measure result and of a parameter file) and `taxonomy` on the
+embedded stories260K, and checks every result against its schema with scripts/geoattn_schema.py
+(the measure results also with their arrays inline, as load_measure returns them). Broken
+documents (a required key removed, a wrong type, an unknown key) must be rejected with the JSON
+path named; the schema strings and the curve and scalar names must be those of the C++ headers
+(parsed from include/, not written here). Standard library only.
+
+    tests/test_schema.py [--source-dir DIR] [--bin-dir DIR] [--keep]
+
+Paths default to GEOATTN_SOURCE_DIR / GEOATTN_BIN_DIR, else this checkout and build/bin.
+"""
+import argparse
+import copy
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+MEASURE, INLINE = "geoattn.measure-2.schema.json", "geoattn.measure-inline.schema.json"
+BOUNDS, TAXONOMY = "geoattn.bounds-1.schema.json", "geoattn.taxonomy-1.schema.json"
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(cmd, cwd, timeout=300):
+    t = time.time()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        p = subprocess.CompletedProcess(cmd, -1, "", f"{type(e).__name__}: {e}")
+    return p, time.time() - t
+
+
+def must(cmd, cwd, what):
+    p, dt = run(cmd, cwd)
+    if not check(p.returncode == 0, f"{what} ({dt:.1f}s)"):
+        print("  command:", " ".join(cmd), "\n  stdout:", p.stdout[-2000:],
+              "\n  stderr:", p.stderr[-2000:])
+        raise SystemExit(1)
+    return p
+
+
+def header_constant(src, name):
+    """The string of `constexpr const char* <name> = "...";` wherever it is under include/."""
+    for path in glob.glob(os.path.join(src, "include", "**", "*.h"), recursive=True):
+        with open(path, encoding="utf-8") as f:
+            m = re.search(r"\b%s\s*=\s*\"([^\"]*)\"" % re.escape(name), f.read())
+        if m:
+            return m.group(1)
+    return None
+
+
+def header_names(src, name):
+    """The strings of the array constant `<name> = {"a", "b", ...};` under include/."""
+    for path in glob.glob(os.path.join(src, "include", "**", "*.h"), recursive=True):
+        with open(path, encoding="utf-8") as f:
+            m = re.search(r"\b%s\s*=\s*\{([^}]*)\}" % re.escape(name), f.read())
+        if m:
+            return re.findall(r"\"([^\"]*)\"", m.group(1))
+    return []
+
+
+def schema_nodes(node):
+    """Every subschema of a schema file (dicts under keywords that hold schemas)."""
+    if not isinstance(node, dict):
+        return
+    yield node
+    for key, sub in node.items():
+        if key in ("properties", "patternProperties", "$defs"):
+            for s in sub.values():
+                yield from schema_nodes(s)
+        elif key in ("allOf", "prefixItems"):
+            for s in sub:
+                yield from schema_nodes(s)
+        elif key in ("items", "additionalProperties", "if", "then", "else"):
+            yield from schema_nodes(sub)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source-dir", default=os.environ.get("GEOATTN_SOURCE_DIR",
+                                                           os.path.dirname(here)))
+    ap.add_argument("--bin-dir", default=os.environ.get("GEOATTN_BIN_DIR"))
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = ap.parse_args()
+    src = os.path.abspath(args.source_dir)
+    bin_dir = os.path.abspath(args.bin_dir or os.path.join(src, "build", "bin"))
+    geoattn = os.path.join(bin_dir, "geoattn")
+    schema_dir = os.path.join(src, "docs", "schema")
+    sys.path.insert(0, os.path.join(src, "scripts"))
+    import geoattn_schema
+    from geoattn_results import load_measure
+
+    def problem(doc, name):
+        return geoattn_schema.problem(doc, name, schema_dir)
+
+    def load(name):
+        with open(os.path.join(schema_dir, name), encoding="utf-8") as f:
+            return json.load(f)
+
+    if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
+        return 1
+    t0 = time.time()
+
+    # The schema files: JSON, only keywords the validator implements, every $ref resolves.
+    for name in (MEASURE, INLINE, BOUNDS, TAXONOMY):
+        s = load(name)
+        nodes = list(schema_nodes(s))
+        unknown = sorted({k for n in nodes for k in n} - geoattn_schema.KEYWORDS)
+        check(not unknown, f"{name}: only supported keywords ({unknown})")
+        bad_refs = []
+        for n in nodes:
+            if "$ref" in n:
+                try:
+                    geoattn_schema._Checker(s, schema_dir).resolve(n["$ref"])
+                except (KeyError, OSError) as e:
+                    bad_refs.append(f"{n['$ref']} ({e})")
+        check(not bad_refs, f"{name}: every $ref resolves {bad_refs}")
+
+    # The schema strings are the C++ constants.
+    consts = {k: header_constant(src, k) for k in ("kMeasureSchema", "kMeasureSchemaInline",
+                                                   "kBoundsSchema", "kTaxonomySchema")}
+    check(None not in consts.values(), f"schema constants found in include/: {consts}")
+    check(load(MEASURE)["properties"]["schema"].get("const") == consts["kMeasureSchema"],
+          f"{MEASURE}: schema const is kMeasureSchema ({consts['kMeasureSchema']})")
+    check(sorted(load(INLINE)["properties"]["schema"].get("enum", [])) ==
+          sorted([consts["kMeasureSchema"], consts["kMeasureSchemaInline"]]),
+          f"{INLINE}: schema enum is kMeasureSchema, kMeasureSchemaInline")
+    check(load(BOUNDS)["properties"]["schema"].get("const") == consts["kBoundsSchema"],
+          f"{BOUNDS}: schema const is kBoundsSchema ({consts['kBoundsSchema']})")
+    check(load(TAXONOMY)["properties"]["schema"].get("const") == consts["kTaxonomySchema"],
+          f"{TAXONOMY}: schema const is kTaxonomySchema ({consts['kTaxonomySchema']})")
+
+    tmp = tempfile.mkdtemp(prefix="geoattn-schema-test-")
+    try:
+        out = {k: os.path.join(tmp, k + ".json") for k in (
+            "m", "m0", "all", "mid", "s0", "s1", "merged", "metrics", "b_model", "b_capture",
+            "b_params", "b_file", "tax", "tax_metrics")}
+        stream = ["--model", "models/stories260K", "--data",
+                  "data/tinystories/tinystories-sample.txt", "--window", "stream", "--ctx", "64",
+                  "--max-windows", "6", "--quiet"]
+        docs = ["--model", "models/stories260K", "--data", "data/openwebtext/openwebtext-60docs.jsonl",
+                "--window", "doc", "--ctx", "32", "--max-windows", "8", "--quiet"]
+        capture = os.path.join(tmp, "capture.safetensors")
+        must([geoattn, "measure"] + stream + ["--out", out["m"]], src,
+             "measure (controls, bootstrap at head level)")
+        must([geoattn, "measure"] + stream + ["--controls", "0", "--bootstrap", "0", "--out", out["m0"]],
+             src, "measure --controls 0 --bootstrap 0")
+        must([geoattn, "measure"] + stream + ["--queries", "all", "--bootstrap", "100",
+                                              "--out", out["all"]], src, "measure --queries all")
+        must([geoattn, "measure"] + stream + ["--queries", "20,40", "--bootstrap", "50",
+                                              "--bootstrap-level", "layer", "--distance", "cosine",
+                                              "--out", out["mid"]],
+             src, "measure --queries 20,40 (no fits), bootstrap at layer level, cosine")
+        for i in (0, 1):
+            must([geoattn, "measure"] + docs + ["--bootstrap", "50", "--shard", f"{i}/2",
+                                                "--out", out[f"s{i}"]], src, f"measure --shard {i}/2")
+        must([geoattn, "merge", out["s0"], out["s1"], "--out", out["merged"]], src, "merge of the shards")
+        must([geoattn, "capture"] + docs + ["--out", capture], src, "capture")
+        must([geoattn, "metrics", "--capture", capture, "--bootstrap", "50", "--bootstrap-unit",
+              "window", "--out", out["metrics"]], src, "metrics --capture")
+        must([geoattn, "bounds"] + stream + ["--out", out["b_model"]], src, "bounds --model")
+        must([geoattn, "bounds", "--quiet", "--capture", capture, "--out", out["b_capture"]], src,
+             "bounds --capture")
+        must([geoattn, "bounds", "--quiet", "--params", out["m"], "--layer", "1", "--head", "2",
+              "--out", out["b_params"]], src, "bounds --params (a measure result)")
+        must([geoattn, "bounds", "--quiet", "--params", "configs/bounds-llama2-7b.json",
+              "--out", out["b_file"]], src, "bounds --params (a parameter file)")
+        must([geoattn, "taxonomy", "--quiet", "--from", out["m"], "--out", out["tax"]], src,
+             "taxonomy --from (measure)")
+        must([geoattn, "taxonomy", "--quiet", "--from", out["metrics"], "--out", out["tax_metrics"]],
+             src, "taxonomy --from (metrics)")
+
+        raw = {}
+        for k, path in out.items():
+            with open(path, encoding="utf-8") as f:
+                raw[k] = json.load(f)
+        measures = ("m", "m0", "all", "mid", "s0", "s1", "merged", "metrics")
+        for k in measures:
+            check(problem(raw[k], MEASURE) is None,
+                  f"{k}: valid {MEASURE} ({problem(raw[k], MEASURE)})")
+            inline = load_measure(out[k])
+            check(problem(inline, INLINE) is None,
+                  f"{k}: load_measure valid {INLINE} ({problem(inline, INLINE)})")
+        for k in ("b_model", "b_capture", "b_params", "b_file"):
+            check(problem(raw[k], BOUNDS) is None, f"{k}: valid {BOUNDS} ({problem(raw[k], BOUNDS)})")
+        for k in ("tax", "tax_metrics"):
+            check(problem(raw[k], TAXONOMY) is None,
+                  f"{k}: valid {TAXONOMY} ({problem(raw[k], TAXONOMY)})")
+
+        # The group keys are those the C++ names give (metric_names.h, put_group): nothing
+        # left out of the schema's patterns, nothing the patterns admit beyond them.
+        curves, scalars = header_names(src, "kCurveNames"), header_names(src, "kScalarNames")
+        controlled = [c for c in curves if c + "_random" in curves]
+        expected = ({"samples", "sink_recall_corr", "sink_recall_corr_ci"}
+                    | {c + s for c in curves for s in ("", "_std", "_ci")}
+                    | {c + s for c in controlled for s in ("_diff", "_diff_ci")}
+                    | {y + s for y in scalars for s in ("", "_std", "_ci")})
+        check(curves and scalars and set(raw["m"]["global"]) == expected,
+              f"the full run's global keys are those of kCurveNames/kScalarNames "
+              f"(extra {sorted(set(raw['m']['global']) - expected)}, "
+              f"missing {sorted(expected - set(raw['m']['global']))})")
+        near = ["s_norm_random", "s_norm_diff", "rho0_diff", "P_rmax_random_diff", "c_sink_random",
+                "P_rmax_std_ci", "sink_recall_corr_std"]
+        for key in near:
+            g = dict(raw["m"]["global"], **{key: []})
+            check(problem(dict(raw["m"], **{"global": g}), MEASURE) == f"global.{key}: unknown key "
+                  "(not in the schema)", f"global.{key} (no such key in C++) is rejected")
+        bounds_names = header_names(src, "kBoundsNames")
+        check(bounds_names and set(raw["b_file"]["bounds"]) == set(bounds_names),
+              f"bounds keys are kBoundsNames {bounds_names}")
+
+        # Broken documents: the first problem, with its JSON path.
+        def broken(what, doc, name, edit, want):
+            doc = copy.deepcopy(doc)
+            edit(doc)
+            got = problem(doc, name)
+            check(got is not None and got.startswith(want) and "\n" not in got,
+                  f"{what}: rejected as '{want}...' ({got})")
+
+        m, inline = raw["m"], load_measure(out["m"])
+        broken("measure, a required key removed", m, MEASURE,
+               lambda d: d["global"].pop("P_rmax"), "global.P_rmax: required key missing")
+        broken("measure, a head's required number removed", m, MEASURE,
+               lambda d: d["heads"][5].pop("c_last_std"), "heads[5].c_last_std: required key missing")
+        broken("measure, a wrong type", m, MEASURE,
+               lambda d: d["heads"][3].update(samples="6"), "heads[3].samples: expected an integer, got string")
+        broken("measure, a null in a curve is fine, a string is not", m, MEASURE,
+               lambda d: d["global"]["R_rmin"].__setitem__(2, "0.5"),
+               "global.R_rmin[2]: expected a number or null, got string")
+        broken("measure, an interval of three", m, MEASURE,
+               lambda d: d["global"]["P_rmax_ci"].__setitem__(4, [0, 1, 2]),
+               "global.P_rmax_ci[4]: expected at most 2 item(s)")
+        broken("measure, an unknown key", m, MEASURE,
+               lambda d: d["settings"].update(new_flag=1), "settings.new_flag: unknown key")
+        broken("measure, an unknown key in the fits", m, MEASURE,
+               lambda d: d["heads"][2]["fits"]["decay"].update(r2=0.9),
+               "heads[2].fits.decay.r2: unknown key")
+        broken("measure, an unknown top-level key", m, MEASURE,
+               lambda d: d.update(controls={}), "controls: unknown key")
+        broken("measure, an array inline in the /2 layout", m, MEASURE,
+               lambda d: d["layers"][1].update(P_rmax=[1.0]), "layers[1].P_rmax: unknown key")
+        broken("measure, a fit that failed without why", m, MEASURE,
+               lambda d: d["heads"][0]["fits"]["norms"].update(ok=False),
+               "heads[0].fits.norms.why: required key missing")
+        broken("measure, another schema string", m, MEASURE,
+               lambda d: d.update(schema="geoattn.measure/3"), "schema: expected \"geoattn.measure/2\"")
+        broken("measure, a tensor name of another group", m, MEASURE,
+               lambda d: d["arrays"]["tensors"].update({"global.P_rmax": [20]}),
+               "arrays.tensors[\"global.P_rmax\"]: unknown key")
+        broken("inline, a curve of the wrong type", inline, INLINE,
+               lambda d: d["heads"][3].update(R_rmin="x"), "heads[3].R_rmin: expected an array, got string")
+        broken("inline, a head without its curve", inline, INLINE,
+               lambda d: d["heads"][7].pop("cos_s_vL"), "heads[7].cos_s_vL: required key missing")
+        broken("inline, sink_recall_corr on a head", inline, INLINE,
+               lambda d: d["heads"][0].update(sink_recall_corr=[]), "heads[0].sink_recall_corr: unknown key")
+        broken("inline, the arrays key left in", inline, INLINE,
+               lambda d: d.update(arrays=m["arrays"]), "arrays: unknown key")
+        broken("merge, a shard's data mistyped", raw["merged"], MEASURE,
+               lambda d: d["data"]["shards"][1].update(windows=2.5),
+               "data.shards[1].windows: expected an integer, got number")
+        broken("metrics, a capture model with a checkpoint key", raw["metrics"], MEASURE,
+               lambda d: d["model"].update(path="x"), "model.path: unknown key")
+        broken("bounds, a required curve removed", raw["b_model"], BOUNDS,
+               lambda d: d["heads"][1].pop("P_lo"), "heads[1].P_lo: required key missing")
+        broken("bounds, an unknown key", raw["b_model"], BOUNDS,
+               lambda d: d["global"].update(P_mid=[]), "global.P_mid: unknown key")
+        broken("bounds, params with measured groups", raw["b_file"], BOUNDS,
+               lambda d: d.update({"global": raw["b_model"]["global"]}), "global: not allowed here")
+        broken("bounds, params with a model", raw["b_file"], BOUNDS,
+               lambda d: d.update(model=raw["b_model"]["model"]), "model: not allowed here")
+        broken("bounds, another source", raw["b_model"], BOUNDS,
+               lambda d: d.update(source="file"), "source: expected one of")
+        broken("taxonomy, an unknown label", raw["tax"], TAXONOMY,
+               lambda d: d["heads"][4].update(label="Copier"), "heads[4].label: expected one of")
+        broken("taxonomy, a count of the wrong type", raw["tax"], TAXONOMY,
+               lambda d: d["layers"][0].update(Mixer="7"), "layers[0].Mixer: expected an integer")
+        broken("taxonomy, a feature removed", raw["tax"], TAXONOMY,
+               lambda d: d["heads"][0]["features"].pop("slope_cos_vL"),
+               "heads[0].features.slope_cos_vL: required key missing")
+        broken("taxonomy, not an object", [], TAXONOMY, lambda d: None,
+               "top level: expected an object, got array")
+
+        # The command line of the validator, and the plotter's use of the schemas.
+        bad = copy.deepcopy(m)
+        bad["timing"]["new_seconds"] = 1.0
+        bad_path = os.path.join(tmp, "bad.json")
+        with open(bad_path, "w") as f:
+            json.dump(bad, f)
+        validator = os.path.join(src, "scripts", "geoattn_schema.py")
+        p, _ = run([sys.executable, validator, os.path.join(schema_dir, MEASURE), out["m"]], src)
+        check(p.returncode == 0 and p.stdout.strip() == "ok", f"geoattn_schema.py on a result: ok ({p.stdout.strip()})")
+        p, _ = run([sys.executable, validator, os.path.join(schema_dir, MEASURE), bad_path], src)
+        lines = (p.stdout + p.stderr).strip().splitlines()
+        check(p.returncode == 1 and len(lines) == 1 and "timing.new_seconds: unknown key" in lines[0],
+              f"geoattn_schema.py on a broken result: exit 1, one line ({lines})")
+        p, _ = run(["/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable,
+                    os.path.join(src, "scripts", "plot_figures.py"), "--measure", bad_path,
+                    "--out", os.path.join(tmp, "figs")], src)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("plot_figures: error: ")
+              and "bad.json: timing.new_seconds: unknown key" in lines[0],
+              f"plot_figures rejects an unknown key by the schema ({lines})")
+        try:
+            s = geoattn_schema._Checker({"anyOf": [True]}, schema_dir)
+            s.check({}, s.root, ())
+            check(False, "an unsupported keyword in a schema is an error")
+        except ValueError:
+            check(True, "an unsupported keyword in a schema is an error")
+    finally:
+        if args.keep:
+            print("kept", tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}"
+          f" in {time.time() - t0:.1f}s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/safetensors_writer.h"
@@ -122,6 +124,23 @@ TEST(Checkpoint, OpensAndValidatesEveryFixture) {
   }
   auto stories = io::Checkpoint::open(geoattn::testing::source("models/stories260K"));
   EXPECT_NE(stories.tokenizer_path, "");
+}
+
+// The tensor table (arch/tensors.h) against real checkpoints: the tensors it expects are exactly
+// the checkpoint's (every one, none more), and the parameter count it gives is their numel sum.
+TEST(Checkpoint, TensorTableIsEveryTensorOfRealCheckpoints) {
+  for (const std::string& dir : {fixture("hf-tiny/llama"), fixture("hf-tiny/mistral"), fixture("hf-tiny/gemma"),
+                                 geoattn::testing::source("models/stories260K"),
+                                 geoattn::testing::source("models/stories15M")}) {
+    const auto ck = io::Checkpoint::open(dir);
+    std::vector<std::string> expected;
+    int64_t numel = 0;
+    for (const auto& t : io::expected_tensors(ck.config)) expected.push_back(t.name);
+    for (const auto& name : ck.tensors.names()) numel += ck.tensors.at(name).info->numel();
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(expected, ck.tensors.names()) << dir;
+    EXPECT_EQ(ck.config.parameter_count(), numel) << dir;
+  }
 }
 
 TEST(Checkpoint, WrongShapeIsNamed) {

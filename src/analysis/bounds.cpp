@@ -8,6 +8,7 @@
 
 #include "bounds_formulas.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/n_grid.h"
 
 namespace geoattn::analysis {
 
@@ -44,13 +45,6 @@ double pair_p(double xi) {
 namespace {
 // The maximiser of pair_p over xi > 0: d/dxi log(phi(xi) xi / (1 + xi^2)) = 0 <=> xi^4 + 2 xi^2 - 1 = 0.
 const double kXiMode = std::sqrt(std::sqrt(2.0) - 1);
-
-void check_grid(const std::vector<int64_t>& grid) {
-  for (size_t g = 0; g < grid.size(); ++g) {
-    if (grid[g] < 1) fail("bounds: grid value {} is below 1", grid[g]);
-    if (g > 0 && grid[g] <= grid[g - 1]) fail("bounds: the N grid is not sorted ascending and unique at {}", grid[g]);
-  }
-}
 
 // The incremental state of SPEC §5 quantities as tokens enter I_N in selection order.
 class State {
@@ -163,7 +157,7 @@ class State {
 
 BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid, const BoundsOptions& opt) {
   detail::check_input(in, opt);
-  check_grid(grid);
+  check_n_grid(grid, "bounds");
   const auto n = static_cast<int64_t>(in.a.size());
   BoundsCurves out;
   State state(in, opt);

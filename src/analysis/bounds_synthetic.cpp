@@ -12,6 +12,7 @@
 
 #include "geoattn/analysis/bounds.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/n_grid.h"
 #include "geoattn/util/random.h"
 
 namespace geoattn::analysis {
@@ -159,9 +160,7 @@ BoundsInput synthetic_sample(const AssumptionParams& p, uint64_t sample_index) {
 
 BoundsCurves synthetic_bounds(const AssumptionParams& p, const std::vector<int64_t>& grid, const BoundsOptions& opt) {
   if (p.samples < 1) fail("{}: samples = {} must be >= 1", kWhat, p.samples);
-  size_t n_valid = 0;
-  for (const int64_t N : grid) n_valid += N <= p.T ? 1 : 0;
-  BoundsMean mean(n_valid);
+  BoundsMean mean(static_cast<size_t>(valid_grid_size(grid, p.T)));
   for (int64_t s = 0; s < p.samples; ++s) mean.add(sample_bounds(synthetic_sample(p, static_cast<uint64_t>(s)), grid, opt));
   return mean.mean();
 }

@@ -2,16 +2,6 @@
 
 namespace geoattn::arch {
 
-int64_t ModelConfig::parameter_count() const {
-  const int64_t q_dim = n_heads * head_dim, kv_dim = n_kv_heads * head_dim;
-  int64_t attn = hidden * q_dim + 2 * hidden * kv_dim + q_dim * hidden;
-  if (attention_bias) attn += q_dim + 2 * kv_dim + hidden;
-  const int64_t mlp = 3 * hidden * ffn;
-  const int64_t per_layer = attn + mlp + 2 * hidden;
-  const int64_t embed = vocab * hidden * (tie_embeddings ? 1 : 2);
-  return n_layers * per_layer + embed + hidden;
-}
-
 const char* family_name(Family family) {
   switch (family) {
     case Family::Llama: return "llama";

@@ -1,5 +1,7 @@
 #include "geoattn/io/checkpoint.h"
 
+#include "geoattn/arch/tensors.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -20,38 +22,17 @@ using nlohmann::json;
 
 namespace {
 
-// The Hugging Face names are the same for the three families today; each family still has
-// its own row so a family that renames a tensor changes one line.
-constexpr TensorNames kHfNames = {
-    "model.embed_tokens.weight",
-    "model.layers.{}.input_layernorm.weight",
-    "model.layers.{}.self_attn.q_proj.weight",
-    "model.layers.{}.self_attn.k_proj.weight",
-    "model.layers.{}.self_attn.v_proj.weight",
-    "model.layers.{}.self_attn.o_proj.weight",
-    "model.layers.{}.self_attn.q_proj.bias",
-    "model.layers.{}.self_attn.k_proj.bias",
-    "model.layers.{}.self_attn.v_proj.bias",
-    "model.layers.{}.self_attn.o_proj.bias",
-    "model.layers.{}.post_attention_layernorm.weight",
-    "model.layers.{}.mlp.gate_proj.weight",
-    "model.layers.{}.mlp.up_proj.weight",
-    "model.layers.{}.mlp.down_proj.weight",
-    "model.norm.weight",
-    "lm_head.weight",
-};
-
 // SPEC §8, one row per family. Defaults are those of transformers' config classes.
 const FamilySpec kFamilies[] = {
     {"LlamaForCausalLM", "llama", Family::Llama, "hidden_act", Activation::SiLU,
      /*norm_plus_one=*/false, /*scale_embeddings=*/false, /*default_tied=*/false,
-     /*has_sliding_window=*/false, /*default_sliding_window=*/0, 1e-6, 2048, kHfNames},
+     /*has_sliding_window=*/false, /*default_sliding_window=*/0, 1e-6, 2048},
     {"MistralForCausalLM", "mistral", Family::Mistral, "hidden_act", Activation::SiLU,
-     false, false, false, true, 4096, 1e-6, 4096 * 32, kHfNames},
+     false, false, false, true, 4096, 1e-6, 4096 * 32},
     // Gemma reads `hidden_activation` and uses the tanh GELU when it is absent, whatever
     // `hidden_act` says (the original Gemma behaviour).
     {"GemmaForCausalLM", "gemma", Family::Gemma, "hidden_activation", Activation::GeluTanh,
-     true, true, true, false, 0, 1e-6, 8192, kHfNames},
+     true, true, true, false, 0, 1e-6, 8192},
 };
 
 struct ActivationName {
@@ -138,7 +119,6 @@ int64_t token_id(const json& config, const char* key) {
 constexpr int64_t kMaxLayers = 1 << 16;
 constexpr long double kMaxParameters = 0x1p50L;
 
-std::string layer_name(const char* pattern, int64_t layer) { return fmt::format(fmt::runtime(pattern), layer); }
 
 }  // namespace
 
@@ -208,28 +188,22 @@ ModelConfig load_config(const std::string& model_dir) {
 }
 
 std::vector<ExpectedTensor> expected_tensors(const ModelConfig& c) {
-  const TensorNames& n = family_spec(c.family).names;
-  const int64_t q_dim = c.n_heads * c.head_dim, kv_dim = c.n_kv_heads * c.head_dim;
-  std::vector<ExpectedTensor> out = {{n.embed, {c.vocab, c.hidden}}};
-  for (int64_t l = 0; l < c.n_layers; ++l) {
-    out.push_back({layer_name(n.attn_norm, l), {c.hidden}});
-    out.push_back({layer_name(n.q, l), {q_dim, c.hidden}});
-    out.push_back({layer_name(n.k, l), {kv_dim, c.hidden}});
-    out.push_back({layer_name(n.v, l), {kv_dim, c.hidden}});
-    out.push_back({layer_name(n.o, l), {c.hidden, q_dim}});
-    if (c.attention_bias) {
-      out.push_back({layer_name(n.q_bias, l), {q_dim}});
-      out.push_back({layer_name(n.k_bias, l), {kv_dim}});
-      out.push_back({layer_name(n.v_bias, l), {kv_dim}});
-      out.push_back({layer_name(n.o_bias, l), {c.hidden}});
+  using arch::kTensors;
+  std::vector<ExpectedTensor> out;
+  auto add = [&](const arch::TensorSpec& spec, int64_t layer) {
+    if (arch::is_present(spec, c)) out.push_back({arch::tensor_name(spec, layer), arch::tensor_shape(spec, c)});
+  };
+  bool layers_done = false;
+  for (const auto& spec : kTensors) {
+    if (!spec.per_layer) {
+      add(spec, 0);
+    } else if (!layers_done) {  // the per-layer rows, layer by layer
+      for (int64_t l = 0; l < c.n_layers; ++l)
+        for (const auto& row : kTensors)
+          if (row.per_layer) add(row, l);
+      layers_done = true;
     }
-    out.push_back({layer_name(n.mlp_norm, l), {c.hidden}});
-    out.push_back({layer_name(n.gate, l), {c.ffn, c.hidden}});
-    out.push_back({layer_name(n.up, l), {c.ffn, c.hidden}});
-    out.push_back({layer_name(n.down, l), {c.hidden, c.ffn}});
   }
-  out.push_back({n.final_norm, {c.hidden}});
-  if (!c.tie_embeddings) out.push_back({n.lm_head, {c.vocab, c.hidden}});
   return out;
 }
 

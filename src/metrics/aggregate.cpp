@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/n_grid.h"
 #include "geoattn/util/json_parse.h"
 
 namespace geoattn::metrics {
@@ -133,16 +135,14 @@ void GroupStats::merge(const GroupStats& other) {
   for (size_t g = 0; g < cross_.size(); ++g) cross_[g].merge(other.cross_[g]);
 }
 
-// SPEC §3: Pearson r = (E[R rho] - E[R] E[rho]) / sqrt(Var R Var rho), from exact sums.
+// SPEC §3: corr(R(r_min, N), rho0) from exact sums.
 double GroupStats::sink_recall_corr(int64_t g) const {
   const Moments& r = curve(kR_rmin, g);
   const Moments& rho = moments_[rho_slot(g)];
   const int64_t n = r.count();
-  if (n < 2 || r.constant() || rho.constant()) return std::numeric_limits<double>::quiet_NaN();
-  const long double cov = cross_[g].value_ld() / static_cast<long double>(n) - r.mean_ld() * rho.mean_ld();
-  const long double scale = std::sqrt(r.variance_ld() * rho.variance_ld());
-  if (!(scale > 0)) return std::numeric_limits<double>::quiet_NaN();
-  return static_cast<double>(std::clamp(cov / scale, -1.0L, 1.0L));
+  if (r.constant() || rho.constant()) return std::numeric_limits<double>::quiet_NaN();  // exactly no spread
+  return pearson<long double>(n, r.mean_ld(), rho.mean_ld(), cross_[g].value_ld() / static_cast<long double>(n),
+                              r.variance_ld(), rho.variance_ld());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,9 +151,7 @@ double GroupStats::sink_recall_corr(int64_t g) const {
 namespace {
 void check_grid(const std::vector<int64_t>& n_grid) {
   if (n_grid.empty()) fail("the N grid is empty");
-  for (size_t i = 0; i < n_grid.size(); ++i)
-    if (n_grid[i] < 1 || (i > 0 && n_grid[i] <= n_grid[i - 1]))
-      fail("the N grid must be sorted, unique values >= 1 (value {} at index {})", n_grid[i], i);
+  check_n_grid(n_grid, "metrics");
 }
 
 void check_value(double x, std::string_view metric, int64_t layer, int64_t head, const std::string& where) {

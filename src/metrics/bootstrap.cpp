@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/parallel.h"
 #include "geoattn/util/random.h"
@@ -139,8 +140,7 @@ void block_intervals(const Block& r, int64_t g0, int64_t g1, GroupIntervals& out
       const double n = r.counts(b, g);
       const double sx = r.sums(b, cx), sxx = r.sums(b, cxx), sy = r.sums(b, cy), syy = r.sums(b, cyy), sxy = r.sums(b, cxy);
       const double vx = sxx / n - (sx / n) * (sx / n), vy = syy / n - (sy / n) * (sy / n);
-      if (!(n >= 2) || !(vx > 1e-15) || !(vy > 1e-15)) return kNaN;
-      return std::clamp((sxy / n - (sx / n) * (sy / n)) / std::sqrt(vx * vy), -1.0, 1.0);
+      return pearson(n, sx / n, sy / n, sxy / n, vx, vy, 1e-15);
     });
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "geoattn/arch/config.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::metrics {
@@ -33,7 +34,7 @@ bool add_window_assumptions(const torch::Tensor& alpha, const torch::Tensor& val
   const double *row_p = row.data_ptr<double>(), *decay_p = decay.data_ptr<double>();
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) {
-      const int64_t kv = l * KV + h / (H / KV);  // SPEC §1: query head h reads KV head h / (H / KV)
+      const int64_t kv = l * KV + arch::kv_head_of(h, H, KV);
       stats.add(l, h, {norm_p + kv * T, cv_p[kv], row_p + (l * H + h) * T, decay_p + kv * K, pairs.data()});
     }
   return true;

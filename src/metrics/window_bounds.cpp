@@ -1,5 +1,6 @@
 #include "geoattn/metrics/window_bounds.h"
 
+#include "geoattn/arch/config.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/parallel.h"
@@ -22,7 +23,9 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
       auto U = torch::where(norms.unsqueeze(-1) > 0, V / norms.clamp_min(1e-300).unsqueeze(-1), torch::zeros_like(V));
       auto rho = torch::bmm(U, U.transpose(1, 2)).cpu().contiguous();       // [KV, n, n]
       auto A = alpha.index({l, Slice(), static_cast<int64_t>(qi), Slice(0, n)}).to(torch::kFloat64);  // [H, n]
-      auto kv_of_head = torch::arange(H, torch::kInt64).div(H / KV, "floor").to(norms.device());
+      std::vector<int64_t> kv_of(static_cast<size_t>(H));
+      for (int64_t h = 0; h < H; ++h) kv_of[h] = arch::kv_head_of(h, H, KV);
+      auto kv_of_head = torch::tensor(kv_of, torch::kInt64).to(norms.device());
       auto a = (A * norms.index_select(0, kv_of_head)).cpu().contiguous();  // a_i = alpha_i ||v_i||
       auto order = metrics::top_n_order(A).cpu().contiguous();
 
@@ -32,7 +35,7 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
           analysis::BoundsInput in;
           in.a = Eigen::Map<const Eigen::VectorXd>(a.data_ptr<double>() + h * n, n);
           // rho is symmetric: its row-major bytes read as the same column-major matrix.
-          in.rho = Eigen::Map<const Eigen::MatrixXd>(rho.data_ptr<double>() + (h / (H / KV)) * n * n, n, n);
+          in.rho = Eigen::Map<const Eigen::MatrixXd>(rho.data_ptr<double>() + arch::kv_head_of(h, H, KV) * n * n, n, n);
           in.order.assign(order.data_ptr<int64_t>() + h * n, order.data_ptr<int64_t>() + (h + 1) * n);
           in.d = d;
           std::vector<int64_t> valid;

@@ -3,6 +3,8 @@
 #include <limits>
 
 #include "core.h"
+#include "geoattn/arch/config.h"
+#include "geoattn/util/n_grid.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/error.h"
 
@@ -23,7 +25,7 @@ WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& va
   auto V = values.to(torch::kFloat64).reshape({L * KV, T, d}).contiguous();
   std::vector<int64_t> block_of;
   for (int64_t l = 0; l < L; ++l)
-    for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + h / (H / KV));
+    for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + arch::kv_head_of(h, H, KV));
 
   WindowMetrics out;
   out.curves = torch::full({Q, L, H, kCurveMetrics, G}, std::numeric_limits<double>::quiet_NaN(), torch::kFloat64);
@@ -34,8 +36,7 @@ WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& va
     const int64_t n = queries[qi] + 1;  // tokens 0..q
     detail::CoreGroup g;
     g.n = n;
-    for (int64_t N : grid)
-      if (N <= n) g.grid.push_back(N);  // SPEC §2: grid values above q + 1 are skipped
+    g.grid.assign(grid.begin(), grid.begin() + valid_grid_size(grid, n));  // SPEC §2: N <= q + 1
     out.n_valid.push_back(static_cast<int64_t>(g.grid.size()));
     if (g.grid.empty()) continue;
     g.alpha = alpha.index({Slice(), Slice(), qi, Slice(0, n)}).to(torch::kFloat64).reshape({L * H, n}).contiguous();

@@ -1,5 +1,6 @@
 #include "geoattn/model/weights.h"
 
+#include "geoattn/arch/tensors.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::model {
@@ -30,36 +31,40 @@ torch::Tensor load_tensor(const io::TensorStore& store, const std::string& name,
 }
 
 namespace {
-std::string layer_name(const char* pattern, int64_t layer) { return fmt::format(fmt::runtime(pattern), layer); }
+using arch::TensorKind;
+// Where each per-layer tensor kind of arch/tensors.h goes.
+struct LayerSlot {
+  TensorKind kind;
+  torch::Tensor LayerWeights::*field;
+};
+constexpr LayerSlot kLayerSlots[] = {
+    {TensorKind::AttnNorm, &LayerWeights::attn_norm}, {TensorKind::Q, &LayerWeights::wq},
+    {TensorKind::K, &LayerWeights::wk},               {TensorKind::V, &LayerWeights::wv},
+    {TensorKind::O, &LayerWeights::wo},               {TensorKind::QBias, &LayerWeights::bq},
+    {TensorKind::KBias, &LayerWeights::bk},           {TensorKind::VBias, &LayerWeights::bv},
+    {TensorKind::OBias, &LayerWeights::bo},           {TensorKind::MlpNorm, &LayerWeights::mlp_norm},
+    {TensorKind::Gate, &LayerWeights::w_gate},        {TensorKind::Up, &LayerWeights::w_up},
+    {TensorKind::Down, &LayerWeights::w_down},
+};
 }  // namespace
 
 Weights load_weights(const io::Checkpoint& checkpoint, torch::Dtype dtype, torch::Device device) {
   const arch::ModelConfig& c = checkpoint.config;
-  const io::TensorNames& n = io::family_spec(c.family).names;
-  auto get = [&](const std::string& name) { return load_tensor(checkpoint.tensors, name, dtype, device); };
+  // The tensor of `kind` (in `layer`), undefined where the config has none (biases, tied head).
+  auto get = [&](TensorKind kind, int64_t layer = 0) {
+    const auto& spec = arch::tensor_spec(kind);
+    return arch::is_present(spec, c) ? load_tensor(checkpoint.tensors, arch::tensor_name(spec, layer), dtype, device)
+                                     : torch::Tensor();
+  };
   Weights w;
-  w.embed = get(n.embed);
+  w.embed = get(TensorKind::Embed);
   for (int64_t l = 0; l < c.n_layers; ++l) {
     LayerWeights lw;
-    lw.attn_norm = get(layer_name(n.attn_norm, l));
-    lw.wq = get(layer_name(n.q, l));
-    lw.wk = get(layer_name(n.k, l));
-    lw.wv = get(layer_name(n.v, l));
-    lw.wo = get(layer_name(n.o, l));
-    if (c.attention_bias) {
-      lw.bq = get(layer_name(n.q_bias, l));
-      lw.bk = get(layer_name(n.k_bias, l));
-      lw.bv = get(layer_name(n.v_bias, l));
-      lw.bo = get(layer_name(n.o_bias, l));
-    }
-    lw.mlp_norm = get(layer_name(n.mlp_norm, l));
-    lw.w_gate = get(layer_name(n.gate, l));
-    lw.w_up = get(layer_name(n.up, l));
-    lw.w_down = get(layer_name(n.down, l));
+    for (const auto& slot : kLayerSlots) lw.*slot.field = get(slot.kind, l);
     w.layers.push_back(std::move(lw));
   }
-  w.final_norm = get(n.final_norm);
-  w.lm_head = c.tie_embeddings ? w.embed : get(n.lm_head);
+  w.final_norm = get(TensorKind::FinalNorm);
+  w.lm_head = c.tie_embeddings ? w.embed : get(TensorKind::LmHead);
   return w;
 }
 

@@ -32,9 +32,13 @@ struct ModelConfig {
   std::string torch_dtype;        // as the checkpoint declares it
 
   int64_t group() const { return n_heads / n_kv_heads; }  // query heads per KV head
-  int64_t kv_head_of(int64_t head) const { return head / group(); }  // SPEC §1
-  int64_t parameter_count() const;
+  int64_t kv_head_of(int64_t head) const;
+  int64_t parameter_count() const;  // from the tensor table (tensors.h)
 };
+
+// SPEC §1 (GQA/MQA): query head `head` of `heads` reads KV head head / (heads / kv_heads).
+constexpr int64_t kv_head_of(int64_t head, int64_t heads, int64_t kv_heads) { return head / (heads / kv_heads); }
+inline int64_t ModelConfig::kv_head_of(int64_t head) const { return arch::kv_head_of(head, n_heads, n_kv_heads); }
 
 const char* family_name(Family family);
 const char* activation_name(Activation act);

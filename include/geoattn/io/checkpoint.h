@@ -15,26 +15,6 @@
 
 namespace geoattn::io {
 
-// Hugging Face tensor names of one family; "{}" is the layer index.
-struct TensorNames {
-  const char* embed;
-  const char* attn_norm;
-  const char* q;
-  const char* k;
-  const char* v;
-  const char* o;
-  const char* q_bias;
-  const char* k_bias;
-  const char* v_bias;
-  const char* o_bias;
-  const char* mlp_norm;
-  const char* gate;
-  const char* up;
-  const char* down;
-  const char* final_norm;
-  const char* lm_head;
-};
-
 // Everything that differs between the families, in one row each (SPEC §8).
 struct FamilySpec {
   std::string_view architecture;  // config "architectures"[0]
@@ -49,7 +29,6 @@ struct FamilySpec {
   int64_t default_sliding_window;
   double default_rms_eps;
   int64_t default_max_positions;
-  TensorNames names;
 };
 
 const FamilySpec& family_spec(arch::Family family);
@@ -64,7 +43,8 @@ struct ExpectedTensor {
   std::string name;
   std::vector<int64_t> shape;
 };
-// Every tensor the forward pass reads, with the shape the config implies.
+// Every tensor the forward pass reads, with the shape the config implies (arch/tensors.h:
+// model tensors before the layers, each layer's, then the rest).
 std::vector<ExpectedTensor> expected_tensors(const arch::ModelConfig& config);
 
 // Every expected tensor present, of a float dtype (F32/F16/BF16), of the expected shape.

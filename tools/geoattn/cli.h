@@ -59,9 +59,7 @@ std::vector<int64_t> parse_id_list(const std::string& text, const std::string& f
 
 #include <optional>
 
-#include "geoattn/metrics/bootstrap.h"
-#include "geoattn/metrics/run_state.h"
-#include "stage_times.h"
+#include "geoattn/pipeline/results.h"
 
 namespace geoattn::cli {
 void add_measure(CLI::App& app, Action& action);
@@ -71,21 +69,12 @@ void add_bench(CLI::App& app, Action& action);
 void add_bounds(CLI::App& app, Action& action);
 void add_taxonomy(CLI::App& app, Action& action);
 
-// `--n` and the state sidecar beside a result JSON: x.json -> x.state.safetensors.
-std::string state_path(const std::string& json_path);
-// What a run computes once its windows are in: the bootstrap of the run's settings (with
-// per-document statistics; "bootstrap": replicates, seed, so a merge recomputes it over all the
-// documents) and the fits of every head. Timed into `times`.
-struct Finalized {
-  std::optional<metrics::BootstrapResult> bootstrap;
-  std::vector<nlohmann::ordered_json> fits;
-};
-Finalized finalize(const metrics::RunState& state, StageTimes* times = nullptr);
-// Writes the result JSON and its state sidecar (each atomically).
-void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
-                   StageTimes* times = nullptr);
-void write_results(const std::string& out, const metrics::RunState& state);  // finalize + write
-// The "model" object of the result JSON: of a checkpoint, or of a capture file.
-nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
-nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path);
+// The pipeline's pieces the commands call by their short names.
+using pipeline::capture_model_info;
+using pipeline::finalize;
+using pipeline::Finalized;
+using pipeline::model_info;
+using pipeline::StageTimes;
+using pipeline::state_path;
+using pipeline::write_results;
 }  // namespace geoattn::cli

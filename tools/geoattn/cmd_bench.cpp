@@ -15,7 +15,7 @@
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/util/parallel.h"
-#include "metric_run.h"
+#include "metric_flags.h"
 
 namespace geoattn::cli {
 

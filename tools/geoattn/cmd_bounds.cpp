@@ -70,11 +70,12 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
 }
 
 nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::BoundsOptions& options) {
-  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries, o.n);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
   const io::Checkpoint& checkpoint = r.checkpoint;
   const model::Decoder& decoder = r.decoder;
   const std::vector<io::Window>& windows = r.windows;
-  const std::vector<int64_t>&queries = r.queries, &grid = r.grid;
+  const std::vector<int64_t>& queries = r.queries;
+  const auto grid = metrics::parse_n_grid(o.n, r.T);
   const int64_t T = r.T;
   const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;

@@ -3,7 +3,7 @@
 
 #include "cli.h"
 #include "forward_loop.h"
-#include "metric_run.h"
+#include "metric_flags.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/atomic_file.h"

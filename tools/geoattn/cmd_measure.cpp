@@ -13,7 +13,7 @@
 #include "geoattn/report/state_file.h"
 #include "cli.h"
 #include "forward_loop.h"
-#include "metric_run.h"
+#include "metric_flags.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/metrics/window_assumptions.h"
@@ -96,7 +96,7 @@ void run_measure(const MeasureOptions& o) {
   flags.metric.seed = o.input.seed;  // one --seed: windows, controls, bootstrap
   const auto [shard_i, shard_n] = parse_shard(o.shard);
   if (o.checkpoint_every < 0) fail("--checkpoint-every {}: must be 0 (off) or more", o.checkpoint_every);
-  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries, o.metric.n);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
   const double load_s = seconds_since(start);
   const io::Checkpoint& checkpoint = r.checkpoint;
   const model::Decoder& decoder = r.decoder;
@@ -107,7 +107,7 @@ void run_measure(const MeasureOptions& o) {
   const auto& c = checkpoint.config;
   if (W == 0) fail("--shard {}: no window falls in this shard (of {} windows)", o.shard, r.windows.size());
 
-  MetricRun run(flags.metric, c.n_layers, c.n_heads, T, queries);
+  MetricRun run(metric_spec(flags.metric, T, queries), c.n_layers, c.n_heads, T);
   auto& state = run.state();
   auto& run_info = state.run_info;
   run_info["model"] = model_info(checkpoint);

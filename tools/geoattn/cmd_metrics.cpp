@@ -9,7 +9,7 @@
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
-#include "metric_run.h"
+#include "metric_flags.h"
 
 namespace geoattn::cli {
 
@@ -39,7 +39,7 @@ StageTimes metrics_from_capture(const std::string& capture_path, const MetricFla
   }
   times.load = std::chrono::duration<double>(Clock::now() - start).count();
   const auto keys = window_keys(docs);
-  MetricRun run(flags, L, H, T, queries);
+  MetricRun run(metric_spec(flags, T, queries), L, H, T);
   for (int64_t w = 0; w < W; ++w) run.add_window(capture.alpha[w], capture.values[w], keys[w], docs[w]);
   times.gram = run.times().gram, times.top = run.times().top, times.controls = run.times().controls;
   times.aggregate = run.times().aggregate;

@@ -1,6 +1,6 @@
 #pragma once
-// The loop every model-running command shares: windows -> batched forward with the
-// attn.pattern and attn.v capture points -> one callback per window, with a progress line.
+// What a model-running command sets up from its flags before the window loop
+// (pipeline/window_loop.h).
 #include <functional>
 #include <vector>
 
@@ -9,34 +9,23 @@
 #include "cli.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/model/decoder.h"
+#include "geoattn/pipeline/window_loop.h"
 
 namespace geoattn::cli {
 
+using pipeline::forward_windows;
+using pipeline::ForwardTimes;
+
 // What a model-running command sets up from its flags: threads, the checkpoint, the windows of
-// the shards, the query positions and N grid at T = --ctx, and the decoder on its device.
+// the shards, the query positions at T = --ctx, and the decoder on its device.
 struct ModelRun {
   io::Checkpoint checkpoint;
   std::vector<io::Window> windows;
   int64_t T;
-  std::vector<int64_t> queries, grid;
+  std::vector<int64_t> queries;
   model::Decoder decoder;
 };
 ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
-                        const std::string& queries, const std::string& n);
-
-struct ForwardTimes {
-  double forward_s = 0;  // forward and capture (synchronised on CUDA)
-  double visit_s = 0;    // the callbacks: metrics, fits, bounds (overlapping the forward)
-  double wall_s = 0;     // the whole loop, start to last visit
-};
-
-// visit(w, alpha [L, H, Q, T], values [L, KV, T, d]) for each window w in order, on the
-// model's device. `batch` windows share one forward. The visits of a batch run on another
-// thread while the next batch's forward runs (two batches' captures alive at once); visits
-// never overlap each other.
-using WindowVisitor = std::function<void(int64_t, const torch::Tensor&, const torch::Tensor&)>;
-ForwardTimes forward_windows(const model::Decoder& decoder, int64_t n_layers, const std::vector<io::Window>& windows,
-                             const std::vector<int64_t>& queries, int64_t batch, const char* what, bool quiet,
-                             const WindowVisitor& visit);
+                        const std::string& queries);
 
 }  // namespace geoattn::cli

@@ -5,7 +5,7 @@
 
 #include "geoattn/metrics/selection.h"
 
-namespace geoattn::cli {
+namespace geoattn::pipeline {
 
 struct StageTimes {
   double load = 0;       // reading the capture file / the checkpoint and windows
@@ -30,4 +30,4 @@ struct StageTimes {
   }
 };
 
-}  // namespace geoattn::cli
+}  // namespace geoattn::pipeline

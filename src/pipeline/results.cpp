@@ -1,6 +1,4 @@
-// What measure, metrics and merge share: the result JSON, its arrays file and its state sidecar.
-#include "geoattn/report/state_file.h"
-#include "cli.h"
+#include "geoattn/pipeline/results.h"
 
 #include <chrono>
 #include <filesystem>
@@ -10,9 +8,10 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/state_file.h"
 #include "geoattn/util/atomic_file.h"
 
-namespace geoattn::cli {
+namespace geoattn::pipeline {
 
 std::string state_path(const std::string& json_path) { return report::sibling_path(json_path, ".state.safetensors"); }
 
@@ -70,4 +69,4 @@ nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint) {
           {"head_dim", c.head_dim},        {"parameters", c.parameter_count()}, {"sliding_window", c.sliding_window}};
 }
 
-}  // namespace geoattn::cli
+}  // namespace geoattn::pipeline

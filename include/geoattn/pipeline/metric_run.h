@@ -1,0 +1,65 @@
+#pragma once
+// The run after the capture, as a library: a typed specification built once from the flags,
+// the window's samples handed to the aggregation inside (no per-sample callbacks through the
+// CLI), and the settings it records. Shared by measure (windows from the forward) and metrics
+// (windows from a capture file).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "geoattn/io/windows.h"
+#include "geoattn/metrics/exact.h"
+#include "geoattn/metrics/run_state.h"
+#include "geoattn/metrics/unit_stats.h"
+#include "geoattn/pipeline/stage_times.h"
+
+namespace geoattn::pipeline {
+
+enum class BootUnit { Document, Window };  // what the bootstrap resamples (SPEC §2b)
+
+// Everything the metric run needs, typed; the CLI builds it from its flags and names the flag
+// in its errors (tools/geoattn/metric_flags.cpp).
+struct MetricSpec {
+  std::string n_spec = "default";  // the grid as the user wrote it (recorded in the settings)
+  std::vector<int64_t> grid;       // SPEC §2: sorted, unique, 1..T
+  std::vector<int64_t> queries;    // query positions
+  metrics::Distance distance = metrics::Distance::Euclidean;
+  int64_t decay_k = 64;            // SPEC §4: the largest lag K of the decay fit
+  int64_t controls = 16;           // SPEC §2b: random permutations per sample
+  int64_t bootstrap = 2000;        // SPEC §2b: replicates (0: none)
+  bool boot_level_auto = true;     // else boot_level
+  metrics::BootLevel boot_level = metrics::BootLevel::Head;
+  BootUnit boot_unit = BootUnit::Document;
+  uint64_t seed = 0;               // controls and bootstrap
+  int64_t chunk_bytes = int64_t(256) << 20;  // the tensor path's working memory per chunk
+};
+
+// A key per window that names it independently of how the run is split into shards: the hash
+// of its document and its rank among that document's windows (stream mode cuts several).
+std::vector<uint64_t> window_keys(const std::vector<std::string>& doc_ids);
+std::vector<std::string> doc_ids(const std::vector<io::Window>& windows);
+
+class MetricRun {
+ public:
+  MetricRun(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T);
+
+  // One captured window: alpha [L, H, Q, T], values [L, KV, T, d]. `key` is the window's index
+  // in the run, `doc` its document (the bootstrap resamples documents, or windows).
+  void add_window(const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key, const std::string& doc);
+
+  const MetricSpec& spec() const { return spec_; }
+  metrics::RunState& state() { return state_; }
+  StageTimes& times() { return times_; }
+  // The "settings" entries of the metrics (merged into the command's own).
+  nlohmann::ordered_json settings() const;
+
+ private:
+  MetricSpec spec_;
+  metrics::RunState state_;
+  StageTimes times_;
+};
+
+}  // namespace geoattn::pipeline

@@ -1,0 +1,35 @@
+#pragma once
+// What measure, metrics and merge share once the windows are in: the bootstrap and the fits
+// (finalize), then the result JSON, its arrays file and its state sidecar (write_results).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/io/checkpoint.h"
+#include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/run_state.h"
+#include "geoattn/model/capture_file.h"
+#include "geoattn/pipeline/stage_times.h"
+
+namespace geoattn::pipeline {
+
+// The state sidecar beside a result JSON: x.json -> x.state.safetensors.
+std::string state_path(const std::string& json_path);
+// What a run computes once its windows are in: the bootstrap of the run's settings (with
+// per-document statistics; "bootstrap": replicates, seed, so a merge recomputes it over all the
+// documents) and the fits of every head. Timed into `times`.
+struct Finalized {
+  std::optional<metrics::BootstrapResult> bootstrap;
+  std::vector<nlohmann::ordered_json> fits;
+};
+Finalized finalize(const metrics::RunState& state, StageTimes* times = nullptr);
+// Writes the result JSON and its state sidecar (each atomically).
+void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
+                   StageTimes* times = nullptr);
+void write_results(const std::string& out, const metrics::RunState& state);  // finalize + write
+// The "model" object of the result JSON: of a checkpoint, or of a capture file.
+nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
+nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path);
+}  // namespace geoattn::pipeline

@@ -1,0 +1,29 @@
+#pragma once
+// The loop every model-running command shares: windows -> batched forward with the
+// attn.pattern and attn.v capture points -> one visit per window, with a progress line.
+#include <functional>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "geoattn/io/windows.h"
+#include "geoattn/model/decoder.h"
+
+namespace geoattn::pipeline {
+
+struct ForwardTimes {
+  double forward_s = 0;  // forward and capture (synchronised on CUDA)
+  double visit_s = 0;    // the callbacks: metrics, fits, bounds (overlapping the forward)
+  double wall_s = 0;     // the whole loop, start to last visit
+};
+
+// visit(w, alpha [L, H, Q, T], values [L, KV, T, d]) for each window w in order, on the
+// model's device. `batch` windows share one forward. The visits of a batch run on another
+// thread while the next batch's forward runs (two batches' captures alive at once); visits
+// never overlap each other.
+using WindowVisitor = std::function<void(int64_t, const torch::Tensor&, const torch::Tensor&)>;
+ForwardTimes forward_windows(const model::Decoder& decoder, int64_t n_layers, const std::vector<io::Window>& windows,
+                             const std::vector<int64_t>& queries, int64_t batch, const char* what, bool quiet,
+                             const WindowVisitor& visit);
+
+}  // namespace geoattn::pipeline

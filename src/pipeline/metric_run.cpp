@@ -1,0 +1,73 @@
+#include "geoattn/pipeline/metric_run.h"
+
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "geoattn/metrics/window_assumptions.h"
+#include "geoattn/metrics/window_metrics.h"
+
+namespace geoattn::pipeline {
+
+std::vector<uint64_t> window_keys(const std::vector<std::string>& doc_ids) {
+  std::map<std::string, uint64_t> seen;
+  std::vector<uint64_t> keys;
+  for (const auto& id : doc_ids) keys.push_back(io::document_hash(0, id) + 0x9E3779B97F4A7C15ULL * seen[id]++);
+  return keys;
+}
+
+std::vector<std::string> doc_ids(const std::vector<io::Window>& windows) {
+  std::vector<std::string> ids;
+  for (const auto& w : windows) ids.push_back(w.doc_id);
+  return ids;
+}
+
+MetricRun::MetricRun(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
+    : spec_(spec), state_{metrics::Aggregator(layers, heads, spec.grid), {}, nlohmann::ordered_json::object(), {}} {
+  // SPEC §4 fits the last query only.
+  if (!spec.queries.empty() && spec.queries.back() == T - 1)
+    state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k);
+  if (spec.bootstrap > 0) {
+    const int64_t G = static_cast<int64_t>(spec.grid.size());
+    const auto level = spec.boot_level_auto ? metrics::auto_boot_level(layers, heads, G, spec.bootstrap) : spec.boot_level;
+    state_.units = metrics::UnitStats(layers, heads, G, level);
+  }
+}
+
+void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key, const std::string& doc) {
+  const std::string unit = spec_.boot_unit == BootUnit::Window ? fmt::format("window {:016x}", key) : doc;
+  metrics::MetricOptions options;
+  options.selection.max_chunk_bytes = spec_.chunk_bytes;
+  options.selection.distance = spec_.distance;
+  options.controls = spec_.controls;
+  options.seed = spec_.seed;
+  options.decay_k = state_.assumptions.empty() ? 0 : spec_.decay_k;
+  const auto m = metrics::window_metrics(alpha, values, spec_.queries, spec_.grid, key, options);
+  times_.add(m.core);
+  const auto t = std::chrono::steady_clock::now();
+  metrics::for_each_sample(m, [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
+    state_.add_sample(unit, l, h, curves, n_valid, scalars);
+  });
+  if (!state_.assumptions.empty())
+    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, spec_.queries, state_.assumptions);
+  times_.aggregate += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+nlohmann::ordered_json MetricRun::settings() const {
+  nlohmann::ordered_json s = {{"n", spec_.n_spec},
+                              {"decay_k", spec_.decay_k},
+                              {"distance", spec_.distance == metrics::Distance::Cosine ? "cosine" : "euclidean"},
+                              {"ball", "closed (paper appendix A.1)"},
+                              {"comparisons", metrics::kComparisons},
+                              {"metrics_precision", "float64"},
+                              {"controls", {{"random_permutations", spec_.controls}, {"seed", spec_.seed}}},
+                              {"bootstrap", {{"replicates", spec_.bootstrap}, {"seed", spec_.seed}}}};
+  if (!state_.units.empty()) {
+    s["bootstrap"]["level"] = metrics::boot_level_name(state_.units.level());
+    s["bootstrap"]["unit"] = spec_.boot_unit == BootUnit::Window ? "window" : "document";
+  }
+  return s;
+}
+
+}  // namespace geoattn::pipeline

@@ -1,0 +1,53 @@
+#include "metric_flags.h"
+
+#include "geoattn/metrics/grid.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::cli {
+
+void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
+  cmd.add_option("--n", f.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
+  cmd.add_option("--distance", f.distance, "euclidean (the paper) or cosine (SPEC §2b)")
+      ->check(CLI::IsMember({"euclidean", "cosine"}))
+      ->capture_default_str();
+  cmd.add_option("--decay-k", f.decay_k, "largest lag k of the decay fit c(k) (SPEC §4)")->capture_default_str();
+  cmd.add_option("--controls", f.controls, "random-selection permutations per sample (SPEC §2b; 0: none)")
+      ->capture_default_str();
+  cmd.add_option("--bootstrap", f.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")
+      ->capture_default_str();
+  cmd.add_option("--bootstrap-level", f.boot_level,
+                 "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay small, else layer)")
+      ->check(CLI::IsMember({"auto", "head", "layer", "global"}))
+      ->capture_default_str();
+  cmd.add_option("--bootstrap-unit", f.boot_unit,
+                 "what the bootstrap resamples: document (windows of one document together) or window")
+      ->check(CLI::IsMember({"document", "window"}))
+      ->capture_default_str();
+  cmd.add_option("--metrics-memory", f.metrics_memory_mb,
+                 "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T Gram matrix per thread)")
+      ->capture_default_str();
+  if (with_seed) cmd.add_option("--seed", f.seed, "seed of the controls and the bootstrap")->capture_default_str();
+}
+
+pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries) {
+  if (flags.decay_k < 1) fail("--decay-k {}: must be at least 1", flags.decay_k);
+  if (flags.controls < 0) fail("--controls {}: must be 0 or more", flags.controls);
+  if (flags.bootstrap < 0) fail("--bootstrap {}: must be 0 or more", flags.bootstrap);
+  if (flags.metrics_memory_mb < 1) fail("--metrics-memory {}: must be at least 1 MiB", flags.metrics_memory_mb);
+  pipeline::MetricSpec spec;
+  spec.n_spec = flags.n;
+  spec.grid = metrics::parse_n_grid(flags.n, T);
+  spec.queries = queries;
+  spec.distance = flags.distance == "cosine" ? metrics::Distance::Cosine : metrics::Distance::Euclidean;
+  spec.decay_k = flags.decay_k;
+  spec.controls = flags.controls;
+  spec.bootstrap = flags.bootstrap;
+  spec.boot_level_auto = flags.boot_level == "auto";
+  if (!spec.boot_level_auto) spec.boot_level = metrics::parse_boot_level(flags.boot_level);
+  spec.boot_unit = flags.boot_unit == "window" ? pipeline::BootUnit::Window : pipeline::BootUnit::Document;
+  spec.seed = flags.seed;
+  spec.chunk_bytes = flags.metrics_memory_mb << 20;
+  return spec;
+}
+
+}  // namespace geoattn::cli

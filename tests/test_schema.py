@@ -29,33 +29,7 @@ import time
 MEASURE, INLINE = "geoattn.measure-2.schema.json", "geoattn.measure-inline.schema.json"
 BOUNDS, TAXONOMY = "geoattn.bounds-1.schema.json", "geoattn.taxonomy-1.schema.json"
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def run(cmd, cwd, timeout=300):
-    t = time.time()
-    try:
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        p = subprocess.CompletedProcess(cmd, -1, "", f"{type(e).__name__}: {e}")
-    return p, time.time() - t
-
-
-def must(cmd, cwd, what):
-    p, dt = run(cmd, cwd)
-    if not check(p.returncode == 0, f"{what} ({dt:.1f}s)"):
-        print("  command:", " ".join(cmd), "\n  stdout:", p.stdout[-2000:],
-              "\n  stderr:", p.stderr[-2000:])
-        raise SystemExit(1)
-    return p
+from script_test_util import check, failures, must, run  # beside this file
 
 
 def header_constant(src, name):

@@ -11,9 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/taxonomy.h"
+#include "geoattn/report/taxonomy_json.h"
 #include "geoattn/util/error.h"
 
 using namespace geoattn::analysis;
+using geoattn::report::taxonomy_report;
 using nlohmann::json;
 
 using geoattn::testing::error_of;

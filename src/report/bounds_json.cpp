@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/util/error.h"
+
 #include "geoattn/metrics/metric_names.h"
 
 namespace geoattn::report {
@@ -62,6 +64,32 @@ ordered_json synthetic_bounds_json(const std::vector<int64_t>& grid, const analy
   ordered_json out = header(run_info, grid);
   put_bounds(out["bounds"], curves);
   return out;
+}
+
+// The assumption parameters of one head of a measure JSON (its fits, SPEC §4).
+nlohmann::json params_of_head(const nlohmann::json& measure, const std::string& label, int64_t layer, int64_t head) {
+  for (const auto& h : measure.at("heads")) {
+    if (h.at("layer") != layer || h.at("head") != head) continue;
+    if (!h.contains("fits")) fail("{}: head ({}, {}) has no fits (the run had no last query)", label, layer, head);
+    const auto& f = h.at("fits");
+    for (const char* part : {"norms", "decay", "profile"})
+      if (!f.at(part).at("ok").get<bool>())
+        fail("{}: head ({}, {}): the {} fit failed: {}", label, layer, head, part, f.at(part).value("why", "?"));
+    const auto& p = f.at("profile");
+    return {{"T", measure.at("settings").at("ctx")},
+            {"d", measure.at("model").at("head_dim")},
+            {"C", f.at("norms").at("C")},
+            {"lambda", f.at("norms").at("lambda")},
+            {"cv", f.at("norms").at("cv")},
+            {"beta", f.at("decay").at("beta")},
+            {"rho0", h.at("rho0")},
+            {"profile",
+             {{"p_sink", p.at("p_sink")}, {"p_base", p.at("p_base")}, {"eta", p.at("eta")}, {"omega", p.at("omega")},
+              {"T1", p.at("T1")}, {"T2", p.at("T2")}}},
+            {"seed", 0},
+            {"samples", 8}};
+  }
+  fail("{}: no head ({}, {}) in this measure JSON", label, layer, head);
 }
 
 }  // namespace geoattn::report

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "fuzz_util.h"
-#include "geoattn/analysis/taxonomy.h"
+#include "geoattn/report/taxonomy_json.h"
 
 using namespace geoattn;
 using namespace geoattn::fuzz;
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     analysis::TaxonomyConfig cfg;
     if (j.is_object() && j.contains("taxonomy_config"))
       cfg = analysis::TaxonomyConfig::from_json(j.at("taxonomy_config"));
-    const auto report = analysis::taxonomy_report(j, cfg);
+    const auto report = report::taxonomy_report(j, cfg);
     const auto text = report.dump(1);  // what `geoattn taxonomy` writes
     int64_t labelled = 0;
     for (const char* label : {"Retriever", "Mixer", "Reset"}) labelled += report.at("totals").at(label).get<int64_t>();

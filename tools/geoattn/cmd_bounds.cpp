@@ -96,38 +96,12 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   return report::bounds_json(mb.measured, mb.bounds, run_info);
 }
 
-// The assumption parameters of one head of a measure JSON (its fits, SPEC §4).
-nlohmann::json params_of_head(const nlohmann::json& measure, const BoundsOptions& o) {
-  for (const auto& h : measure.at("heads")) {
-    if (h.at("layer") != o.layer || h.at("head") != o.head) continue;
-    if (!h.contains("fits")) fail("{}: head ({}, {}) has no fits (the run had no last query)", o.params, o.layer, o.head);
-    const auto& f = h.at("fits");
-    for (const char* part : {"norms", "decay", "profile"})
-      if (!f.at(part).at("ok").get<bool>())
-        fail("{}: head ({}, {}): the {} fit failed: {}", o.params, o.layer, o.head, part, f.at(part).value("why", "?"));
-    const auto& p = f.at("profile");
-    return {{"T", measure.at("settings").at("ctx")},
-            {"d", measure.at("model").at("head_dim")},
-            {"C", f.at("norms").at("C")},
-            {"lambda", f.at("norms").at("lambda")},
-            {"cv", f.at("norms").at("cv")},
-            {"beta", f.at("decay").at("beta")},
-            {"rho0", h.at("rho0")},
-            {"profile",
-             {{"p_sink", p.at("p_sink")}, {"p_base", p.at("p_base")}, {"eta", p.at("eta")}, {"omega", p.at("omega")},
-              {"T1", p.at("T1")}, {"T2", p.at("T2")}}},
-            {"seed", 0},
-            {"samples", 8}};
-  }
-  fail("{}: no head ({}, {}) in this measure JSON", o.params, o.layer, o.head);
-}
-
 nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::BoundsOptions& options) {
   const nlohmann::json j = read_json(o.params);
   const bool is_measure = report::is_measure_schema(j);  // the fits it reads are in the JSON itself
   nlohmann::json raw;
   try {
-    raw = is_measure ? params_of_head(j, o) : j;
+    raw = is_measure ? report::params_of_head(j, o.params, o.layer, o.head) : j;
   } catch (const nlohmann::json::exception& e) {
     fail("{}: a measure JSON without the expected fields ({})", o.params, e.what());
   }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli.h"
-#include "geoattn/analysis/taxonomy.h"
+#include "geoattn/report/taxonomy_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
@@ -32,7 +32,7 @@ void run_taxonomy(const TaxonomyOptions& o) {
   }
   nlohmann::ordered_json result;
   try {
-    result = analysis::taxonomy_report(nlohmann::json(report::read_measure(o.from)), config);
+    result = report::taxonomy_report(nlohmann::json(report::read_measure(o.from)), config);
   } catch (const Error& e) {
     const std::string what = e.what();
     throw Error(what.rfind(o.from, 0) == 0 ? what : o.from + ": " + what);

@@ -13,8 +13,6 @@
 
 namespace geoattn::analysis {
 
-constexpr const char* kTaxonomySchema = "geoattn.taxonomy/1";
-
 // The thresholds of SPEC §6 (defaults as there; configs/taxonomy.json holds them too).
 struct TaxonomyConfig {
   double retriever_cos_vL_min = 0.5;  // Retriever: mean over N of cos(s, v_L) >= this
@@ -37,6 +35,9 @@ struct HeadFeatures {
   std::vector<double> cos_s_v0, cos_s_vL;     // over n_grid
 };
 
+// The labels classify gives, in the order results count them.
+inline constexpr const char* kHeadLabels[] = {"Retriever", "Mixer", "Reset"};
+
 struct HeadLabel {
   std::string label;  // "Retriever" | "Reset" | "Mixer"
   std::string rule;   // which rule fired, with its numbers
@@ -54,17 +55,5 @@ struct HeadLabel {
 // geoattn::Error if the curves do not have the length of n_grid.
 HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg);
 
-// The `geoattn taxonomy` result from a measure result with its arrays inline
-// (report::read_measure, which also checks the schema):
-//   {"schema": "geoattn.taxonomy/1", "model": <copied, null if absent>, "config": {...},
-//    "heads": [{"layer", "head", "label", "rule", "features": {"samples", "c_sink", "c_last",
-//               "c_rest", "mean_cos_vL", "median_cos_vL_small_n", "slope_cos_v0",
-//               "slope_cos_vL"}}],
-//    "layers": [{"layer", "Retriever", "Mixer", "Reset"}],   // counts, layers ascending
-//    "totals": {"heads", "Retriever", "Mixer", "Reset"}}
-// NaN features print as null. geoattn::Error (one line) on a
-// missing or mistyped field (named with its head index), curves whose length differs from
-// n_grid, or a head whose c_sink/c_last/c_rest is null (it has no samples).
-nlohmann::ordered_json taxonomy_report(const nlohmann::json& measure, const TaxonomyConfig& cfg);
 
 }  // namespace geoattn::analysis

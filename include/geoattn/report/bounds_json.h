@@ -2,6 +2,7 @@
 // The result JSON of `geoattn bounds` (issue 4, SPEC §5). Pure C++.
 #include <nlohmann/json_fwd.hpp>
 
+#include <string>
 #include <vector>
 
 #include "geoattn/analysis/bounds_tables.h"
@@ -21,5 +22,10 @@ nlohmann::ordered_json bounds_json(const metrics::Aggregator& measured, const an
 // From parameters: {"schema", <run_info keys>, "n_grid", "bounds": {the eight curves}}.
 nlohmann::ordered_json synthetic_bounds_json(const std::vector<int64_t>& grid, const analysis::BoundsCurves& curves,
                                              const nlohmann::ordered_json& run_info);
+
+// The assumption parameters (analysis::params_from_json's JSON) of head (layer, head) of a
+// measure result: its fits (SPEC §4), T, d and rho0. geoattn::Error naming `label` where the
+// head is missing, has no fits or a failed one; nlohmann's exceptions on a missing field.
+nlohmann::json params_of_head(const nlohmann::json& measure, const std::string& label, int64_t layer, int64_t head);
 
 }  // namespace geoattn::report

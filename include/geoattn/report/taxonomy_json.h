@@ -1,0 +1,25 @@
+#pragma once
+// The result of `geoattn taxonomy` (SPEC §6): the measure result's per-head features read,
+// classified by analysis/taxonomy.h, and written as JSON. Pure C++.
+#include <nlohmann/json.hpp>
+
+#include "geoattn/analysis/taxonomy.h"
+
+namespace geoattn::report {
+
+constexpr const char* kTaxonomySchema = "geoattn.taxonomy/1";
+
+// The `geoattn taxonomy` result from a measure result with its arrays inline
+// (report::read_measure, which also checks the schema):
+//   {"schema": "geoattn.taxonomy/1", "model": <copied, null if absent>, "config": {...},
+//    "heads": [{"layer", "head", "label", "rule", "features": {"samples", "c_sink", "c_last",
+//               "c_rest", "mean_cos_vL", "median_cos_vL_small_n", "slope_cos_v0",
+//               "slope_cos_vL"}}],
+//    "layers": [{"layer", "Retriever", "Mixer", "Reset"}],   // counts, layers ascending
+//    "totals": {"heads", "Retriever", "Mixer", "Reset"}}
+// NaN features print as null. geoattn::Error (one line) on a
+// missing or mistyped field (named with its head index), curves whose length differs from
+// n_grid, or a head whose c_sink/c_last/c_rest is null (it has no samples).
+nlohmann::ordered_json taxonomy_report(const nlohmann::json& measure, const analysis::TaxonomyConfig& cfg);
+
+}  // namespace geoattn::report

@@ -329,7 +329,7 @@ TEST(MeasureJson, ArraysFileReadsBackInline) {
   agg.add_sample(1, 2, blank(3, 0, 1, 2).curves.data(), 0, blank(3, 0).scalars.data());  // a head with n_valid 0
   const ordered_json inline_doc = measure_json(agg, run_info());
   geoattn::report::MeasureArrays arrays;
-  ordered_json split = measure_json(agg, run_info(), nullptr, nullptr, nullptr, &arrays, "r.curves.safetensors");
+  ordered_json split = measure_json(agg, run_info(), nullptr, nullptr, &arrays, "r.curves.safetensors");
   EXPECT_EQ(split["schema"], geoattn::report::kMeasureSchema);
   EXPECT_EQ(split["arrays"]["tensors"]["heads.P_rmax"].dump(), "[2,3,3]");
   EXPECT_EQ(split["arrays"]["tensors"]["layers.sink_recall_corr"].dump(), "[2,3]");

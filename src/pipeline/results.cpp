@@ -39,8 +39,8 @@ void write_results(const std::string& out, const metrics::RunState& state, const
   // Three files, each whole or not at all; the JSON, which names the arrays file, comes last.
   report::MeasureArrays arrays;
   const std::string arrays_file = report::arrays_path(out);
-  const auto json = report::measure_json(state.metrics, state.run_info, &state.assumptions,
-                                         done.bootstrap ? &*done.bootstrap : nullptr, &done.fits, &arrays,
+  const auto json = report::measure_json(state.metrics, state.run_info, &done.fits,
+                                         done.bootstrap ? &*done.bootstrap : nullptr, &arrays,
                                          std::filesystem::path(arrays_file).filename().string());
   report::write_measure_arrays(arrays_file, arrays);
   report::save_run_state(state_path(out), state);

@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "geoattn/report/fits_json.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::report {
@@ -146,9 +145,8 @@ void check_run_info(const ordered_json& run_info) {
 }  // namespace
 
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
-                          const metrics::AssumptionStats* assumptions, const metrics::BootstrapResult* boot,
-                          const std::vector<ordered_json>* precomputed_fits, MeasureArrays* arrays,
-                          const std::string& arrays_file) {
+                          const std::vector<ordered_json>* fits_in, const metrics::BootstrapResult* boot,
+                          MeasureArrays* arrays, const std::string& arrays_file) {
   check_run_info(run_info);
   ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
@@ -158,12 +156,10 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
                                                                : "document"},
                         {"units", boot->units}, {"percentiles", {2.5, 97.5}}};
   out["n_grid"] = agg.n_grid();
-  const bool with_fits = assumptions && !assumptions->empty();
-  if (with_fits && (assumptions->layers() != agg.layers() || assumptions->heads() != agg.heads()))
-    fail("internal: assumption stats {}x{} for metrics {}x{}", assumptions->layers(), assumptions->heads(), agg.layers(),
-         agg.heads());
-  std::vector<ordered_json> fits =
-      !with_fits ? std::vector<ordered_json>{} : precomputed_fits ? *precomputed_fits : fits_json(*assumptions);
+  const bool with_fits = fits_in && !fits_in->empty();
+  if (with_fits && static_cast<int64_t>(fits_in->size()) != agg.layers() * agg.heads())
+    fail("internal: {} fits for {} x {} heads", fits_in->size(), agg.layers(), agg.heads());
+  std::vector<ordered_json> fits = with_fits ? *fits_in : std::vector<ordered_json>{};
 
   ordered_json global = ordered_json::object();
   put_group_inline(global, agg.global_stats(), boot ? &boot->global : nullptr, true);

@@ -10,6 +10,7 @@
 #include "fuzz_util.h"
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/run_state.h"
+#include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
 
 using namespace geoattn;
@@ -36,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       boot = metrics::bootstrap(state.units, std::min<int64_t>(b.at("replicates").get<int64_t>(), 3),
                                 b.at("seed").get<uint64_t>());
     }
-    const auto result = report::measure_json(state.metrics, state.run_info, &state.assumptions, boot ? &*boot : nullptr);
+    const auto fits = state.assumptions.empty() ? std::vector<nlohmann::ordered_json>{} : report::fits_json(state.assumptions);
+    const auto result = report::measure_json(state.metrics, state.run_info, &fits, boot ? &*boot : nullptr);
     const auto text = result.dump(1);
     (void)text;
     // save -> load -> save writes the same bytes (the sidecar is exact).

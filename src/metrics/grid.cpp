@@ -22,8 +22,8 @@ int64_t parse_value(std::string_view text, int64_t T) {
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    fail("--n: '{}' is not a number (expected all, default, or a list like 1:16,24,32)", text);
-  if (v < 1 || v > T) fail("--n: {} is outside 1..{} (the window length)", v, T);
+    fail("N grid: '{}' is not a number (expected all, default, or a list like 1:16,24,32)", text);
+  if (v < 1 || v > T) fail("N grid: {} is outside 1..{} (the window length)", v, T);
   return v;
 }
 
@@ -35,7 +35,7 @@ void add_item(std::string_view item, int64_t T, std::vector<int64_t>& out) {
     return;
   }
   const int64_t a = parse_value(item.substr(0, colon), T), b = parse_value(item.substr(colon + 1), T);
-  if (a > b) fail("--n: range '{}' starts above its end", trim(item));
+  if (a > b) fail("N grid: range '{}' starts above its end", trim(item));
   for (int64_t v = a; v <= b; ++v) out.push_back(v);
 }
 
@@ -52,7 +52,7 @@ std::vector<int64_t> parse_list(std::string_view spec, int64_t T) {
 }  // namespace
 
 std::vector<int64_t> parse_n_grid(const std::string& spec_text, int64_t T) {
-  if (T < 1) fail("--n: the window length {} must be at least 1", T);
+  if (T < 1) fail("N grid: the window length {} must be at least 1", T);
   const std::string_view spec = trim(spec_text);
   std::vector<int64_t> grid;
   if (spec == "all") {

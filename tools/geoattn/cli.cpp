@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "geoattn/io/tokenizer.h"
+#include "geoattn/metrics/grid.h"
 #include "geoattn/util/blas_threads.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/parallel.h"
@@ -24,6 +25,14 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 std::string effective_dtype(const RunOptions& run) {
   if (run.dtype != "auto") return run.dtype;
   return run.device.rfind("cuda", 0) == 0 ? "bf16" : "fp32";
+}
+
+std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T) {
+  try {
+    return metrics::parse_n_grid(n, T);
+  } catch (const Error& e) {
+    fail("--n {}: {}", n, e.what());
+  }
 }
 
 nlohmann::json read_json(const std::string& path) {

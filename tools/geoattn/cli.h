@@ -52,6 +52,9 @@ std::vector<io::Window> read_windows(const InputOptions& options, const io::Chec
 std::vector<int64_t> parse_queries(const std::string& spec, int64_t T);
 // A JSON file: geoattn::Error "<path>: cannot open" / "<path>: not valid JSON" (parse_json_or_fail).
 nlohmann::json read_json(const std::string& path);
+// --n at window length T (metrics/grid.h), its errors naming the flag.
+std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T);
+
 // "1,2,3" -> ids
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);
 

@@ -85,7 +85,7 @@ void print_stages(const char* title, const StageTimes& t) {
 void run_bench(const BenchOptions& o) {
   set_threads(o.threads);
   const int64_t B = o.heads * o.layers;
-  const auto grid = metrics::parse_n_grid(o.metric.n, o.T);
+  const auto grid = parse_grid_flag(o.metric.n, o.T);
   fmt::print("geoattn metrics on a synthetic capture: {} heads x {} layers, T = {}, d = {}, --n {} ({} values), {} threads\n",
              o.heads, o.layers, o.T, o.d, o.metric.n, grid.size(), worker_threads());
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("geoattn-bench-{}", getpid());

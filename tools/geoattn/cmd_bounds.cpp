@@ -56,7 +56,7 @@ struct MeasuredBounds {
 nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::BoundsOptions& options) {
   const model::CaptureFile capture = model::read_capture_file(o.capture);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
-  const auto grid = metrics::parse_n_grid(o.n, T);
+  const auto grid = parse_grid_flag(o.n, T);
   const std::vector<int64_t> queries = capture.query_positions();
   MeasuredBounds mb{metrics::Aggregator(L, H, grid), analysis::BoundsTables(L, H, grid.size())};
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
@@ -75,7 +75,7 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   const model::Decoder& decoder = r.decoder;
   const std::vector<io::Window>& windows = r.windows;
   const std::vector<int64_t>& queries = r.queries;
-  const auto grid = metrics::parse_n_grid(o.n, r.T);
+  const auto grid = parse_grid_flag(o.n, r.T);
   const int64_t T = r.T;
   const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;
@@ -112,7 +112,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
     fail("{}: {}", o.params, e.what());
   }
   if (o.samples > 0) params.samples = o.samples;
-  const auto grid = metrics::parse_n_grid(o.n, params.T);
+  const auto grid = parse_grid_flag(o.n, params.T);
   nlohmann::ordered_json run_info;
   run_info["source"] = "params";
   run_info["params_file"] = o.params;

@@ -1,5 +1,6 @@
 #include "metric_flags.h"
 
+#include "cli.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/util/error.h"
 
@@ -36,7 +37,7 @@ pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std:
   if (flags.metrics_memory_mb < 1) fail("--metrics-memory {}: must be at least 1 MiB", flags.metrics_memory_mb);
   pipeline::MetricSpec spec;
   spec.n_spec = flags.n;
-  spec.grid = metrics::parse_n_grid(flags.n, T);
+  spec.grid = parse_grid_flag(flags.n, T);
   spec.queries = queries;
   spec.distance = flags.distance == "cosine" ? metrics::Distance::Cosine : metrics::Distance::Euclidean;
   spec.decay_k = flags.decay_k;

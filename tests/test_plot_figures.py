@@ -11,7 +11,6 @@ output. Standard library only; the plotter itself needs numpy + matplotlib.
 
 Paths default to GEOATTN_SOURCE_DIR / GEOATTN_BIN_DIR, else this checkout and build/bin.
 """
-import argparse
 import copy
 import json
 import os
@@ -27,7 +26,7 @@ ALL_FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
 NEEDS_TAXONOMY = ("fig8_labels_by_layer", "fig11_regimes")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-from script_test_util import check, failures, must, run  # beside this file
+from script_test_util import check, failures, must, parse_args, run  # beside this file
 
 
 def check_outputs(out, names, stdout, what):
@@ -88,16 +87,7 @@ def plotter_python():
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--source-dir", default=os.environ.get("GEOATTN_SOURCE_DIR",
-                                                           os.path.dirname(here)))
-    ap.add_argument("--bin-dir", default=os.environ.get("GEOATTN_BIN_DIR"))
-    ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
-    args = ap.parse_args()
-    src = os.path.abspath(args.source_dir)
-    bin_dir = os.path.abspath(args.bin_dir or os.path.join(src, "build", "bin"))
-    geoattn = os.path.join(bin_dir, "geoattn")
+    args, src, _, geoattn = parse_args(__file__)
     plot = os.path.join(src, "scripts", "plot_figures.py")
     if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
         return 1

@@ -14,7 +14,6 @@ path named; the schema strings and the curve and scalar names must be those of t
 
 Paths default to GEOATTN_SOURCE_DIR / GEOATTN_BIN_DIR, else this checkout and build/bin.
 """
-import argparse
 import copy
 import glob
 import json
@@ -29,7 +28,7 @@ import time
 MEASURE, INLINE = "geoattn.measure-2.schema.json", "geoattn.measure-inline.schema.json"
 BOUNDS, TAXONOMY = "geoattn.bounds-1.schema.json", "geoattn.taxonomy-1.schema.json"
 
-from script_test_util import check, failures, must, run  # beside this file
+from script_test_util import check, failures, must, parse_args, run  # beside this file
 
 
 def header_constant(src, name):
@@ -69,16 +68,7 @@ def schema_nodes(node):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--source-dir", default=os.environ.get("GEOATTN_SOURCE_DIR",
-                                                           os.path.dirname(here)))
-    ap.add_argument("--bin-dir", default=os.environ.get("GEOATTN_BIN_DIR"))
-    ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
-    args = ap.parse_args()
-    src = os.path.abspath(args.source_dir)
-    bin_dir = os.path.abspath(args.bin_dir or os.path.join(src, "build", "bin"))
-    geoattn = os.path.join(bin_dir, "geoattn")
+    args, src, _, geoattn = parse_args(__file__)
     schema_dir = os.path.join(src, "docs", "schema")
     sys.path.insert(0, os.path.join(src, "scripts"))
     import geoattn_schema

@@ -31,18 +31,37 @@ std::pair<double, double> adjacent_order_stats(double* xs, int64_t m, int64_t k)
 // 64 values gives thresholds well inside them, one branch-free pass keeps the values beyond,
 // and the order statistics come from those few (with a full selection when the sample was
 // unlucky). `low` and `high` are scratch of at least m values.
-Interval tails(double* xs, int64_t m, double* low, double* high) {
-  int64_t kept = 0;
+// The smallest and largest of xs[0..m) and how many are not finite (x - x is NaN for them):
+// one vectorised pass, the common case (no replicate without a sample) decided by it.
+GEOATTN_SIMD_CLONES int64_t range_of(const double* xs, int64_t m, double* lo, double* hi) {
   double lo_x = kInf, hi_x = -kInf;
+  int64_t bad = 0;
+#pragma omp simd reduction(min : lo_x) reduction(max : hi_x) reduction(+ : bad)
   for (int64_t i = 0; i < m; ++i) {
     const double x = xs[i];
-    xs[kept] = x;
-    const bool finite = std::isfinite(x);
-    kept += finite;
-    lo_x = finite && x < lo_x ? x : lo_x;
-    hi_x = finite && x > hi_x ? x : hi_x;
+    bad += !(x - x == 0);
+    lo_x = x < lo_x ? x : lo_x;
+    hi_x = x > hi_x ? x : hi_x;
   }
-  m = kept;
+  *lo = lo_x, *hi = hi_x;
+  return bad;
+}
+
+Interval tails(double* xs, int64_t m, double* low, double* high) {
+  double lo_x = kInf, hi_x = -kInf;
+  if (range_of(xs, m, &lo_x, &hi_x) > 0) {  // keep the finite values only
+    int64_t kept = 0;
+    lo_x = kInf, hi_x = -kInf;
+    for (int64_t i = 0; i < m; ++i) {
+      const double x = xs[i];
+      xs[kept] = x;
+      const bool finite = std::isfinite(x);
+      kept += finite;
+      lo_x = finite && x < lo_x ? x : lo_x;
+      hi_x = finite && x > hi_x ? x : hi_x;
+    }
+    m = kept;
+  }
   if (m == 0) return {kNaN, kNaN};
   if (lo_x == hi_x) return {lo_x, lo_x};  // every replicate alike (one unit, or no spread)
   const double h_lo = 0.025 * static_cast<double>(m - 1), h_hi = 0.975 * static_cast<double>(m - 1);

@@ -42,10 +42,29 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // m_k = +inf for the selected tokens (k in I_N), -inf for the rest: min(E_k, m_k) is E_k on
 // the selected and -inf elsewhere, max(E_k, m_k) is E_k on the rest and +inf on the selected.
 
+// The next step's Gram row is fetched a block at a time while this step's block is evaluated:
+// the rows of an ordering are scattered over a T x T matrix that does not fit in L2, and the
+// hardware prefetcher stops at every 4 KiB page.
+constexpr int64_t kPrefetchBlock = 256;
+
+[[gnu::always_inline]] inline void prefetch_block(const double* next, int64_t k0, int64_t k1) {
+  for (int64_t k = k0; k < k1; k += 8) __builtin_prefetch(next + k, 0, 2);
+}
+
 // c += a x
 GEOATTN_SIMD_CLONES void add_row(double a, const double* x, double* c, int64_t n) {
 #pragma omp simd
   for (int64_t k = 0; k < n; ++k) c[k] += a * x[k];
+}
+
+// c += a x, fetching `next` (the next step's row) meanwhile
+GEOATTN_SIMD_CLONES void add_row_prefetching(double a, const double* x, const double* next, double* c, int64_t n) {
+  for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
+    const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
+    prefetch_block(next, k0, k1);
+#pragma omp simd
+    for (int64_t k = k0; k < k1; ++k) c[k] += a * x[k];
+  }
 }
 
 // [K_out certain, K_out possible, K_in certain, K_in possible] for the thresholds
@@ -70,15 +89,19 @@ GEOATTN_SIMD_CLONES void band_counts(const double* E, const double* m, int64_t n
 // `thresholds`): one pass instead of two where the grid holds N - 1 and N. The mask is step
 // N's, so the caller corrects the counts for t_N, unselected at N - 1.
 template <bool kCount>
-[[gnu::always_inline]] inline void evaluate_pass(double a, const double* x, double* c, const double* g, const double* alpha,
-                                                 const double* m, int64_t n, const double* E_prev,
-                                                 const double* thresholds, double* E, double* extremes, int64_t* counts) {
+[[gnu::always_inline]] inline void evaluate_pass(double a, const double* x, const double* next, double* c,
+                                                 const double* g, const double* alpha, const double* m, int64_t n,
+                                                 const double* E_prev, const double* thresholds, double* E,
+                                                 double* extremes, int64_t* counts) {
   const double lo_out = kCount ? thresholds[0] : 0, hi_out = kCount ? thresholds[1] : 0;
   const double lo_in = kCount ? thresholds[2] : 0, hi_in = kCount ? thresholds[3] : 0;
   double hi = -kInf, lo = kInf;
   int64_t oc = 0, op = 0, ic = 0, ip = 0;
+  for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
+    const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
+    prefetch_block(next, k0, k1);
 #pragma omp simd reduction(max : hi) reduction(min : lo) reduction(+ : oc, op, ic, ip)
-  for (int64_t k = 0; k < n; ++k) {
+  for (int64_t k = k0; k < k1; ++k) {
     if constexpr (kCount) {
       const double rest_prev = E_prev[k] > m[k] ? E_prev[k] : m[k], sel_prev = E_prev[k] < m[k] ? E_prev[k] : m[k];
       oc += rest_prev <= lo_out;
@@ -94,21 +117,23 @@ template <bool kCount>
     hi = sel > hi ? sel : hi;
     lo = rest < lo ? rest : lo;
   }
+  }
   extremes[0] = hi;
   extremes[1] = lo;
   if constexpr (kCount) counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
 }
 
-GEOATTN_SIMD_CLONES void add_row_and_evaluate(double a, const double* x, double* c, const double* g, const double* alpha,
-                                              const double* m, int64_t n, double* E, double* extremes) {
-  evaluate_pass<false>(a, x, c, g, alpha, m, n, nullptr, nullptr, E, extremes, nullptr);
+GEOATTN_SIMD_CLONES void add_row_and_evaluate(double a, const double* x, const double* next, double* c, const double* g,
+                                              const double* alpha, const double* m, int64_t n, double* E,
+                                              double* extremes) {
+  evaluate_pass<false>(a, x, next, c, g, alpha, m, n, nullptr, nullptr, E, extremes, nullptr);
 }
 
-GEOATTN_SIMD_CLONES void add_row_evaluate_and_count(double a, const double* x, double* c, const double* g,
-                                                    const double* alpha, const double* m, int64_t n,
+GEOATTN_SIMD_CLONES void add_row_evaluate_and_count(double a, const double* x, const double* next, double* c,
+                                                    const double* g, const double* alpha, const double* m, int64_t n,
                                                     const double* E_prev, const double* thresholds, double* E,
                                                     double* extremes, int64_t* counts) {
-  evaluate_pass<true>(a, x, c, g, alpha, m, n, E_prev, thresholds, E, extremes, counts);
+  evaluate_pass<true>(a, x, next, c, g, alpha, m, n, E_prev, thresholds, E, extremes, counts);
 }
 
 // The per-token bands of exact.h, err_k = factor a_k (a_k + 2 S), and the counts they
@@ -311,6 +336,7 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
     const int64_t t = order[N - 1];
     const double at = smp.alpha[t];
     const double* row = smp.gram + t * smp.ld;
+    const double* next = N < n && !smp.prefix ? smp.gram + order[N] * smp.ld : row;  // the next step's row
     // ||s(N)||^2 = ||s(N-1)||^2 + 2 <s(N-1), y_t> + ||y_t||^2 (cosine, the Gram way)
     if (cosine && !smp.prefix) s2 += 2 * (at * sc.c[t]) + sc.g[t];
     S += sc.a[t];
@@ -324,7 +350,7 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
       last_in |= t == n - 1;
     }
     if (N != grid[gi]) {
-      if (at != 0 && !smp.prefix) add_row(at, row, sc.c.data(), n);
+      if (at != 0 && !smp.prefix) add_row_prefetching(at, row, next, sc.c.data(), n);
       continue;
     }
     double step = at;  // the row to add to c in the evaluating pass
@@ -338,7 +364,7 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
     if (deferred.active) {
       // Step N's values and step N - 1's counts in one pass; t was not selected at N - 1.
       int64_t c[4];
-      add_row_evaluate_and_count(step, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(),
+      add_row_evaluate_and_count(step, row, next, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(),
                                  deferred.thresholds, sc.E_next.data(), extremes, c);
       const double e = sc.E[t];
       c[0] += e <= deferred.thresholds[0], c[1] += e <= deferred.thresholds[1];
@@ -350,7 +376,7 @@ void run_ordering(const Sample& smp, const int64_t* order, const std::vector<int
       std::swap(sc.E, sc.E_next);
       deferred.active = false;
     } else {
-      add_row_and_evaluate(step, row, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(), extremes);
+      add_row_and_evaluate(step, row, next, sc.c.data(), sc.g.data(), smp.alpha, sc.m.data(), n, sc.E.data(), extremes);
     }
     if (cosine) {
       store(gi, cosine_counts(smp, order, N, S, s2, sc, stats));

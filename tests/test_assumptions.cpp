@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "geoattn/report/fits_json.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/window_assumptions.h"
@@ -119,4 +120,19 @@ TEST(Assumptions, RunStateSidecar) {
   save_run_state(tmp / "none.safetensors", without);
   EXPECT_TRUE(load_run_state(tmp / "none.safetensors").assumptions.empty());
   EXPECT_THROW(without.merge(state), geoattn::Error);  // one run has fits, the other not
+}
+
+// A fit that fails says so and reports no parameters: null, not the numbers its search stopped at.
+TEST(Assumptions, FailedFitsWriteNullParameters) {
+  const AssumptionStats empty(1, 1, 16, 4);  // no window: every statistic undefined
+  const auto fits = geoattn::report::fits_json(empty);
+  ASSERT_EQ(fits.size(), 1u);
+  for (const char* part : {"norms", "decay", "profile"}) {
+    EXPECT_FALSE(fits[0].at(part).at("ok").get<bool>()) << part;
+    EXPECT_FALSE(fits[0].at(part).value("why", "").empty()) << part;
+  }
+  for (const char* key : {"C", "lambda", "cv"}) EXPECT_TRUE(fits[0]["norms"][key].is_null()) << key;
+  for (const char* key : {"beta", "mae"}) EXPECT_TRUE(fits[0]["decay"][key].is_null()) << key;
+  for (const char* key : {"p_sink", "p_base", "eta", "omega", "T1", "T2", "error"})
+    EXPECT_TRUE(fits[0]["profile"][key].is_null()) << key;
 }

@@ -54,20 +54,20 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
   times_.aggregate += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-nlohmann::ordered_json MetricRun::settings() const {
-  nlohmann::ordered_json s = {{"n", spec_.n_spec},
-                              {"decay_k", spec_.decay_k},
-                              {"distance", spec_.distance == metrics::Distance::Cosine ? "cosine" : "euclidean"},
-                              {"ball", "closed (paper appendix A.1)"},
-                              {"comparisons", metrics::kComparisons},
-                              {"metrics_precision", "float64"},
-                              {"controls", {{"random_permutations", spec_.controls}, {"seed", spec_.seed}}},
-                              {"bootstrap", {{"replicates", spec_.bootstrap}, {"seed", spec_.seed}}}};
+report::MetricSettings MetricRun::typed_settings() const {
+  report::MetricSettings s;
+  s.n = spec_.n_spec;
+  s.decay_k = spec_.decay_k;
+  s.distance = spec_.distance == metrics::Distance::Cosine ? "cosine" : "euclidean";
+  s.controls = {spec_.controls, spec_.seed};
+  s.bootstrap = {spec_.bootstrap, spec_.seed, "", ""};
   if (!state_.units.empty()) {
-    s["bootstrap"]["level"] = metrics::boot_level_name(state_.units.level());
-    s["bootstrap"]["unit"] = spec_.boot_unit == BootUnit::Window ? "window" : "document";
+    s.bootstrap.level = metrics::boot_level_name(state_.units.level());
+    s.bootstrap.unit = spec_.boot_unit == BootUnit::Window ? "window" : "document";
   }
   return s;
 }
+
+nlohmann::ordered_json MetricRun::settings() const { return typed_settings(); }
 
 }  // namespace geoattn::pipeline

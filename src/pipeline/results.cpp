@@ -8,6 +8,7 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/settings.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/atomic_file.h"
 
@@ -24,8 +25,8 @@ Finalized finalize(const metrics::RunState& state, StageTimes* times) {
   Finalized done;
   auto t = Clock::now();
   if (!state.units.empty()) {
-    const auto& b = state.run_info.at("settings").at("bootstrap");
-    done.bootstrap = metrics::bootstrap(state.units, b.at("replicates").get<int64_t>(), b.at("seed").get<uint64_t>());
+    const auto b = state.run_info.at("settings").at("bootstrap").get<report::BootstrapSettings>();
+    done.bootstrap = metrics::bootstrap(state.units, b.replicates, b.seed);
   }
   if (times) times->bootstrap += seconds_since(t);
   t = Clock::now();

@@ -67,7 +67,7 @@ ordered_json synthetic_bounds_json(const std::vector<int64_t>& grid, const analy
 }
 
 // The assumption parameters of one head of a measure JSON (its fits, SPEC §4).
-nlohmann::json params_of_head(const nlohmann::json& measure, const std::string& label, int64_t layer, int64_t head) {
+nlohmann::json params_of_head(const nlohmann::ordered_json& measure, const std::string& label, int64_t layer, int64_t head) {
   for (const auto& h : measure.at("heads")) {
     if (h.at("layer") != layer || h.at("head") != head) continue;
     if (!h.contains("fits")) fail("{}: head ({}, {}) has no fits (the run had no last query)", label, layer, head);

@@ -13,7 +13,7 @@ namespace geoattn::report {
 using metrics::GroupStats;
 using nlohmann::ordered_json;
 
-bool is_measure_schema(const nlohmann::json& doc) {
+bool is_measure_schema(const nlohmann::ordered_json& doc) {
   return doc.is_object() && doc.contains("schema") && (doc["schema"] == kMeasureSchema || doc["schema"] == kMeasureSchemaInline);
 }
 

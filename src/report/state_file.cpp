@@ -165,7 +165,8 @@ void save_run_state(const std::string& path, const RunState& state) {
 
 namespace {
 // With per-document sums, the result JSON runs the bootstrap with the run's
-// settings.bootstrap.{replicates, seed} (tools/geoattn/results.cpp): they must be there.
+// settings.bootstrap.{replicates, seed} (report::BootstrapSettings, read by pipeline::finalize):
+// they must be there, checked here so that a bad sidecar is one clear error.
 void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
   const auto settings = run_info.find("settings");
   if (settings == run_info.end() || !settings->is_object() || !settings->contains("bootstrap") ||

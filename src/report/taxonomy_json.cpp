@@ -21,25 +21,25 @@ ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : orde
 
 // ---- measure JSON ----
 
-const nlohmann::json& need(const nlohmann::json& j, const std::string& where, const char* key) {
+const ordered_json& need(const ordered_json& j, const std::string& where, const char* key) {
   if (!j.is_object() || !j.contains(key)) fail("taxonomy: {} has no '{}'", where, key);
   return j.at(key);
 }
 
-int64_t need_int(const nlohmann::json& j, const std::string& where, const char* key) {
+int64_t need_int(const ordered_json& j, const std::string& where, const char* key) {
   const auto& v = need(j, where, key);
   if (!v.is_number_integer()) fail("taxonomy: {}.{} must be an integer, got {}", where, key, v.dump());
   return v.get<int64_t>();
 }
 
-double need_number(const nlohmann::json& j, const std::string& where, const char* key) {
+double need_number(const ordered_json& j, const std::string& where, const char* key) {
   const auto& v = need(j, where, key);
   if (v.is_null()) fail("taxonomy: {}.{} is null (the head has no samples)", where, key);
   if (!v.is_number()) fail("taxonomy: {}.{} must be a number, got {}", where, key, v.dump());
   return v.get<double>();
 }
 
-std::vector<double> need_curve(const nlohmann::json& j, const std::string& where, const char* key, size_t G) {
+std::vector<double> need_curve(const ordered_json& j, const std::string& where, const char* key, size_t G) {
   const auto& v = need(j, where, key);
   if (!v.is_array() || v.size() != G)
     fail("taxonomy: {}.{} must be an array of {} numbers or nulls (one per n_grid value)", where, key, G);
@@ -53,7 +53,7 @@ std::vector<double> need_curve(const nlohmann::json& j, const std::string& where
 
 }  // namespace
 
-ordered_json taxonomy_report(const nlohmann::json& measure, const analysis::TaxonomyConfig& cfg) {
+ordered_json taxonomy_report(const ordered_json& measure, const analysis::TaxonomyConfig& cfg) {
   if (!measure.is_object()) fail("taxonomy: the measure result is not a JSON object");
   const auto& grid_json = need(measure, "the measure result", "n_grid");
   if (!grid_json.is_array()) fail("taxonomy: n_grid must be an array of integers");
@@ -66,7 +66,7 @@ ordered_json taxonomy_report(const nlohmann::json& measure, const analysis::Taxo
   if (!heads.is_array()) fail("taxonomy: heads must be an array");
 
   ordered_json out = {{"schema", kTaxonomySchema},
-                      {"model", measure.contains("model") ? ordered_json(measure["model"]) : ordered_json(nullptr)},
+                      {"model", measure.contains("model") ? measure.at("model") : ordered_json(nullptr)},
                       {"config", cfg.to_json()}};
   ordered_json heads_out = ordered_json::array();
   std::map<int64_t, std::map<std::string, int64_t>> per_layer;

@@ -35,10 +35,10 @@ std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T) {
   }
 }
 
-nlohmann::json read_json(const std::string& path) {
+nlohmann::ordered_json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) fail("{}: cannot open", path);
-  return parse_json_or_fail(path, in);
+  return parse_json_or_fail<nlohmann::ordered_json>(path, in);
 }
 
 torch::Device resolve_device(const std::string& device) {

@@ -51,7 +51,7 @@ std::vector<io::Window> read_windows(const InputOptions& options, const io::Chec
 // "last" | "all" | "i,j,..." (negative counts from the end) -> sorted positions in 0..T-1.
 std::vector<int64_t> parse_queries(const std::string& spec, int64_t T);
 // A JSON file: geoattn::Error "<path>: cannot open" / "<path>: not valid JSON" (parse_json_or_fail).
-nlohmann::json read_json(const std::string& path);
+nlohmann::ordered_json read_json(const std::string& path);  // keys in file order
 // --n at window length T (metrics/grid.h), its errors naming the flag.
 std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T);
 

@@ -97,11 +97,11 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
 }
 
 nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::BoundsOptions& options) {
-  const nlohmann::json j = read_json(o.params);
+  const nlohmann::ordered_json j = read_json(o.params);
   const bool is_measure = report::is_measure_schema(j);  // the fits it reads are in the JSON itself
   nlohmann::json raw;
   try {
-    raw = is_measure ? report::params_of_head(j, o.params, o.layer, o.head) : j;
+    raw = is_measure ? report::params_of_head(j, o.params, o.layer, o.head) : nlohmann::json(j);
   } catch (const nlohmann::json::exception& e) {
     fail("{}: a measure JSON without the expected fields ({})", o.params, e.what());
   }

@@ -32,7 +32,7 @@ void run_taxonomy(const TaxonomyOptions& o) {
   }
   nlohmann::ordered_json result;
   try {
-    result = report::taxonomy_report(nlohmann::json(report::read_measure(o.from)), config);
+    result = report::taxonomy_report(report::read_measure(o.from), config);
   } catch (const Error& e) {
     const std::string what = e.what();
     throw Error(what.rfind(o.from, 0) == 0 ? what : o.from + ": " + what);

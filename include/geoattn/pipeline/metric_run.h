@@ -15,6 +15,7 @@
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/unit_stats.h"
 #include "geoattn/pipeline/stage_times.h"
+#include "geoattn/report/settings.h"
 
 namespace geoattn::pipeline {
 
@@ -54,6 +55,7 @@ class MetricRun {
   metrics::RunState& state() { return state_; }
   StageTimes& times() { return times_; }
   // The "settings" entries of the metrics (merged into the command's own).
+  report::MetricSettings typed_settings() const;
   nlohmann::ordered_json settings() const;
 
  private:

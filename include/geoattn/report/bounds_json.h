@@ -26,6 +26,6 @@ nlohmann::ordered_json synthetic_bounds_json(const std::vector<int64_t>& grid, c
 // The assumption parameters (analysis::params_from_json's JSON) of head (layer, head) of a
 // measure result: its fits (SPEC §4), T, d and rho0. geoattn::Error naming `label` where the
 // head is missing, has no fits or a failed one; nlohmann's exceptions on a missing field.
-nlohmann::json params_of_head(const nlohmann::json& measure, const std::string& label, int64_t layer, int64_t head);
+nlohmann::json params_of_head(const nlohmann::ordered_json& measure, const std::string& label, int64_t layer, int64_t head);
 
 }  // namespace geoattn::report

@@ -17,7 +17,7 @@ namespace geoattn::report {
 constexpr const char* kMeasureSchema = "geoattn.measure/2";
 // Results geoattn still reads: /1 held every array inline in its JSON.
 constexpr const char* kMeasureSchemaInline = "geoattn.measure/1";
-bool is_measure_schema(const nlohmann::json& doc);
+bool is_measure_schema(const nlohmann::ordered_json& doc);
 
 // One float64 array of the arrays file, named "<group>.<key>" with group "layers" ([L, ...])
 // or "heads" ([L, H, ...]); a key with dots is a path into the entry ("fits.decay.c").

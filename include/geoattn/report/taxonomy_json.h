@@ -20,6 +20,6 @@ constexpr const char* kTaxonomySchema = "geoattn.taxonomy/1";
 // NaN features print as null. geoattn::Error (one line) on a
 // missing or mistyped field (named with its head index), curves whose length differs from
 // n_grid, or a head whose c_sink/c_last/c_rest is null (it has no samples).
-nlohmann::ordered_json taxonomy_report(const nlohmann::json& measure, const analysis::TaxonomyConfig& cfg);
+nlohmann::ordered_json taxonomy_report(const nlohmann::ordered_json& measure, const analysis::TaxonomyConfig& cfg);
 
 }  // namespace geoattn::report

@@ -1,0 +1,49 @@
+#pragma once
+// The two runs that end in a measure result, one call each: `measure` (windows of text ->
+// forward with capture -> metric run -> result files, resumable) and `metrics` (a capture file
+// -> the same). The commands parse flags and call these.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/io/checkpoint.h"
+#include "geoattn/io/windows.h"
+#include "geoattn/model/decoder.h"
+#include "geoattn/pipeline/metric_run.h"
+#include "geoattn/pipeline/stage_times.h"
+
+namespace geoattn::pipeline {
+
+// The windows of shard i of n: by the hash of their document, so that a document (the
+// bootstrap's unit) is never split between shards.
+std::vector<io::Window> shard_windows(const std::vector<io::Window>& all, int64_t i, int64_t n);
+
+struct MeasureJob {
+  const io::Checkpoint& checkpoint;
+  const model::Decoder& decoder;
+  std::vector<io::Window> windows;  // this shard's
+  std::vector<int64_t> queries;     // query positions
+  int64_t T = 0;
+  MetricSpec metric;
+  nlohmann::ordered_json data;      // the result's "data" (files, mode, shard, ...), as the command names them
+  nlohmann::ordered_json settings;  // the command's own settings (ctx, queries, dtype); the metric's are added
+  int64_t batch = 1;                // windows per forward
+  int64_t checkpoint_every = 50;    // save the state every K windows (0: never); a rerun resumes
+  std::string device;               // recorded in "timing"
+  bool quiet = false;               // no progress line
+  double load_s = 0;                // time spent opening the model and reading the windows
+};
+// Runs the job and writes `out`, its arrays file and its state sidecar. A partial state of the
+// same run beside `out` (same model, data and settings) is resumed after its last saved window.
+void measure(const MeasureJob& job, const std::string& out);
+
+// `metrics`: the windows of a capture file (geoattn capture's layout; without doc_ids each
+// window is its own document). `spec_for(T, queries)` builds the metric specification once the
+// capture's T and query positions are known.
+using SpecFor = std::function<MetricSpec(int64_t T, const std::vector<int64_t>& queries)>;
+StageTimes metrics_from_capture(const std::string& capture_path, const SpecFor& spec_for, const std::string& out);
+
+}  // namespace geoattn::pipeline

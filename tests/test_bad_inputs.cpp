@@ -34,6 +34,13 @@ TEST(BadInputs, EveryCommand) {
   write_file(tmp / "binary.json", binary);
   // Nested 100000 deep: copying, dumping or destroying such a value would overflow the stack.
   write_file(tmp / "deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  // A checkpoint whose tokenizer is a tokenizer.json (byte-level BPE), not sentencepiece.
+  fs::create_directories(tmp / "bpe-model");
+  for (const char* f : {"config.json", "model.safetensors"})
+    fs::create_symlink(source("tests/fixtures/hf-tiny/llama/") + f, fs::path(tmp / "bpe-model") / f);
+  write_file(tmp / "bpe-model/tokenizer.json", "{}");
+  const std::string bpe_model = " --model " + (tmp / "bpe-model");
+  const std::string no_tokenizer = " --model " + source("tests/fixtures/hf-tiny/llama");
   fs::create_directories(tmp / "deep-model");
   write_file(tmp / "deep-model/config.json", "{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
 
@@ -51,6 +58,8 @@ TEST(BadInputs, EveryCommand) {
       {"device that is not there", "measure" + model + story + " --ctx 32 --device cuda:3", "--device cuda:3"},
       {"odd-sized token shard", "measure" + model + " --data " + (tmp / "odd.bin") + " --ctx 8", "odd.bin"},
       {"token shard of another vocabulary", "measure" + model + " --data " + (tmp / "far.bin") + " --ctx 2 --window stream", "far.bin"},
+      {"text for a model with tokenizer.json", "measure" + bpe_model + story + " --ctx 8", "scripts/tokenize_docs.py"},
+      {"text for a model without a tokenizer", "capture" + no_tokenizer + " --text hello", "--data X.bin"},
       {"shard option out of range", "measure" + model + story + " --ctx 32 --shard 2/2", "--shard"},
       {"capture: empty shard", "capture" + model + " --data " + (tmp / "empty.txt"), "empty.txt"},
       {"metrics: not a capture", "metrics --capture " + (tmp / "binary.txt"), "binary.txt"},

@@ -226,6 +226,37 @@ TEST_F(Shards, BinU32RoundTrip) {
   EXPECT_EQ(docs[0].tokens, (std::vector<int64_t>{1, 70000, 4294967295LL}));
 }
 
+// scripts/tokenize_docs.py's token index: the documents of X.bin, their ids and its width.
+TEST_F(Shards, BinWithTokenIndexKeepsDocuments) {
+  const auto path = write("owt.bin", std::string("\x01\x00\x00\x00\x70\x11\x01\x00\x05\x00\x00\x00", 12));
+  write("owt.bin.json", R"({"format": "geoattn-tokens-1", "dtype": "uint32", "tokenizer": "t", "vocab_size": 80000,
+                            "bos_id": 1, "documents": [["a.jsonl:1", 0, 2], ["a.jsonl:2", 2, 0], ["a.jsonl:3", 2, 1]]})");
+  const auto docs = read_all(path);  // the index's width wins over the default
+  ASSERT_EQ(docs.size(), 2u);        // the empty document is skipped
+  EXPECT_EQ(docs[0].id, "a.jsonl:1");
+  EXPECT_EQ(docs[0].tokens, (std::vector<int64_t>{1, 70000}));
+  EXPECT_EQ(docs[1].id, "a.jsonl:3");
+  EXPECT_EQ(docs[1].tokens, (std::vector<int64_t>{5}));
+}
+
+TEST_F(Shards, BadTokenIndexNamesIt) {
+  const auto path = write("x.bin", std::string("\x01\x00\x02\x00", 4));
+  const std::string index = path + ".json";
+  auto with = [&](const std::string& json) {
+    write("x.bin.json", json);
+    return geoattn::testing::error_of([&] { read_all(path); });
+  };
+  EXPECT_NE(with(R"({"format": "other"})").find(index + ": not a geoattn token index"), std::string::npos);
+  EXPECT_NE(with(R"({"format": "geoattn-tokens-1", "dtype": "int8", "documents": []})").find("dtype must be"),
+            std::string::npos);
+  EXPECT_NE(with(R"({"format": "geoattn-tokens-1", "dtype": "uint16", "documents": [["d", 1, 2]]})")
+                .find(index + ": documents[0] (offset 1, length 2) lies outside the 2 ids"),
+            std::string::npos);
+  EXPECT_NE(with(R"({"format": "geoattn-tokens-1", "dtype": "uint16", "documents": [["d", 0]]})").find("[id, offset, length]"),
+            std::string::npos);
+  EXPECT_NE(with("{").find(index + ": not valid JSON"), std::string::npos);
+}
+
 // ---- errors: one line, naming the file --------------------------------------------------
 
 TEST_F(Shards, MissingPath) { expect_error((dir_ / "nope.jsonl").string(), "no such file"); }

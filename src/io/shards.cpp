@@ -271,7 +271,8 @@ void read_archive(Emitter& out) {
 
 // ---- .bin -----------------------------------------------------------------------------
 
-// SPEC §7: nanoGPT's train.bin, little-endian uint16 (or uint32) ids, one document.
+// SPEC §7: nanoGPT's train.bin, little-endian uint16 (or uint32) ids, one document; with a
+// token index beside it (X.bin.json), the documents it lists.
 std::vector<int64_t> decode_little_endian(const std::string& path, const std::string& bytes, TokenWidth width) {
   const size_t w = width == TokenWidth::U16 ? 2 : 4;
   if (bytes.size() % w != 0)
@@ -285,8 +286,55 @@ std::vector<int64_t> decode_little_endian(const std::string& path, const std::st
   return ids;
 }
 
+// The sidecar X.bin.json of scripts/tokenize_docs.py ("geoattn-tokens-1"): the ids' width and
+// the documents, [[id, offset, length], ...] in tokens. Without it X.bin is one document.
+struct TokenIndex {
+  TokenWidth width = TokenWidth::U16;
+  struct Doc {
+    std::string id;
+    int64_t offset, length;
+  };
+  std::vector<Doc> docs;
+};
+
+TokenIndex read_token_index(const std::string& path, int64_t file_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot open", path);
+  const auto j = parse_json_or_fail(path, in);
+  if (!j.is_object() || j.value("format", "") != "geoattn-tokens-1")
+    fail("{}: not a geoattn token index (expected \"format\": \"geoattn-tokens-1\")", path);
+  TokenIndex index;
+  const auto dtype = j.contains("dtype") && j["dtype"].is_string() ? j["dtype"].get<std::string>() : "";
+  if (dtype != "uint16" && dtype != "uint32") fail("{}: dtype must be \"uint16\" or \"uint32\"", path);
+  index.width = dtype == "uint16" ? TokenWidth::U16 : TokenWidth::U32;
+  const int64_t n_ids = file_bytes / (index.width == TokenWidth::U16 ? 2 : 4);
+  if (!j.contains("documents") || !j["documents"].is_array()) fail("{}: no \"documents\" list", path);
+  int64_t k = 0;
+  for (const auto& d : j["documents"]) {
+    if (!d.is_array() || d.size() != 3 || !d[0].is_string() || !d[1].is_number_integer() || !d[2].is_number_integer())
+      fail("{}: documents[{}] is not [id, offset, length]", path, k);
+    const int64_t offset = d[1].get<int64_t>(), length = d[2].get<int64_t>();
+    if (offset < 0 || length < 0 || offset > n_ids || length > n_ids - offset)
+      fail("{}: documents[{}] (offset {}, length {}) lies outside the {} ids of the .bin", path, k, offset, length, n_ids);
+    index.docs.push_back({d[0].get<std::string>(), offset, length});
+    ++k;
+  }
+  return index;
+}
+
 void read_bin(Emitter& out, TokenWidth width) {
-  out.tokens(out.name(), decode_little_endian(out.path(), read_bytes(out.path()), width));
+  const std::string bytes = read_bytes(out.path());
+  const std::string index_path = out.path() + ".json";
+  if (!fs::exists(index_path)) {
+    out.tokens(out.name(), decode_little_endian(out.path(), bytes, width));
+    return;
+  }
+  const TokenIndex index = read_token_index(index_path, static_cast<int64_t>(bytes.size()));
+  const std::vector<int64_t> ids = decode_little_endian(out.path(), bytes, index.width);
+  for (const auto& d : index.docs) {
+    if (d.length == 0) continue;  // SPEC §7: empty documents are skipped
+    if (!out.tokens(d.id, std::vector<int64_t>(ids.begin() + d.offset, ids.begin() + d.offset + d.length))) return;
+  }
 }
 
 // ---- dispatch -------------------------------------------------------------------------

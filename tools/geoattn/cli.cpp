@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -136,9 +137,19 @@ std::vector<int64_t> parse_queries(const std::string& spec, int64_t T) {
 }
 
 namespace {
+// Text needs the checkpoint's sentencepiece tokenizer; a model with another kind (tokenizer.json:
+// byte-level BPE) reads text tokenised beforehand (scripts/tokenize_docs.py -> X.bin).
+[[noreturn]] void fail_no_tokenizer(const io::Checkpoint& checkpoint) {
+  const bool has_json = std::filesystem::exists(std::filesystem::path(checkpoint.dir) / "tokenizer.json");
+  if (has_json)
+    fail("{}: no tokenizer.model (its tokenizer.json is not sentencepiece): tokenise the text first, "
+         "scripts/tokenize_docs.py --tokenizer {}/tokenizer.json SHARD... --out X.bin, then --data X.bin",
+         checkpoint.dir, checkpoint.dir);
+  fail("{}: no tokenizer.model in the checkpoint folder: give token ids (--ids, or --data X.bin)", checkpoint.dir);
+}
+
 std::unique_ptr<io::Tokenizer> tokenizer_for(const io::Checkpoint& checkpoint) {
-  if (checkpoint.tokenizer_path.empty())
-    fail("{}: no tokenizer.model in the checkpoint folder (use --ids for token input)", checkpoint.dir);
+  if (checkpoint.tokenizer_path.empty()) return nullptr;
   auto tokenizer = io::Tokenizer::load(checkpoint.tokenizer_path);
   io::check_tokenizer_matches(*tokenizer, checkpoint.config);
   return tokenizer;
@@ -155,10 +166,11 @@ std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint
   if (o.ctx < 1) fail("--ctx {}: must be at least 1", o.ctx);
   if (!o.ids.empty()) return {io::Window{"--ids", parse_id_list(o.ids, "--ids")}};
 
-  auto tokenizer = tokenizer_for(checkpoint);
+  auto tokenizer = tokenizer_for(checkpoint);  // null without tokenizer.model: token shards only
   const int64_t bos = bos_of(checkpoint, tokenizer.get());
   if (!o.text.empty() || o.data.empty()) {
     if (o.text.empty()) fail("no input: give --text, --ids or --data");
+    if (!tokenizer) fail_no_tokenizer(checkpoint);
     std::vector<int64_t> ids = {bos};
     for (int64_t id : tokenizer->encode(o.text)) ids.push_back(id);
     if (static_cast<int64_t>(ids.size()) > o.ctx) ids.resize(o.ctx);
@@ -173,7 +185,10 @@ std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint
   w.seed = o.seed;
   w.max_windows = o.max_windows;
   w.bos_id = bos;
-  auto windows = io::make_windows(o.data, w, [&](const std::string& text) { return tokenizer->encode(text); });
+  auto windows = io::make_windows(o.data, w, [&](const std::string& text) {
+    if (!tokenizer) fail_no_tokenizer(checkpoint);
+    return tokenizer->encode(text);
+  });
   // Token shards (.bin) carry ids of their own tokenizer: they must fit this model's vocabulary.
   for (const auto& win : windows)
     for (int64_t id : win.ids)

@@ -5,7 +5,9 @@
 //   folder : every .txt inside (sorted by path) is a document
 //   urlsf_subsetNN.tar (OpenWebText release layout): members *_data.xz, each an
 //            xz-compressed tar of .txt documents
-//   .bin   : little-endian token ids (nanoGPT train.bin), uint16 by default
+//   .bin   : little-endian token ids (nanoGPT train.bin), uint16 by default, one document; with
+//            X.bin.json beside it (scripts/tokenize_docs.py, "geoattn-tokens-1"), its width and
+//            documents: [[id, offset, length], ...] counted in tokens
 // Text documents are normalised as the corpus's usual reader does: runs of three or more
 // newlines become two, and the ends are stripped.
 #include <cstdint>

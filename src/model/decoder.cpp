@@ -1,5 +1,6 @@
 #include "geoattn/model/decoder.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "geoattn/model/attention.h"
@@ -61,12 +62,15 @@ torch::Tensor Decoder::mlp(const torch::Tensor& x, const LayerWeights& lw) const
 torch::Tensor Decoder::forward(const torch::Tensor& ids_in, Capture* capture, bool want_logits) const {
   c10::InferenceMode inference;
   const arch::ModelConfig& c = config_;
-  auto ids = ids_in.to(device_, torch::kInt64);
-  if (ids.dim() != 2) fail("forward: ids must be [batch, T], got {} dims", ids.dim());
+  if (ids_in.dim() != 2) fail("forward: ids must be [batch, T], got {} dims", ids_in.dim());
+  // The vocabulary check on the host copy (windows are built on the CPU): no device sync.
+  const auto host = ids_in.to(torch::kCPU, torch::kInt64).contiguous();
+  const int64_t* first = host.data_ptr<int64_t>();
+  const auto [lo, hi] = std::minmax_element(first, first + host.numel());
+  if (host.numel() > 0 && (*lo < 0 || *hi >= c.vocab)) fail("token ids must be in 0..{} (the model's vocabulary)", c.vocab - 1);
+  auto ids = host.to(device_);  // [B, T]
   const int64_t B = ids.size(0), T = ids.size(1), H = c.n_heads, KV = c.n_kv_heads, d = c.head_dim;
   if (T > c.max_positions) fail("context {} is longer than the model's {} positions", T, c.max_positions);
-  if (ids.numel() > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= c.vocab))
-    fail("token ids must be in 0..{} (the model's vocabulary)", c.vocab - 1);
 
   // Embeddings; Gemma multiplies by sqrt(hidden) in the run dtype.
   auto x = w_.embed.index_select(0, ids.reshape({-1})).view({B, T, c.hidden});

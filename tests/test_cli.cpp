@@ -201,7 +201,7 @@ TEST(Cli, BadInputMatrix) {
       {"not a checkpoint", "--model " + tmp.path().string() + "/nothing" + ids, "nothing"},
       {"id outside vocab", "--model " + llama + " --ids 1,999", "vocabulary"},
       {"query outside window", "--model " + llama + ids + " --queries 7", "--queries"},
-      {"no such device", "--model " + llama + ids + " --device cuda", "cuda"},
+      {"no such device", "--model " + llama + ids + " --device cuda:99", "--device cuda:99"},  // no machine has 100 GPUs
       {"empty shard", "--model " + source("models/stories260K") + " --data " + (tmp / "empty.txt"), "empty.txt"},
   };
   write_file(tmp / "empty.txt", "");

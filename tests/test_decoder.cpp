@@ -157,3 +157,22 @@ TEST(Decoder, RefusesIdsOutsideTheVocabularyAndTooLongContexts) {
   EXPECT_THROW(decoder.forward(torch::tensor(std::vector<int64_t>{1, 256}).unsqueeze(0)), Error);
   EXPECT_THROW(decoder.forward(torch::ones({1, 257}, torch::kInt64)), Error);
 }
+
+// The CUDA path (fused attention where LibTorch has it, rows recomputed for the capture) gives
+// the CPU's alpha and values on the fixtures. Skips where there is no GPU.
+TEST_P(HuggingFaceReference, CudaMatchesCpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = fixture("hf-tiny/" + GetParam());
+  const auto checkpoint = io::Checkpoint::open(dir);
+  io::SafetensorsFile ref(dir + "/reference.safetensors");
+  const auto ids = torch::tensor(reference_ids(ref)).unsqueeze(0);
+  const int64_t L = checkpoint.config.n_layers;
+  model::Capture on_cpu({"blocks.*.attn.pattern", "blocks.*.attn.v"}, L), on_gpu({"blocks.*.attn.pattern", "blocks.*.attn.v"}, L);
+  model::Decoder::load(checkpoint, torch::kFloat32, torch::kCPU).forward(ids, &on_cpu);
+  model::Decoder::load(checkpoint, torch::kFloat32, torch::Device(torch::kCUDA)).forward(ids, &on_gpu);
+  for (int64_t l = 0; l < L; ++l)
+    for (auto point : {model::HookPoint::AttnPattern, model::HookPoint::AttnV}) {
+      const auto name = model::Capture::name_of(l, point);
+      EXPECT_LT(max_abs_diff(on_gpu.get(name).cpu(), on_cpu.get(name)), 1e-4) << name;
+    }
+}

@@ -177,9 +177,20 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
+void MappedFile::release(size_t offset, size_t bytes) const {
+  if (!data_ || bytes == 0 || offset >= size_) return;
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t begin = offset / page * page, end = std::min(size_, offset + bytes);
+  ::madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);  // advice: failure is harmless
+}
+
 SafetensorsFile::SafetensorsFile(const std::string& path)
     : map_(std::make_unique<MappedFile>(path)),
       header_(parse_safetensors_header(map_->data(), map_->size(), path)) {}
+
+void SafetensorsFile::release(const TensorInfo& info) const {
+  map_->release(header_.data_start + info.begin, info.end - info.begin);
+}
 
 const uint8_t* SafetensorsFile::data(const TensorInfo& info) const {
   return map_->data() + header_.data_start + info.begin;

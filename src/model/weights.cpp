@@ -27,7 +27,9 @@ torch::Tensor load_tensor(const io::TensorStore& store, const std::string& name,
   // from_blob views the memory map without copying; .to() makes the one copy we keep.
   auto view = torch::from_blob(const_cast<uint8_t*>(entry.file->data(*entry.info)), entry.info->shape,
                                torch::TensorOptions().dtype(to_torch_dtype(entry.info->dtype)));
-  return view.to(device, dtype, /*non_blocking=*/false, /*copy=*/true);
+  auto copy = view.to(device, dtype, /*non_blocking=*/false, /*copy=*/true);
+  entry.file->release(*entry.info);  // resident once, as the copy: not also as file pages
+  return copy;
 }
 
 namespace {

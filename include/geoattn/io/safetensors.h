@@ -53,6 +53,9 @@ class MappedFile {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   const std::string& path() const { return path_; }
+  // Drops the pages of bytes [offset, offset + bytes) from this process's memory (the mapping is
+  // read-only: a later read faults them in again from the file). For bytes already copied.
+  void release(size_t offset, size_t bytes) const;
 
  private:
   std::string path_;
@@ -68,6 +71,8 @@ class SafetensorsFile {
   const std::string& path() const { return map_->path(); }
   // Pointer to the bytes of `info` (a tensor of this file's header).
   const uint8_t* data(const TensorInfo& info) const;
+  // Those bytes leave the process's resident memory once copied (MappedFile::release).
+  void release(const TensorInfo& info) const;
   // A copy of tensor `name`, checked to be `dtype` (whose C++ type is T) of exactly `shape`:
   // geoattn::Error ("tensor 'x' is missing" / "tensor 'x' is I64 [2], expected ...") otherwise.
   template <typename T>

@@ -31,8 +31,9 @@ void Progress::draw() {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double rate = elapsed > 0 ? units_ / elapsed : 0.0;
   double per_item = done_ > 0 ? elapsed / done_ : 0.0;
-  double eta = per_item * static_cast<double>(total_ - done_);
-  std::string line = fmt::format("{}{} {}/{}  {:.0f} tok/s  elapsed {:.1f}s  ETA {:.1f}s{}", terminal_ ? "\r" : "", what_,
+  // Before the first item there is no rate to extrapolate: the ETA is unknown, not 0.
+  const std::string eta = done_ > 0 ? fmt::format("{:.1f}s", per_item * static_cast<double>(total_ - done_)) : "?";
+  std::string line = fmt::format("{}{} {}/{}  {:.0f} tok/s  elapsed {:.1f}s  ETA {}{}", terminal_ ? "\r" : "", what_,
                                  done_, total_, rate, elapsed, eta, terminal_ ? "   " : "\n");
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);

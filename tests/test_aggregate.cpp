@@ -365,7 +365,7 @@ TEST(MeasureJson, KeysInOrder) {
   std::vector<std::string> head_keys;
   for (const auto& [k, v] : j["heads"][0].items()) head_keys.push_back(k);
   // The moments of every curve and scalar, then the control's differences (top-N minus random).
-  EXPECT_EQ(head_keys.size(), 3 + 2 * (kCurveMetrics + kScalarMetrics) + kControlled);
+  EXPECT_EQ(head_keys.size(), 3 + 2 * (int{kCurveMetrics} + int{kScalarMetrics}) + kControlled);
   EXPECT_EQ(head_keys[3], "P_rmax");
   EXPECT_EQ(head_keys[4], "P_rmax_std");
   EXPECT_EQ(head_keys.back(), "F_rmin_diff");

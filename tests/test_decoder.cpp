@@ -1,5 +1,6 @@
 // The decoder against upstream transformers (fixtures/hf-tiny) and the stories260K golden
 // greedy output: a claim about LLaMA-2, Mistral and Gemma at any size.
+#include "geoattn/model/attention.h"
 #include "geoattn/model/decoder.h"
 
 #include <gtest/gtest.h>
@@ -175,4 +176,27 @@ TEST_P(HuggingFaceReference, CudaMatchesCpu) {
       const auto name = model::Capture::name_of(l, point);
       EXPECT_LT(max_abs_diff(on_gpu.get(name).cpu(), on_cpu.get(name)), 1e-4) << name;
     }
+}
+
+// The fused path (scaled_dot_product_attention, what CUDA runs with LibTorch 2.1+) against the
+// eager blocked one that the HF fixtures above hold to transformers, here on CPU in fp32: grouped
+// KV heads (8/8, 8/2, 8/1), no window, short windows (a boolean mask), windows as long as the
+// context or longer (plain causal), over several of the eager path's query blocks.
+TEST(Attention, FusedMatchesEager) {
+#if !GEOATTN_HAVE_FUSED_ATTENTION
+  GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has no scaled_dot_product_attention with a scale (2.1+)";
+#else
+  torch::manual_seed(0);
+  const int64_t B = 2, H = 8, T = 300, d = 16;
+  const double scale = 0.3;  // not 1/sqrt(d): the scale must be the one passed
+  for (int64_t KV : {8, 2, 1}) {
+    auto q = torch::randn({B, H, T, d}), k = torch::randn({B, KV, T, d}), v = torch::randn({B, KV, T, d});
+    for (int64_t window : {0, 1, 7, 64, 299, 300, 1000}) {
+      auto eager = model::attention(q, k, v, model::attention_mask(T, window, torch::kFloat32, torch::kCPU), window, scale);
+      auto fused = model::fused_attention(q, k, v, window, scale);
+      ASSERT_EQ(fused.sizes(), eager.sizes());
+      EXPECT_LT(max_abs_diff(fused, eager), 1e-5) << "kv heads " << KV << ", window " << window;
+    }
+  }
+#endif
 }

@@ -3,11 +3,14 @@
 // runs that differ, and determinism.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -188,8 +191,39 @@ TEST(Measure, ResumesAfterSigkill) {
   EXPECT_EQ(numbers(resumed).dump(), numbers(whole).dump());
 }
 
+namespace {
+
+// The peak resident memory of one run of a built tool, in bytes: wait4's rusage of the shell
+// that runs it, which covers the child it waits for. -1 unless it exits with 0.
+int64_t peak_rss_of(const std::string& args, const TempDir& tmp) {
+  const std::string cmd = std::string(GEOATTN_BIN_DIR) + "/" + args + " >" + (tmp / "rss.out") + " 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+// What the LibTorch runtime adds to a prediction (see PeakMemoryWithinPrediction): its measured
+// share plus 128 MB, never below the 256 MB that 1.13 was held to.
+int64_t runtime_allowance(const TempDir& tmp) {
+  const int64_t runtime = peak_rss_of("geoattn --help", tmp);
+  EXPECT_GT(runtime, 0);
+  return std::max(int64_t(256) << 20, runtime + (int64_t(128) << 20));
+}
+
+}  // namespace
+
 // Peak memory stays within what `inspect` predicts (weights + forward/capture + the metric
-// core's bound) on top of the LibTorch runtime (~170 MB here), on a larger tiny model.
+// core's bound) on top of the LibTorch runtime, on a larger tiny model. The runtime's own
+// share depends on the LibTorch build: about 170 MB for Debian's 1.13 CPU build, about 510 MB
+// for the PyPI 2.14 CUDA wheel, whose CUDA libraries load (and are relocated) even on CPU. So
+// it is measured, as the peak of `geoattn --help` (the same binary and libraries, no work),
+// and the allowance is that plus 128 MB, never below the 256 MB that 1.13 was held to.
 TEST(Measure, PeakMemoryWithinPrediction) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer changes the memory picture";
@@ -203,12 +237,15 @@ TEST(Measure, PeakMemoryWithinPrediction) {
   r = geoattn::testing::run_tool("geoattn inspect --json --ctx 512 --model " + model, tmp);
   ASSERT_EQ(r.code, 0) << r.err;
   const int64_t predicted = json::parse(r.out)["memory"]["fp32"]["total_bytes"];
+  const int64_t runtime = peak_rss_of("geoattn --help", tmp);
+  const int64_t allowance = runtime_allowance(tmp);
   std::string err;
   ASSERT_EQ(run("measure --quiet --model " + model + " --data " + source("data/openwebtext/openwebtext-first100.txt") +
                     " --window stream --ctx 512 --max-windows 4 --out " + (tmp / "m.json"), tmp, &err), 0) << err;
   const int64_t peak = load(tmp / "m.json")["timing"]["peak_rss_bytes"];
   EXPECT_GT(peak, 0);
-  EXPECT_LE(peak, predicted + (int64_t(256) << 20)) << "predicted " << predicted;
+  std::printf("peak %.1f MB, predicted %.1f MB, runtime (--help) %.1f MB\n", peak / 1e6, predicted / 1e6, runtime / 1e6);
+  EXPECT_LE(peak, predicted + allowance) << "predicted " << predicted << ", runtime " << runtime;
 }
 
 // The same on the real SmolLM2-135M at T = 1024 (skips where scripts/get-model.sh has not run).
@@ -228,7 +265,7 @@ TEST(Measure, PeakMemoryWithinPredictionOnARealModel) {
   ASSERT_EQ(run("measure --quiet --model " + model + " --data " + model + "/openwebtext-60docs.bin --ctx 1024 --max-windows 2 --out " +
                     (tmp / "m.json"), tmp, &err), 0) << err;
   const int64_t peak = load(tmp / "m.json")["timing"]["peak_rss_bytes"];
-  EXPECT_LE(peak, predicted + (int64_t(256) << 20)) << "predicted " << predicted;
+  EXPECT_LE(peak, predicted + runtime_allowance(tmp)) << "predicted " << predicted;
 }
 
 TEST(Measure, SameArgumentsSameJson) {

@@ -1,7 +1,5 @@
 #include "geoattn/model/attention.h"
 
-#include <torch/version.h>
-
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -28,16 +26,6 @@ torch::Tensor grouped_mix(const torch::Tensor& probs, const torch::Tensor& v) {
   return out.view({B, H, Q, d});
 }
 
-#if TORCH_VERSION_MAJOR >= 2
-// The fused kernel (flash / memory-efficient): never materialises [T, T] per head.
-torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, double scale) {
-  const int64_t group = q.size(1) / k.size(1);
-  auto k_rep = k.repeat_interleave(group, 1);
-  auto v_rep = v.repeat_interleave(group, 1);
-  return at::scaled_dot_product_attention(q, k_rep, v_rep, {}, 0.0, /*is_causal=*/true, scale);
-}
-#endif
-
 }  // namespace
 
 torch::Tensor attention_mask(int64_t T, int64_t window, torch::Dtype dtype, torch::Device device) {
@@ -49,10 +37,38 @@ torch::Tensor attention_mask(int64_t T, int64_t window, torch::Dtype dtype, torc
   return mask.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
 }
 
+#if GEOATTN_HAVE_FUSED_ATTENTION
+torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, int64_t window,
+                              double scale) {
+  const int64_t T = q.size(2);
+  // A window that covers every key is no window: plain causal, which the flash kernel takes.
+  // A shorter one is a boolean mask (true: may attend), which the memory-efficient kernel takes.
+  torch::Tensor allowed;
+  if (window > 0 && window < T) {
+    auto i = torch::arange(T, torch::TensorOptions().device(q.device()).dtype(torch::kInt64)).unsqueeze(1);
+    auto j = i.transpose(0, 1);
+    allowed = (j <= i) & ((i - j) < window);
+  }
+  // attn_mask and is_causal exclude each other.
+#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 5
+  // 2.5+: the kernels read KV head h / (H / KV) themselves (enable_gqa).
+  if (allowed.defined()) return at::scaled_dot_product_attention(q, k, v, allowed, 0.0, false, scale, /*enable_gqa=*/true);
+  return at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true, scale, /*enable_gqa=*/true);
+#else
+  // 2.1 - 2.4: no enable_gqa; each KV head repeated for the H / KV query heads that read it.
+  const int64_t group = q.size(1) / k.size(1);
+  auto k_rep = group == 1 ? k : k.repeat_interleave(group, 1);
+  auto v_rep = group == 1 ? v : v.repeat_interleave(group, 1);
+  if (allowed.defined()) return at::scaled_dot_product_attention(q, k_rep, v_rep, allowed, 0.0, false, scale);
+  return at::scaled_dot_product_attention(q, k_rep, v_rep, {}, 0.0, /*is_causal=*/true, scale);
+#endif
+}
+#endif
+
 torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                         const torch::Tensor& mask, int64_t window, double scale) {
-#if TORCH_VERSION_MAJOR >= 2
-  if (q.is_cuda() && window == 0) return fused_attention(q, k, v, scale);
+#if GEOATTN_HAVE_FUSED_ATTENTION
+  if (q.is_cuda()) return fused_attention(q, k, v, window, scale);
 #endif
   const int64_t B = q.size(0), H = q.size(1), T = q.size(2);
   // Blocks of queries whose [B, H, block, keys] scores stay in cache (about 2 MB of float32);

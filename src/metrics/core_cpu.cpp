@@ -27,6 +27,7 @@
 #include "geoattn/util/error.h"
 #include "geoattn/util/parallel.h"
 #include "geoattn/util/simd.h"
+#include "geoattn/util/stopwatch.h"
 
 
 namespace geoattn::metrics::detail {
@@ -35,8 +36,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kUnit = 0x1p-53;
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // ---- the fused loops --------------------------------------------------------------------
 // m_k = +inf for the selected tokens (k in I_N), -inf for the rest: min(E_k, m_k) is E_k on

@@ -17,13 +17,11 @@
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
+#include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The process's peak resident memory so far (Linux reports ru_maxrss in KiB).
 int64_t peak_rss_bytes() {

@@ -1,12 +1,12 @@
 #include "geoattn/pipeline/metric_run.h"
 
-#include <chrono>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "geoattn/metrics/window_assumptions.h"
 #include "geoattn/metrics/window_metrics.h"
+#include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
 
@@ -45,13 +45,13 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
   options.decay_k = state_.assumptions.empty() ? 0 : spec_.decay_k;
   const auto m = metrics::window_metrics(alpha, values, spec_.queries, spec_.grid, key, options);
   times_.add(m.core);
-  const auto t = std::chrono::steady_clock::now();
+  const auto t = Clock::now();
   metrics::for_each_sample(m, [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
     state_.add_sample(unit, l, h, curves, n_valid, scalars);
   });
   if (!state_.assumptions.empty())
     metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, spec_.queries, state_.assumptions);
-  times_.aggregate += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  times_.aggregate += seconds_since(t);
 }
 
 report::MetricSettings MetricRun::typed_settings() const {

@@ -11,15 +11,11 @@
 #include "geoattn/report/settings.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/atomic_file.h"
+#include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
 
 std::string state_path(const std::string& json_path) { return report::sibling_path(json_path, ".state.safetensors"); }
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-}  // namespace
 
 Finalized finalize(const metrics::RunState& state, StageTimes* times) {
   Finalized done;

@@ -6,13 +6,9 @@
 #include "geoattn/model/capture.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/progress.h"
+#include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-}  // namespace
 
 ForwardTimes forward_windows(const model::Decoder& decoder, int64_t n_layers, const std::vector<io::Window>& windows,
                              const std::vector<int64_t>& queries, int64_t batch, const char* what, bool quiet,

@@ -1,5 +1,4 @@
 // geoattn measure: flags -> pipeline::measure (windows -> forward with capture -> metric run -> result files).
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 
@@ -8,14 +7,12 @@
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/stopwatch.h"
 #include "metric_flags.h"
 
 namespace geoattn::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct MeasureOptions {
   std::string model;

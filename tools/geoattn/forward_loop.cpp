@@ -1,17 +1,10 @@
 #include "forward_loop.h"
 
-#include <chrono>
-
 #include "geoattn/model/capture.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/progress.h"
 
 namespace geoattn::cli {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-}  // namespace
 
 ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
                         const std::string& queries) {

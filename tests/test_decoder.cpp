@@ -25,6 +25,21 @@ std::vector<int64_t> reference_ids(const io::SafetensorsFile& ref) {
 
 class HuggingFaceReference : public ::testing::TestWithParam<std::string> {};
 
+// Layer l of a capture against a transformers reference (attn.{l} [heads, rows, T], v.{l}):
+// the alpha rows `rows` of every head (all when undefined) and every value state, within tol.
+void expect_layer_matches(const model::Capture& capture, const io::SafetensorsFile& ref, int64_t l, double tol,
+                          const torch::Tensor& rows = {}) {
+  auto alpha = capture.get(model::Capture::name_of(l, model::HookPoint::AttnPattern))[0];
+  if (rows.defined()) alpha = alpha.index_select(1, rows);
+  auto v = capture.get(model::Capture::name_of(l, model::HookPoint::AttnV))[0];
+  auto ref_alpha = read_tensor(ref, "attn." + std::to_string(l));
+  auto ref_v = read_tensor(ref, "v." + std::to_string(l));
+  ASSERT_EQ(alpha.sizes(), ref_alpha.sizes()) << "layer " << l;
+  ASSERT_EQ(v.sizes(), ref_v.sizes()) << "layer " << l;
+  EXPECT_LT(max_abs_diff(alpha, ref_alpha), tol) << "layer " << l;
+  EXPECT_LT(max_abs_diff(v, ref_v), tol) << "layer " << l;
+}
+
 }  // namespace
 
 // Every alpha row and value entry within 1e-5 in fp32, logits within 1e-4.
@@ -39,16 +54,7 @@ TEST_P(HuggingFaceReference, AttentionValuesAndLogitsMatch) {
   model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, L);  // every query
   auto logits = decoder.forward(torch::tensor(ids).unsqueeze(0), &capture);
 
-  for (int64_t l = 0; l < L; ++l) {
-    auto alpha = capture.get(model::Capture::name_of(l, model::HookPoint::AttnPattern))[0];
-    auto v = capture.get(model::Capture::name_of(l, model::HookPoint::AttnV))[0];
-    auto ref_alpha = read_tensor(ref, "attn." + std::to_string(l));
-    auto ref_v = read_tensor(ref, "v." + std::to_string(l));
-    ASSERT_EQ(alpha.sizes(), ref_alpha.sizes());
-    ASSERT_EQ(v.sizes(), ref_v.sizes());
-    EXPECT_LT(max_abs_diff(alpha, ref_alpha), 1e-5) << "layer " << l;
-    EXPECT_LT(max_abs_diff(v, ref_v), 1e-5) << "layer " << l;
-  }
+  for (int64_t l = 0; l < L; ++l) expect_layer_matches(capture, ref, l, 1e-5);
   EXPECT_LT(max_abs_diff(logits[0], read_tensor(ref, "logits")), 1e-4);
 }
 
@@ -74,17 +80,7 @@ TEST(RealModel, SmolLM2MatchesTransformers) {
 
   model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, checkpoint.config.n_layers);
   decoder.forward(torch::tensor(ids).unsqueeze(0), &capture);
-  const auto row_index = torch::tensor(rows);
-  for (int64_t l : layers) {
-    auto alpha = capture.get(model::Capture::name_of(l, model::HookPoint::AttnPattern))[0].index_select(1, row_index);
-    auto v = capture.get(model::Capture::name_of(l, model::HookPoint::AttnV))[0];
-    auto ref_alpha = read_tensor(ref, "attn." + std::to_string(l));
-    auto ref_v = read_tensor(ref, "v." + std::to_string(l));
-    ASSERT_EQ(alpha.sizes(), ref_alpha.sizes());
-    ASSERT_EQ(v.sizes(), ref_v.sizes());
-    EXPECT_LT(max_abs_diff(alpha, ref_alpha), 1e-4) << "layer " << l;
-    EXPECT_LT(max_abs_diff(v, ref_v), 1e-4) << "layer " << l;
-  }
+  for (int64_t l : layers) expect_layer_matches(capture, ref, l, 1e-4, torch::tensor(rows));
 }
 
 namespace {

@@ -15,6 +15,7 @@ ref.safetensors mirrors shared/fixtures/hf-tiny/*/reference.safetensors:
   attn.{l}  [heads, rows, T]          attention probabilities of layer l (rows = T unless --rows)
   v.{l}     [kv_heads, T, head_dim]   v_proj output per KV head (forward hook on v_proj:
                                       before any GQA repeat; values get no RoPE)
+  resid.{l} [rows, hidden]            the residual stream entering layer l (hidden_states[l])
   logits    [T, vocab]                final logits (left out with --no-logits)
 and string metadata: the fixture's keys (producer, versions, architecture, attn_implementation,
 dtype, act_fn, sliding_window, num_layers, ids) plus layers, rows, doc, doc_id, T, bos_id, model,
@@ -119,7 +120,7 @@ def reference(model, meta, ids, a, bos):
         return capture
 
     handles = [model.model.layers[l].self_attn.v_proj.register_forward_hook(hook(l)) for l in layers]
-    out = model(torch.tensor([window]), output_attentions=True)
+    out = model(torch.tensor([window]), output_attentions=True, output_hidden_states=True)
     for h in handles:
         h.remove()
 
@@ -128,6 +129,8 @@ def reference(model, meta, ids, a, bos):
         attn = out.attentions[l][0]  # [heads, T, T]
         tensors[f"attn.{l}"] = (attn[:, rows, :] if rows else attn).contiguous()
         tensors[f"v.{l}"] = values[l]
+        resid = out.hidden_states[l][0]  # [T, hidden]: the residual stream entering layer l
+        tensors[f"resid.{l}"] = (resid[rows, :] if rows else resid).contiguous()
     if not a.no_logits:
         tensors["logits"] = out.logits[0].contiguous()
     metadata = {

@@ -2,8 +2,11 @@
 """Draws the paper's figures (Figs. 2-8, 11 and per-head heat maps) from geoattn JSON files
 alone, as PNG and PDF.
 
-    scripts/plot_figures.py --measure A.json [B.json ...] [--bounds BOUNDS.json ...]
-                            [--taxonomy TAX.json ...] [--labels name1,name2] [--n N] --out DIR
+    scripts/plot_figures.py [--measure A.json [B.json ...]] [--bounds BOUNDS.json ...]
+                            [--taxonomy TAX.json ...] [--sinks S.json [T.json ...]]
+                            [--labels name1,name2] [--n N] --out DIR
+
+At least one of --measure and --sinks; --bounds and --taxonomy go with --measure.
 
 Writes into DIR (one line per file on stdout):
   fig2_norms              mean ||v_i|| by position (Assumption 1) and the histogram of per-head CV
@@ -17,12 +20,25 @@ Writes into DIR (one line per file on stdout):
   fig8_labels_by_layer    head labels per layer (needs --taxonomy)
   fig11_regimes           P and R against N averaged per label (needs --taxonomy)
   heatmap_P_R_labels      layers x heads maps of P and R at N (and the labels)
+With --sinks (geoattn sinks, SPEC section 9):
+  sinks_heatmaps          layers x heads maps of the sink mass alpha_0, rho0 and lambda, with
+                          Sink_0^eps per layer beside them
+  sinks_mass_lambda       alpha_0 against lambda over all heads, by layer (a sink that carries
+                          no value: large mass, small lambda)
+  sinks_dormant           row score against column score per head, the dormant thresholds
+  sinks_graph             Fiedler value, Gini and density of the attention graph by layer,
+                          one line per tau (hollow: not effective)
+  sinks_frames            frame type per layer (and per layer of the rule's sweep)
+  sinks_anchor_tokens     how many heads have each token as their commonest top anchor
+  sinks_profile           Abar's mean alpha_k and Sink_k^eps by position, one line per layer
 
 Several --measure files (several models) are drawn side by side: one row (or one line style)
-per model, named by --labels or by model.path. The i-th --taxonomy goes with the i-th
---measure when the counts agree, otherwise with the measure it was made from (its "from"
-or model path). A --bounds file is drawn beside every measure with the same N grid (and, for
-a model/capture source, the same model path).
+per model, named by --labels or by model.path; so are several --sinks files (--labels names
+the files of each kind given, in order: as many names as --measure files and as --sinks
+files). The i-th --taxonomy goes with the i-th --measure when the counts agree, otherwise
+with the measure it was made from (its "from" or model path). A --bounds file is drawn
+beside every measure with the same N grid (and, for a model/capture source, the same model
+path).
 
 Every input is checked before anything is drawn: its structure against the JSON Schemas in
 docs/schema (scripts/geoattn_schema.py), then what a schema cannot say (curve lengths equal to
@@ -44,7 +60,7 @@ import sys
 import tempfile
 
 import geoattn_schema  # beside this script
-from geoattn_results import MEASURE_SCHEMAS, inline_arrays
+from geoattn_results import FRAME_TYPES, MEASURE_SCHEMAS, SINKS_SCHEMA, inline_arrays, sink_arrays
 
 PROG = "plot_figures"
 BOUNDS_SCHEMA = "geoattn.bounds/1"
@@ -55,6 +71,7 @@ MEASURE_SCHEMA_FILE = "geoattn.measure-2.schema.json"  # the file as geoattn wri
 MEASURE_INLINE_SCHEMA_FILE = "geoattn.measure-inline.schema.json"  # arrays inline (also /1)
 BOUNDS_SCHEMA_FILE = "geoattn.bounds-1.schema.json"
 TAXONOMY_SCHEMA_FILE = "geoattn.taxonomy-1.schema.json"
+SINKS_SCHEMA_FILE = "geoattn.sinks-1.schema.json"
 SCALAR_INTERVALS = ("rho0_ci", "c_sink_ci", "c_last_ci", "c_rest_ci")  # [lo, hi], not per N
 LABEL_ORDER = ("Retriever", "Mixer", "Reset")
 LABEL_COLORS = {"Retriever": "#1f77b4", "Mixer": "#2ca02c", "Reset": "#d62728"}
@@ -62,6 +79,12 @@ EXTRA_LABEL_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#1
 FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
            "fig6_sink_recall_corr", "fig7_s_diagnostics", "fig8_labels_by_layer",
            "fig11_regimes", "heatmap_P_R_labels")
+SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_graph",
+                "sinks_frames", "sinks_anchor_tokens", "sinks_profile")
+FRAME_COLORS = {"centralized": "#1f77b4", "bidirectional": "#ff7f0e", "distributed": "#2ca02c",
+                "none": "#d9d9d9"}
+FRAME_RULE_CAVEAT = "frame-type rule: geoattn's own (configs/sinks.json)"
+ANCHOR_TOKENS_SHOWN = 24  # bars of the anchor-token histogram; the rest in one bar
 DEFAULT_HEATMAP_N = 8
 # (upper, lower) envelope colours of the 1st, 2nd, ... bounds file beside one measure
 BOUND_COLORS = (("tab:orange", "tab:green"), ("tab:brown", "tab:olive"), ("tab:pink", "tab:cyan"))
@@ -188,6 +211,50 @@ def validate_bounds(path):
     return doc
 
 
+def check_lengths(path, arrays, n, what):
+    """Every (where, list) of `arrays` has n values."""
+    for where, values in arrays:
+        if len(values) != n:
+            raise InputError(path, f"{where}: has {len(values)} values, {what} is {n}")
+
+
+def check_sinks_layout(path, doc):
+    """What the sinks schema cannot say: every profile has P = min(T, profile_positions)
+    values, a graph entry per tau and a sweep type per layer; layers ascending and heads
+    unique, inside the model."""
+    P = min(doc["T"], doc["settings"]["profile_positions"])
+    layers = doc["layers"]
+    check_lengths(path, [("summary.sink_rate", doc["summary"]["sink_rate"])]
+                  + [(f"layers[{i}].{k}", ly[k]) for i, ly in enumerate(layers)
+                     for k in ("alpha", "sink_rate")]
+                  + [(f"layers[{i}].heads[{j}].{k}", hd[k]) for i, ly in enumerate(layers)
+                     for j, hd in enumerate(ly["heads"]) for k in ("alpha", "sink_rate")],
+                  P, "P = min(T, settings.profile_positions)")
+    check_lengths(path, [(f"layers[{i}].graph", ly["graph"]) for i, ly in enumerate(layers)],
+                  len(doc["settings"]["taus"]), "the number of settings.taus")
+    check_lengths(path, [(f"summary.sweep[{i}].types", e["types"])
+                         for i, e in enumerate(doc["summary"]["sweep"])], len(layers), "the number of layers")
+    previous = -1
+    for i, ly in enumerate(layers):
+        if not previous < ly["layer"] < doc["layers_n"]:
+            raise InputError(path, f"layers[{i}]: layer {ly['layer']} is not ascending inside the "
+                                   f"model's {doc['layers_n']} layers")
+        previous = ly["layer"]
+        seen = set()
+        for j, hd in enumerate(ly["heads"]):
+            if hd["head"] >= doc["heads_n"] or hd["head"] in seen:
+                raise InputError(path, f"layers[{i}].heads[{j}]: head {hd['head']} is repeated or "
+                                       f"outside the model's {doc['heads_n']} heads")
+            seen.add(hd["head"])
+
+
+def validate_sinks(path):
+    doc = load_json(path, SINKS_SCHEMA)
+    check_schema(path, doc, SINKS_SCHEMA_FILE)
+    check_sinks_layout(path, doc)
+    return doc
+
+
 def validate_taxonomy(path):
     """The structure; whether its heads are those of a --measure run is pair_taxonomies'."""
     doc = load_json(path, TAXONOMY_SCHEMA)
@@ -222,6 +289,7 @@ class Model:
         self.head_list = sorted(doc["heads"], key=lambda h: (h["layer"], h["head"]))
         self.by_lh = {(h["layer"], h["head"]): h for h in doc["heads"]}
         self.layer_list = sorted(doc["layers"], key=lambda g: g["layer"])
+        self.layer_ids = list(range(self.layers))
         self.taxonomy = None
         self.tax_path = None
         self.bounds = []  # (path, doc)
@@ -235,6 +303,32 @@ class Model:
         if self.taxonomy is None:
             return None
         return {(h["layer"], h["head"]): h["label"] for h in self.taxonomy["heads"]}
+
+
+class SinkModel:
+    """One --sinks file: the document and its numbers as arrays (geoattn_results.sink_arrays),
+    rows in the order of its layers (their ids in layer_ids)."""
+
+    def __init__(self, path, doc):
+        self.path = path
+        self.doc = doc
+        self.a = sink_arrays(doc)
+        self.layer_ids = [int(x) for x in self.a["layer"]]
+        self.layers = len(self.layer_ids)
+        self.heads = doc["heads_n"]
+        self.config = doc["rule"]["config"]
+        self.label = None
+
+    @property
+    def model_path(self):
+        return model_path_of(self.doc)
+
+    def heads_of(self):
+        """(row, head, head dict) of every head, layer by layer."""
+        return [(i, hd["head"], hd) for i, ly in enumerate(self.doc["layers"]) for hd in ly["heads"]]
+
+    def name(self, row, head):
+        return f"L{self.layer_ids[row]}H{head}"
 
 
 def same_file(a, b):
@@ -320,11 +414,11 @@ def pair_bounds(models, bounds):
             note(f"{p}: its N grid (or model) matches no --measure file; envelopes not drawn")
 
 
-def make_labels(models, labels_arg):
+def make_labels(models, labels_arg, flag="--measure"):
     if labels_arg is not None:
         names = [s.strip() for s in labels_arg.split(",")]
         if len(names) != len(models) or any(not s for s in names):
-            fail(f"--labels: {len(names)} name(s) for {len(models)} --measure file(s)")
+            fail(f"--labels: {len(names)} name(s) for {len(models)} {flag} file(s)")
         for m, s in zip(models, names):
             m.label = s
         return
@@ -1004,18 +1098,8 @@ def fig_heatmap(models, want_n):
             for (l, hh), hd in m.by_lh.items():
                 v = hd[key][j]
                 mat[l, hh] = np.nan if v is None else float(v)
-            im = ax.imshow(mat, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto",
-                           interpolation="nearest")
-            if annotate:
-                for l in range(m.layers):
-                    for hh in range(m.heads):
-                        v = mat[l, hh]
-                        if np.isfinite(v):
-                            ax.text(hh, l, f"{v:.2f}", ha="center", va="center", fontsize=6,
-                                    color="k" if v > 0.6 else "w")
-            fig.colorbar(im, ax=ax, shrink=0.9, label=sym)
+            head_map(fig, ax, m, mat, sym)
             ax.set_title(f"{m.label}: {sym} at $N$ = {n_txt}", fontsize=9)
-            heat_axes(ax, m)
         if cols == 3:
             ax = axes[r][2]
             labels = m.labels_of_heads()
@@ -1055,7 +1139,326 @@ def heat_axes(ax, m):
     step_h = max(1, int(math.ceil(m.heads / 16)))
     step_l = max(1, int(math.ceil(m.layers / 16)))
     ax.set_xticks(range(0, m.heads, step_h))
-    ax.set_yticks(range(0, m.layers, step_l))
+    rows = range(0, m.layers, step_l)
+    ax.set_yticks(rows)
+    ax.set_yticklabels([str(m.layer_ids[i]) for i in rows])
+
+
+def text_color_on(im, v):
+    """Black or white, whichever reads on the colour of v in the image's colour map."""
+    r, g, b, _ = im.cmap(im.norm(v))
+    return "k" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "w"
+
+
+def head_map(fig, ax, m, mat, label, cmap="viridis", vmin=0.0, vmax=1.0):
+    """A layers x heads map of mat (NaN: blank) with its colour bar; the values written in
+    when there are few."""
+    im = ax.imshow(mat, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
+    if mat.size <= 96:
+        for l, hh in np.ndindex(*mat.shape):
+            if np.isfinite(mat[l, hh]):
+                ax.text(hh, l, f"{mat[l, hh]:.2f}", ha="center", va="center", fontsize=6,
+                        color=text_color_on(im, mat[l, hh]))
+    fig.colorbar(im, ax=ax, shrink=0.9, label=label)
+    heat_axes(ax, m)
+    return im
+
+
+# ---------------------------------------------------------------------------------------
+# Figures of geoattn sinks (SPEC section 9): each takes the --sinks models.
+
+def finite_values(a):
+    a = np.asarray(a, dtype=float)
+    return a[np.isfinite(a)]
+
+
+def layer_norm(m):
+    from matplotlib.colors import Normalize
+    return Normalize(vmin=min(m.layer_ids), vmax=max(max(m.layer_ids), min(m.layer_ids) + 1))
+
+
+def layer_colorbar(fig, ax, m):
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.ticker import MaxNLocator
+    bar = fig.colorbar(ScalarMappable(norm=layer_norm(m), cmap="viridis"), ax=ax, shrink=0.9,
+                       label="layer")
+    bar.locator = MaxNLocator(integer=True)
+    bar.update_ticks()
+
+
+def layer_color(m, row):
+    return plt.get_cmap("viridis")(layer_norm(m)(m.layer_ids[row]))
+
+
+def eps_tex(m):
+    return rf"$\epsilon$ = {m.doc['settings']['eps']:g}"
+
+
+def sink_rate_bars(ax, m):
+    """Sink_0^eps per layer as horizontal bars, rows aligned with the heat maps beside."""
+    rate = m.a["sink_rate"][:, 0] if m.a["positions"] else np.full(m.layers, np.nan)
+    rows = np.arange(m.layers)
+    ax.barh(rows, np.nan_to_num(rate), color="tab:red", alpha=0.8, height=0.8)
+    for y, v in zip(rows, rate):
+        if np.isfinite(v) and m.layers <= 32:
+            ax.text(min(v, 100) + 1.5, y, f"{v:.0f}", va="center", fontsize=6)
+    ax.set_ylim(m.layers - 0.5, -0.5)
+    ax.set_xlim(0, 112)
+    ticks = rows[::max(1, int(math.ceil(m.layers / 16)))]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([str(m.layer_ids[i]) for i in ticks])
+    ax.set_xlabel(r"Sink$_0^\epsilon$ (% of windows x heads)")
+    ax.set_ylabel("layer")
+    ax.grid(axis="y", visible=False)
+    ax.set_title(f"{m.label}: heads with " + r"$\alpha_0 > \epsilon$" + f" ({eps_tex(m)})",
+                 fontsize=9)
+
+
+def fig_sinks_heatmaps(sinks):
+    widest = max(m.heads for m in sinks)
+    tallest = max(m.layers for m in sinks)
+    w = min(max(2.2 + 0.32 * widest, 3.6), 6.5)
+    h = min(max(1.6 + 0.28 * tallest, 2.8), 6.0)
+    fig, axes = new_figure(len(sinks), 4, w=w, h=h)
+    for r, m in enumerate(sinks):
+        lam = finite_values(m.a["lambda"])
+        maps = (("mass0", r"sink mass $\alpha_0$", "viridis", 0.0, 1.0),
+                ("rho0", r"$\rho_0$", "RdBu_r", -1.0, 1.0),
+                ("lambda", r"$\lambda = \Vert v_0\Vert / C$", "magma", 0.0,
+                 lam.max() if lam.size and lam.max() > 0 else 1.0))
+        for c, (key, sym, cmap, lo, hi) in enumerate(maps):
+            head_map(fig, axes[r][c], m, m.a[key], sym, cmap=cmap, vmin=lo, vmax=hi)
+            axes[r][c].set_title(f"{m.label}: {sym}", fontsize=9)
+        sink_rate_bars(axes[r][3], m)
+    fig.suptitle(r"Attention sinks per head (layers x heads): mass $\alpha_0$, $\rho_0$, "
+                 r"$\lambda$; Sink$_0^\epsilon$ per layer", fontsize=11)
+    return fig
+
+
+def name_heads(ax, m, rows, x, y, fontsize=6):
+    for i, hh in rows:
+        ax.annotate(m.name(i, hh), (x[i, hh], y[i, hh]), xytext=(3, 3),
+                    textcoords="offset points", fontsize=fontsize)
+
+
+def fig_sinks_mass_lambda(sinks):
+    fig, axes = new_figure(1, len(sinks), w=5.0, h=4.0)
+    for c, m in enumerate(sinks):
+        ax = axes[0][c]
+        x, y = m.a["mass0"], m.a["lambda"]
+        ok = np.isfinite(x) & np.isfinite(y)
+        if not ok.any():
+            empty_panel(ax, f"{m.label}: no head with both " + r"$\alpha_0$ and $\lambda$")
+            continue
+        rows = np.broadcast_to(np.arange(m.layers)[:, None], x.shape)
+        ax.scatter(x[ok], y[ok], c=[m.layer_ids[i] for i in rows[ok]], cmap="viridis",
+                   norm=layer_norm(m), s=18, edgecolors="k", linewidths=0.3)
+        layer_colorbar(fig, ax, m)
+        ax.axvline(m.doc["settings"]["eps"], color="tab:red", ls=":", lw=1,
+                   label=rf"{eps_tex(m)}: sink heads to the right")
+        if (y[ok] > 0).all():
+            ax.set_yscale("log")
+        # the sinks that carry least value: the largest alpha_0 / lambda
+        with np.errstate(all="ignore"):
+            ratio = np.where(ok & (y > 0), x / y, -np.inf)
+        best = np.argsort(ratio, axis=None)[::-1][:3]
+        name_heads(ax, m, [np.unravel_index(k, x.shape) for k in best if np.isfinite(ratio.flat[k])],
+                   x, y)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel(r"sink mass $\alpha_0$ (mean over windows)")
+        ax.set_ylabel(r"$\lambda = \Vert v_0\Vert / C$")
+        ax.set_title(f"{m.label}: {int(ok.sum())} heads\n(no-value sinks: right, low)",
+                     fontsize=9)
+        ax.legend(loc="best")
+    fig.suptitle(r"Sink mass against the sink's value norm: a sink with large $\alpha_0$ and "
+                 r"small $\lambda$ carries no value", fontsize=11)
+    return fig
+
+
+def fig_sinks_dormant(sinks):
+    fig, axes = new_figure(1, len(sinks), w=5.0, h=4.0)
+    for c, m in enumerate(sinks):
+        ax = axes[0][c]
+        x, y, dormant = m.a["row_score"], m.a["col_score"], m.a["dormant"]
+        row_max, col_min = m.config["dormant_row_max"], m.config["dormant_col_min"]
+        ok = np.isfinite(x) & np.isfinite(y)
+        ax.fill_between([-0.05, row_max], col_min, 1.05, color="tab:red", alpha=0.08, lw=0)
+        ax.axvline(row_max, color="tab:red", ls="--", lw=1, label=f"dormant_row_max = {row_max:g}")
+        ax.axhline(col_min, color="tab:red", ls=":", lw=1, label=f"dormant_col_min = {col_min:g}")
+        awake = ok & ~dormant
+        ax.scatter(x[awake], y[awake], s=16, color="tab:blue", alpha=0.7,
+                   label=f"{int(awake.sum())} heads")
+        ax.scatter(x[ok & dormant], y[ok & dormant], s=40, marker="X", color="tab:red",
+                   label=f"{int((ok & dormant).sum())} dormant")
+        name_heads(ax, m, list(zip(*np.nonzero(ok & dormant)))[:8], x, y)
+        ax.set_xlim(-0.05, 1.05)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_xlabel(r"row score: mean$_{i \geq 1}$ H(A$_i$) / log(i+1)")
+        ax.set_ylabel(r"column score: max$_j$ normalised column entropy")
+        ax.set_title(f"{m.label}: dormant heads (shaded: row <= {row_max:g}, col >= {col_min:g})",
+                     fontsize=9)
+        ax.legend(loc="lower right")
+    fig.suptitle("Dormant heads: low row entropy, high column entropy (geoattn's flags)",
+                 fontsize=11)
+    return fig
+
+
+GRAPH_PANELS = (("fiedler", "Fiedler value"), ("gini", "Gini coefficient"),
+                ("density", "density"))
+
+
+def graph_panel(ax, m, key):
+    """One statistic by layer, one line per tau; hollow markers where tau is not effective."""
+    x = np.array(m.layer_ids)
+    for j, tau in enumerate(m.a["taus"]):
+        y, eff = m.a["graph"][key][:, j], m.a["effective"][:, j]
+        color = plt.get_cmap("tab10")(j % 10)
+        ax.plot(x, y, color=color, lw=1.3, label=rf"$\tau$ = {tau:g}")
+        ax.plot(x[eff], y[eff], "o", color=color, ms=4)
+        ax.plot(x[~eff], y[~eff], "o", mfc="none", mec=color, ms=5, mew=1)
+    if key == "density":
+        for bound in ("density_min", "density_max"):
+            if finite(m.config.get(bound)):
+                ax.axhline(m.config[bound], color="0.4", ls=":", lw=0.9)
+    from matplotlib.ticker import MaxNLocator
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("layer")
+
+
+def fig_sinks_graph(sinks):
+    fig, axes = new_figure(len(sinks), len(GRAPH_PANELS), w=4.0, h=3.1)
+    for r, m in enumerate(sinks):
+        for c, (key, name) in enumerate(GRAPH_PANELS):
+            ax = axes[r][c]
+            graph_panel(ax, m, key)
+            ax.set_ylabel(name)
+            ax.set_title(f"{m.label}: {name}", fontsize=9)
+        ax = axes[r][-1]
+        ax.plot([], [], "o", mfc="none", mec="0.3", label="not effective\n(density outside "
+                "[min, max], dotted)")
+        outside_legend(ax)
+    fig.suptitle(r"Attention graph per layer (edges $A_{ij} > \tau$; means over windows)",
+                 fontsize=11)
+    return fig
+
+
+def frame_rows(m):
+    """(name, [type per layer]) of the rule and of each entry of its sweep."""
+    rows = [("rule", [ly["frame"]["type"] for ly in m.doc["layers"]])]
+    rows += [(f"{e['key']} = {e['value']:g}", e["types"]) for e in m.doc["summary"]["sweep"]]
+    return rows
+
+
+def fig_sinks_frames(sinks):
+    from matplotlib.colors import ListedColormap, BoundaryNorm
+    from matplotlib.patches import Patch
+    tallest = max(len(frame_rows(m)) for m in sinks)
+    widest = max(m.layers for m in sinks)
+    fig, axes = new_figure(len(sinks), 1, w=min(max(3 + 0.3 * widest, 6.5), 13),
+                           h=1.6 + 0.32 * tallest)
+    cmap = ListedColormap([FRAME_COLORS[t] for t in FRAME_TYPES])
+    norm = BoundaryNorm(np.arange(len(FRAME_TYPES) + 1) - 0.5, len(FRAME_TYPES))
+    for r, m in enumerate(sinks):
+        ax = axes[r][0]
+        rows = frame_rows(m)
+        mat = np.array([[FRAME_TYPES.index(t) for t in types] for _, types in rows])
+        ax.imshow(mat, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+        if len(rows) > 1:
+            ax.axhline(0.5, color="k", lw=1.2)
+        if m.layers <= 48:
+            for i, ly in enumerate(m.doc["layers"]):
+                if ly["frame"]["anchor"] >= 0:
+                    ax.text(i, 0, str(ly["frame"]["anchor"]), ha="center", va="center",
+                            fontsize=6)
+        ax.grid(False)
+        step = max(1, int(math.ceil(m.layers / 32)))
+        ax.set_xticks(range(0, m.layers, step))
+        ax.set_xticklabels([str(m.layer_ids[i]) for i in range(0, m.layers, step)])
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([name for name, _ in rows], fontsize=7)
+        ax.set_xlabel("layer (numbers: the anchor position)")
+        counts = {t: rows[0][1].count(t) for t in FRAME_TYPES}
+        ax.legend(handles=[Patch(color=FRAME_COLORS[t], label=f"{t} ({counts[t]})")
+                           for t in FRAME_TYPES],
+                  loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        ax.set_title(f"{m.label}: frame type per layer (rule: {m.doc['rule']['source']}; "
+                     "rows below: its sweep)", fontsize=9)
+    fig.suptitle("Attention sinks as reference frames: the frame type of each layer", fontsize=11)
+    fig.supxlabel(FRAME_RULE_CAVEAT, fontsize=8, color="0.3")
+    return fig
+
+
+def token_label(token, text):
+    """A token as a tick label: its text quoted and escaped (no mathtext), else its id."""
+    if text is None:
+        return f"#{token}"
+    shown = json.dumps(text, ensure_ascii=False)[1:-1].replace("$", r"\$")
+    return "'" + (shown if len(shown) <= 14 else shown[:13] + "...") + "'"
+
+
+def anchor_token_counts(m):
+    """[(label, heads)] of the heads' commonest top-anchor tokens, the most frequent first."""
+    counts, texts = {}, {}
+    for _, _, hd in m.heads_of():
+        first = hd["anchor_tokens"][0] if hd["anchor_tokens"] else None
+        token = first["token"] if first else None
+        counts[token] = counts.get(token, 0) + 1
+        if first and first["text"] is not None:
+            texts[token] = first["text"]
+    items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] or 0))
+    bars = [("(none)" if t is None else token_label(t, texts.get(t)), n) for t, n in items]
+    if len(bars) > ANCHOR_TOKENS_SHOWN:
+        rest = bars[ANCHOR_TOKENS_SHOWN - 1:]
+        bars = bars[:ANCHOR_TOKENS_SHOWN - 1] + [(f"({len(rest)} others)", sum(n for _, n in rest))]
+    return bars
+
+
+def fig_sinks_anchor_tokens(sinks):
+    widest = max(len(anchor_token_counts(m)) for m in sinks)
+    fig, axes = new_figure(len(sinks), 1, w=min(max(3 + 0.42 * widest, 6.5), 13), h=3.4)
+    for r, m in enumerate(sinks):
+        ax = axes[r][0]
+        bars = anchor_token_counts(m)
+        x = np.arange(len(bars))
+        drawn = ax.bar(x, [n for _, n in bars], color="tab:purple", alpha=0.85, width=0.75)
+        ax.bar_label(drawn, fontsize=7)
+        from matplotlib.ticker import MaxNLocator
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.margins(y=0.12)
+        ax.set_xticks(x)
+        ax.set_xticklabels([name for name, _ in bars], rotation=45, ha="right", fontsize=7)
+        ax.set_xlim(-0.6, max(len(bars), 4) - 0.4)
+        ax.grid(axis="x", visible=False)
+        ax.set_ylabel("heads")
+        ax.set_title(f"{m.label}: each head's commonest top-anchor token "
+                     f"({sum(n for _, n in bars)} heads)", fontsize=9)
+    fig.suptitle("Which tokens the heads anchor on", fontsize=11)
+    return fig
+
+
+def fig_sinks_profile(sinks):
+    fig, axes = new_figure(len(sinks), 2, w=5.0, h=3.4)
+    for r, m in enumerate(sinks):
+        ax, ax2 = axes[r]
+        pos = np.arange(m.a["positions"])
+        dots = {"marker": ".", "ms": 3} if pos.size <= 32 else {}
+        for i in range(m.layers):
+            ax.semilogy(pos, positive(m.a["alpha_bar"][i]), color=layer_color(m, i), lw=1, **dots)
+            ax2.plot(pos, m.a["sink_rate"][i], color=layer_color(m, i), lw=1, **dots)
+        ax2.plot(pos, m.a["summary_sink_rate"], color="k", lw=1.8, label="all layers")
+        for a in (ax, ax2):
+            layer_colorbar(fig, a, m)
+            a.set_xlabel("key position $k$")
+        ax.set_ylabel(r"$\bar\alpha_k$ of $\bar A$ (mean over heads and windows)")
+        ax.set_title(f"{m.label}: mean sink profile, first {len(pos)} positions", fontsize=9)
+        ax2.set_ylim(-3, 103)
+        ax2.set_ylabel(r"Sink$_k^\epsilon$ (% of windows x heads)")
+        ax2.set_title(f"{m.label}: " + r"heads with $\alpha_k > \epsilon$" + f" ({eps_tex(m)})",
+                      fontsize=9)
+        ax2.legend(loc="best")
+    fig.suptitle(r"Attention mass by key position: $\alpha_k = \frac{1}{T-k}\sum_{t \geq k} "
+                 r"A_{tk}$", fontsize=11)
+    return fig
 
 
 # ---------------------------------------------------------------------------------------
@@ -1068,21 +1471,72 @@ def parse_args(argv):
     p = Parser(prog="plot_figures.py", description=__doc__.split("\n\n", 1)[0],
                epilog=__doc__.split("\n\n", 2)[2],
                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--measure", nargs="+", action="extend", required=True, metavar="JSON",
+    p.add_argument("--measure", nargs="+", action="extend", default=[], metavar="JSON",
                    help="geoattn measure results (one per model; drawn side by side)")
     p.add_argument("--bounds", nargs="+", action="extend", default=[], metavar="JSON",
                    help="geoattn.bounds/1 files: envelopes beside measures with the same N grid")
     p.add_argument("--taxonomy", nargs="+", action="extend", default=[], metavar="JSON",
                    help="geoattn.taxonomy/1 files (one per --measure, same order)")
+    p.add_argument("--sinks", nargs="+", action="extend", default=[], metavar="JSON",
+                   help="geoattn.sinks/1 results (one per model; drawn side by side)")
     p.add_argument("--labels", metavar="NAME,NAME",
                    help="comma-separated model names (default: model.path)")
     p.add_argument("--n", type=float, default=DEFAULT_HEATMAP_N, metavar="N",
                    help="N of the heat maps (the nearest grid value is used; default 8)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the figures")
     args = p.parse_args(argv)
+    if not args.measure and not args.sinks:
+        fail("give --measure or --sinks (or both) (see --help)")
+    if not args.measure and (args.bounds or args.taxonomy):
+        fail("--bounds and --taxonomy need --measure (see --help)")
     if not (args.n > 0 and math.isfinite(args.n)):
         fail("--n: expected a positive number")
     return args
+
+
+def measure_drawers(models, heatmap_n):
+    """{figure name: drawer} of the --measure figures, in the order of FIGURES."""
+    drawers = {
+        "fig2_norms": lambda: fig2_norms(models),
+        "fig3_decay_mae": lambda: fig3_decay_mae(models),
+        "fig4_profile": lambda: fig4_profile(models),
+        "fig5_pr_vs_n": lambda: fig5_pr_vs_n(models),
+        "fig6_sink_recall_corr": lambda: fig6_sink_recall_corr(models),
+        "fig7_s_diagnostics": lambda: fig7_s_diagnostics(models),
+        "fig8_labels_by_layer": lambda: fig8_labels_by_layer(models),
+        "fig11_regimes": lambda: fig11_regimes(models),
+        "heatmap_P_R_labels": lambda: fig_heatmap(models, heatmap_n),
+    }
+    return {name: drawers[name] for name in FIGURES}
+
+
+def sink_drawers(sinks):
+    """{figure name: drawer} of the --sinks figures, in the order of SINK_FIGURES."""
+    drawers = {
+        "sinks_heatmaps": fig_sinks_heatmaps,
+        "sinks_mass_lambda": fig_sinks_mass_lambda,
+        "sinks_dormant": fig_sinks_dormant,
+        "sinks_graph": fig_sinks_graph,
+        "sinks_frames": fig_sinks_frames,
+        "sinks_anchor_tokens": fig_sinks_anchor_tokens,
+        "sinks_profile": fig_sinks_profile,
+    }
+    return {name: (lambda f=drawers[name]: f(sinks)) for name in SINK_FIGURES}
+
+
+def save_figure(name, result, folder):
+    """A drawn figure as name.png and name.pdf in folder (the file names), or a note when the
+    drawer said why it is skipped."""
+    if isinstance(result, str):
+        note(f"{name} skipped: {result}")
+        return []
+    files = []
+    for ext in ("png", "pdf"):
+        kw = {"metadata": {"CreationDate": None}} if ext == "pdf" else {}
+        result.savefig(os.path.join(folder, f"{name}.{ext}"), **kw)
+        files.append(f"{name}.{ext}")
+    plt.close(result)
+    return files
 
 
 def main(argv=None):
@@ -1100,10 +1554,13 @@ def main(argv=None):
         models = [Model(p, validate_measure(p)) for p in args.measure]
         taxonomies = [(p, validate_taxonomy(p)) for p in args.taxonomy]
         bounds = [(p, validate_bounds(p)) for p in args.bounds]
+        sinks = [SinkModel(p, validate_sinks(p)) for p in args.sinks]
         pair_taxonomies(models, taxonomies)
     except InputError as e:
         fail(str(e))
-    make_labels(models, args.labels)
+    for group, flag in ((models, "--measure"), (sinks, "--sinks")):
+        if group:
+            make_labels(group, args.labels, flag)
     pair_bounds(models, bounds)
     import_plotting()
 
@@ -1113,27 +1570,10 @@ def main(argv=None):
         fail(f"{args.out}: cannot write beside it: {e.strerror or e}")
     written = []
     try:
-        drawers = {
-            "fig2_norms": lambda: fig2_norms(models),
-            "fig3_decay_mae": lambda: fig3_decay_mae(models),
-            "fig4_profile": lambda: fig4_profile(models),
-            "fig5_pr_vs_n": lambda: fig5_pr_vs_n(models),
-            "fig6_sink_recall_corr": lambda: fig6_sink_recall_corr(models),
-            "fig7_s_diagnostics": lambda: fig7_s_diagnostics(models),
-            "fig8_labels_by_layer": lambda: fig8_labels_by_layer(models),
-            "fig11_regimes": lambda: fig11_regimes(models),
-            "heatmap_P_R_labels": lambda: fig_heatmap(models, args.n),
-        }
-        for name in FIGURES:
-            result = drawers[name]()
-            if isinstance(result, str):
-                note(f"{name} skipped: {result}")
-                continue
-            for ext in ("png", "pdf"):
-                kw = {"metadata": {"CreationDate": None}} if ext == "pdf" else {}
-                result.savefig(os.path.join(tmp, f"{name}.{ext}"), **kw)
-                written.append(f"{name}.{ext}")
-            plt.close(result)
+        drawers = dict(measure_drawers(models, args.n) if models else {},
+                       **(sink_drawers(sinks) if sinks else {}))
+        for name, draw in drawers.items():
+            written += save_figure(name, draw(), tmp)
         os.makedirs(out, exist_ok=True)
         for f in written:
             os.replace(os.path.join(tmp, f), os.path.join(out, f))

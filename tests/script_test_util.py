@@ -33,6 +33,13 @@ def must(cmd, cwd, what):
     return p
 
 
+def has_command(geoattn, name, cwd):
+    """Whether this build has `geoattn <name>`: `--help` works and is its own (CLI11 answers
+    the --help of an unknown subcommand with the main help and exit code 0)."""
+    p, _ = run([geoattn, name, "--help"], cwd, timeout=60)
+    return p.returncode == 0 and f"Usage: geoattn {name}" in p.stdout
+
+
 def parse_args(test_file):
     """--source-dir, --bin-dir, --keep -> (args, source dir, bin dir, the geoattn binary)."""
     here = os.path.dirname(os.path.abspath(test_file))
@@ -45,3 +52,92 @@ def parse_args(test_file):
     src = os.path.abspath(args.source_dir)
     bin_dir = os.path.abspath(args.bin_dir or os.path.join(src, "build", "bin"))
     return args, src, bin_dir, os.path.join(bin_dir, "geoattn")
+
+
+def synthetic_sinks(layers=3, heads=4, P=8, taus=(0.05, 0.1), residual=False, text=True):
+    """A valid geoattn.sinks/1 document (include/geoattn/report/sinks_json.h) with plausible
+    numbers: strong sinks at position 0 in the later layers, one dormant head, a layer without
+    a single anchor, NaN (null) where a head is undefined. `text`: token texts (False: a run
+    from a capture file, every text null)."""
+    import math
+    texts = {1: "<s>", 13: "\n", 29889: ".", 278: " the", 42: "$x"}
+    types = ["none", "centralized", "bidirectional", "distributed"]
+    cfg = {"anchor_alpha_min": 0.3, "comparable_ratio": 0.5, "centralized_consistency": 0.9,
+           "distributed_consistency": 0.5, "distributed_min_S": 3, "distributed_min_R": 2,
+           "density_min": 0.05, "density_max": 0.95, "dormant_row_max": 0.3, "dormant_col_min": 0.9}
+
+    def txt(tok):
+        return texts.get(tok) if text and tok is not None else None
+
+    def profile(mass0, decay):
+        rest = [(1 - mass0) * math.exp(-decay * k) for k in range(1, P)]
+        scale = (1 - mass0) / sum(rest) if sum(rest) else 0
+        return [round(mass0, 6)] + [round(r * scale, 6) for r in rest]
+
+    def top2(alpha, token):
+        order = sorted(range(P), key=lambda k: (-alpha[k], k))[:2]
+        return [{"position": k, "alpha": alpha[k], "token": token if k == 0 else None,
+                 "text": txt(token) if k == 0 else None} for k in order]
+
+    def anchor(token, share):
+        return {"position": 0, "position_share": share, "token": token, "text": txt(token),
+                "token_share": share, "consistency": share}
+
+    out_layers, dormant_n, sinks_at_0 = [], 0, 0
+    for l in range(layers):
+        hs = []
+        for h in range(heads):
+            mass0 = min(0.95, 0.15 + 0.3 * l + 0.05 * h)
+            alpha = profile(mass0, 0.3 + 0.1 * h)
+            dormant = l == layers - 1 and h == 0
+            undefined = l == 0 and h == heads - 1
+            tok = [1, 13, 29889, 278, 42][(l + h) % 5]
+            dormant_n += dormant
+            sinks_at_0 += mass0 > 0.3
+            hs.append({
+                "head": h, "mass0": mass0, "rho0": None if undefined else round(0.8 - 1.6 * h / max(1, heads - 1), 3),
+                "lambda": None if undefined else round(0.05 + 0.4 * (1 - mass0) * (h + 1) / heads, 4),
+                "alpha": alpha, "sink_rate": [100.0 if a > 0.3 else 0.0 for a in alpha],
+                "top2": top2(alpha, tok), "anchor": anchor(tok, 0.75),
+                "anchor_tokens": [{"token": tok, "text": txt(tok), "windows": 6},
+                                  {"token": 13, "text": txt(13), "windows": 2}][:1 + h % 2],
+                "dormant": {"row_score": 0.2 if dormant else min(0.95, 0.4 + 0.1 * h),
+                            "col_score": 0.95 if dormant else min(0.85, 0.5 + 0.05 * l), "dormant": dormant},
+                "reference": {"size": 1.5, "relative_magnitude": 0.4 + 0.1 * l,
+                              "directional_influence": None if undefined else 0.7}})
+        bar = [sum(hd["alpha"][k] for hd in hs) / heads for k in range(P)]
+        ftype = types[l % 4]
+        density = [round(max(0.01, 0.5 / (1 + 10 * t) - 0.1 * l), 4) for t in taus]
+        graph = [{"tau": t, "density": d, "gini": min(0.9, 0.3 + 0.1 * l), "star": 0.2,
+                  "centralization": 0.4, "fiedler": None if (l, i) == (0, 1) else max(0.0, 0.5 - 0.1 * l),
+                  "gap": 0.1, "effective": cfg["density_min"] <= d <= cfg["density_max"]}
+                 for i, (t, d) in enumerate(zip(taus, density))]
+        out_layers.append({
+            "layer": l, "alpha": bar, "sink_rate": [sum(hd["sink_rate"][k] for hd in hs) / heads for k in range(P)],
+            "top2": top2(bar, 1), "anchor": anchor(1, 0.9),
+            "reference": {"positions": [0, 3], "size": 2.0,  # the measures only with --residual
+                          "relative_magnitude": 0.3 if residual else None,
+                          "directional_influence": 0.6 if residual else None},
+            "graph": graph,
+            "frame": {"type": ftype, "rule": f"{ftype}: synthetic", "S": [0] if ftype == "centralized" else [],
+                      "anchor": 0 if bar[0] >= 0.3 else -1, "alpha1": max(bar), "alpha2": sorted(bar)[-2],
+                      "switched": ftype == "bidirectional", "consistency": 0.9, "reference_size": 2},
+            "heads": hs})
+    profile_of = {t: sum(ly["frame"]["type"] == t for ly in out_layers) / layers for t in types}
+    return {
+        "schema": "geoattn.sinks/1",
+        "model": {"path": "models/synthetic", "layers": layers, "heads": heads},
+        "data": {"path": "data/synthetic.txt", "window": "stream", "windows": 6},
+        "settings": {"ctx": 64, "eps": 0.3, "taus": list(taus), "profile_positions": P,
+                     "residual": residual, "dtype": "fp32"},
+        "timing": {"total_seconds": 1.0},
+        "rule": {"note": "geoattn's own rule (the sources describe the types only in words)",
+                 "config": cfg, "source": "built-in"},
+        "layers_n": layers, "heads_n": heads, "kv_heads_n": max(1, heads // 2), "T": 64, "windows": 6,
+        "summary": {
+            "sink_rate": [sum(ly["sink_rate"][k] for ly in out_layers) / layers for k in range(P)],
+            "frame_profile": profile_of,
+            "sweep": [{"key": "anchor_alpha_min", "value": v, "frame_profile": profile_of,
+                       "types": [ly["frame"]["type"] for ly in out_layers][::-1]} for v in (0.2, 0.4)],
+            "dormant_heads": dormant_n, "sink_heads_at_0": sinks_at_0},
+        "layers": out_layers}

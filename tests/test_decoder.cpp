@@ -78,9 +78,19 @@ TEST(RealModel, SmolLM2MatchesTransformers) {
   ASSERT_EQ(ids.size(), 256u);
   ASSERT_EQ(checkpoint.config.n_layers, 30);
 
-  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, checkpoint.config.n_layers);
+  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v", "blocks.*.hook_resid_pre"},
+                         checkpoint.config.n_layers);
   decoder.forward(torch::tensor(ids).unsqueeze(0), &capture);
-  for (int64_t l : layers) expect_layer_matches(capture, ref, l, 1e-4, torch::tensor(rows));
+  for (int64_t l : layers) {
+    expect_layer_matches(capture, ref, l, 1e-4, torch::tensor(rows));
+    // The residual stream entering the layer (hidden_states[l]); its BOS row reaches 2.5e4
+    // (a massive activation), so the tolerance is relative to the row's largest entry.
+    const auto resid = capture.get(model::Capture::name_of(l, model::HookPoint::ResidPre))[0].index_select(0, torch::tensor(rows));
+    const auto ref_resid = read_tensor(ref, "resid." + std::to_string(l));
+    ASSERT_EQ(resid.sizes(), ref_resid.sizes()) << "layer " << l;
+    const auto scale = ref_resid.abs().amax(1, true).clamp_min(1.0);
+    EXPECT_LT(((resid - ref_resid).abs() / scale).max().item<double>(), 1e-5) << "layer " << l;
+  }
 }
 
 namespace {

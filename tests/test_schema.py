@@ -8,7 +8,9 @@ embedded stories260K, and checks every result against its schema with scripts/ge
 (the measure results also with their arrays inline, as load_measure returns them). Broken
 documents (a required key removed, a wrong type, an unknown key) must be rejected with the JSON
 path named; the schema strings and the curve and scalar names must be those of the C++ headers
-(parsed from include/, not written here). Standard library only.
+(parsed from include/, not written here). geoattn.sinks/1 is checked on synthetic documents
+(tests/script_test_util.py synthetic_sinks) whether or not the binary is built; check_sinks(path)
+checks a real `geoattn sinks` result the same way. Standard library only.
 
     tests/test_schema.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 
@@ -27,8 +29,10 @@ import time
 
 MEASURE, INLINE = "geoattn.measure-2.schema.json", "geoattn.measure-inline.schema.json"
 BOUNDS, TAXONOMY = "geoattn.bounds-1.schema.json", "geoattn.taxonomy-1.schema.json"
+SINKS = "geoattn.sinks-1.schema.json"
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from script_test_util import check, failures, must, parse_args, run  # beside this file
+from script_test_util import check, failures, must, parse_args, run, synthetic_sinks  # beside this file
 
 
 def header_constant(src, name):
@@ -45,7 +49,7 @@ def header_names(src, name):
     """The strings of the array constant `<name> = {"a", "b", ...};` under include/."""
     for path in glob.glob(os.path.join(src, "include", "**", "*.h"), recursive=True):
         with open(path, encoding="utf-8") as f:
-            m = re.search(r"\b%s\s*=\s*\{([^}]*)\}" % re.escape(name), f.read())
+            m = re.search(r"\b%s\s*(?:\[\w*\])?\s*=\s*\{([^}]*)\}" % re.escape(name), f.read())
         if m:
             return re.findall(r"\"([^\"]*)\"", m.group(1))
     return []
@@ -67,6 +71,108 @@ def schema_nodes(node):
             yield from schema_nodes(sub)
 
 
+def scripts(src):
+    """geoattn_schema and plot_figures (scripts/, beside docs/schema)."""
+    path = os.path.join(src, "scripts")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import geoattn_schema
+    import plot_figures
+    return geoattn_schema, plot_figures
+
+
+def check_broken(what, doc, name, edit, want, src=CHECKOUT):
+    """A copy of doc, edited, is rejected by the schema `name` with the first problem `want...`
+    (one line, its JSON path)."""
+    geoattn_schema, _ = scripts(src)
+    doc = copy.deepcopy(doc)
+    edit(doc)
+    got = geoattn_schema.problem(doc, name, os.path.join(src, "docs", "schema"))
+    check(got is not None and got.startswith(want) and "\n" not in got,
+          f"{what}: rejected as '{want}...' ({got})")
+
+
+def check_sinks(path, src=CHECKOUT, what=None):
+    """A geoattn sinks result (the file at `path`): valid against geoattn.sinks-1.schema.json,
+    the layout a schema cannot say as scripts/plot_figures.py checks it (every profile P =
+    min(T, profile_positions) long, a graph entry per tau, a sweep type per layer, layers
+    ascending, heads inside the model), and broken copies of it rejected with their JSON path.
+    ok/FAIL lines; returns the document (None when it cannot be read)."""
+    geoattn_schema, plot_figures = scripts(src)
+    what = what or os.path.basename(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        check(False, f"{what}: a JSON file ({e})")
+        return None
+    why = geoattn_schema.problem(doc, SINKS, os.path.join(src, "docs", "schema"))
+    if not check(why is None, f"{what}: valid {SINKS} ({why})"):
+        return doc
+    try:
+        plot_figures.validate_sinks(path)
+        check(True, f"{what}: profiles, graphs, sweep types, layers and heads fit together")
+    except plot_figures.InputError as e:
+        check(False, f"{what}: profiles, graphs, sweep types, layers and heads fit together ({e})")
+    cases = [
+        ("a head's mass removed", lambda d: d["layers"][0]["heads"][0].pop("mass0"),
+         "layers[0].heads[0].mass0: required key missing"),
+        ("a string in a profile", lambda d: d["summary"]["sink_rate"].__setitem__(0, "1"),
+         "summary.sink_rate[0]: expected a number or null, got string"),
+        ("an unknown frame type", lambda d: d["layers"][0]["frame"].update(type="star"),
+         "layers[0].frame.type: expected one of"),
+        ("an unknown key in a graph entry", lambda d: d["layers"][0]["graph"][0].update(edges=3),
+         "layers[0].graph[0].edges: unknown key"),
+        ("a layer's reference of the wrong type", lambda d: d["layers"][0].update(reference="R"),
+         "layers[0].reference: expected an object, got string"),
+        ("eleven anchor tokens", lambda d: d["layers"][0]["heads"][0].update(
+            anchor_tokens=[{"token": 1, "text": None, "windows": 1}] * 11),
+         "layers[0].heads[0].anchor_tokens: expected at most 10 item(s)"),
+        ("a sweep entry without its types", lambda d: d["summary"].update(
+            sweep=[{"key": "eps", "value": 0.1, "frame_profile": d["summary"]["frame_profile"]}]),
+         "summary.sweep[0].types: required key missing"),
+        ("the dormant threshold removed", lambda d: d["rule"]["config"].pop("dormant_col_min"),
+         "rule.config.dormant_col_min: required key missing"),
+        ("an unknown top-level key", lambda d: d.update(heads=[]), "heads: unknown key"),
+        ("another schema string", lambda d: d.update(schema="geoattn.sinks/2"),
+         "schema: expected \"geoattn.sinks/1\""),
+    ]
+    for case, edit, want in cases:
+        check_broken(f"{what}, {case}", doc, SINKS, edit, want, src)
+    return doc
+
+
+def check_sinks_synthetic(src, tmp):
+    """check_sinks on synthetic documents: with token texts and without (a capture run), with
+    --residual and without; and what the schema says is what the C++ headers name."""
+    geoattn_schema, plot_figures = scripts(src)
+    from geoattn_results import FRAME_TYPES, GRAPH_STATS
+    for name, kw in (("synthetic-sinks.json", {}),
+                     ("synthetic-sinks-capture.json", dict(layers=5, heads=6, P=12, taus=(0.01, 0.05, 0.1),
+                                                           residual=True, text=False))):
+        path = os.path.join(tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(synthetic_sinks(**kw), f)
+        check_sinks(path, src)
+    no_reference = synthetic_sinks()
+    for layer in no_reference["layers"]:
+        layer["reference"] = None
+    why = geoattn_schema.problem(no_reference, SINKS, os.path.join(src, "docs", "schema"))
+    check(why is None, f"{SINKS}: a layer's reference may be null ({why})")
+    with open(os.path.join(src, "docs", "schema", SINKS), encoding="utf-8") as f:
+        defs = json.load(f)["$defs"]
+    names = {"kFrameTypes": (defs["frame_type"]["enum"], FRAME_TYPES),
+             "kGraphStats": ([k for k in defs["graph_entry"]["required"] if k not in ("tau", "effective")],
+                             GRAPH_STATS),
+             "kReferenceStats": (defs["head_reference"]["required"], ())}
+    for const, (in_schema, in_results) in names.items():
+        cpp = header_names(src, const)
+        check(cpp and list(in_schema) == cpp and (not in_results or list(in_results) == cpp),
+              f"{SINKS}: {const} of the C++ headers {cpp} (schema {in_schema})")
+    check(plot_figures.FRAME_COLORS.keys() == set(FRAME_TYPES),
+          "plot_figures colours every frame type")
+
+
 def main():
     args, src, _, geoattn = parse_args(__file__)
     schema_dir = os.path.join(src, "docs", "schema")
@@ -81,12 +187,10 @@ def main():
         with open(os.path.join(schema_dir, name), encoding="utf-8") as f:
             return json.load(f)
 
-    if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
-        return 1
     t0 = time.time()
 
     # The schema files: JSON, only keywords the validator implements, every $ref resolves.
-    for name in (MEASURE, INLINE, BOUNDS, TAXONOMY):
+    for name in (MEASURE, INLINE, BOUNDS, TAXONOMY, SINKS):
         s = load(name)
         nodes = list(schema_nodes(s))
         unknown = sorted({k for n in nodes for k in n} - geoattn_schema.KEYWORDS)
@@ -102,7 +206,7 @@ def main():
 
     # The schema strings are the C++ constants.
     consts = {k: header_constant(src, k) for k in ("kMeasureSchema", "kMeasureSchemaInline",
-                                                   "kBoundsSchema", "kTaxonomySchema")}
+                                                   "kBoundsSchema", "kTaxonomySchema", "kSinksSchema")}
     check(None not in consts.values(), f"schema constants found in include/: {consts}")
     check(load(MEASURE)["properties"]["schema"].get("const") == consts["kMeasureSchema"],
           f"{MEASURE}: schema const is kMeasureSchema ({consts['kMeasureSchema']})")
@@ -113,9 +217,14 @@ def main():
           f"{BOUNDS}: schema const is kBoundsSchema ({consts['kBoundsSchema']})")
     check(load(TAXONOMY)["properties"]["schema"].get("const") == consts["kTaxonomySchema"],
           f"{TAXONOMY}: schema const is kTaxonomySchema ({consts['kTaxonomySchema']})")
+    check(load(SINKS)["properties"]["schema"].get("const") == consts["kSinksSchema"],
+          f"{SINKS}: schema const is kSinksSchema ({consts['kSinksSchema']})")
 
     tmp = tempfile.mkdtemp(prefix="geoattn-schema-test-")
     try:
+        check_sinks_synthetic(src, tmp)
+        if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
+            return 1
         out = {k: os.path.join(tmp, k + ".json") for k in (
             "m", "m0", "all", "mid", "s0", "s1", "merged", "metrics", "b_model", "b_capture",
             "b_params", "b_file", "tax", "tax_metrics")}
@@ -153,6 +262,22 @@ def main():
              "taxonomy --from (measure)")
         must([geoattn, "taxonomy", "--quiet", "--from", out["metrics"], "--out", out["tax_metrics"]],
              src, "taxonomy --from (metrics)")
+        # geoattn sinks: from the model with the residual stream, from a capture with every
+        # query (no token texts), and the merge of two shards.
+        sinks = {k: os.path.join(tmp, k + ".json") for k in ("sinks", "sinks_capture", "sinks_s0", "sinks_s1",
+                                                             "sinks_merged")}
+        capture_all = os.path.join(tmp, "capture-all.safetensors")
+        must([geoattn, "sinks"] + docs + ["--residual", "--out", sinks["sinks"]], src, "sinks --residual")
+        must([geoattn, "capture"] + docs + ["--queries", "all", "--out", capture_all], src, "capture --queries all")
+        must([geoattn, "sinks", "--quiet", "--capture", capture_all, "--out", sinks["sinks_capture"]], src,
+             "sinks --capture")
+        for i in (0, 1):
+            must([geoattn, "sinks"] + docs + ["--shard", f"{i}/2", "--out", sinks[f"sinks_s{i}"]], src,
+                 f"sinks --shard {i}/2")
+        must([geoattn, "merge", sinks["sinks_s0"], sinks["sinks_s1"], "--out", sinks["sinks_merged"]], src,
+             "merge of sinks shards")
+        for k, path in sinks.items():
+            check_sinks(path, src, k)
 
         raw = {}
         for k, path in out.items():
@@ -195,11 +320,7 @@ def main():
 
         # Broken documents: the first problem, with its JSON path.
         def broken(what, doc, name, edit, want):
-            doc = copy.deepcopy(doc)
-            edit(doc)
-            got = problem(doc, name)
-            check(got is not None and got.startswith(want) and "\n" not in got,
-                  f"{what}: rejected as '{want}...' ({got})")
+            check_broken(what, doc, name, edit, want, src)
 
         m, inline = raw["m"], load_measure(out["m"])
         broken("measure, a required key removed", m, MEASURE,

@@ -15,6 +15,7 @@ struct PointName {
 constexpr PointName kPoints[] = {
     {"attn.pattern", HookPoint::AttnPattern},
     {"attn.v", HookPoint::AttnV},
+    {"hook_resid_pre", HookPoint::ResidPre},
 };
 
 std::string_view suffix_of(HookPoint point) {
@@ -28,7 +29,7 @@ std::pair<int64_t, HookPoint> parse_name(const std::string& name, int64_t n_laye
   constexpr std::string_view prefix = "blocks.";
   const auto dot = name.find('.', prefix.size());
   if (name.compare(0, prefix.size(), prefix) != 0 || dot == std::string::npos)
-    fail("capture point '{}': expected blocks.<layer>.attn.pattern or blocks.<layer>.attn.v", name);
+    fail("capture point '{}': expected blocks.<layer>.<point> (attn.pattern, attn.v, hook_resid_pre)", name);
   const std::string layer_text = name.substr(prefix.size(), dot - prefix.size());
   const std::string suffix = name.substr(dot + 1);
   int64_t layer = -1;
@@ -40,7 +41,7 @@ std::pair<int64_t, HookPoint> parse_name(const std::string& name, int64_t n_laye
   }
   for (const auto& p : kPoints)
     if (p.suffix == suffix) return {layer, p.point};
-  fail("capture point '{}': unknown point '{}' (attn.pattern, attn.v)", name, suffix);
+  fail("capture point '{}': unknown point '{}' (attn.pattern, attn.v, hook_resid_pre)", name, suffix);
 }
 }  // namespace
 

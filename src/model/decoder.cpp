@@ -99,6 +99,7 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids_in, Capture* capture, bo
   for (int64_t l = 0; l < c.n_layers; ++l) {
     if (!want_logits && !(capture && capture->wants_any_after(l - 1))) break;
     const LayerWeights& lw = w_.layers[l];
+    if (capture && capture->wants(l, HookPoint::ResidPre)) capture->record(l, HookPoint::ResidPre, x);  // [B, T, hidden]
 
     // Attention block: q, k, v per head; RoPE on q and k; values as v_proj gives them.
     auto h = rms_norm(x, lw.attn_norm);

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -22,13 +20,6 @@
 namespace geoattn::pipeline {
 
 namespace {
-
-// The process's peak resident memory so far (Linux reports ru_maxrss in KiB).
-int64_t peak_rss_bytes() {
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
-}
 
 // What must match for a saved partial run to be resumed: everything but the progress and timing.
 nlohmann::ordered_json resume_identity(const nlohmann::ordered_json& run_info) {
@@ -92,9 +83,9 @@ void measure(const MeasureJob& job, const std::string& out) {
   const std::vector<io::Window> todo(job.windows.begin() + done, job.windows.end());
   const char* kill_after = std::getenv("GEOATTN_TEST_KILL_AFTER_WINDOWS");  // tests of resume
   const auto times = forward_windows(job.decoder, c.n_layers, todo, job.queries, job.batch, "measure", job.quiet,
-                                     [&](int64_t t, const torch::Tensor& alpha, const torch::Tensor& values) {
+                                     [&](int64_t t, const CapturedWindow& c) {
                                        const int64_t w = done + t;
-                                       run.add_window(alpha, values, keys[w], job.windows[w].doc_id);
+                                       run.add_window(c.alpha, c.values, keys[w], job.windows[w].doc_id);
                                        if (job.checkpoint_every > 0 && (w + 1) % job.checkpoint_every == 0 && w + 1 < W)
                                          save_partial(w + 1);
                                        if (kill_after && w + 1 == std::atoll(kill_after)) std::raise(SIGKILL);

@@ -12,10 +12,12 @@ namespace geoattn::pipeline {
 
 ForwardTimes forward_windows(const model::Decoder& decoder, int64_t n_layers, const std::vector<io::Window>& windows,
                              const std::vector<int64_t>& queries, int64_t batch, const char* what, bool quiet,
-                             const WindowVisitor& visit) {
+                             const WindowVisitor& visit, bool resid_pre) {
   if (batch < 1) fail("--batch {}: must be at least 1", batch);
   const int64_t W = static_cast<int64_t>(windows.size());
-  model::Capture capture({"blocks.*.attn.pattern", "blocks.*.attn.v"}, n_layers, queries);
+  std::vector<std::string> points = {"blocks.*.attn.pattern", "blocks.*.attn.v"};
+  if (resid_pre) points.push_back("blocks.*.hook_resid_pre");
+  model::Capture capture(points, n_layers, queries);
   Progress progress(what, W, quiet);
   ForwardTimes times;
   const auto loop_start = Clock::now();
@@ -40,14 +42,16 @@ ForwardTimes forward_windows(const model::Decoder& decoder, int64_t n_layers, co
     decoder.forward(torch::stack(ids), &capture, /*want_logits=*/false);
     auto alpha = capture.stacked(model::HookPoint::AttnPattern);  // [b, L, H, Q, T]
     auto values = capture.stacked(model::HookPoint::AttnV);       // [b, L, KV, T, d]
+    auto resid = resid_pre ? capture.stacked(model::HookPoint::ResidPre) : torch::Tensor();  // [b, L, T, hidden]
     if (alpha.is_cuda()) torch::cuda::synchronize();
     times.forward_s += seconds_since(t);
     capture.clear();
     wait();
     progress.update(w0, tokens_before);
-    in_flight = std::async(std::launch::async, [&visit, w0, w1, alpha = std::move(alpha), values = std::move(values)] {
+    in_flight = std::async(std::launch::async, [&visit, w0, w1, alpha = std::move(alpha), values = std::move(values),
+                                                      resid = std::move(resid)] {
       const auto start = Clock::now();
-      for (int64_t b = 0; b < w1 - w0; ++b) visit(w0 + b, alpha[b], values[b]);
+      for (int64_t b = 0; b < w1 - w0; ++b) visit(w0 + b, {alpha[b], values[b], resid.defined() ? resid[b] : torch::Tensor()});
       return seconds_since(start);
     });
   }

@@ -1,6 +1,8 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -21,6 +23,17 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       ->check(CLI::IsMember({"auto", "fp32", "bf16", "fp16"}))
       ->capture_default_str();
   cmd.add_option("--threads", o.threads, "CPU threads for LibTorch (0: all cores)")->capture_default_str();
+}
+
+// --shard i/n: "i/n" -> {i, n}; windows go to shards by their document, so that a document
+// (the bootstrap's unit) is never split between shards.
+std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {
+  int64_t i = -1, n = -1;
+  char slash = 0, extra = 0;
+  if (std::sscanf(spec.c_str(), "%" SCNd64 "%c%" SCNd64 "%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 ||
+      i < 0 || i >= n)
+    fail("--shard {}: expected i/n with 0 <= i < n", spec);
+  return {i, n};
 }
 
 std::string effective_dtype(const RunOptions& run) {

@@ -55,6 +55,13 @@ nlohmann::ordered_json read_json(const std::string& path);  // keys in file orde
 // --n at window length T (metrics/grid.h), its errors naming the flag.
 std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T);
 
+// An id's text: the checkpoint's sentencepiece decoding of it alone ("<s>" for BOS), or its
+// tokenizer.json vocabulary entry; "<id>" when neither has it.
+std::function<std::string(int64_t)> token_text_for(const io::Checkpoint& checkpoint);
+
+// --shard i/n -> {i, n}: geoattn::Error naming the flag unless 0 <= i < n.
+std::pair<int64_t, int64_t> parse_shard(const std::string& spec);
+
 // "1,2,3" -> ids
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);
 
@@ -71,6 +78,7 @@ void add_merge(CLI::App& app, Action& action);
 void add_bench(CLI::App& app, Action& action);
 void add_bounds(CLI::App& app, Action& action);
 void add_taxonomy(CLI::App& app, Action& action);
+void add_sinks(CLI::App& app, Action& action);
 
 // The pipeline's pieces the commands call by their short names.
 using pipeline::capture_model_info;

@@ -81,8 +81,8 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   const auto& c = checkpoint.config;
   MeasuredBounds mb{metrics::Aggregator(c.n_layers, c.n_heads, grid), analysis::BoundsTables(c.n_layers, c.n_heads, grid.size())};
   const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,
-                                     [&](int64_t, const torch::Tensor& alpha, const torch::Tensor& values) {
-                                       mb.add(alpha, values, queries, grid, options);
+                                     [&](int64_t, const pipeline::CapturedWindow& c) {
+                                       mb.add(c.alpha, c.values, queries, grid, options);
                                      });
   nlohmann::ordered_json run_info;
   run_info["source"] = "model";

@@ -54,10 +54,10 @@ void run_capture(const CaptureOptions& o) {
 
   std::vector<torch::Tensor> alpha, values, tokens;
   forward_windows(decoder, checkpoint.config.n_layers, windows, queries, /*batch=*/1, "capture", o.quiet,
-                  [&](int64_t w, const torch::Tensor& a, const torch::Tensor& v) {
+                  [&](int64_t w, const pipeline::CapturedWindow& c) {
                     // Rows stop at their query: positions after it are exactly zero by the causal mask.
-                    alpha.push_back(a.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
-                    values.push_back(v.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
+                    alpha.push_back(c.alpha.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
+                    values.push_back(c.values.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
                     tokens.push_back(torch::tensor(windows[w].ids, torch::kInt64).unsqueeze(0));
                   });
   model::write_capture_file(o.out, model::CaptureFile{torch::cat(alpha), torch::cat(values), torch::cat(tokens),

@@ -1,7 +1,4 @@
 // geoattn measure: flags -> pipeline::measure (windows -> forward with capture -> metric run -> result files).
-#include <cinttypes>
-#include <cstdio>
-
 #include "cli.h"
 #include "forward_loop.h"
 #include "geoattn/pipeline/measure.h"
@@ -26,17 +23,6 @@ struct MeasureOptions {
   std::string out;
   bool quiet = false;
 };
-
-// --shard i/n: "i/n" -> {i, n}; windows go to shards by their document, so that a document
-// (the bootstrap's unit) is never split between shards.
-std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {
-  int64_t i = -1, n = -1;
-  char slash = 0, extra = 0;
-  if (std::sscanf(spec.c_str(), "%" SCNd64 "%c%" SCNd64 "%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 ||
-      i < 0 || i >= n)
-    fail("--shard {}: expected i/n with 0 <= i < n", spec);
-  return {i, n};
-}
 
 void run_measure(const MeasureOptions& o) {
   const auto start = Clock::now();

@@ -3,6 +3,8 @@
 // single run over the same windows, bit for bit.
 #include <fmt/format.h>
 
+#include "geoattn/pipeline/sinks.h"
+#include "geoattn/report/sinks_json.h"
 #include "geoattn/report/state_file.h"
 #include "cli.h"
 #include "geoattn/util/atomic_file.h"
@@ -19,6 +21,7 @@ struct MergeOptions {
 
 void run_merge(const MergeOptions& o) {
   check_output_path(o.out);
+  if (report::is_sink_state(state_path(o.inputs.front()))) return pipeline::merge_sinks(o.inputs, o.out);
   metrics::RunState merged = report::load_run_state(state_path(o.inputs.front()));
   auto& info = merged.run_info;
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
@@ -49,7 +52,7 @@ void run_merge(const MergeOptions& o) {
 
 void add_merge(CLI::App& app, Action& action) {
   auto o = std::make_shared<MergeOptions>();
-  auto* cmd = app.add_subcommand("merge", "Merge result JSONs of shards of one run (their .state.safetensors sidecars)");
+  auto* cmd = app.add_subcommand("merge", "Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)");
   cmd->add_option("inputs", o->inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
   cmd->add_option("--out", o->out, "merged result JSON")->required();
   cmd->callback([o, &action] { action = [o] { run_merge(*o); }; });

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   geoattn::cli::add_merge(app, action);
   geoattn::cli::add_bounds(app, action);
   geoattn::cli::add_taxonomy(app, action);
+  geoattn::cli::add_sinks(app, action);
   geoattn::cli::add_bench(app, action);
   // Usage errors are one line too, and exit 2 (--help and --version exit 0).
   app.failure_message([](const CLI::App*, const CLI::Error& e) {

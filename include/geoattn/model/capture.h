@@ -4,6 +4,8 @@
 //                            [batch, heads, queries, T] (zero after each query)
 //   blocks.{l}.attn.v        value states: the v_proj output per KV head, no RoPE, before any
 //                            repeat, in the run dtype [batch, kv_heads, T, head_dim]
+//   blocks.{l}.hook_resid_pre  the residual stream entering block l, in the run dtype
+//                            [batch, T, hidden] (TransformerLens's name)
 // A Capture is asked for by name ('*' matches every layer), lives as long as the caller
 // keeps it (the scope of one forward or many), and costs nothing for points not asked for:
 // the forward asks wants(layer, point), a bit lookup, before it computes anything extra.
@@ -14,8 +16,8 @@
 
 namespace geoattn::model {
 
-enum class HookPoint { AttnPattern, AttnV };
-constexpr int kHookPoints = 2;
+enum class HookPoint { AttnPattern, AttnV, ResidPre };
+constexpr int kHookPoints = 3;
 
 class Capture {
  public:

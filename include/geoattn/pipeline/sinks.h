@@ -1,0 +1,52 @@
+#pragma once
+// `geoattn sinks` (SPEC §9), one call per source: windows of text -> forward with every query
+// (and the residual stream when asked) -> metrics/sink_window per window -> SinkStats -> the
+// result JSON and its state sidecar; or the windows of a capture file with every query; or the
+// states of shards, merged.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/analysis/frames.h"
+#include "geoattn/io/checkpoint.h"
+#include "geoattn/io/windows.h"
+#include "geoattn/model/decoder.h"
+
+namespace geoattn::pipeline {
+
+// What every sinks run shares: what it measures and how it reports.
+struct SinkSettings {
+  double eps = 0.3;                          // sink head at k: alpha_k > eps
+  std::vector<double> taus{0.01, 0.05, 0.1, 0.2};  // attention-graph thresholds
+  bool residual = false;                     // reference points on blocks.*.hook_resid_pre too
+  int64_t profile_positions = 64;            // alpha_k shown for k < this
+  nlohmann::ordered_json rule;               // the frame-type config as read (FrameConfig + "sweep")
+  std::string rule_source = "built-in";      // its file
+};
+
+struct SinksJob {
+  const io::Checkpoint& checkpoint;
+  const model::Decoder& decoder;
+  std::vector<io::Window> windows;           // this shard's
+  SinkSettings sinks;
+  nlohmann::ordered_json data;               // the result's "data", as the command names it
+  nlohmann::ordered_json settings;           // the command's own settings (ctx, dtype, ...)
+  std::function<std::string(int64_t)> token_text;  // an anchor token's text
+  int64_t batch = 1;
+  std::string device;
+  bool quiet = false;
+  double load_s = 0;
+};
+void sinks(const SinksJob& job, const std::string& out);
+
+// The windows of a capture file with every query position (geoattn capture --queries all).
+void sinks_from_capture(const std::string& capture_path, const SinkSettings& settings, const std::string& out);
+
+// Shards of one sinks run (their state sidecars) -> the result of one run over all of them,
+// bit for bit. geoattn::Error naming the file when they are not of one run.
+void merge_sinks(const std::vector<std::string>& inputs, const std::string& out);
+
+}  // namespace geoattn::pipeline

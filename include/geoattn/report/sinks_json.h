@@ -1,0 +1,71 @@
+#pragma once
+// The result of `geoattn sinks` (SPEC §9) and its state sidecar. Pure C++.
+//
+// sinks.json, schema "geoattn.sinks/1" (docs/schema/geoattn.sinks-1.schema.json):
+//   {"schema": "geoattn.sinks/1",
+//    "model": {...}, "data": {...}, "settings": {"ctx", "eps", "taus", "profile_positions",
+//                                               "residual", ...}, "timing": {...},
+//    "rule": {"note": "geoattn's own rule ...", "config": {FrameConfig}, "source": path or "built-in"},
+//    "layers_n", "heads_n", "kv_heads_n", "T", "windows",
+//    "summary": {
+//      "sink_rate": [P],            Sink_k^eps in % of (window, layer, head), k = 0..P-1
+//      "frame_profile": {"centralized", "bidirectional", "distributed", "none"}  shares of layers
+//      "sweep": [{"key", "value", "frame_profile": {...}, "types": [per layer]}],
+//      "dormant_heads": n, "sink_heads_at_0": n (heads with mean alpha_0 > eps)},
+//    "layers": [{                   one per layer, ascending
+//      "layer",
+//      "alpha": [P],                Abar's mean alpha_k profile
+//      "sink_rate": [P],            Sink_k^eps in % of (window, head) of this layer
+//      "top2": [{"position", "alpha", "token", "text"}] x 2   of the mean profile; token: the
+//                                   commonest token there among the windows' top anchors (null if none)
+//      "anchor": {"position", "position_share", "token", "text", "token_share", "consistency"}
+//                                   the windows' commonest top anchor of Abar
+//      "reference": {"positions": [R of the mean c_j], "size": mean |R| per window,
+//                    "relative_magnitude", "directional_influence"}   (x = resid_pre; these
+//                                   two are null without --residual)
+//      "graph": [{"tau", "density", "gini", "star", "centralization", "fiedler", "gap",
+//                 "effective"}]     means over windows, one per tau
+//      "frame": {"type", "rule", "S", "anchor", "alpha1", "alpha2", "switched", "consistency",
+//                "reference_size"},
+//      "heads": [{"head", "mass0" (= alpha_0), "rho0", "lambda",
+//                 "alpha": [P], "sink_rate": [P] (% of windows),
+//                 "top2": [...as above], "anchor": {...as above},
+//                 "anchor_tokens": [{"token", "text", "windows"}]  the top anchors' tokens,
+//                                   commonest first (at most 10),
+//                 "dormant": {"row_score", "col_score", "dormant"},
+//                 "reference": {"size", "relative_magnitude", "directional_influence"}  (x = v)}]}]}
+// P = min(T, settings.profile_positions). NaN prints as null.
+#include <functional>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/analysis/frames.h"
+#include "geoattn/metrics/sink_stats.h"
+
+namespace geoattn::report {
+
+constexpr const char* kSinksSchema = "geoattn.sinks/1";
+
+// What the sidecar and the JSON carry besides the sums: the run's description ("model",
+// "data", "settings", "timing") and the text of every token id that is an anchor.
+struct SinkRun {
+  metrics::SinkStats stats;
+  nlohmann::ordered_json run_info;
+  std::map<int64_t, std::string> token_text;
+};
+
+// The result JSON. `sweep`: the rule's sweep (analysis::sweep_configs).
+nlohmann::ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
+                                    const std::vector<std::pair<std::string, analysis::FrameConfig>>& sweep,
+                                    int64_t profile_positions);
+
+// The state sidecar X.state.safetensors (format "geoattn-sinks-state-1"), written atomically;
+// load: geoattn::Error naming the file on anything malformed.
+void save_sink_state(const std::string& path, const SinkRun& run);
+SinkRun load_sink_state(const std::string& path);
+// Whether a state sidecar is a sinks state (else a measure state).
+bool is_sink_state(const std::string& path);
+
+}  // namespace geoattn::report

@@ -1,0 +1,194 @@
+// Attention-sink statistics accumulated over windows, exactly (SPEC §9).
+#include "geoattn/metrics/sink_stats.h"
+
+#include <limits>
+
+#include "geoattn/analysis/frames.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::metrics {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Slots of a (layer, head) after its alpha[T]: row score, column score, rho0, reference[3].
+enum HeadSlot : int64_t { kSlotRow = 0, kSlotCol = 1, kSlotRho0 = 2, kSlotRef = 3 };
+
+bool same_shape(const SinkShape& a, const SinkShape& b) {
+  return a.layers == b.layers && a.heads == b.heads && a.kv_heads == b.kv_heads && a.T == b.T && a.taus == b.taus &&
+         a.residual == b.residual;
+}
+}  // namespace
+
+std::pair<int64_t, int64_t> top2(const double* profile, int64_t T) {
+  int64_t first = -1, second = -1;
+  for (int64_t k = 0; k < T; ++k) {
+    if (first < 0 || profile[k] > profile[first]) {
+      second = first, first = k;
+    } else if (second < 0 || profile[k] > profile[second]) {
+      second = k;
+    }
+  }
+  return {first, second};
+}
+
+SinkStats::SinkStats(const SinkShape& shape, double eps) : shape_(shape), eps_(eps) {
+  const auto& s = shape;
+  if (s.layers < 1 || s.heads < 1 || s.kv_heads < 1 || s.T < 2 || s.taus < 0 || s.heads % s.kv_heads != 0)
+    fail("sink stats: bad shape (layers {}, heads {}, kv heads {}, T {}, taus {})", s.layers, s.heads, s.kv_heads, s.T,
+         s.taus);
+  heads_.resize(s.layers * s.heads * head_slots());
+  kvs_.resize(s.layers * s.kv_heads * kv_slots());
+  layers_.resize(s.layers * layer_slots());
+  sinks_.assign(s.layers * s.heads * s.T, 0);
+  anchors_.resize(s.layers * (s.heads + 1) * 2);
+}
+
+void SinkStats::add(const SinkWindow& w, const int64_t* tokens) {
+  if (!same_shape(w.shape, shape_)) fail("sink stats: a window of another shape");
+  const int64_t L = shape_.layers, H = shape_.heads, KV = shape_.kv_heads, T = shape_.T;
+  std::vector<double> bar(T);
+  auto count_anchors = [&](int64_t l, int64_t slot, const double* profile) {
+    const auto [a, b] = top2(profile, analysis::anchor_candidates(T));
+    ++anchors_[(l * (H + 1) + slot) * 2 + 0][{a, tokens[a]}];
+    ++anchors_[(l * (H + 1) + slot) * 2 + 1][{b, tokens[b]}];
+  };
+  for (int64_t l = 0; l < L; ++l) {
+    std::fill(bar.begin(), bar.end(), 0.0);
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t lh = l * H + h;
+      const double* alpha = &w.alpha[lh * T];
+      ExactSum* sums = &heads_[lh * head_slots()];
+      for (int64_t k = 0; k < T; ++k) {
+        sums[k].add(alpha[k]);
+        // SPEC §9: a sink head at k when alpha_k > eps (strict).
+        sinks_[lh * T + k] += alpha[k] > eps_;
+        bar[k] += alpha[k] / static_cast<double>(H);
+      }
+      sums[T + kSlotRow].add(w.row_score[lh]);
+      sums[T + kSlotCol].add(w.col_score[lh]);
+      sums[T + kSlotRho0].add(w.rho0[lh]);
+      for (int64_t s = 0; s < kNumReferenceStats; ++s) sums[T + kSlotRef + s].add(w.reference_v[lh * kNumReferenceStats + s]);
+      count_anchors(l, h, alpha);
+    }
+    count_anchors(l, H, bar.data());
+    for (int64_t kv = 0; kv < KV; ++kv)
+      for (int64_t i = 0; i < T; ++i) kvs_[(l * KV + kv) * T + i].add(w.norms[(l * KV + kv) * T + i]);
+    ExactSum* ls = &layers_[l * layer_slots()];
+    ls[0].add(w.reference_bar[l]);
+    for (int64_t s = 0; s < kNumReferenceStats; ++s)
+      ls[1 + s].add(shape_.residual ? w.reference_resid[l * kNumReferenceStats + s] : 0.0);
+    for (int64_t g = 0; g < shape_.taus * kNumGraphStats; ++g)
+      ls[1 + kNumReferenceStats + g].add(w.graph[l * shape_.taus * kNumGraphStats + g]);
+  }
+  ++windows_;
+}
+
+void SinkStats::merge(const SinkStats& o) {
+  if (!same_shape(o.shape_, shape_)) fail("sink stats: cannot merge runs of different shapes");
+  if (o.eps_ != eps_) fail("sink stats: cannot merge runs with eps {} and {}", eps_, o.eps_);
+  for (size_t i = 0; i < heads_.size(); ++i) heads_[i].merge(o.heads_[i]);
+  for (size_t i = 0; i < kvs_.size(); ++i) kvs_[i].merge(o.kvs_[i]);
+  for (size_t i = 0; i < layers_.size(); ++i) layers_[i].merge(o.layers_[i]);
+  for (size_t i = 0; i < sinks_.size(); ++i) sinks_[i] += o.sinks_[i];
+  for (size_t i = 0; i < anchors_.size(); ++i)
+    for (const auto& [key, n] : o.anchors_[i]) anchors_[i][key] += n;
+  windows_ += o.windows_;
+}
+
+double SinkStats::mean(const ExactSum& s) const {
+  return windows_ > 0 ? static_cast<double>(s.value_ld() / static_cast<long double>(windows_)) : kNaN;
+}
+
+const ExactSum& SinkStats::head_sum(int64_t l, int64_t h, int64_t slot) const {
+  return heads_[(l * shape_.heads + h) * head_slots() + slot];
+}
+
+std::vector<double> SinkStats::alpha(int64_t l, int64_t h) const {
+  std::vector<double> out(shape_.T);
+  for (int64_t k = 0; k < shape_.T; ++k) out[k] = mean(head_sum(l, h, k));
+  return out;
+}
+
+std::vector<double> SinkStats::alpha_bar(int64_t l) const {
+  // Abar's alpha_k is the mean over heads of theirs (alpha_k is linear in A).
+  std::vector<double> out(shape_.T);
+  for (int64_t k = 0; k < shape_.T; ++k) {
+    ExactSum s;
+    for (int64_t h = 0; h < shape_.heads; ++h) s.merge(head_sum(l, h, k));
+    out[k] = windows_ > 0 ? static_cast<double>(s.value_ld() / (static_cast<long double>(windows_) * shape_.heads)) : kNaN;
+  }
+  return out;
+}
+
+int64_t SinkStats::sink_windows(int64_t l, int64_t h, int64_t k) const { return sinks_[(l * shape_.heads + h) * shape_.T + k]; }
+double SinkStats::row_score(int64_t l, int64_t h) const { return mean(head_sum(l, h, shape_.T + kSlotRow)); }
+double SinkStats::col_score(int64_t l, int64_t h) const { return mean(head_sum(l, h, shape_.T + kSlotCol)); }
+double SinkStats::rho0(int64_t l, int64_t h) const { return mean(head_sum(l, h, shape_.T + kSlotRho0)); }
+double SinkStats::reference_v(int64_t l, int64_t h, int64_t stat) const {
+  return mean(head_sum(l, h, shape_.T + kSlotRef + stat));
+}
+double SinkStats::reference_bar_size(int64_t l) const { return mean(layers_[l * layer_slots()]); }
+double SinkStats::reference_resid(int64_t l, int64_t stat) const {
+  return shape_.residual ? mean(layers_[l * layer_slots() + 1 + stat]) : kNaN;
+}
+std::vector<double> SinkStats::mean_norms(int64_t l, int64_t kv) const {
+  std::vector<double> out(shape_.T);
+  for (int64_t i = 0; i < shape_.T; ++i) out[i] = mean(kvs_[(l * shape_.kv_heads + kv) * shape_.T + i]);
+  return out;
+}
+double SinkStats::graph(int64_t l, int64_t tau, int64_t stat) const {
+  return mean(layers_[l * layer_slots() + 1 + kNumReferenceStats + tau * kNumGraphStats + stat]);
+}
+const AnchorCounts& SinkStats::anchors(int64_t l, int64_t h, int64_t rank) const {
+  return anchors_[(l * (shape_.heads + 1) + (h < 0 ? shape_.heads : h)) * 2 + rank];
+}
+
+std::vector<io::TensorBlob> SinkStats::to_tensors(Arrays& a) const {
+  a.sums.clear(), a.anchors.clear(), a.anchor_counts.clear();
+  for (const auto* v : {&heads_, &kvs_, &layers_})
+    for (const auto& s : *v) a.sums.push_back(static_cast<int64_t>(s.lo())), a.sums.push_back(s.hi());
+  a.counts = sinks_;
+  const int64_t H = shape_.heads;
+  for (int64_t l = 0; l < shape_.layers; ++l)
+    for (int64_t h = 0; h <= H; ++h)
+      for (int64_t rank = 0; rank < 2; ++rank)
+        for (const auto& [key, n] : anchors_[(l * (H + 1) + h) * 2 + rank]) {
+          a.anchors.insert(a.anchors.end(), {l, h == H ? -1 : h, rank, key.first, key.second});
+          a.anchor_counts.push_back(n);
+        }
+  const int64_t n_sums = static_cast<int64_t>(a.sums.size() / 2), m = static_cast<int64_t>(a.anchor_counts.size());
+  return {{"sink_sums", io::Dtype::I64, {n_sums, 2}, a.sums.data()},
+          {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, a.counts.data()},
+          {"sink_anchors", io::Dtype::I64, {m, 5}, a.anchors.data()},
+          {"sink_anchor_counts", io::Dtype::I64, {m}, a.anchor_counts.data()}};
+}
+
+SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,
+                                  const std::vector<int64_t>& counts, const std::vector<int64_t>& anchors,
+                                  const std::vector<int64_t>& anchor_counts, const std::string& what) {
+  SinkStats s(shape, eps);
+  const size_t n_sums = s.heads_.size() + s.kvs_.size() + s.layers_.size();
+  if (windows < 0) fail("{}: {} windows", what, windows);
+  if (sums.size() != 2 * n_sums) fail("{}: sink_sums holds {} values, expected {}", what, sums.size(), 2 * n_sums);
+  if (counts.size() != s.sinks_.size()) fail("{}: sink_counts holds {} values, expected {}", what, counts.size(), s.sinks_.size());
+  if (anchors.size() != 5 * anchor_counts.size()) fail("{}: sink_anchors and sink_anchor_counts disagree", what);
+  size_t i = 0;
+  for (auto* v : {&s.heads_, &s.kvs_, &s.layers_})
+    for (auto& x : *v) x = ExactSum::from_halves(static_cast<uint64_t>(sums[2 * i]), sums[2 * i + 1]), ++i;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] < 0 || counts[k] > windows) fail("{}: sink_counts has {} of {} windows", what, counts[k], windows);
+    s.sinks_[k] = counts[k];
+  }
+  for (size_t r = 0; r < anchor_counts.size(); ++r) {
+    const int64_t* a = &anchors[5 * r];
+    if (a[0] < 0 || a[0] >= shape.layers || a[1] < -1 || a[1] >= shape.heads || a[2] < 0 || a[2] > 1 || a[3] < 0 ||
+        a[3] >= shape.T || anchor_counts[r] < 1 || anchor_counts[r] > windows)
+      fail("{}: sink_anchors row {} is out of range", what, r);
+    s.anchors_[(a[0] * (shape.heads + 1) + (a[1] < 0 ? shape.heads : a[1])) * 2 + a[2]][{a[3], a[4]}] = anchor_counts[r];
+  }
+  s.windows_ = windows;
+  return s;
+}
+
+}  // namespace geoattn::metrics

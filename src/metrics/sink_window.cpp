@@ -1,0 +1,161 @@
+// One window's attention-sink numbers (SPEC §9), in float64 on the capture's device.
+#include "geoattn/metrics/sink_window.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "geoattn/analysis/frames.h"
+#include "geoattn/util/blas_threads.h"
+#include "geoattn/util/error.h"
+
+namespace geoattn::metrics {
+
+namespace {
+
+using torch::indexing::Slice;
+
+std::vector<double> to_host(const torch::Tensor& t) {
+  const auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();
+  return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
+}
+
+// "[2, 3, 4]"
+std::string shape_of(const torch::Tensor& t) { return "[" + fmt::format("{}", fmt::join(t.sizes(), ", ")) + "]"; }
+
+// x / ||x|| along the last dim, a zero vector staying zero (so its cosines are 0).
+torch::Tensor unit(const torch::Tensor& x) { return x / x.norm(2, -1, true).clamp_min(1e-300); }
+
+// The reference set of each row of c [G, T] (analysis::reference_set) as a 0/1 mask [G, T].
+torch::Tensor reference_mask(const torch::Tensor& c) {
+  const int64_t G = c.size(0), T = c.size(1);
+  const std::vector<double> host = to_host(c);
+  auto mask = torch::zeros({G, T}, torch::kFloat64);
+  auto m = mask.accessor<double, 2>();
+  for (int64_t g = 0; g < G; ++g)
+    for (const int64_t j : analysis::reference_set(&host[g * T], T)) m[g][j] = 1;
+  return mask.to(c.device());
+}
+
+// SPEC §9 reference points: A [G, T, T], x [G, T, D], mask [G, T] (R) ->
+// [G, 3]: |R|, and over the queries i not in R the means of ||r_i|| / ||y_i|| and
+// (1 + cos(r_i, y_i)) / 2, with y_i = sum_j A[i,j] x_j and r_i = sum_{j in R} A[i,j] x_j.
+torch::Tensor reference_measures(const torch::Tensor& A, const torch::Tensor& x, const torch::Tensor& mask) {
+  const auto y = A.bmm(x);                             // [G, T, D]
+  const auto r = (A * mask.unsqueeze(1)).bmm(x);       // [G, T, D]
+  const auto y_norm = y.norm(2, -1), r_norm = r.norm(2, -1);  // [G, T]
+  // ||r|| / ||y|| (0 where y = 0) and (1 + cos) / 2 (cos with a zero vector: 0).
+  const auto magnitude = torch::where(y_norm > 0, r_norm / y_norm.clamp_min(1e-300), torch::zeros_like(y_norm));
+  const auto direction = (1 + (unit(r) * unit(y)).sum(-1)) / 2;
+  const auto outside = 1 - mask;                       // the queries not in R
+  const auto n = outside.sum(1).clamp_min(1);          // [G]
+  return torch::stack({mask.sum(1), (magnitude * outside).sum(1) / n, (direction * outside).sum(1) / n}, 1);
+}
+
+}  // namespace
+
+// SPEC §9 attention graph: B = [Abar > tau] on the edges i > j (a query to an earlier key).
+torch::Tensor graph_stats(const torch::Tensor& abar, const std::vector<double>& taus) {
+  const int64_t T = abar.size(0), n_tau = static_cast<int64_t>(taus.size());
+  const auto f64 = abar.options().dtype(torch::kFloat64);
+  if (n_tau == 0) return torch::zeros({0, kNumGraphStats}, f64);
+  const double n = static_cast<double>(T);
+  const auto below = torch::ones({T, T}, f64).tril(-1);
+  const auto tau = torch::tensor(taus, torch::kFloat64).to(abar.device()).view({n_tau, 1, 1});
+  const auto B = (abar.to(torch::kFloat64).unsqueeze(0) > tau).to(torch::kFloat64) * below;  // [n_tau, T, T]
+  // density: edges over the T (T - 1) / 2 possible ones.
+  const auto density = B.sum({1, 2}) / (n * (n - 1) / 2);
+  // in-degree d_j = sum_i B[i, j]; Gini = sum_i (2 i - n - 1) x_(i) / (n sum x), x ascending, i = 1..n.
+  const auto d_in = B.sum(1);                                                    // [n_tau, T]
+  const auto sorted = std::get<0>(d_in.sort(1));
+  const auto rank = torch::arange(1, T + 1, f64);
+  const auto total = d_in.sum(1);
+  const auto gini = torch::where(total > 0, ((2 * rank - n - 1) * sorted).sum(1) / (n * total.clamp_min(1)),
+                                 torch::zeros_like(total));
+  // star-likeness: 0.3 max d_in / (n - 1) + 0.7 Gini.
+  const auto star = 0.3 * std::get<0>(d_in.max(1)) / std::max(1.0, n - 1) + 0.7 * gini;
+  // degree centralisation (Freeman) of the undirected graph U = B + B^T:
+  // sum_i (max deg - deg_i) / ((n - 1)(n - 2)).
+  const auto U = B + B.transpose(1, 2);
+  const auto deg = U.sum(2);
+  const auto central = T > 2 ? (std::get<0>(deg.max(1)).unsqueeze(1) - deg).sum(1) / ((n - 1) * (n - 2))
+                             : torch::zeros_like(total);
+  // Laplacian L = D - (B + B^T)/2; the Fiedler value lambda_2 and the gap lambda_3 - lambda_2 (ascending).
+  const auto lap = torch::diag_embed(deg / 2) - U / 2;
+  // On the CPU, LAPACK single-threaded: OpenBLAS rounds differently with other thread counts,
+  // and a window must give the same numbers in every run (and so a merge those of one run).
+  torch::Tensor eig;  // [n_tau, T]
+  {
+    std::optional<SingleThreadedBlas> one_thread;
+    if (!lap.is_cuda()) one_thread.emplace();
+    eig = torch::linalg::eigvalsh(lap, "L");
+  }
+  const auto fiedler = T > 1 ? eig.index({Slice(), 1}) : torch::zeros_like(total);
+  const auto gap = T > 2 ? eig.index({Slice(), 2}) - eig.index({Slice(), 1}) : torch::zeros_like(total);
+  return torch::stack({density, gini, star, central, fiedler, gap}, 1);  // kGraphStats order
+}
+
+SinkWindow sink_window(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& resid,
+                       const std::vector<double>& taus) {
+  if (alpha.dim() != 4 || alpha.size(2) != alpha.size(3))
+    fail("sinks: attention must be [layers, heads, T, T] with every query, got {}", shape_of(alpha));
+  const int64_t L = alpha.size(0), H = alpha.size(1), T = alpha.size(3);
+  if (values.dim() != 4 || values.size(0) != L || values.size(2) != T || values.size(1) < 1 || H % values.size(1) != 0)
+    fail("sinks: values {} do not fit attention {}", shape_of(values), shape_of(alpha));
+  const bool residual = resid.defined();
+  if (residual && (resid.dim() != 3 || resid.size(0) != L || resid.size(1) != T))
+    fail("sinks: residual stream {} does not fit attention {}", shape_of(resid), shape_of(alpha));
+  const int64_t KV = values.size(1);
+  const auto f64 = alpha.options().dtype(torch::kFloat64);
+
+  const auto k = torch::arange(T, f64);
+  const auto seen = T - k;  // [T] the queries that see key k: t = k..T-1
+  std::vector<torch::Tensor> alpha_k, row, col, ref_v, rho0, norms, ref_bar, ref_resid, graph;
+  for (int64_t l = 0; l < L; ++l) {
+    const auto A = alpha[l].to(torch::kFloat64);  // [H, T, T] rows t (queries), columns k (keys)
+    const auto colsum = A.sum(1);                 // [H, T]
+    // Gu et al.: alpha_k = (1/(T-k)) sum_{t>=k} A[t,k].
+    alpha_k.push_back(colsum / seen);
+    // Guo et al. row score: mean_{i>=1} H(A_i) / log(i+1).
+    const auto h_row = -torch::xlogy(A, A).sum(2);  // [H, T]
+    row.push_back((h_row.index({Slice(), Slice(1)}) / (k.index({Slice(1)}) + 1).log()).mean(1));
+    // Guo et al. column score: max_{j<=T-2} H(A[.,j] / sum_i A[i,j]) / log(T-j).
+    const auto P = A / colsum.clamp_min(1e-300).unsqueeze(1);
+    const auto h_col = -torch::xlogy(P, P).sum(1);  // [H, T]
+    col.push_back(std::get<0>((h_col.index({Slice(), Slice(0, T - 1)}) / seen.index({Slice(0, T - 1)}).log()).max(1)));
+    // Reference points with x = v, per head: c_j = (1/T) sum_i A[i,j].
+    const auto V = values[l].to(torch::kFloat64);                   // [KV, T, d]
+    const auto Vh = V.repeat_interleave(H / KV, 0);                 // [H, T, d]
+    ref_v.push_back(reference_measures(A, Vh, reference_mask(colsum / T)));
+    // SPEC §3 rho0 at query t: mean_{j=1..t} cos(v_0, v_j); here the mean over t = 1..T-1.
+    const auto Vu = unit(V);
+    const auto cos0 = (Vu.index({Slice(), Slice(1)}) * Vu.index({Slice(), Slice(0, 1)})).sum(-1);  // [KV, T-1]
+    const auto rho_t = cos0.cumsum(1) / k.index({Slice(1)});
+    rho0.push_back(rho_t.mean(1).repeat_interleave(H / KV, 0));
+    norms.push_back(V.norm(2, -1));  // [KV, T]
+    // Abar, the mean over heads: its reference set, the residual stream's measures, the graph.
+    const auto Abar = A.mean(0);  // [T, T]
+    const auto mask_bar = reference_mask((Abar.sum(0) / T).unsqueeze(0));
+    ref_bar.push_back(mask_bar.sum());
+    if (residual)
+      ref_resid.push_back(reference_measures(Abar.unsqueeze(0), resid[l].to(torch::kFloat64).unsqueeze(0), mask_bar));
+    graph.push_back(graph_stats(Abar, taus));
+  }
+  SinkWindow w;
+  w.shape = {L, H, KV, T, static_cast<int64_t>(taus.size()), residual};
+  w.alpha = to_host(torch::stack(alpha_k));
+  w.row_score = to_host(torch::stack(row));
+  w.col_score = to_host(torch::stack(col));
+  w.reference_v = to_host(torch::stack(ref_v));
+  w.rho0 = to_host(torch::stack(rho0));
+  w.norms = to_host(torch::stack(norms));
+  w.reference_bar = to_host(torch::stack(ref_bar));
+  if (residual) w.reference_resid = to_host(torch::cat(ref_resid));
+  w.graph = to_host(torch::stack(graph));
+  return w;
+}
+
+}  // namespace geoattn::metrics

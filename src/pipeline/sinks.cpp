@@ -1,0 +1,143 @@
+#include "geoattn/pipeline/sinks.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/sink_window.h"
+#include "geoattn/model/capture_file.h"
+#include "geoattn/pipeline/results.h"
+#include "geoattn/pipeline/window_loop.h"
+#include "geoattn/report/sinks_json.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/stopwatch.h"
+
+namespace geoattn::pipeline {
+
+namespace {
+
+// The run's "settings": the command's own, then what the sink statistics depend on.
+nlohmann::ordered_json settings_of(nlohmann::ordered_json own, const SinkSettings& s) {
+  own["eps"] = s.eps;
+  own["taus"] = s.taus;
+  own["residual"] = s.residual;
+  own["profile_positions"] = s.profile_positions;
+  own["rule"] = s.rule;
+  own["config"] = s.rule_source;
+  return own;
+}
+
+metrics::SinkStats empty_stats(int64_t L, int64_t H, int64_t KV, int64_t T, const SinkSettings& s) {
+  return metrics::SinkStats({L, H, KV, T, static_cast<int64_t>(s.taus.size()), s.residual}, s.eps);
+}
+
+// The texts of every token that is an anchor somewhere.
+std::map<int64_t, std::string> anchor_texts(const metrics::SinkStats& stats,
+                                            const std::function<std::string(int64_t)>& text_of) {
+  std::map<int64_t, std::string> out;
+  if (!text_of) return out;
+  const auto& shape = stats.shape();
+  for (int64_t l = 0; l < shape.layers; ++l)
+    for (int64_t h = -1; h < shape.heads; ++h)
+      for (int64_t rank = 0; rank < 2; ++rank)
+        for (const auto& [key, n] : stats.anchors(l, h, rank))
+          if (!out.count(key.second)) out[key.second] = text_of(key.second);
+  return out;
+}
+
+// The result JSON (with the frame rule of the run's settings) and the state sidecar.
+void write_sinks(const std::string& out, const report::SinkRun& run) {
+  const auto& settings = run.run_info.at("settings");
+  const auto& rule = settings.at("rule");
+  const analysis::FrameConfig cfg = analysis::FrameConfig::from_json(rule);
+  const auto json =
+      report::sinks_report(run, cfg, analysis::sweep_configs(rule, cfg), settings.at("profile_positions").get<int64_t>());
+  report::save_sink_state(state_path(out), run);
+  write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+}
+
+}  // namespace
+
+void sinks(const SinksJob& job, const std::string& out) {
+  const auto start = Clock::now();
+  const auto& c = job.checkpoint.config;
+  const int64_t W = static_cast<int64_t>(job.windows.size()), T = static_cast<int64_t>(job.windows.at(0).ids.size());
+  report::SinkRun run{empty_stats(c.n_layers, c.n_heads, c.n_kv_heads, T, job.sinks), {}, {}};
+  std::vector<int64_t> all(T);
+  for (int64_t t = 0; t < T; ++t) all[t] = t;
+  const auto times = forward_windows(
+      job.decoder, c.n_layers, job.windows, all, job.batch, "sinks", job.quiet,
+      [&](int64_t w, const CapturedWindow& cw) {
+        run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus), job.windows[w].ids.data());
+      },
+      job.sinks.residual);
+  run.token_text = anchor_texts(run.stats, job.token_text);
+  const double loop_s = std::max(1e-9, times.wall_s);
+  run.run_info = {{"model", model_info(job.checkpoint)},
+                  {"data", job.data},
+                  {"settings", settings_of(job.settings, job.sinks)},
+                  {"timing",
+                   {{"device", job.device},
+                    {"batch", job.batch},
+                    {"seconds_total", job.load_s + seconds_since(start)},
+                    {"seconds_forward_and_capture", times.forward_s},
+                    {"seconds_sinks", times.visit_s},
+                    {"windows_per_second", static_cast<double>(W) / loop_s},
+                    {"tokens_per_second", static_cast<double>(W * T) / loop_s},
+                    {"peak_rss_bytes", peak_rss_bytes()}}}};
+  write_sinks(out, run);
+  if (!job.quiet)
+    fmt::print(stderr, "wrote {} ({} windows of {} tokens, {:.1f}s: forward {:.1f}s, sinks {:.1f}s)\n", out, W, T,
+               job.load_s + seconds_since(start), times.forward_s, times.visit_s);
+}
+
+void sinks_from_capture(const std::string& capture_path, const SinkSettings& settings, const std::string& out) {
+  const auto start = Clock::now();
+  const model::CaptureFile capture = model::read_capture_file(capture_path);
+  const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2),
+                T = capture.alpha.size(4), KV = capture.values.size(2);
+  if (static_cast<int64_t>(capture.query_positions().size()) != T)
+    fail("{}: sinks needs every query position (geoattn capture --queries all); this capture has {} of {}",
+         capture_path, capture.query_positions().size(), T);
+  report::SinkRun run{empty_stats(L, H, KV, T, settings), {}, {}};
+  const auto tokens = capture.tokens.contiguous();
+  for (int64_t w = 0; w < W; ++w)
+    run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], torch::Tensor(), settings.taus),
+                  tokens.data_ptr<int64_t>() + w * T);
+  run.run_info = {{"model", capture_model_info(capture, capture_path)},
+                  {"data", {{"capture", capture_path}, {"windows", W}, {"tokens", W * T}}},
+                  {"settings", settings_of({{"ctx", T}, {"queries", "all"}}, settings)},
+                  {"timing", {{"seconds_total", seconds_since(start)}, {"peak_rss_bytes", peak_rss_bytes()}}}};
+  write_sinks(out, run);
+}
+
+void merge_sinks(const std::vector<std::string>& inputs, const std::string& out) {
+  report::SinkRun merged = report::load_sink_state(state_path(inputs.at(0)));
+  nlohmann::ordered_json shards = nlohmann::ordered_json::array();
+  int64_t windows = 0, tokens = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const report::SinkRun shard = i == 0 ? merged : report::load_sink_state(state_path(inputs[i]));
+    std::string why;
+    if (!metrics::same_run(merged.run_info, shard.run_info, &why))
+      fail("{}: cannot merge with {}: {}", inputs[i], inputs[0], why);
+    if (i > 0) {
+      try {
+        merged.stats.merge(shard.stats);
+      } catch (const Error& e) {
+        fail("{}: {}", inputs[i], e.what());
+      }
+      for (const auto& [id, text] : shard.token_text) merged.token_text.emplace(id, text);
+    }
+    const auto& data = shard.run_info.value("data", nlohmann::ordered_json::object());
+    shards.push_back(data);
+    windows += data.is_object() && data.contains("windows") && data.at("windows").is_number_integer() ? data.at("windows").get<int64_t>() : 0;
+    tokens += data.is_object() && data.contains("tokens") && data.at("tokens").is_number_integer() ? data.at("tokens").get<int64_t>() : 0;
+  }
+  merged.run_info["data"] = {{"merged_from", inputs}, {"windows", windows}, {"tokens", tokens}, {"shards", shards}};
+  merged.run_info["timing"] = {{"merged", inputs.size()}};
+  write_sinks(out, merged);
+}
+
+}  // namespace geoattn::pipeline

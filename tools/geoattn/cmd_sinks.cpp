@@ -1,0 +1,134 @@
+// geoattn sinks: flags -> pipeline::sinks (windows -> forward with every query -> sink
+// statistics -> sinks.json and its state sidecar), or pipeline::sinks_from_capture.
+#include <sstream>
+
+#include "cli.h"
+#include "forward_loop.h"
+#include "geoattn/pipeline/measure.h"
+#include "geoattn/pipeline/sinks.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
+#include "geoattn/util/stopwatch.h"
+#include "sinks_config_json.h"  // kBuiltinSinksConfig: configs/sinks.json, embedded at build time
+
+namespace geoattn::cli {
+
+namespace {
+
+struct SinksOptions {
+  std::string model;
+  std::string capture;
+  InputOptions input;
+  std::string queries = "all";
+  std::string shard = "0/1";
+  int64_t batch = 1;
+  double eps = 0.3;
+  std::string taus = "0.01,0.05,0.1,0.2";
+  bool residual = false;
+  int64_t profile = 64;
+  std::string config;
+  std::optional<double> dormant_row_max, dormant_col_min;
+  RunOptions run;
+  std::string out;
+  bool quiet = false;
+};
+
+std::vector<double> parse_taus(const std::string& text) {
+  std::vector<double> taus;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    size_t used = 0;
+    double tau = 0;
+    try {
+      tau = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || !(tau >= 0 && tau < 1)) fail("--taus {}: '{}' is not a number in [0, 1)", text, item);
+    taus.push_back(tau);
+  }
+  if (taus.empty()) fail("--taus {}: give at least one threshold", text);
+  return taus;
+}
+
+// The frame-type rule: --config's file or the built-in configs/sinks.json, then the dormant flags.
+pipeline::SinkSettings sink_settings(const SinksOptions& o) {
+  pipeline::SinkSettings s;
+  if (!(o.eps >= 0 && o.eps < 1)) fail("--eps {}: must be in [0, 1)", o.eps);
+  if (o.profile < 1) fail("--profile {}: must be at least 1", o.profile);
+  s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
+  s.rule = o.config.empty() ? parse_json_or_fail<nlohmann::ordered_json>("built-in sinks config", kBuiltinSinksConfig)
+                            : read_json(o.config);
+  s.rule_source = o.config.empty() ? "built-in (configs/sinks.json)" : o.config;
+  if (o.dormant_row_max) s.rule["dormant_row_max"] = *o.dormant_row_max;
+  if (o.dormant_col_min) s.rule["dormant_col_min"] = *o.dormant_col_min;
+  try {
+    const auto cfg = analysis::FrameConfig::from_json(s.rule);
+    analysis::sweep_configs(s.rule, cfg);
+  } catch (const Error& e) {
+    fail("{}: {}", o.config.empty() ? "--dormant-row-max/--dormant-col-min" : o.config, e.what());
+  }
+  return s;
+}
+
+void run_sinks(const SinksOptions& o) {
+  const auto start = Clock::now();
+  check_output_path(o.out);
+  const pipeline::SinkSettings settings = sink_settings(o);
+  if (o.queries != "all") fail("--queries {}: sinks reads whole attention matrices, only 'all' is possible", o.queries);
+  if (!o.capture.empty()) {
+    if (!o.model.empty() || !o.input.data.empty()) fail("--capture: give either --capture or --model with --data");
+    pipeline::sinks_from_capture(o.capture, settings, o.out);
+    return;
+  }
+  if (o.model.empty()) fail("--model: required (or --capture FILE)");
+  const auto [shard_i, shard_n] = parse_shard(o.shard);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, "last");
+  std::vector<io::Window> windows = pipeline::shard_windows(r.windows, shard_i, shard_n);
+  const int64_t W = static_cast<int64_t>(windows.size());
+  if (W == 0) fail("--shard {}: no window falls in this shard (of {} windows)", o.shard, r.windows.size());
+  const int64_t T = static_cast<int64_t>(windows.front().ids.size());
+  pipeline::SinksJob job{r.checkpoint, r.decoder};
+  job.windows = std::move(windows);
+  job.sinks = settings;
+  job.data = {{"files", o.input.data}, {"mode", o.input.window},  {"offset", o.input.offset},
+              {"seed", o.input.seed},  {"max_windows", o.input.max_windows}, {"shard", o.shard},
+              {"windows", W},          {"tokens", W * T}};
+  job.settings = {{"ctx", T}, {"queries", "all"}, {"dtype", effective_dtype(o.run)}};
+  job.token_text = token_text_for(r.checkpoint);
+  job.batch = o.batch;
+  if (job.batch < 1) fail("--batch {}: must be at least 1", job.batch);
+  job.device = o.run.device;
+  job.quiet = o.quiet;
+  job.load_s = seconds_since(start);
+  pipeline::sinks(job, o.out);
+}
+
+}  // namespace
+
+void add_sinks(CLI::App& app, Action& action) {
+  auto o = std::make_shared<SinksOptions>();
+  auto* cmd = app.add_subcommand(
+      "sinks", "Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference "
+               "points, attention graph, frame types) -> JSON");
+  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder");
+  cmd->add_option("--capture", o->capture, "a capture file with every query (geoattn capture --queries all) instead");
+  add_input_options(*cmd, o->input, /*data_required=*/false);
+  cmd->add_option("--queries", o->queries, "query positions: sinks needs all")->capture_default_str();
+  cmd->add_option("--shard", o->shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
+  cmd->add_option("--batch", o->batch, "windows per forward")->capture_default_str();
+  cmd->add_option("--eps", o->eps, "a head is a sink head at k when alpha_k > eps")->capture_default_str();
+  cmd->add_option("--taus", o->taus, "attention-graph thresholds on Abar, comma-separated")->capture_default_str();
+  cmd->add_flag("--residual", o->residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
+  cmd->add_option("--profile", o->profile, "alpha_k reported for the first K positions")->capture_default_str();
+  cmd->add_option("--config", o->config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
+  cmd->add_option("--dormant-row-max", o->dormant_row_max, "dormant head: row score <= this (overrides the config)");
+  cmd->add_option("--dormant-col-min", o->dormant_col_min, "dormant head: column score >= this (overrides the config)");
+  add_run_options(*cmd, o->run);
+  cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it: X.state.safetensors)")->required();
+  cmd->add_flag("--quiet", o->quiet, "no progress line");
+  cmd->callback([o, &action] { action = [o] { run_sinks(*o); }; });
+}
+
+}  // namespace geoattn::cli

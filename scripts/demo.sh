@@ -24,6 +24,10 @@ RUN="--model models/stories260K --data $DATA --window stream --ctx 256 --max-win
 # Retriever / Mixer / Reset for every head.
 "$GEOATTN" taxonomy --from out/measure.json --config configs/taxonomy.json --out out/taxonomy.json
 python3 scripts/summary.py out/measure.json out/taxonomy.json
-# The paper's figures (PNG and PDF) from the JSON alone.
+# Attention sinks and reference frames, head by head and layer by layer (every query), on
+# documents that start with BOS.
+"$GEOATTN" sinks --model models/stories260K --data data/openwebtext/openwebtext-60docs.jsonl --ctx 128 \
+  --residual --out out/sinks.json
+# The paper's figures and the sinks figures (PNG and PDF) from the JSON alone.
 python3 scripts/plot_figures.py --measure out/measure.json --bounds out/bounds.json \
-  --taxonomy out/taxonomy.json --out out/figures
+  --taxonomy out/taxonomy.json --sinks out/sinks.json --out out/figures

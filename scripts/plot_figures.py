@@ -1270,8 +1270,8 @@ def fig_sinks_mass_lambda(sinks):
         ax.set_title(f"{m.label}: {int(ok.sum())} heads\n(no-value sinks: right, low)",
                      fontsize=9)
         ax.legend(loc="best")
-    fig.suptitle(r"Sink mass against the sink's value norm: a sink with large $\alpha_0$ and "
-                 r"small $\lambda$ carries no value", fontsize=11)
+    fig.suptitle(r"Sink mass $\alpha_0$ against the sink's value norm $\lambda$" "\n"
+                 r"(large $\alpha_0$, small $\lambda$: a sink that carries no value)", fontsize=10)
     return fig
 
 
@@ -1290,7 +1290,8 @@ def fig_sinks_dormant(sinks):
                    label=f"{int(awake.sum())} heads")
         ax.scatter(x[ok & dormant], y[ok & dormant], s=40, marker="X", color="tab:red",
                    label=f"{int((ok & dormant).sum())} dormant")
-        name_heads(ax, m, list(zip(*np.nonzero(ok & dormant)))[:8], x, y)
+        sleepiest = sorted(zip(*np.nonzero(ok & dormant)), key=lambda lh: x[lh])[:4]  # the lowest row scores
+        name_heads(ax, m, sleepiest, x, y)
         ax.set_xlim(-0.05, 1.05)
         ax.set_ylim(-0.05, 1.05)
         ax.set_xlabel(r"row score: mean$_{i \geq 1}$ H(A$_i$) / log(i+1)")

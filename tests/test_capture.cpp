@@ -134,3 +134,23 @@ TEST(Capture, CaptureIsScopedAndFree) {
   EXPECT_EQ(max_abs_diff(one.get("blocks.3.attn.v"), full.get("blocks.3.attn.v")), 0.0);
   EXPECT_FALSE(one.has("blocks.4.attn.v"));
 }
+
+// blocks.{l}.hook_resid_pre: layer 0's is the embedding rows; it is recorded only when asked
+// for (a capture of the other points has none) and asking for it changes nothing else. (Against
+// upstream transformers' hidden_states on SmolLM2: RealModel.SmolLM2MatchesTransformers.)
+TEST(Capture, ResidualStreamIsTheEmbeddingAtLayer0AndFreeWhenUnasked) {
+  const auto decoder = model::Decoder::load(stories(), torch::kFloat32, torch::kCPU);
+  auto ids = some_ids(32, 512).unsqueeze(0);
+  Capture with({"blocks.*.attn.v", "blocks.*.hook_resid_pre"}, 5), without({"blocks.*.attn.v"}, 5);
+  decoder.forward(ids, &with, false);
+  decoder.forward(ids, &without, false);
+  EXPECT_EQ(Capture::name_of(2, HookPoint::ResidPre), "blocks.2.hook_resid_pre");
+  const auto resid = with.stacked(HookPoint::ResidPre);  // [1, 5, 32, hidden]
+  ASSERT_EQ(resid.sizes(), (std::vector<int64_t>{1, 5, 32, stories().config.hidden}));
+  const auto weights = io::SafetensorsFile(stories().dir + "/model.safetensors");
+  const auto embed = geoattn::testing::read_tensor(weights, "model.embed_tokens.weight");
+  EXPECT_EQ(max_abs_diff(resid[0][0], embed.index_select(0, ids[0])), 0.0);
+  EXPECT_FALSE(without.has("blocks.0.hook_resid_pre"));
+  EXPECT_EQ(max_abs_diff(with.stacked(HookPoint::AttnV), without.stacked(HookPoint::AttnV)), 0.0);
+  EXPECT_GT(max_abs_diff(resid[0][4], resid[0][0]), 0.0);  // later layers have added to it
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The job-array route end to end on a real single-node Slurm (Debian's slurm-wlm, started here):
-# submit.sh runs 3 shard tasks and the merge; the merged numbers equal one run's.
+# submit.sh runs 3 shard tasks and the merge, for measure and for sinks; the merged numbers
+# equal one run's.
 #   tests/test_slurm.sh SOURCE_DIR BIN_DIR
 # Needs root (the daemons) and Slurm (installed with apt-get if missing); without them, or with
 # GEOATTN_SKIP_SLURM=1, it skips (exit 77).
@@ -39,4 +40,17 @@ for j in (merged, one):
     j.pop("data"); j.pop("timing")
 assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged shards differ from one run"
 print("slurm: 3 shard tasks + merge == one run")
+PY
+# geoattn sinks through the same route.
+sargs=(--model "$src/models/stories260K" --data "$tmp/docs.jsonl" --ctx 64)
+GEOATTN="$bin/geoattn" timeout 600 bash "$src/scripts/slurm/submit.sh" --command sinks --shards 3 --out "$tmp/sinks" --wait -- "${sargs[@]}"
+"$bin/geoattn" sinks "${sargs[@]}" --quiet --out "$tmp/sinks-one.json"
+python3 - "$tmp/sinks/merged.json" "$tmp/sinks-one.json" <<'PY'
+import json, sys
+merged, one = (json.load(open(p)) for p in sys.argv[1:3])
+for j in (merged, one):
+    j.pop("data"); j.pop("timing")
+assert merged["schema"] == "geoattn.sinks/1" and merged["windows"] == 8, (merged["schema"], merged["windows"])
+assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged sinks shards differ from one run"
+print("slurm: 3 sinks shard tasks + merge == one run")
 PY

@@ -281,6 +281,27 @@ TEST_P(RealCapture, SinkCountsAreDirectCounts) {
   }
 }
 
+// On a GPU the same window gives the same numbers (float64 on both; cuSOLVER's spectra round
+// differently from LAPACK's).
+TEST_P(RealCapture, CudaMatchesCpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const auto windows = capture("models/" + GetParam(), 1, 96);
+  const auto& w = windows[0];
+  const auto cpu = metrics::sink_window(w.alpha, w.values, w.resid, kTaus);
+  const auto gpu = metrics::sink_window(w.alpha.cuda(), w.values.cuda(), w.resid.cuda(), kTaus);
+  auto expect_near = [](const std::vector<double>& a, const std::vector<double>& b, double tol, const char* what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tol) << what << " " << i;
+  };
+  expect_near(cpu.alpha, gpu.alpha, 1e-12, "alpha");
+  expect_near(cpu.row_score, gpu.row_score, 1e-11, "row");
+  expect_near(cpu.col_score, gpu.col_score, 1e-11, "col");
+  expect_near(cpu.reference_v, gpu.reference_v, 1e-11, "reference_v");
+  expect_near(cpu.reference_resid, gpu.reference_resid, 1e-10, "reference_resid");
+  expect_near(cpu.rho0, gpu.rho0, 1e-11, "rho0");
+  expect_near(cpu.graph, gpu.graph, 1e-9, "graph");
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, RealCapture, ::testing::Values("stories260K", "stories15M"));
 
 // ---- the attention graph on hand-computed cases ----------------------------------------------

@@ -91,7 +91,7 @@ torch::Tensor graph_stats(const torch::Tensor& abar, const std::vector<double>& 
   {
     std::optional<SingleThreadedBlas> one_thread;
     if (!lap.is_cuda()) one_thread.emplace();
-    eig = torch::linalg::eigvalsh(lap, "L");
+    eig = torch::linalg_eigvalsh(lap, "L");  // ATen's name: LibTorch 1.13 and 2.x
   }
   const auto fiedler = T > 1 ? eig.index({Slice(), 1}) : torch::zeros_like(total);
   const auto gap = T > 2 ? eig.index({Slice(), 2}) - eig.index({Slice(), 1}) : torch::zeros_like(total);

@@ -36,6 +36,12 @@ std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {
   return {i, n};
 }
 
+nlohmann::ordered_json data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T) {
+  return {{"files", input.data}, {"mode", input.window},  {"offset", input.offset},
+          {"seed", input.seed},  {"max_windows", input.max_windows}, {"shard", shard},
+          {"windows", windows},  {"tokens", windows * T}};
+}
+
 std::string effective_dtype(const RunOptions& run) {
   if (run.dtype != "auto") return run.dtype;
   return run.device.rfind("cuda", 0) == 0 ? "bf16" : "fp32";

@@ -59,6 +59,10 @@ std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T);
 // tokenizer.json vocabulary entry; "<id>" when neither has it.
 std::function<std::string(int64_t)> token_text_for(const io::Checkpoint& checkpoint);
 
+// The result's "data": where the windows came from (files, mode, offset, seed, max_windows,
+// shard) and how many there are.
+nlohmann::ordered_json data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T);
+
 // --shard i/n -> {i, n}: geoattn::Error naming the flag unless 0 <= i < n.
 std::pair<int64_t, int64_t> parse_shard(const std::string& spec);
 

@@ -40,9 +40,7 @@ void run_measure(const MeasureOptions& o) {
   job.queries = r.queries;
   job.T = r.T;
   job.metric = metric_spec(metric, r.T, r.queries);
-  job.data = {{"files", o.input.data}, {"mode", o.input.window},  {"offset", o.input.offset},
-              {"seed", o.input.seed},  {"max_windows", o.input.max_windows}, {"shard", o.shard},
-              {"windows", W},          {"tokens", W * r.T}};
+  job.data = data_info(o.input, o.shard, W, r.T);
   job.settings = {{"ctx", o.input.ctx}, {"queries", o.queries}, {"dtype", effective_dtype(o.run)}};
   job.batch = o.batch;
   job.checkpoint_every = o.checkpoint_every;

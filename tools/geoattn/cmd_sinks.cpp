@@ -92,9 +92,7 @@ void run_sinks(const SinksOptions& o) {
   pipeline::SinksJob job{r.checkpoint, r.decoder};
   job.windows = std::move(windows);
   job.sinks = settings;
-  job.data = {{"files", o.input.data}, {"mode", o.input.window},  {"offset", o.input.offset},
-              {"seed", o.input.seed},  {"max_windows", o.input.max_windows}, {"shard", o.shard},
-              {"windows", W},          {"tokens", W * T}};
+  job.data = data_info(o.input, o.shard, W, T);
   job.settings = {{"ctx", T}, {"queries", "all"}, {"dtype", effective_dtype(o.run)}};
   job.token_text = token_text_for(r.checkpoint);
   job.batch = o.batch;

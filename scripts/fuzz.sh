@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # libFuzzer over geoattn's parsers (issue 8): safetensors header and index, config.json, the
-# shard readers (.jsonl, OpenWebText tar-of-xz, .bin), bounds params, taxonomy, merge state.
+# shard readers (.jsonl, OpenWebText tar-of-xz, .bin), bounds params, taxonomy, merge state
+# (measure and sinks sidecars).
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 120 s, every target)
 #   FUZZ_MERGE=1 scripts/fuzz.sh ...   also write a minimised corpus (committed + new) to
 #                                      build-fuzz/merged/<target>/ to pick regression inputs from
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 SECONDS_PER_TARGET=${1:-120}
 [ $# -gt 0 ] && shift
-ALL_TARGETS=(safetensors safetensors_index config shard_jsonl shard_tar shard_bin bounds_params taxonomy run_state)
+ALL_TARGETS=(safetensors safetensors_index config shard_jsonl shard_tar shard_bin bounds_params taxonomy run_state sink_state)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
@@ -25,7 +26,7 @@ JOBS=${FUZZ_BUILD_JOBS:-$(nproc)}
 max_len_of() {
   case $1 in
     shard_tar) echo 32768 ;;
-    taxonomy | run_state) echo 20000 ;;
+    taxonomy | run_state | sink_state) echo 20000 ;;
     safetensors) echo 8192 ;;
     shard_jsonl) echo 4096 ;;
     *) echo 2048 ;;

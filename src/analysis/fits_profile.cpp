@@ -189,9 +189,9 @@ ProfileFit fit_profile(const std::vector<double>& mean_row) {
   // fixed (eta, omega) until the phases stop moving; each step can only lower the SSE.
   for (int pass = 0; pass < 10; ++pass) {
     refine_at(row, base, ph, omega);
-    const double eta = ph.eta;
+    const double eta = ph.eta, w = omega;  // a copy: clang before 16 captures no structured binding
     const Phases next = coarse_to_fine(row.T(), [&](const std::vector<int64_t>& t1, const std::vector<int64_t>& t2) {
-      return detail::scan_exact(row, base, eta, omega, t1, t2);
+      return detail::scan_exact(row, base, eta, w, t1, t2);
     });
     if (!next.found || next.sse >= ph.sse || (next.T1 == ph.T1 && next.T2 == ph.T2)) break;
     ph = next;

@@ -10,6 +10,9 @@ namespace geoattn::metrics {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// The most windows a run may hold: doubles count them exactly, and no count or product of them
+// with a shape (sink rates, anchor histograms, merges) can overflow.
+constexpr int64_t kMaxWindows = int64_t{1} << 53;
 
 // Slots of a (layer, head) after its alpha[T]: row score, column score, rho0, reference[3].
 enum HeadSlot : int64_t { kSlotRow = 0, kSlotCol = 1, kSlotRho0 = 2, kSlotRef = 3 };
@@ -46,6 +49,7 @@ SinkStats::SinkStats(const SinkShape& shape, double eps) : shape_(shape), eps_(e
 
 void SinkStats::add(const SinkWindow& w, const int64_t* tokens) {
   if (!same_shape(w.shape, shape_)) fail("sink stats: a window of another shape");
+  if (windows_ >= kMaxWindows) fail("sink stats: more than {} windows", kMaxWindows);
   const int64_t L = shape_.layers, H = shape_.heads, KV = shape_.kv_heads, T = shape_.T;
   std::vector<double> bar(T);
   auto count_anchors = [&](int64_t l, int64_t slot, const double* profile) {
@@ -87,6 +91,7 @@ void SinkStats::add(const SinkWindow& w, const int64_t* tokens) {
 void SinkStats::merge(const SinkStats& o) {
   if (!same_shape(o.shape_, shape_)) fail("sink stats: cannot merge runs of different shapes");
   if (o.eps_ != eps_) fail("sink stats: cannot merge runs with eps {} and {}", eps_, o.eps_);
+  if (o.windows_ > kMaxWindows - windows_) fail("sink stats: the merged run has more than {} windows", kMaxWindows);
   for (size_t i = 0; i < heads_.size(); ++i) heads_[i].merge(o.heads_[i]);
   for (size_t i = 0; i < kvs_.size(); ++i) kvs_[i].merge(o.kvs_[i]);
   for (size_t i = 0; i < layers_.size(); ++i) layers_[i].merge(o.layers_[i]);
@@ -167,12 +172,34 @@ std::vector<io::TensorBlob> SinkStats::to_tensors(Arrays& a) const {
 SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,
                                   const std::vector<int64_t>& counts, const std::vector<int64_t>& anchors,
                                   const std::vector<int64_t>& anchor_counts, const std::string& what) {
-  SinkStats s(shape, eps);
-  const size_t n_sums = s.heads_.size() + s.kvs_.size() + s.layers_.size();
-  if (windows < 0) fail("{}: {} windows", what, windows);
-  if (sums.size() != 2 * n_sums) fail("{}: sink_sums holds {} values, expected {}", what, sums.size(), 2 * n_sums);
-  if (counts.size() != s.sinks_.size()) fail("{}: sink_counts holds {} values, expected {}", what, counts.size(), s.sinks_.size());
+  const auto& d = shape;
+  if (windows < 0 || windows > kMaxWindows) fail("{}: {} windows (0 to {})", what, windows, kMaxWindows);
+  if (d.layers < 1 || d.heads < 1 || d.kv_heads < 1 || d.T < 2 || d.taus < 0)
+    fail("{}: bad shape (layers {}, heads {}, kv heads {}, T {}, taus {})", what, d.layers, d.heads, d.kv_heads, d.T,
+         d.taus);
+  // The arrays' sizes, checked against the shape (without overflow) before it allocates anything.
+  bool overflow = false;
+  const auto mul = [&overflow](int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow |= __builtin_mul_overflow(a, b, &r);
+    return r;
+  };
+  const auto add = [&overflow](int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow |= __builtin_add_overflow(a, b, &r);
+    return r;
+  };
+  const int64_t head_sums = mul(mul(d.layers, d.heads), add(d.T, 3 + kNumReferenceStats));
+  const int64_t kv_sums = mul(mul(d.layers, d.kv_heads), d.T);
+  const int64_t layer_sums = mul(d.layers, add(1 + kNumReferenceStats, mul(d.taus, kNumGraphStats)));
+  const int64_t n_sums = add(add(head_sums, kv_sums), layer_sums), n_counts = mul(mul(d.layers, d.heads), d.T);
+  if (overflow || sums.size() % 2 != 0 || sums.size() / 2 != static_cast<uint64_t>(n_sums) ||
+      counts.size() != static_cast<uint64_t>(n_counts))
+    fail("{}: sink_sums holds {} and sink_counts {} values, not those of layers {}, heads {}, kv heads {}, T {}, "
+         "taus {}",
+         what, sums.size(), counts.size(), d.layers, d.heads, d.kv_heads, d.T, d.taus);
   if (anchors.size() != 5 * anchor_counts.size()) fail("{}: sink_anchors and sink_anchor_counts disagree", what);
+  SinkStats s(shape, eps);
   size_t i = 0;
   for (auto* v : {&s.heads_, &s.kvs_, &s.layers_})
     for (auto& x : *v) x = ExactSum::from_halves(static_cast<uint64_t>(sums[2 * i]), sums[2 * i + 1]), ++i;
@@ -180,13 +207,26 @@ SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t wi
     if (counts[k] < 0 || counts[k] > windows) fail("{}: sink_counts has {} of {} windows", what, counts[k], windows);
     s.sinks_[k] = counts[k];
   }
+  // Every window adds one top anchor of each rank to every (layer, head or Abar): each of
+  // those histograms counts exactly the windows (so no sum of its counts can overflow).
+  std::vector<int64_t> counted(s.anchors_.size(), 0);
   for (size_t r = 0; r < anchor_counts.size(); ++r) {
     const int64_t* a = &anchors[5 * r];
-    if (a[0] < 0 || a[0] >= shape.layers || a[1] < -1 || a[1] >= shape.heads || a[2] < 0 || a[2] > 1 || a[3] < 0 ||
-        a[3] >= shape.T || anchor_counts[r] < 1 || anchor_counts[r] > windows)
+    if (a[0] < 0 || a[0] >= d.layers || a[1] < -1 || a[1] >= d.heads || a[2] < 0 || a[2] > 1 || a[3] < 0 ||
+        a[3] >= d.T || a[4] < 0 || anchor_counts[r] < 1 || anchor_counts[r] > windows)
       fail("{}: sink_anchors row {} is out of range", what, r);
-    s.anchors_[(a[0] * (shape.heads + 1) + (a[1] < 0 ? shape.heads : a[1])) * 2 + a[2]][{a[3], a[4]}] = anchor_counts[r];
+    const size_t m = static_cast<size_t>((a[0] * (d.heads + 1) + (a[1] < 0 ? d.heads : a[1])) * 2 + a[2]);
+    if (!s.anchors_[m].emplace(std::pair{a[3], a[4]}, anchor_counts[r]).second)
+      fail("{}: sink_anchors row {} repeats an anchor", what, r);
+    counted[m] += anchor_counts[r];  // both <= windows <= 2^53 here
+    if (counted[m] > windows) fail("{}: sink_anchors row {} counts more anchors than the {} windows", what, r, windows);
   }
+  for (size_t m = 0; m < counted.size(); ++m)
+    if (counted[m] != windows) {
+      const int64_t l = static_cast<int64_t>(m / 2) / (d.heads + 1), h = static_cast<int64_t>(m / 2) % (d.heads + 1);
+      fail("{}: sink_anchors of layer {}, {}, rank {} count {} windows, not {}", what, l,
+           h == d.heads ? std::string("Abar") : fmt::format("head {}", h), m % 2, counted[m], windows);
+    }
   s.windows_ = windows;
   return s;
 }

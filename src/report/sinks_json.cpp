@@ -95,12 +95,13 @@ ordered_json anchor_tokens_json(const SinkRun& run, const AnchorCounts& top) {
 // Sink_k^eps in percent of (window, head) over the heads of `layers`.
 std::vector<double> sink_rate(const SinkStats& s, int64_t l0, int64_t l1, int64_t h0, int64_t h1, int64_t P) {
   std::vector<double> out(P);
-  const double units = static_cast<double>(s.windows() * (l1 - l0) * (h1 - h0));
+  // In double: windows x layers x heads can pass 2^63 (exact below 2^53, as every real run is).
+  const double units = static_cast<double>(s.windows()) * static_cast<double>(l1 - l0) * static_cast<double>(h1 - h0);
   for (int64_t k = 0; k < P; ++k) {
-    int64_t n = 0;
+    double n = 0;
     for (int64_t l = l0; l < l1; ++l)
-      for (int64_t h = h0; h < h1; ++h) n += s.sink_windows(l, h, k);
-    out[k] = units > 0 ? 100.0 * static_cast<double>(n) / units : std::nan("");
+      for (int64_t h = h0; h < h1; ++h) n += static_cast<double>(s.sink_windows(l, h, k));
+    out[k] = units > 0 ? 100.0 * n / units : std::nan("");
   }
   return out;
 }
@@ -276,8 +277,13 @@ SinkRun load_sink_state(const std::string& path) {
     const metrics::SinkShape shape{integer(sj, "layers"), integer(sj, "heads"), integer(sj, "kv_heads"),
                                    integer(sj, "T"),      integer(sj, "taus"),  sj.at("residual").get<bool>()};
     if (!eps.is_number() || !windows.is_number_integer()) fail("__metadata__ eps or windows is not a number");
+    // Every size in range before any product of them (and before SinkStats allocates them).
+    if (shape.layers < 1 || shape.heads < 1 || shape.kv_heads < 1 || shape.T < 2 || shape.taus < 0)
+      fail("__metadata__ shape has a size below its minimum");
     if (shape.layers > (1 << 16) || shape.heads > (1 << 16) || shape.T > (1 << 24) || shape.taus > 1024)
       fail("__metadata__ shape is too large");
+    if (shape.heads % shape.kv_heads != 0)
+      fail("__metadata__ shape has {} heads, not a multiple of its {} kv heads", shape.heads, shape.kv_heads);
     SinkRun run;
     run.run_info = meta(header, "run_info");
     if (!run.run_info.is_object() || !run.run_info.contains("settings") || !run.run_info.at("settings").is_object() ||
@@ -288,6 +294,8 @@ SinkRun load_sink_state(const std::string& path) {
     if (!settings.contains("rule") || !settings.at("rule").is_object() || !settings.contains("profile_positions") ||
         !settings.at("profile_positions").is_number_integer())
       fail("__metadata__ run_info settings has no 'rule' object or no integer 'profile_positions'");
+    if (settings.contains("config") && !settings.at("config").is_string())
+      fail("__metadata__ run_info settings.config is not a string");
     analysis::FrameConfig::from_json(settings.at("rule"));  // its errors, here, name the file
     const ordered_json texts = meta(header, "token_text");  // items() of a temporary would dangle
     if (!texts.is_object()) fail("__metadata__ token_text is not an object");
@@ -296,16 +304,14 @@ SinkRun load_sink_state(const std::string& path) {
         fail("__metadata__ token_text holds a bad entry '{}'", id);
       run.token_text[std::stoll(id)] = text.get<std::string>();
     }
+    // The arrays as the file shapes them; SinkStats::from_tensors checks them against the shape.
     const io::TensorInfo* anchors = header.find("sink_anchors");
+    const io::TensorInfo* sums = header.find("sink_sums");
     if (anchors == nullptr || anchors->shape.size() != 2) fail("tensor 'sink_anchors' is missing or not 2-d");
+    if (sums == nullptr || sums->shape.size() != 2 || sums->shape[1] != 2) fail("tensor 'sink_sums' is missing or not [n, 2]");
     const int64_t m = anchors->shape[0];
-    const int64_t n_sums = shape.layers * shape.heads * (shape.T + 3 + metrics::kNumReferenceStats) +
-                           shape.layers * shape.kv_heads * shape.T +
-                           shape.layers * (1 + metrics::kNumReferenceStats + shape.taus * metrics::kNumGraphStats);
-    if (shape.layers < 1 || shape.heads < 1 || shape.kv_heads < 1 || shape.T < 2 || shape.taus < 0)
-      fail("__metadata__ shape has a size below its minimum");
     run.stats = SinkStats::from_tensors(
-        shape, eps.get<double>(), windows.get<int64_t>(), file.read<int64_t>("sink_sums", io::Dtype::I64, {n_sums, 2}),
+        shape, eps.get<double>(), windows.get<int64_t>(), file.read<int64_t>("sink_sums", io::Dtype::I64, sums->shape),
         file.read<int64_t>("sink_counts", io::Dtype::I64, {shape.layers, shape.heads, shape.T}),
         file.read<int64_t>("sink_anchors", io::Dtype::I64, {m, 5}),
         file.read<int64_t>("sink_anchor_counts", io::Dtype::I64, {m}), "state");

@@ -61,6 +61,12 @@ void set_key(FrameConfig& c, const Key& k, const nlohmann::json& v) {
     c.*k.real = x;
 }
 
+// What no single key can check: the density range is a range.
+void check_range(const FrameConfig& c) {
+  if (c.density_min > c.density_max)
+    fail("sinks config: density_min {} is above density_max {}", c.density_min, c.density_max);
+}
+
 }  // namespace
 
 // SPEC §9: R = {j : c_j > 0.1}, else the top max(1, floor(0.1 T)); at most max(1, floor(0.3 T)).
@@ -81,8 +87,7 @@ FrameConfig FrameConfig::from_json(const nlohmann::json& j) {
   FrameConfig c;
   for (const auto& [key, v] : j.items())
     if (!(key.empty() || key[0] == '_' || key == "sweep")) set_key(c, key_named(key), v);
-  if (c.density_min > c.density_max)
-    fail("sinks config: density_min {} is above density_max {}", c.density_min, c.density_max);
+  check_range(c);
   return c;
 }
 
@@ -108,6 +113,7 @@ std::vector<std::pair<std::string, FrameConfig>> sweep_configs(const nlohmann::j
     for (const auto& v : values) {
       FrameConfig c = base;
       set_key(c, k, v);
+      check_range(c);
       out.emplace_back(key, c);
     }
   }

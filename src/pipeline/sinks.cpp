@@ -49,11 +49,7 @@ std::map<int64_t, std::string> anchor_texts(const metrics::SinkStats& stats,
 
 // The result JSON (with the frame rule of the run's settings) and the state sidecar.
 void write_sinks(const std::string& out, const report::SinkRun& run) {
-  const auto& settings = run.run_info.at("settings");
-  const auto& rule = settings.at("rule");
-  const analysis::FrameConfig cfg = analysis::FrameConfig::from_json(rule);
-  const auto json =
-      report::sinks_report(run, cfg, analysis::sweep_configs(rule, cfg), settings.at("profile_positions").get<int64_t>());
+  const auto json = report::sinks_report(run);
   report::save_sink_state(state_path(out), run);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
 }

@@ -222,6 +222,13 @@ ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
   return out;
 }
 
+ordered_json sinks_report(const SinkRun& run) {
+  const auto& settings = run.run_info.at("settings");
+  const auto& rule = settings.at("rule");
+  const analysis::FrameConfig cfg = analysis::FrameConfig::from_json(rule);
+  return sinks_report(run, cfg, analysis::sweep_configs(rule, cfg), settings.at("profile_positions").get<int64_t>());
+}
+
 // ---- state sidecar ----
 
 void save_sink_state(const std::string& path, const SinkRun& run) {

@@ -2,8 +2,6 @@
 // load_run_state), then what merge does with it: same_run, RunState::merge, the bootstrap and
 // the result JSON (report/measure_json.h), and a save/load/save round trip.
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "geoattn/report/state_file.h"
@@ -15,13 +13,6 @@
 
 using namespace geoattn;
 using namespace geoattn::fuzz;
-
-namespace {
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ScratchDir& dir = scratch();

@@ -1,35 +1,13 @@
 // libFuzzer target: the state sidecar that `geoattn sinks` writes and `geoattn merge` reads
-// (report/sinks_json.h, load_sink_state), then what merge does with it (pipeline/sinks.cpp,
-// write_sinks, here without LibTorch): the frame config and its sweep from the run's rule, the
-// result JSON (sinks_report), a save/load/save round trip, and a merge with itself.
-#include <fstream>
-#include <iterator>
-
+// (report/sinks_json.h, load_sink_state), then what merge does with it: the result JSON with the
+// run's own rule and sweep (sinks_report(run), as pipeline/sinks.cpp writes it), a
+// save/load/save round trip, and a merge with itself.
 #include "fuzz_util.h"
-#include "geoattn/analysis/frames.h"
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/report/sinks_json.h"
 
 using namespace geoattn;
 using namespace geoattn::fuzz;
-
-namespace {
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// As write_sinks: the rule's config and sweep, the result JSON, dumped.
-void report_of(const report::SinkRun& run) {
-  const auto& settings = run.run_info.at("settings");
-  const auto& rule = settings.at("rule");
-  const analysis::FrameConfig cfg = analysis::FrameConfig::from_json(rule);
-  const auto sweep = analysis::sweep_configs(rule, cfg);
-  const auto json = report::sinks_report(run, cfg, sweep, settings.at("profile_positions").get<int64_t>());
-  const auto text = json.dump(1);
-  (void)text;
-}
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ScratchDir& dir = scratch();
@@ -37,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   expect_ok_or_error([&] {
     const report::SinkRun run = report::load_sink_state(path);
     require(report::is_sink_state(path), "a loaded sinks state is a sinks state");
-    report_of(run);
+    report::sinks_report(run).dump(1);
     // save -> load -> save writes the same bytes (the sidecar is exact).
     const std::string once = dir / "once.state.safetensors", twice = dir / "twice.state.safetensors";
     report::save_sink_state(once, run);
@@ -48,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     report::SinkRun doubled = run;
     doubled.stats.merge(run.stats);
     require(doubled.stats.windows() == 2 * run.stats.windows(), "a merge adds the windows");
-    report_of(doubled);
+    report::sinks_report(doubled).dump(1);
   });
   return 0;
 }

@@ -15,6 +15,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <new>
 #include <string>
 #include <typeinfo>
@@ -63,6 +64,12 @@ inline nlohmann::json cli_json(const uint8_t* data, size_t size) { return parse_
 
 inline std::string as_string(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+// A file's bytes (the round-trip checks compare what was saved).
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // A private folder for the targets that read files, removed at exit.

@@ -60,6 +60,10 @@ struct SinkRun {
 nlohmann::ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
                                     const std::vector<std::pair<std::string, analysis::FrameConfig>>& sweep,
                                     int64_t profile_positions);
+// The same with what the run's settings say: the frame rule and its sweep from
+// settings.rule, the profile length from settings.profile_positions (what the command and
+// merge write).
+nlohmann::ordered_json sinks_report(const SinkRun& run);
 
 // The state sidecar X.state.safetensors (format "geoattn-sinks-state-1"), written atomically;
 // load: geoattn::Error naming the file on anything malformed.

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds geoattn against LibTorch 2.x from a PyPI torch wheel (CUDA build), in build-torch2/.
 #   scripts/build-torch2.sh [--venv DIR] [--test] [extra cmake args]
-#     --venv DIR   virtualenv holding torch (or TORCH2_VENV; default .venv-torch2, git-ignored).
-#                  Created with TORCH2_SPEC (default torch==2.14.1, CUDA 13.0) if it is missing.
+#     --venv DIR   virtualenv holding torch (or TORCH2_VENV; default .venv-hf5, git-ignored),
+#                  with TORCH2_SPEC (default torch==2.14.1, CUDA 13.0) and
+#                  scripts/requirements-hf5.txt (transformers 5.x, pytest, scikit-build-core).
+#   The Python module geoattn._core is built too (GEOATTN_PYTHON), against that venv's torch;
+#   ctest runs its pytest suite (python/tests).
 #     --test       run the whole suite with ctest afterwards (on CPU: no GPU is needed)
 #   BUILD_DIR overrides build-torch2. The Debian packages are those of scripts/test.sh
 #   (scripts/setup.sh); Debian's LibTorch 1.13 is installed but not used here.
@@ -10,8 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "build-torch2: $*" >&2; exit 1; }
 
-venv=${TORCH2_VENV:-.venv-torch2}
+venv=${TORCH2_VENV:-.venv-hf5}
 spec=${TORCH2_SPEC:-torch==2.14.1}
+reqs=scripts/requirements-hf5.txt
 run_tests=0
 cmake_args=()
 while [ $# -gt 0 ]; do
@@ -27,11 +31,17 @@ BUILD_DIR=${BUILD_DIR:-build-torch2}
 source scripts/setup.sh
 geoattn_install_packages
 
-# The virtualenv with torch: made on first use, from the system Python.
+# The virtualenv with torch: made on first use from the system Python, and topped up when
+# its requirements change (the same torch, transformers 5.x for the Python package's tests).
 if [ ! -x "$venv/bin/python" ]; then
-  echo "build-torch2: creating $venv with $spec" >&2
+  echo "build-torch2: creating $venv" >&2
   /usr/bin/python3 -m venv "$venv" || die "cannot create a virtualenv in $venv (apt install python3-venv?)"
-  "$venv/bin/pip" install -q "$spec" || die "pip install $spec into $venv failed"
+fi
+stamp=$venv/.geoattn-torch2
+if [ "$(cat "$stamp" 2>/dev/null)" != "$spec $(cat "$reqs")" ]; then
+  echo "build-torch2: installing $spec and $reqs into $venv" >&2
+  "$venv/bin/pip" install -q --disable-pip-version-check "$spec" -r "$reqs" || die "pip install $spec -r $reqs into $venv failed"
+  echo "$spec $(cat "$reqs")" >"$stamp"
 fi
 read -r torch_version torch_cuda prefix < <("$venv/bin/python" -c \
   'import torch; print(torch.__version__, torch.version.cuda, torch.utils.cmake_prefix_path)' 2>/dev/null) \
@@ -50,7 +60,8 @@ export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
 # The torch folder itself too: TorchConfig's find_library calls for torch and c10 would
 # otherwise find Debian's LibTorch 1.13 in /usr/lib first and link both.
 torch_root=${prefix%/share/cmake}
-geoattn_configure "$BUILD_DIR" "-DCMAKE_PREFIX_PATH=$prefix;$torch_root" ${cmake_args[@]+"${cmake_args[@]}"}
+geoattn_configure "$BUILD_DIR" "-DCMAKE_PREFIX_PATH=$prefix;$torch_root" -DGEOATTN_PYTHON=ON \
+  "-DPython3_EXECUTABLE=$venv/bin/python" ${cmake_args[@]+"${cmake_args[@]}"}
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 
 # The binary must link LibTorch's CUDA library (from the wheel), and never the driver stub

@@ -9,6 +9,7 @@ GEOATTN_PACKAGES=(
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev libeigen3-dev libfmt-dev libgtest-dev
   libarchive-dev          # OpenWebText's tar-of-xz release layout
   python3 python3-matplotlib python3-numpy
+  python3-dev             # the Python module (python/, scripts/build-torch2.sh)
   python3-venv            # scripts/get-model.sh's venv (gguf, tokenizers from PyPI)
 )
 

@@ -117,11 +117,10 @@ void measure(const MeasureJob& job, const std::string& out) {
                times.visit_s);
 }
 
-namespace {
-
 // The windows' documents, as geoattn capture records them in __metadata__ doc_ids; a capture
 // without them (another tool's) makes each window its own document.
-std::vector<std::string> capture_documents(const model::CaptureFile& capture, const std::string& path, int64_t W) {
+std::vector<std::string> capture_documents(const model::CaptureFile& capture, const std::string& path) {
+  const int64_t W = capture.alpha.size(0);
   std::vector<std::string> docs;
   if (auto it = capture.metadata.find("doc_ids"); it != capture.metadata.end()) {
     const auto ids = parse_json(nullptr, it->second);
@@ -135,30 +134,38 @@ std::vector<std::string> capture_documents(const model::CaptureFile& capture, co
   return docs;
 }
 
-}  // namespace
-
-StageTimes metrics_from_capture(const std::string& capture_path, const SpecFor& spec_for, const std::string& out) {
+CaptureMetrics metrics_of_capture(const model::CaptureFile& capture, const std::vector<std::string>& docs,
+                                  const std::string& source, const SpecFor& spec_for) {
   const auto start = Clock::now();
-  StageTimes times;
-  const model::CaptureFile capture = model::read_capture_file(capture_path);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
+  if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
   const std::vector<int64_t> queries = capture.query_positions();
-  const std::vector<std::string> docs = capture_documents(capture, capture_path, W);
-  times.load = seconds_since(start);
   const auto keys = window_keys(docs);
   MetricRun run(spec_for(T, queries), L, H, T);
   for (int64_t w = 0; w < W; ++w) run.add_window(capture.alpha[w], capture.values[w], keys[w], docs[w]);
-  times.gram = run.times().gram, times.top = run.times().top, times.controls = run.times().controls;
-  times.aggregate = run.times().aggregate;
+  const nlohmann::ordered_json settings = settings_of({{"ctx", T}, {"queries", queries}}, run);
+  CaptureMetrics out{std::move(run.state()), {}, {}};
+  out.times.gram = run.times().gram, out.times.top = run.times().top, out.times.controls = run.times().controls;
+  out.times.aggregate = run.times().aggregate;
 
-  auto& run_info = run.state().run_info;
-  run_info["model"] = capture_model_info(capture, capture_path);
-  run_info["data"] = {{"capture", capture_path}, {"windows", W}, {"tokens", W * T}};
-  run_info["settings"] = settings_of({{"ctx", T}, {"queries", queries}}, run);
-  const Finalized done = finalize(run.state(), &times);
-  run_info["timing"] = {{"seconds_total", seconds_since(start)}, {"stages", times.json()}};
-  write_results(out, run.state(), done, &times);
-  return times;
+  auto& run_info = out.state.run_info;
+  run_info["model"] = capture_model_info(capture, source);
+  run_info["data"] = {{"capture", source}, {"windows", W}, {"tokens", W * T}};
+  run_info["settings"] = settings;
+  out.done = finalize(out.state, &out.times);
+  run_info["timing"] = {{"seconds_total", seconds_since(start)}, {"stages", out.times.json()}};
+  return out;
+}
+
+StageTimes metrics_from_capture(const std::string& capture_path, const SpecFor& spec_for, const std::string& out) {
+  const auto start = Clock::now();
+  const model::CaptureFile capture = model::read_capture_file(capture_path);
+  const double load_s = seconds_since(start);
+  CaptureMetrics run = metrics_of_capture(capture, capture_documents(capture, capture_path), capture_path, spec_for);
+  run.times.load = load_s;
+  run.state.run_info["timing"] = {{"seconds_total", seconds_since(start)}, {"stages", run.times.json()}};
+  write_results(out, run.state, run.done, &run.times);
+  return run.times;
 }
 
 }  // namespace geoattn::pipeline

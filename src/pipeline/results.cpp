@@ -33,14 +33,18 @@ Finalized finalize(const metrics::RunState& state, StageTimes* times) {
   return done;
 }
 
+nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done, report::MeasureArrays* arrays,
+                                    const std::string& arrays_file) {
+  return report::measure_json(state.metrics, state.run_info, &done.fits, done.bootstrap ? &*done.bootstrap : nullptr,
+                              arrays, arrays_file);
+}
+
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, StageTimes* times) {
   const auto t = Clock::now();
   // Three files, each whole or not at all; the JSON, which names the arrays file, comes last.
   report::MeasureArrays arrays;
   const std::string arrays_file = report::arrays_path(out);
-  const auto json = report::measure_json(state.metrics, state.run_info, &done.fits,
-                                         done.bootstrap ? &*done.bootstrap : nullptr, &arrays,
-                                         std::filesystem::path(arrays_file).filename().string());
+  const auto json = results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string());
   report::write_measure_arrays(arrays_file, arrays);
   report::save_run_state(state_path(out), state);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });

@@ -12,7 +12,9 @@
 #include "geoattn/report/sinks_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
 #include "geoattn/util/stopwatch.h"
+#include "sinks_config_json.h"  // kBuiltinSinksConfig: configs/sinks.json, embedded at build time
 
 namespace geoattn::pipeline {
 
@@ -47,14 +49,17 @@ std::map<int64_t, std::string> anchor_texts(const metrics::SinkStats& stats,
   return out;
 }
 
-// The result JSON (with the frame rule of the run's settings) and the state sidecar.
+}  // namespace
+
+nlohmann::ordered_json builtin_sink_rule() {
+  return parse_json_or_fail<nlohmann::ordered_json>("built-in sinks config", kBuiltinSinksConfig);
+}
+
 void write_sinks(const std::string& out, const report::SinkRun& run) {
   const auto json = report::sinks_report(run);
   report::save_sink_state(state_path(out), run);
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
 }
-
-}  // namespace
 
 void sinks(const SinksJob& job, const std::string& out) {
   const auto start = Clock::now();
@@ -89,24 +94,30 @@ void sinks(const SinksJob& job, const std::string& out) {
                job.load_s + seconds_since(start), times.forward_s, times.visit_s);
 }
 
-void sinks_from_capture(const std::string& capture_path, const SinkSettings& settings, const std::string& out) {
+report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
+                                 const SinkSettings& settings) {
   const auto start = Clock::now();
-  const model::CaptureFile capture = model::read_capture_file(capture_path);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2),
                 T = capture.alpha.size(4), KV = capture.values.size(2);
   if (static_cast<int64_t>(capture.query_positions().size()) != T)
-    fail("{}: sinks needs every query position (geoattn capture --queries all); this capture has {} of {}",
-         capture_path, capture.query_positions().size(), T);
+    fail("{}: sinks needs every query position (geoattn capture --queries all); this capture has {} of {}", source,
+         capture.query_positions().size(), T);
+  if (resid.defined() != settings.residual) fail("{}: the residual stream is {}", source, settings.residual ? "missing" : "not asked for");
   report::SinkRun run{empty_stats(L, H, KV, T, settings), {}, {}};
   const auto tokens = capture.tokens.contiguous();
   for (int64_t w = 0; w < W; ++w)
-    run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], torch::Tensor(), settings.taus),
+    run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], resid.defined() ? resid[w] : torch::Tensor(),
+                                       settings.taus),
                   tokens.data_ptr<int64_t>() + w * T);
-  run.run_info = {{"model", capture_model_info(capture, capture_path)},
-                  {"data", {{"capture", capture_path}, {"windows", W}, {"tokens", W * T}}},
+  run.run_info = {{"model", capture_model_info(capture, source)},
+                  {"data", {{"capture", source}, {"windows", W}, {"tokens", W * T}}},
                   {"settings", settings_of({{"ctx", T}, {"queries", "all"}}, settings)},
                   {"timing", {{"seconds_total", seconds_since(start)}, {"peak_rss_bytes", peak_rss_bytes()}}}};
-  write_sinks(out, run);
+  return run;
+}
+
+void sinks_from_capture(const std::string& capture_path, const SinkSettings& settings, const std::string& out) {
+  write_sinks(out, sinks_of_capture(model::read_capture_file(capture_path), torch::Tensor(), capture_path, settings));
 }
 
 void merge_sinks(const std::vector<std::string>& inputs, const std::string& out) {

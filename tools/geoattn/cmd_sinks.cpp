@@ -10,7 +10,6 @@
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 #include "geoattn/util/stopwatch.h"
-#include "sinks_config_json.h"  // kBuiltinSinksConfig: configs/sinks.json, embedded at build time
 
 namespace geoattn::cli {
 
@@ -58,9 +57,8 @@ pipeline::SinkSettings sink_settings(const SinksOptions& o) {
   if (!(o.eps >= 0 && o.eps < 1)) fail("--eps {}: must be in [0, 1)", o.eps);
   if (o.profile < 1) fail("--profile {}: must be at least 1", o.profile);
   s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
-  s.rule = o.config.empty() ? parse_json_or_fail<nlohmann::ordered_json>("built-in sinks config", kBuiltinSinksConfig)
-                            : read_json(o.config);
-  s.rule_source = o.config.empty() ? "built-in (configs/sinks.json)" : o.config;
+  s.rule = o.config.empty() ? pipeline::builtin_sink_rule() : read_json(o.config);
+  s.rule_source = o.config.empty() ? pipeline::kBuiltinSinkRuleSource : o.config;
   if (o.dormant_row_max) s.rule["dormant_row_max"] = *o.dormant_row_max;
   if (o.dormant_col_min) s.rule["dormant_col_min"] = *o.dormant_col_min;
   try {

@@ -11,8 +11,10 @@
 
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/pipeline/metric_run.h"
+#include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/stage_times.h"
 
 namespace geoattn::pipeline {
@@ -45,5 +47,20 @@ void measure(const MeasureJob& job, const std::string& out);
 // capture's T and query positions are known.
 using SpecFor = std::function<MetricSpec(int64_t T, const std::vector<int64_t>& queries)>;
 StageTimes metrics_from_capture(const std::string& capture_path, const SpecFor& spec_for, const std::string& out);
+
+// The same run over a capture already in memory (the Python module's geoattn.metrics), finalized
+// and not written: `docs` names each window's document, `source` stands where the file's path
+// would ("model.capture", "data.capture"). write_results(out, run.state, run.done) writes what
+// metrics_from_capture writes.
+struct CaptureMetrics {
+  metrics::RunState state;
+  Finalized done;
+  StageTimes times;
+};
+CaptureMetrics metrics_of_capture(const model::CaptureFile& capture, const std::vector<std::string>& docs,
+                                  const std::string& source, const SpecFor& spec_for);
+// The windows' documents as geoattn capture records them (__metadata__ doc_ids); a capture
+// without them (another tool's) makes each window its own document.
+std::vector<std::string> capture_documents(const model::CaptureFile& capture, const std::string& path);
 
 }  // namespace geoattn::pipeline

@@ -12,6 +12,7 @@
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/stage_times.h"
+#include "geoattn/report/measure_json.h"
 
 namespace geoattn::pipeline {
 
@@ -25,6 +26,10 @@ struct Finalized {
   std::vector<nlohmann::ordered_json> fits;
 };
 Finalized finalize(const metrics::RunState& state, StageTimes* times = nullptr);
+// The result JSON of a finalized run: with `arrays`, every per-layer and per-head array goes
+// there and the JSON names `arrays_file` (what write_results writes); without, all inline.
+nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done,
+                                    report::MeasureArrays* arrays = nullptr, const std::string& arrays_file = "");
 // Writes the result JSON and its state sidecar (each atomically).
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
                    StageTimes* times = nullptr);

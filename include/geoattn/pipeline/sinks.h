@@ -13,7 +13,9 @@
 #include "geoattn/analysis/frames.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/model/decoder.h"
+#include "geoattn/report/sinks_json.h"
 
 namespace geoattn::pipeline {
 
@@ -26,6 +28,10 @@ struct SinkSettings {
   nlohmann::ordered_json rule;               // the frame-type config as read (FrameConfig + "sweep")
   std::string rule_source = "built-in";      // its file
 };
+
+// configs/sinks.json, embedded at build time: the frame-type rule when no config is given.
+nlohmann::ordered_json builtin_sink_rule();
+constexpr const char* kBuiltinSinkRuleSource = "built-in (configs/sinks.json)";
 
 struct SinksJob {
   const io::Checkpoint& checkpoint;
@@ -44,6 +50,12 @@ void sinks(const SinksJob& job, const std::string& out);
 
 // The windows of a capture file with every query position (geoattn capture --queries all).
 void sinks_from_capture(const std::string& capture_path, const SinkSettings& settings, const std::string& out);
+// The same over a capture in memory (the Python module's geoattn.sinks), not written; `resid`
+// [W, L, T, D] or undefined (settings.residual says which), `source` stands for the file's path.
+report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
+                                 const SinkSettings& settings);
+// The result JSON (the frame rule of the run's settings) and its state sidecar, each atomically.
+void write_sinks(const std::string& out, const report::SinkRun& run);
 
 // Shards of one sinks run (their state sidecars) -> the result of one run over all of them,
 // bit for bit. geoattn::Error naming the file when they are not of one run.

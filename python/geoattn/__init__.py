@@ -1,0 +1,18 @@
+"""geoattn from Python: the exact metric core, sinks statistics, fits and taxonomy of the
+geoattn CLI (the same C++, built against the PyTorch installed here), captures of any decoder
+transformers runs, and the result files and figures.
+
+    import geoattn
+    alpha, values = geoattn.hf.capture(model, input_ids)      # [W, L, H, Q, T], [W, L, KV, T, d]
+    result = geoattn.metrics(alpha, values, n="all")
+    result.heads["P_rmax"]                                    # numpy [L, H, N]
+    geoattn.taxonomy(result)["totals"]
+
+The result readers (geoattn.results), the schema checker (geoattn.schema) and the figures
+(geoattn.figures) import without the compiled module, so they run on any Python with numpy and
+matplotlib; the metric functions need it (pip install --no-build-isolation ./python).
+"""
+from .api import Measure, Sinks, fits, load, metrics, read_capture, sinks, taxonomy  # noqa: F401  (torch on first call)
+from . import hf  # noqa: F401,E402  (transformers and torch on first call)
+
+__all__ = ["metrics", "sinks", "taxonomy", "fits", "load", "read_capture", "Measure", "Sinks", "hf"]

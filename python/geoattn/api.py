@@ -1,0 +1,307 @@
+"""The metric functions: geoattn.metrics, sinks, taxonomy, fits, read_capture and load. Each
+checks its arguments (ValueError naming the argument, before any work), hands the tensors to
+the C++ pipeline the CLI runs (geoattn._core, without a copy where the dtype allows) and wraps
+what comes back. No number is computed in Python."""
+import json
+
+from . import _checks
+from ._native import core
+
+CAPTURE_DIMS = {"alpha": ("windows", "layers", "heads", "queries", "T"),
+                "values": ("windows", "layers", "kv_heads", "T", "d")}
+
+
+def _nan(x):
+    return float("nan") if x is None else x
+
+
+class Measure:
+    """A measure result (SPEC §2-4): what `geoattn metrics` writes, in memory.
+
+    heads["P_rmax"]   numpy [layers, heads, N] (every per-head array of the arrays file)
+    layers["R_rmin"]  numpy [layers, N]
+    n_grid            numpy [N] int64
+    doc               the result JSON with every array inline (a dict; parsed on first use:
+                      seconds at 128 heads x --n all, where heads/layers take a tenth)
+    timing            the run's stages in seconds
+    to_json()         that JSON's text;  save(path): the CLI's three files (JSON, arrays, state)
+    """
+
+    def __init__(self, doc=None, native=None, arrays=None):
+        self._doc, self._native, self._arrays = doc, native, arrays
+
+    @property
+    def doc(self):
+        if self._doc is None:
+            self._doc = json.loads(self._native.json())
+        return self._doc
+
+    def _group(self, group):
+        import numpy as np
+
+        if self._arrays is None:
+            if self._native is not None:
+                self._arrays = {k: v.numpy() for k, v in self._native.arrays().items()}
+            else:
+                self._arrays = _arrays_of_doc(self.doc)
+        prefix = group + "."
+        return {k[len(prefix):]: np.asarray(v) for k, v in self._arrays.items() if k.startswith(prefix)}
+
+    @property
+    def heads(self):
+        return self._group("heads")
+
+    @property
+    def layers(self):
+        return self._group("layers")
+
+    @property
+    def timing(self):
+        """The run's stages in seconds (the result's "timing"), without parsing the rest."""
+        return json.loads(self._native.timing()) if self._native is not None else self.doc.get("timing", {})
+
+    @property
+    def n_grid(self):
+        import numpy as np
+
+        return np.asarray(self.doc["n_grid"], dtype=np.int64)
+
+    def to_json(self):
+        return self._native.json() if self._native is not None else json.dumps(self.doc, indent=1)
+
+    def save(self, path):
+        """Writes what `geoattn metrics --out path` writes: path, its arrays file
+        (X.curves.safetensors) and its state sidecar (X.state.safetensors, which geoattn merge
+        reads), each whole or not at all."""
+        if self._native is None:
+            raise ValueError("save: this result was loaded from files; they are its saved form")
+        self._native.save(str(path))
+
+    def __repr__(self):
+        d = self.doc
+        return f"<geoattn.Measure: {len(d['layers'])} layers, {len(d['heads'])} heads, N grid of {len(d['n_grid'])}>"
+
+
+def _arrays_of_doc(doc):
+    """The per-layer and per-head arrays of an inline result, named as in the arrays file."""
+    import numpy as np
+
+    out = {}
+    for group in ("layers", "heads"):
+        entries = doc.get(group, [])
+        if not entries:
+            continue
+        keys = [k for k, v in entries[0].items() if isinstance(v, list)]
+        for k in keys:
+            values = np.array([[_nan(x) if not isinstance(x, list) else [_nan(y) for y in x] for x in e[k]]
+                               for e in entries], dtype=np.float64)
+            if group == "heads":
+                L = 1 + max(e["layer"] for e in entries)
+                values = values.reshape((L, len(entries) // L) + values.shape[1:])
+            out[f"{group}.{k}"] = values
+    return out
+
+
+def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=0, seed=0, distance="euclidean",
+            decay_k=64, bootstrap_level="auto", bootstrap_unit="document", kv_map=None, docs=None, threads=0,
+            metrics_memory_mb=256, source="python", metadata=None):
+    """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
+
+    alpha   [windows, layers, heads, queries, T]: attention rows, zero after each query
+    values  [windows, layers, kv_heads, T, d]: the value vectors the rows weigh
+    torch tensors (CPU or CUDA) or numpy arrays, float16/bfloat16/float32/float64.
+    queries "last", "all", positions, or None (all when queries == T, else the last)
+    n       "default", "all", "1:16,32" or a list of N;  kv_map: each head's KV head (default
+            head // (heads / kv_heads)); docs: each window's document (the bootstrap's unit;
+            default each window its own). The rest as the CLI's flags of the same names.
+    """
+    alpha, values = _checks.tensor(alpha, "alpha"), _checks.tensor(values, "values")
+    _checks.rank(alpha, "alpha", CAPTURE_DIMS["alpha"])
+    _checks.rank(values, "values", CAPTURE_DIMS["values"])
+    W, L, H, Q, T = alpha.shape
+    if tuple(values.shape[:2]) != (W, L) or values.shape[3] != T:
+        raise ValueError(f"values: shape {list(values.shape)} does not fit alpha {list(alpha.shape)} "
+                         "(windows, layers and T must agree)")
+    if values.device != alpha.device:
+        raise ValueError(f"values: on {values.device}, alpha on {alpha.device}")
+    values = _kv_values(values, H, kv_map)
+    positions = _checks.query_positions(queries, Q, T)
+    _checks.finite(alpha, "alpha")
+    _checks.finite(values, "values")
+    _checks.attention_rows(alpha, positions)
+    spec = _grid_spec(n, T)
+    _checks.choice(distance, "distance", ("euclidean", "cosine"))
+    _checks.choice(bootstrap_level, "bootstrap_level", ("auto", "head", "layer", "global"))
+    _checks.choice(bootstrap_unit, "bootstrap_unit", ("document", "window"))
+    docs = [] if docs is None else [str(d) for d in docs]
+    if docs and len(docs) != W:
+        raise ValueError(f"docs: {len(docs)} names for {W} windows")
+    native = core().metrics(
+        alpha, values, positions, docs, spec, _checks.integer(controls, "controls", 0),
+        _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0), distance,
+        _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
+        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1) << 20, str(source), _metadata(metadata),
+        _checks.integer(threads, "threads", 0))
+    return Measure(native=native)
+
+
+def _kv_values(values, H, kv_map):
+    """values [W, L, KV, T, d] with heads reading KV heads as kv_map says: the standard grouped
+    map (head h reads h // (H / KV)) as is, any other map by gathering one KV head per head."""
+    KV = values.shape[2]
+    if kv_map is None:
+        if KV < 1 or H % KV:
+            raise ValueError(f"values: {KV} kv heads do not divide alpha's {H} heads (give kv_map)")
+        return values
+    try:
+        kv_map = [int(k) for k in kv_map]
+    except (TypeError, ValueError):
+        raise ValueError("kv_map: expected a list of integers, one per head") from None
+    if len(kv_map) != H or any(not 0 <= k < KV for k in kv_map):
+        raise ValueError(f"kv_map: expected {H} KV head indices in 0..{KV - 1}")
+    if H % KV == 0 and kv_map == [h // (H // KV) for h in range(H)]:
+        return values
+    import torch
+
+    return values.index_select(2, torch.tensor(kv_map, device=values.device))
+
+
+def _grid_spec(n, T):
+    if not isinstance(n, str):
+        try:
+            n = ",".join(str(_checks.integer(x, "n", 1)) for x in n)
+        except TypeError:
+            raise ValueError(f"n: {n!r}, expected 'default', 'all', a grid like '1:16,32' or a list of N") from None
+    try:
+        core().parse_grid(n, T)
+    except ValueError as e:
+        raise ValueError(f"n: {e}") from None
+    return n
+
+
+def _metadata(metadata):
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise ValueError("metadata: expected a dict of strings")
+    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()}
+
+
+class Sinks:
+    """A sinks result (SPEC §9): doc (the JSON `geoattn sinks` writes, as a dict), arrays()
+    (numpy per-head arrays: mass0, rho0, alpha profiles, ...), save(path) (the JSON and its
+    state sidecar, which geoattn sinks --merge reads)."""
+
+    def __init__(self, doc=None, native=None):
+        self._doc, self._native = doc, native
+
+    @property
+    def doc(self):
+        if self._doc is None:
+            self._doc = json.loads(self._native.json())
+        return self._doc
+
+    def arrays(self):
+        from .results import sink_arrays
+
+        return sink_arrays(self.doc)
+
+    def save(self, path):
+        if self._native is None:
+            raise ValueError("save: this result was loaded from files; they are its saved form")
+        self._native.save(str(path))
+
+
+def sinks(attn, values, *, eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, tokens=None, profile_positions=64,
+          config=None, threads=0, source="python", metadata=None):
+    """SPEC §9 for all-query attention: `geoattn sinks` on tensors.
+
+    attn     [windows, layers, heads, T, T] (every query row), values [windows, layers, kv_heads, T, d]
+    residual [windows, layers, T, D] (blocks.*.hook_resid_pre) for the residual reference points
+    tokens   [windows, T] ids (the anchors' tokens; default 0); config: a frame rule (dict, as
+             configs/sinks.json; default the built-in one)
+    """
+    import torch
+
+    attn, values = _checks.tensor(attn, "attn"), _checks.tensor(values, "values")
+    _checks.rank(attn, "attn", ("windows", "layers", "heads", "T", "T"))
+    _checks.rank(values, "values", CAPTURE_DIMS["values"])
+    W, L, H, Q, T = attn.shape
+    if Q != T:
+        raise ValueError(f"attn: sinks needs every query row, got {Q} rows of {T} positions")
+    if tuple(values.shape[:2]) != (W, L) or values.shape[3] != T:
+        raise ValueError(f"values: shape {list(values.shape)} does not fit attn {list(attn.shape)}")
+    values = _kv_values(values, H, None)
+    _checks.finite(attn, "attn")
+    _checks.finite(values, "values")
+    _checks.attention_rows(attn, list(range(T)), "attn")
+    if residual is not None:
+        residual = _checks.tensor(residual, "residual")
+        _checks.rank(residual, "residual", ("windows", "layers", "T", "D"))
+        if tuple(residual.shape[:3]) != (W, L, T):
+            raise ValueError(f"residual: shape {list(residual.shape)} does not fit attn {list(attn.shape)}")
+        _checks.finite(residual, "residual")
+    if tokens is not None:
+        tokens = torch.as_tensor(tokens)
+        if tuple(tokens.shape) != (W, T) or tokens.is_floating_point():
+            raise ValueError(f"tokens: expected integer ids [{W}, {T}], got {tokens.dtype} {list(tokens.shape)}")
+    try:
+        taus = [float(t) for t in taus]
+    except (TypeError, ValueError):
+        raise ValueError("taus: expected a list of numbers") from None
+    if not taus or any(not 0 <= t < 1 for t in taus):
+        raise ValueError(f"taus: {taus}, expected thresholds in [0, 1)")
+    if not (isinstance(eps, (int, float)) and 0 <= eps < 1):
+        raise ValueError(f"eps: {eps!r}, expected a number in [0, 1)")
+    rule = "" if config is None else json.dumps(config)
+    native = core().sinks(attn, values, residual, tokens, float(eps), taus,
+                          _checks.integer(profile_positions, "profile_positions", 1), rule, "config", str(source),
+                          _metadata(metadata), _checks.integer(threads, "threads", 0))
+    return Sinks(native=native)
+
+
+def taxonomy(result, config=None):
+    """SPEC §6: Retriever / Mixer / Reset for every head of a measure result (a Measure, or a
+    path to a result file); config: thresholds as configs/taxonomy.json (default built in).
+    Returns the JSON `geoattn taxonomy` writes, as a dict."""
+    text = _measure_text(result, "result")
+    return json.loads(core().taxonomy(text, "" if config is None else json.dumps(config)))
+
+
+def fits(result):
+    """SPEC §4's fits of every head: [{"layer", "head", <the fits of the result's heads>}]."""
+    doc = load(result).doc if not isinstance(result, Measure) else result.doc
+    return [{"layer": h["layer"], "head": h["head"], **h.get("fits", {})} for h in doc["heads"]]
+
+
+def _measure_text(result, name):
+    if isinstance(result, Measure):
+        return result.to_json()
+    if isinstance(result, (str, bytes)) or hasattr(result, "__fspath__"):
+        return core().read_measure(str(result))
+    raise ValueError(f"{name}: expected a geoattn.Measure or a path to a measure result, got {type(result).__name__}")
+
+
+def read_capture(path):
+    """A capture file (`geoattn capture`'s layout) as {"alpha", "values", "tokens" (torch
+    tensors), "queries", "docs" (lists), "metadata" (dict)}: what geoattn.metrics takes."""
+    return core().read_capture(str(path))
+
+
+def load(path):
+    """A result file: a Measure (geoattn.measure/1 or /2, its arrays file read beside it) or
+    Sinks (geoattn.sinks/1). Needs numpy only, not the compiled module."""
+    from . import results
+
+    path = str(path)
+    try:
+        with open(path) as f:
+            schema = json.load(f).get("schema")
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: cannot read a result ({e})") from None
+    if schema in results.MEASURE_SCHEMAS:
+        return Measure(doc=results.load_measure(path))
+    if schema == results.SINKS_SCHEMA:
+        with open(path) as f:
+            return Sinks(doc=json.load(f))
+    raise ValueError(f"{path}: schema {schema!r} is not a measure or sinks result")

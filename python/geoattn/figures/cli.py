@@ -1,0 +1,218 @@
+"""Draws the paper's figures (Figs. 2-8, 11 and per-head heat maps) from geoattn JSON files
+alone, as PNG and PDF.
+
+    scripts/plot_figures.py [--measure A.json [B.json ...]] [--bounds BOUNDS.json ...]
+                            [--taxonomy TAX.json ...] [--sinks S.json [T.json ...]]
+                            [--labels name1,name2] [--n N] --out DIR
+
+At least one of --measure and --sinks; --bounds and --taxonomy go with --measure.
+
+Writes into DIR (one line per file on stdout):
+  fig2_norms              mean ||v_i|| by position (Assumption 1) and the histogram of per-head CV
+  fig3_decay_mae          histogram of the decay-fit MAE; c(k) with exp(-beta k) for a few heads
+  fig4_profile            mean attention row by position (log y) with the four-phase fit
+  fig5_pr_vs_n            global P(r_max, N), R(r_min, N) against N: bootstrap bands, random
+                          control, theoretical envelopes (--bounds with the same N grid)
+  fig6_sink_recall_corr   corr(R(r_min, N), rho0) against N, global and per layer
+  fig7_s_diagnostics      ||s(N)||, leave-one-out norms, cos(s, v_0), cos(s, v_L) for one
+                          head per taxonomy label (or max c_last / median / max c_sink)
+  fig8_labels_by_layer    head labels per layer (needs --taxonomy)
+  fig11_regimes           P and R against N averaged per label (needs --taxonomy)
+  heatmap_P_R_labels      layers x heads maps of P and R at N (and the labels)
+With --sinks (geoattn sinks, SPEC section 9):
+  sinks_heatmaps          layers x heads maps of the sink mass alpha_0, rho0 and lambda, with
+                          Sink_0^eps per layer beside them
+  sinks_mass_lambda       alpha_0 against lambda over all heads, by layer (a sink that carries
+                          no value: large mass, small lambda)
+  sinks_dormant           row score against column score per head, the dormant thresholds
+  sinks_graph             Fiedler value, Gini and density of the attention graph by layer,
+                          one line per tau (hollow: not effective)
+  sinks_frames            frame type per layer (and per layer of the rule's sweep)
+  sinks_anchor_tokens     how many heads have each token as their commonest top anchor
+  sinks_profile           Abar's mean alpha_k and Sink_k^eps by position, one line per layer
+
+Several --measure files (several models) are drawn side by side: one row (or one line style)
+per model, named by --labels or by model.path; so are several --sinks files (--labels names
+the files of each kind given, in order: as many names as --measure files and as --sinks
+files). The i-th --taxonomy goes with the i-th --measure when the counts agree, otherwise
+with the measure it was made from (its "from" or model path). A --bounds file is drawn
+beside every measure with the same N grid (and, for a model/capture source, the same model
+path).
+
+Every input is checked before anything is drawn: its structure against the JSON Schemas in
+docs/schema (scripts/geoattn_schema.py), then what a schema cannot say (curve lengths equal to
+the N grid, layer and head indices inside the model, a taxonomy of the same run). Bad input
+(missing file, invalid JSON, another schema, a missing, mistyped or unknown key) gives one line
+`plot_figures: error: <file>: <problem>` on stderr, exit code 2, and writes nothing: the
+figures are drawn into a temporary folder beside DIR and moved into DIR at the end.
+
+Needs only the standard library, numpy and matplotlib (Debian: python3-numpy,
+python3-matplotlib). When the `python3` on PATH lacks them (a pyenv or venv interpreter), the
+script re-runs itself under /usr/bin/python3.
+"""
+# The docstring above is the --help text of scripts/plot_figures.py (main: the command line).
+import argparse
+import math
+import os
+import shutil
+import sys
+import tempfile
+
+from .common import fail, import_plotting, note, plt
+from .curves import fig5_pr_vs_n, fig6_sink_recall_corr
+from .fits import fig2_norms, fig3_decay_mae, fig4_profile
+from .frames import fig_sinks_anchor_tokens, fig_sinks_frames, fig_sinks_graph
+from .heatmaps import fig_heatmap
+from .inputs import InputError, validate_bounds, validate_measure, validate_sinks, validate_taxonomy
+from .runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
+from .sinks import fig_sinks_dormant, fig_sinks_heatmaps, fig_sinks_mass_lambda, fig_sinks_profile
+from .taxonomy import fig7_s_diagnostics, fig8_labels_by_layer, fig11_regimes
+
+FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
+           "fig6_sink_recall_corr", "fig7_s_diagnostics", "fig8_labels_by_layer",
+           "fig11_regimes", "heatmap_P_R_labels")
+SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_graph",
+                "sinks_frames", "sinks_anchor_tokens", "sinks_profile")
+DEFAULT_HEATMAP_N = 8
+
+
+def ensure_plot_libraries():
+    """numpy + matplotlib importable, or re-run the command (the script sys.argv[0], e.g.
+    scripts/plot_figures.py) under Debian's python3 that has them."""
+    import importlib.util
+    if importlib.util.find_spec("numpy") and importlib.util.find_spec("matplotlib"):
+        return
+    system_python = "/usr/bin/python3"
+    here = os.path.realpath(sys.executable or "")
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if (not os.environ.get("PLOT_FIGURES_REEXEC") and os.path.exists(system_python)
+            and os.path.realpath(system_python) != here and os.path.isfile(script)):
+        env = dict(os.environ, PLOT_FIGURES_REEXEC="1")
+        os.execve(system_python, [system_python, script] + sys.argv[1:], env)
+    fail("numpy and matplotlib are needed (Debian: apt-get install python3-numpy "
+         "python3-matplotlib)")
+
+
+def parse_args(argv):
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            fail(f"{message} (see --help)")
+
+    p = Parser(prog="plot_figures.py", description=__doc__.split("\n\n", 1)[0],
+               epilog=__doc__.split("\n\n", 2)[2],
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--measure", nargs="+", action="extend", default=[], metavar="JSON",
+                   help="geoattn measure results (one per model; drawn side by side)")
+    p.add_argument("--bounds", nargs="+", action="extend", default=[], metavar="JSON",
+                   help="geoattn.bounds/1 files: envelopes beside measures with the same N grid")
+    p.add_argument("--taxonomy", nargs="+", action="extend", default=[], metavar="JSON",
+                   help="geoattn.taxonomy/1 files (one per --measure, same order)")
+    p.add_argument("--sinks", nargs="+", action="extend", default=[], metavar="JSON",
+                   help="geoattn.sinks/1 results (one per model; drawn side by side)")
+    p.add_argument("--labels", metavar="NAME,NAME",
+                   help="comma-separated model names (default: model.path)")
+    p.add_argument("--n", type=float, default=DEFAULT_HEATMAP_N, metavar="N",
+                   help="N of the heat maps (the nearest grid value is used; default 8)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the figures")
+    args = p.parse_args(argv)
+    if not args.measure and not args.sinks:
+        fail("give --measure or --sinks (or both) (see --help)")
+    if not args.measure and (args.bounds or args.taxonomy):
+        fail("--bounds and --taxonomy need --measure (see --help)")
+    if not (args.n > 0 and math.isfinite(args.n)):
+        fail("--n: expected a positive number")
+    return args
+
+
+def measure_drawers(models, heatmap_n):
+    """{figure name: drawer} of the --measure figures, in the order of FIGURES."""
+    drawers = {
+        "fig2_norms": lambda: fig2_norms(models),
+        "fig3_decay_mae": lambda: fig3_decay_mae(models),
+        "fig4_profile": lambda: fig4_profile(models),
+        "fig5_pr_vs_n": lambda: fig5_pr_vs_n(models),
+        "fig6_sink_recall_corr": lambda: fig6_sink_recall_corr(models),
+        "fig7_s_diagnostics": lambda: fig7_s_diagnostics(models),
+        "fig8_labels_by_layer": lambda: fig8_labels_by_layer(models),
+        "fig11_regimes": lambda: fig11_regimes(models),
+        "heatmap_P_R_labels": lambda: fig_heatmap(models, heatmap_n),
+    }
+    return {name: drawers[name] for name in FIGURES}
+
+
+def sink_drawers(sinks):
+    """{figure name: drawer} of the --sinks figures, in the order of SINK_FIGURES."""
+    drawers = {
+        "sinks_heatmaps": fig_sinks_heatmaps,
+        "sinks_mass_lambda": fig_sinks_mass_lambda,
+        "sinks_dormant": fig_sinks_dormant,
+        "sinks_graph": fig_sinks_graph,
+        "sinks_frames": fig_sinks_frames,
+        "sinks_anchor_tokens": fig_sinks_anchor_tokens,
+        "sinks_profile": fig_sinks_profile,
+    }
+    return {name: (lambda f=drawers[name]: f(sinks)) for name in SINK_FIGURES}
+
+
+def save_figure(name, result, folder):
+    """A drawn figure as name.png and name.pdf in folder (the file names), or a note when the
+    drawer said why it is skipped."""
+    if isinstance(result, str):
+        note(f"{name} skipped: {result}")
+        return []
+    files = []
+    for ext in ("png", "pdf"):
+        kw = {"metadata": {"CreationDate": None}} if ext == "pdf" else {}
+        result.savefig(os.path.join(folder, f"{name}.{ext}"), **kw)
+        files.append(f"{name}.{ext}")
+    plt.close(result)
+    return files
+
+
+def main(argv=None):
+    ensure_plot_libraries()
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+
+    out = os.path.abspath(args.out)
+    parent = os.path.dirname(out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        fail(f"{args.out}: exists and is not a folder")
+    if not os.path.isdir(parent):
+        fail(f"{args.out}: the parent folder {parent} does not exist")
+
+    try:
+        models = [Model(p, validate_measure(p)) for p in args.measure]
+        taxonomies = [(p, validate_taxonomy(p)) for p in args.taxonomy]
+        bounds = [(p, validate_bounds(p)) for p in args.bounds]
+        sinks = [SinkModel(p, validate_sinks(p)) for p in args.sinks]
+        pair_taxonomies(models, taxonomies)
+    except InputError as e:
+        fail(str(e))
+    for group, flag in ((models, "--measure"), (sinks, "--sinks")):
+        if group:
+            make_labels(group, args.labels, flag)
+    pair_bounds(models, bounds)
+    import_plotting()
+
+    try:
+        tmp = tempfile.mkdtemp(prefix=".plot_figures.", dir=parent)
+    except OSError as e:
+        fail(f"{args.out}: cannot write beside it: {e.strerror or e}")
+    written = []
+    try:
+        drawers = dict(measure_drawers(models, args.n) if models else {},
+                       **(sink_drawers(sinks) if sinks else {}))
+        for name, draw in drawers.items():
+            written += save_figure(name, draw(), tmp)
+        os.makedirs(out, exist_ok=True)
+        for f in written:
+            os.replace(os.path.join(tmp, f), os.path.join(out, f))
+    except Exception as e:  # a drawing bug: clean up, say what failed
+        shutil.rmtree(tmp, ignore_errors=True)
+        if os.environ.get("PLOT_FIGURES_DEBUG"):
+            raise
+        fail(f"drawing failed: {type(e).__name__}: {e}", code=1)
+    shutil.rmtree(tmp, ignore_errors=True)
+    for f in written:
+        print(f"wrote {os.path.join(args.out, f)}")
+    return 0

@@ -1,0 +1,136 @@
+"""What the figure modules share: the messages on stderr (fail, note), the number checks, numpy
+and pyplot (imported on first use, with the figures' style), the regime labels' colours and
+the small drawing helpers (axes, legends, empty panels, a new figure).
+
+numpy and matplotlib are imported only when a figure is drawn (import_plotting): importing
+geoattn.figures and checking the inputs need neither.
+"""
+import math
+import sys
+
+PROG = "plot_figures"
+LABEL_ORDER = ("Retriever", "Mixer", "Reset")
+LABEL_COLORS = {"Retriever": "#1f77b4", "Mixer": "#2ca02c", "Reset": "#d62728"}
+EXTRA_LABEL_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+
+
+def fail(message, code=2):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def note(message):
+    print(f"{PROG}: note: {message}", file=sys.stderr)
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def finite(x):
+    return x is not None and is_number(x) and math.isfinite(x)
+
+
+_plotting = {}  # "np": numpy, "plt": matplotlib.pyplot, once import_plotting has run
+
+
+def import_plotting():
+    """Imports numpy and matplotlib.pyplot (the Agg backend, the figures' style) once; returns
+    {"np": numpy, "plt": pyplot}."""
+    if not _plotting:
+        import numpy
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as pyplot
+        pyplot.rcParams.update({
+            "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 7.5,
+            "xtick.labelsize": 8, "ytick.labelsize": 8, "axes.grid": True, "grid.alpha": 0.3,
+            "grid.linewidth": 0.5, "savefig.dpi": 150, "figure.dpi": 100,
+            "pdf.fonttype": 42,
+        })
+        _plotting.update(np=numpy, plt=pyplot)
+    return _plotting
+
+
+class _Plotting:
+    """`np` or `plt` of the figure modules: numpy or matplotlib.pyplot, imported by
+    import_plotting at the first attribute used."""
+
+    def __init__(self, key):
+        self._key = key
+
+    def __getattr__(self, attr):
+        return getattr(import_plotting()[self._key], attr)
+
+    def __repr__(self):
+        return f"<{self._key}: {'imported' if _plotting else 'imported on first use'}>"
+
+
+np = _Plotting("np")
+plt = _Plotting("plt")
+
+
+def arr(values):
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+
+
+def optional_curve(g, key):
+    v = g.get(key) if isinstance(g, dict) else None
+    if v is None:
+        return None
+    a = arr(v)
+    return a if np.isfinite(a).any() else None
+
+
+def positive(a):
+    a = np.array(a, dtype=float)
+    a[~(a > 0)] = np.nan
+    return a
+
+
+def log_n_axis(ax, grid):
+    ax.set_xscale("log", base=2)
+    lo, hi = min(grid), max(grid)
+    ticks = [2 ** k for k in range(0, 31) if lo <= 2 ** k <= hi]
+    if len(ticks) > 8:
+        ticks = ticks[::2] if ticks[-1] == ticks[::2][-1] else ticks[::2] + [ticks[-1]]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(int(t)) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlim(lo * 0.9, hi * 1.1)
+    ax.set_xlabel("$N$ (selected tokens)")
+
+
+def outside_legend(ax, **kw):
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+
+
+def empty_panel(ax, message):
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes,
+            fontsize=8, color="0.4", wrap=True)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.grid(False)
+
+
+def head_name(h):
+    return f"L{h['layer']}H{h['head']}"
+
+
+def label_color(label, extra):
+    if label in LABEL_COLORS:
+        return LABEL_COLORS[label]
+    if label not in extra:
+        extra[label] = EXTRA_LABEL_COLORS[len(extra) % len(EXTRA_LABEL_COLORS)]
+    return extra[label]
+
+
+def ordered_labels(found):
+    found = list(dict.fromkeys(found))
+    return [x for x in LABEL_ORDER if x in found] + sorted(x for x in found if x not in LABEL_ORDER)
+
+
+def new_figure(rows, cols, w=4.3, h=3.3):
+    fig, axes = plt.subplots(rows, cols, figsize=(max(w * cols, 6.5), h * rows),
+                             squeeze=False, layout="constrained")
+    return fig, axes

@@ -1,0 +1,165 @@
+"""Figs. 5-6: the global curves against N: P(r_max, N) and R(r_min, N) with their bootstrap
+bands, the random control and the envelopes of the --bounds files (Theorems 1-2), and
+corr(R(r_min, N), rho0) globally and per layer.
+"""
+import os
+
+from .common import (arr, finite, is_number, log_n_axis, new_figure, np, optional_curve,
+                     outside_legend, plt)
+
+# (upper, lower) envelope colours of the 1st, 2nd, ... bounds file beside one measure
+BOUND_COLORS = (("tab:orange", "tab:green"), ("tab:brown", "tab:olive"), ("tab:pink", "tab:cyan"))
+
+
+def ci_arrays(g, key, n):
+    """(lo, hi) arrays of an optional interval key, or None when absent or all null."""
+    v = g.get(key) if isinstance(g, dict) else None
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        lo, hi = arr(v["lo"]), arr(v["hi"])
+    else:
+        lo = np.full(n, np.nan)
+        hi = np.full(n, np.nan)
+        for i, p in enumerate(v):
+            if p is not None:
+                lo[i] = np.nan if p[0] is None else float(p[0])
+                hi[i] = np.nan if p[1] is None else float(p[1])
+    if not (np.isfinite(lo) & np.isfinite(hi)).any():
+        return None
+    return lo, hi
+
+
+def model_color(i):
+    return plt.get_cmap("tab10")(i % 10)
+
+
+def bootstrap_note(m):
+    b = m.doc.get("bootstrap")
+    level = "95%"
+    parts = []
+    if isinstance(b, dict):
+        pc = b.get("percentiles")
+        if isinstance(pc, list) and len(pc) == 2 and all(finite(x) for x in pc):
+            level = f"{pc[1] - pc[0]:g}%"
+        if is_number(b.get("replicates")):
+            parts.append(f"B={int(b['replicates'])}")
+        unit = b.get("unit") if isinstance(b.get("unit"), str) and b.get("unit") else "document"
+        if is_number(b.get("units")):
+            n = int(b["units"])
+            parts.append(f"{n} {unit}{'' if n == 1 else 's'}")
+    return f"bootstrap {level} CI" + (" (" + ", ".join(parts) + ")" if parts else "")
+
+
+def random_note(m):
+    c = m.doc.get("controls") or (m.doc.get("settings") or {}).get("controls")
+    if isinstance(c, dict) and is_number(c.get("random_permutations")):
+        return f"random selection ({int(c['random_permutations'])} perm.)"
+    return "random selection"
+
+
+def bootstrap_usable(m):
+    """Intervals from fewer than two resampled units are zero-width: not drawn."""
+    b = m.doc.get("bootstrap")
+    return not (isinstance(b, dict) and is_number(b.get("units")) and b["units"] < 2)
+
+
+def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True):
+    n = len(grid)
+    boot = bootstrap_usable(m)
+    y = arr(g[key])
+    ci = ci_arrays(g, key + "_ci", n) if bands and boot else None
+    if bands and not boot and ci_arrays(g, key + "_ci", n) is not None:
+        b = m.doc["bootstrap"]
+        unit = b.get("unit") if isinstance(b.get("unit"), str) and b.get("unit") else "document"
+        ax.plot([], [], " ", label=f"bootstrap over {int(b['units'])} {unit}: no CI drawn")
+    if ci is not None:
+        ax.fill_between(grid, ci[0], ci[1], color=color, alpha=0.22, lw=0,
+                        label=bootstrap_note(m))
+    rnd = optional_curve(g, key + "_random") if bands else None
+    rci = ci_arrays(g, key + "_random_ci", n) if bands and boot and rnd is not None else None
+    if rci is not None:
+        ax.fill_between(grid, rci[0], rci[1], color="0.5", alpha=0.18, lw=0)
+    if rnd is not None:
+        ax.plot(grid, rnd, color="0.45", ls=(0, (4, 2)), lw=1.2, marker=".", ms=3,
+                label=random_note(m))
+    ax.plot(grid, y, color=color, lw=1.8, marker="o", ms=2.5, label=label or "measured mean")
+    diff = ci_arrays(g, key + "_diff_ci", n) if bands and boot else None
+    if diff is not None:
+        with np.errstate(invalid="ignore"):
+            sig = (diff[0] > 0) | (diff[1] < 0)
+        if sig.any():
+            ax.plot(np.asarray(grid)[sig], y[sig], "o", ms=5, mfc="none", mec=color, mew=0.9,
+                    label="top-$N$ $\\neq$ random\n(95% CI of the difference)")
+
+
+def fig5_pr_vs_n(models):
+    fig, axes = new_figure(len(models), 2, w=6.2, h=3.5)
+    for r, m in enumerate(models):
+        g = m.doc["global"]
+        for c, (key, lo, up, sym, name) in enumerate((
+                ("P_rmax", "P_lo", "P_up", r"$P(r_{\max}, N)$", "Precision"),
+                ("R_rmin", "R_lo", "R_up", r"$R(r_{\min}, N)$", "Recall"))):
+            ax = axes[r][c]
+            draw_pr_panel(ax, m, g, key, m.grid)
+            for k, (bp, b, why) in enumerate(m.bounds):
+                bg = b["bounds"] if b["source"] == "params" else b["global"]
+                parts = ([os.path.basename(bp)] if len(m.bounds) > 1 else []) + (
+                    [why] if why else [])
+                tag = f" ({', '.join(parts)})" if parts else ""
+                c_up, c_lo = BOUND_COLORS[k % len(BOUND_COLORS)]
+                ax.plot(m.grid, arr(bg[up]), color=c_up, ls=":", lw=1.6,
+                        label=f"upper bound{tag}")
+                ax.plot(m.grid, np.maximum(arr(bg[lo]), 0.0), color=c_lo, ls="--", lw=1.4,
+                        label=f"lower bound{tag}")
+            log_n_axis(ax, m.grid)
+            ax.set_ylim(-0.03, 1.03)
+            ax.set_ylabel(sym)
+            ax.set_title(f"{m.label}: {name} (global mean, {g.get('samples', '?')} samples)")
+            if c == 1:
+                outside_legend(ax)
+    fig.suptitle("Fig. 5: separability against the number of selected tokens, with "
+                 "the envelopes of Theorems 1-2", fontsize=11)
+    return fig
+
+
+def fig6_sink_recall_corr(models):
+    fig, axes = new_figure(1, 1, w=9.5, h=4.4)
+    ax = axes[0][0]
+    anything = False
+    for i, m in enumerate(models):
+        color = model_color(i)
+        first_layer = True
+        for lg in m.layer_list:
+            y = arr(lg["sink_recall_corr"])
+            if np.isfinite(y).any():
+                anything = True
+                ax.plot(m.grid, y, color=color, lw=0.6, alpha=0.4,
+                        label=(f"{m.label}: layers (thin)" if first_layer else None))
+                first_layer = False
+        g = m.doc["global"]
+        y = arr(g["sink_recall_corr"])
+        ci = ci_arrays(g, "sink_recall_corr_ci", len(m.grid)) if bootstrap_usable(m) else None
+        if ci is not None:
+            ax.fill_between(m.grid, ci[0], ci[1], color=color, alpha=0.2, lw=0,
+                            label=f"{m.label}: {bootstrap_note(m)}")
+        rho = g.get("rho0")
+        label = f"{m.label}: global"
+        if finite(rho):
+            label += rf", $\rho_0$ = {rho:.3f}"
+            rci = g.get("rho0_ci") if bootstrap_usable(m) else None
+            if isinstance(rci, list) and len(rci) == 2 and all(finite(x) for x in rci):
+                label += f" [{rci[0]:.3f}, {rci[1]:.3f}]"
+        if np.isfinite(y).any():
+            anything = True
+        ax.plot(m.grid, y, color=color, lw=2.0, marker="o", ms=3, label=label)
+    ax.axhline(0, color="0.3", lw=0.8)
+    grid_all = [x for m in models for x in m.grid]
+    log_n_axis(ax, grid_all)
+    ax.set_ylabel(r"corr$(R(r_{\min}, N), \rho_0)$ over samples")
+    ax.set_title(r"Fig. 6: sink similarity $\rho_0$ against Recall (Pearson, per $N$)")
+    if not anything:
+        ax.text(0.5, 0.7, "undefined at every N (no variance)", transform=ax.transAxes,
+                ha="center", va="center", color="0.4")
+    outside_legend(ax)
+    return fig

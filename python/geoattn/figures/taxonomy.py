@@ -1,0 +1,195 @@
+"""Figs. 7, 8 and 11: the head regimes (the --taxonomy labels Retriever, Mixer, Reset): the
+diagnostics of s(N) of one head per regime, the regimes per layer and P, R against N averaged
+per regime.
+"""
+import math
+
+from .common import (LABEL_COLORS, LABEL_ORDER, arr, empty_panel, finite, head_name, label_color,
+                     log_n_axis, new_figure, np, optional_curve, ordered_labels, outside_legend)
+from .curves import random_note
+
+PROXY_TEX = {"max c_last": r"max $c_{\mathrm{last}}$",
+             "median c_last": r"median $c_{\mathrm{last}}$",
+             "max c_sink": r"max $c_{\mathrm{sink}}$"}
+
+
+def fig7_columns(models):
+    """Column keys and, per model, the head shown in each column."""
+    tax_labels = []
+    for m in models:
+        if m.taxonomy is not None:
+            tax_labels += [h["label"] for h in m.taxonomy["heads"]]
+    proxies = ("max c_last", "median c_last", "max c_sink")
+    proxy_of = dict(zip(LABEL_ORDER, proxies))
+    # With a taxonomy: the paper's three regimes always (a regime no head has shows the head
+    # closest to it), then any other label; without: the c_last / c_sink extremes.
+    columns = (list(LABEL_ORDER) + [x for x in ordered_labels(tax_labels) if x not in LABEL_ORDER]
+               if tax_labels else list(proxies))
+
+    def val(h, k):
+        v = h.get(k)
+        return v if finite(v) else -math.inf
+
+    def choose(heads, how):
+        if not heads:
+            return None
+        if how in ("Retriever", "max c_last"):
+            return max(heads, key=lambda h: val(h, "c_last"))
+        if how in ("Reset", "max c_sink"):
+            return max(heads, key=lambda h: val(h, "c_sink"))
+        s = sorted(heads, key=lambda h: val(h, "c_last"))
+        return s[(len(s) - 1) // 2]
+
+    picks = []
+    for m in models:
+        row = []
+        labels = m.labels_of_heads()
+        for col in columns:
+            color = LABEL_COLORS.get(col, "tab:blue")
+            if labels is not None:
+                heads = [h for h in m.head_list if labels.get((h["layer"], h["head"])) == col]
+                h = choose(heads, col)
+                if h is not None:
+                    why = f"{col}\n{head_name(h)} (1 of {len(heads)} {col} heads)"
+                elif col in proxy_of:
+                    proxy = proxy_of[col]
+                    h = choose(m.head_list, proxy)
+                    actual = labels.get((h["layer"], h["head"]), "?")
+                    why = (f"no {col} head\nclosest: {head_name(h)} "
+                           f"({PROXY_TEX[proxy]}, a {actual})")
+                    color = LABEL_COLORS.get(actual, "0.3")
+                else:
+                    why = f"no {col} head"
+            elif tax_labels:
+                proxy = proxy_of.get(col, "median c_last")
+                h = choose(m.head_list, proxy)
+                why = f"{col} (no taxonomy)\n{head_name(h)} ({PROXY_TEX[proxy]})"
+                color = "0.3"
+            else:
+                h = choose(m.head_list, col)
+                why = f"{PROXY_TEX[col]}\n{head_name(h)}"
+                color = ("tab:blue", "tab:green", "tab:red")[columns.index(col)]
+            row.append((h, why, color))
+        picks.append(row)
+    return columns, picks
+
+
+def fig7_s_diagnostics(models):
+    columns, picks = fig7_columns(models)
+    fig, axes = new_figure(2 * len(models), len(columns), w=4.2, h=2.9)
+    for r, m in enumerate(models):
+        for c, col in enumerate(columns):
+            top, bot = axes[2 * r][c], axes[2 * r + 1][c]
+            h, why, color = picks[r][c]
+            if h is None:
+                empty_panel(top, f"{m.label}\n{why}")
+                empty_panel(bot, "")
+                continue
+            top.plot(m.grid, arr(h["s_norm"]), color=color, lw=1.8, label=r"$\Vert s(N)\Vert$")
+            top.plot(m.grid, arr(h["s_loo_sink"]), color="k", ls="-.", lw=1.1,
+                     label=r"$\Vert s(N \backslash \{0\})\Vert$")
+            top.plot(m.grid, arr(h["s_loo_last"]), color="0.45", ls="--", lw=1.1,
+                     label=r"$\Vert s(N \backslash \{L\})\Vert$")
+            log_n_axis(top, m.grid)
+            top.set_xlabel("")
+            top.set_ylabel("norm")
+            feats = []
+            for k in ("c_sink", "c_last", "c_rest"):
+                sym = r"c_{\mathrm{%s}}" % k[2:]
+                if finite(h.get(k)):
+                    feats.append(f"${sym}$={h[k]:.2g}")
+            top.set_title(f"{m.label}: {why}\n" + ", ".join(feats), fontsize=8)
+            top.legend(loc="best")
+            bot.plot(m.grid, arr(h["cos_s_v0"]), color=color, lw=1.8, label=r"$\cos(s, v_0)$")
+            bot.plot(m.grid, arr(h["cos_s_vL"]), color=color, ls="--", lw=1.8,
+                     label=r"$\cos(s, v_L)$")
+            bot.axhline(0, color="0.5", lw=0.6)
+            both = np.concatenate([arr(h["cos_s_v0"]), arr(h["cos_s_vL"])])
+            both = both[np.isfinite(both)]
+            if both.size:
+                bot.set_ylim(max(-1.05, min(-0.05, both.min() - 0.1)),
+                             min(1.05, max(0.05, both.max() + 0.1)))
+            log_n_axis(bot, m.grid)
+            bot.set_ylabel("cosine")
+            bot.legend(loc="best")
+    fig.suptitle(r"Fig. 7: diagnostics of $s(N)$ by head regime (means over samples)",
+                 fontsize=11)
+    return fig
+
+
+def fig8_labels_by_layer(models):
+    with_tax = [m for m in models if m.taxonomy is not None]
+    if not with_tax:
+        return "no --taxonomy given"
+    fig, axes = new_figure(1, len(with_tax), w=5.0, h=3.6)
+    extra = {}
+    for c, m in enumerate(with_tax):
+        ax = axes[0][c]
+        layers = sorted(m.taxonomy["layers"], key=lambda g: g["layer"])
+        found = [k for g in layers for k in g if k != "layer"]
+        labels = ordered_labels(found)
+        x = np.array([g["layer"] for g in layers])
+        bottom = np.zeros(len(layers))
+        for lab in labels:
+            counts = np.array([g.get(lab, 0) for g in layers], dtype=float)
+            ax.bar(x, counts, bottom=bottom, color=label_color(lab, extra), width=0.8,
+                   edgecolor="white", lw=0.4, label=f"{lab} ({int(counts.sum())})")
+            bottom += counts
+        ax.set_xlabel("layer")
+        ax.set_ylabel("heads")
+        if len(x) <= 40:
+            ax.set_xticks(x)
+            if len(x) > 16:
+                ax.tick_params(axis="x", labelsize=6)
+        ax.set_ylim(0, max(bottom.max() * 1.18, 1))
+        ax.grid(axis="x", visible=False)
+        ax.set_title(f"{m.label}: head regimes by layer")
+        ax.legend(loc="upper center", ncol=len(labels), frameon=False)
+    fig.suptitle("Fig. 8: distribution of the regimes across layers", fontsize=11)
+    return fig
+
+
+def fig11_regimes(models):
+    with_tax = [m for m in models if m.taxonomy is not None]
+    if not with_tax:
+        return "no --taxonomy given"
+    fig, axes = new_figure(len(with_tax), 2, w=6.0, h=3.5)
+    extra = {}
+    for r, m in enumerate(with_tax):
+        labels = m.labels_of_heads()
+        groups = {}
+        for h in m.head_list:
+            lab = labels.get((h["layer"], h["head"]))
+            if lab is not None:
+                groups.setdefault(lab, []).append(h)
+        for c, (key, sym, name) in enumerate((("P_rmax", r"$P(r_{\max}, N)$", "Precision"),
+                                               ("R_rmin", r"$R(r_{\min}, N)$", "Recall"))):
+            ax = axes[r][c]
+            rnd = optional_curve(m.doc["global"], key + "_random")
+            if rnd is not None:
+                ax.plot(m.grid, rnd, color="0.45", ls=(0, (4, 2)), lw=1.0,
+                        label=random_note(m) + ", all heads")
+            ax.plot(m.grid, arr(m.doc["global"][key]), color="k", lw=0.9, alpha=0.6,
+                    label="all heads (global)")
+            for lab in ordered_labels(groups):
+                hs = groups[lab]
+                mat = np.vstack([arr(h[key]) for h in hs])
+                with np.errstate(all="ignore"):
+                    mean = np.nanmean(mat, axis=0)
+                color = label_color(lab, extra)
+                if len(hs) > 1:
+                    with np.errstate(all="ignore"):
+                        q25 = np.nanpercentile(mat, 25, axis=0)
+                        q75 = np.nanpercentile(mat, 75, axis=0)
+                    ax.fill_between(m.grid, q25, q75, color=color, alpha=0.15, lw=0)
+                ax.plot(m.grid, mean, color=color, lw=1.8, marker="o", ms=2.5,
+                        label=f"{lab} ({len(hs)} heads)")
+            log_n_axis(ax, m.grid)
+            ax.set_ylim(-0.03, 1.03)
+            ax.set_ylabel(sym)
+            ax.set_title(f"{m.label}: {name} by regime", fontsize=9.5)
+            if c == 1:
+                outside_legend(ax, title="mean over heads\n(band: 25-75% of heads)",
+                               title_fontsize=7.5)
+    fig.suptitle("Fig. 11: precision-recall trade-offs of the head regimes", fontsize=11)
+    return fig

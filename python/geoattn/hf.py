@@ -1,0 +1,146 @@
+"""Captures for geoattn.metrics and geoattn.sinks from models geoattn's C++ forward never saw:
+any decoder transformers runs with its eager attention, and TransformerLens / nnsight caches.
+
+    alpha, values = geoattn.hf.capture(model, input_ids)             # queries="last"
+    alpha, values = geoattn.hf.from_cache(cache, queries="last")     # TransformerLens names
+
+Both return the capture layout: alpha [windows, layers, heads, queries, T], values [windows,
+layers, kv_heads, T, d].
+
+How capture sees inside any model: transformers' decoders call their modeling file's
+`eager_attention_forward(module, query, key, value, attention_mask, ...)` when the attention
+implementation is "eager". For the length of one forward, capture switches the model to eager
+and wraps that function in every modeling file the model uses; the wrapper keeps, per layer,
+the `value` states the weights mix ([B, kv_heads, T, d]: after the projection, its bias, any
+value norm; before the grouped heads are repeated) and the requested rows of the weights, and
+passes everything on unchanged. The full T x T weights are never kept.
+"""
+import sys
+
+from . import _checks
+
+
+def capture(model, input_ids, *, queries="last", dtype=None):
+    """(alpha, values) of a transformers decoder on input_ids [windows, T] (or [T]).
+
+    queries: "last", "all" or positions; dtype: of the returned tensors (default float32, as
+    `geoattn capture` writes; the rows are the model's own, so a bf16 model gives bf16 rows
+    widened: `geoattn capture --pattern-dtype run`). Everything stays on the model's device.
+    """
+    import torch
+
+    if not isinstance(model, torch.nn.Module):
+        raise ValueError(f"model: expected a transformers model (torch.nn.Module), got {type(model).__name__}")
+    ids = torch.as_tensor(input_ids)
+    if ids.dim() == 1:
+        ids = ids[None]
+    if ids.dim() != 2 or ids.is_floating_point() or ids.numel() == 0:
+        raise ValueError(f"input_ids: expected integer token ids [windows, T], got {ids.dtype} {list(ids.shape)}")
+    T = ids.shape[1]
+    Q = {"last": 1, "all": T}.get(queries, None) if isinstance(queries, str) else None
+    positions = _checks.query_positions(queries, Q if Q is not None else _length(queries), T)
+    dtype = torch.float32 if dtype is None else dtype
+
+    rows, vals, order = [], [], {}
+    device = next(model.parameters()).device
+    select = torch.tensor(positions, device=device)
+
+    def wrap(original):
+        def eager_attention_forward(module, query, key, value, attention_mask, *args, **kwargs):
+            out, weights = original(module, query, key, value, attention_mask, *args, **kwargs)
+            if id(module) in order:
+                raise ValueError(f"model: {type(module).__name__} ran twice in one forward")
+            order[id(module)] = len(rows)
+            if weights is None or weights.dim() != 4 or weights.shape[-1] != T or weights.shape[-2] != T:
+                raise ValueError(f"model: {type(module).__name__}'s eager attention returned no [B, H, T, T] weights")
+            rows.append(weights.index_select(2, select.to(weights.device)).to(dtype))  # [B, H, Q, T]
+            vals.append(value.to(dtype))                                              # [B, KV, T, d]
+            return out, weights
+        return eager_attention_forward
+
+    files = {sys.modules[type(m).__module__] for m in model.modules()}
+    files = [f for f in files if callable(getattr(f, "eager_attention_forward", None))]
+    if not files:
+        raise ValueError(f"model: {type(model).__name__}'s attention does not go through transformers' "
+                         "eager_attention_forward (geoattn.hf.from_cache takes hooked tensors instead)")
+    saved = [(f, f.eager_attention_forward) for f in files]
+    previous = _set_eager(model)
+    try:
+        for f, original in saved:
+            f.eager_attention_forward = wrap(original)
+        with torch.inference_mode():
+            model(input_ids=ids.to(device), use_cache=False)
+    finally:
+        for f, original in saved:
+            f.eager_attention_forward = original
+        _restore(model, previous)
+    if not rows:
+        raise ValueError(f"model: {type(model).__name__} ran no eager attention")
+    shapes = {(tuple(r.shape[1:]), tuple(v.shape[1:])) for r, v in zip(rows, vals)}
+    if len(shapes) != 1:
+        raise ValueError(f"model: its layers differ in heads or head size ({sorted(shapes)}): capture them one by one")
+    return torch.stack(rows, 1), torch.stack(vals, 1)  # [W, L, H, Q, T], [W, L, KV, T, d]
+
+
+def _length(queries):
+    try:
+        return len(queries)
+    except TypeError:
+        raise ValueError("queries: expected 'last', 'all' or a list of positions") from None
+
+
+def _set_eager(model):
+    """Switches the model to eager attention; what to restore."""
+    previous = getattr(model.config, "_attn_implementation", None)
+    if previous != "eager":
+        if hasattr(model, "set_attn_implementation"):  # transformers 5.x
+            model.set_attn_implementation("eager")
+        else:
+            model.config._attn_implementation = "eager"
+    return previous
+
+
+def _restore(model, previous):
+    if previous is None or previous == "eager":
+        return
+    if hasattr(model, "set_attn_implementation"):
+        model.set_attn_implementation(previous)
+    else:
+        model.config._attn_implementation = previous
+
+
+def from_cache(cache, *, queries="last", layers=None):
+    """(alpha, values) from a cache of TransformerLens hook names (an ActivationCache, or a
+    dict of tensors saved with nnsight under those names):
+      blocks.{l}.attn.hook_pattern  [batch, heads, T, T]
+      blocks.{l}.attn.hook_v        [batch, T, kv_heads, d]
+    layers: how many (default: every l present)."""
+    import torch
+
+    def get(name):
+        try:
+            return cache[name]
+        except (KeyError, IndexError):
+            return None
+
+    if layers is None:
+        layers = 0
+        while get(f"blocks.{layers}.attn.hook_pattern") is not None:
+            layers += 1
+    if layers < 1:
+        raise ValueError("cache: no blocks.0.attn.hook_pattern in it")
+    alpha, values = [], []
+    for l in range(layers):
+        pattern, v = get(f"blocks.{l}.attn.hook_pattern"), get(f"blocks.{l}.attn.hook_v")
+        if pattern is None or v is None:
+            raise ValueError(f"cache: blocks.{l}.attn.hook_pattern or hook_v is missing")
+        pattern, v = torch.as_tensor(pattern), torch.as_tensor(v)
+        if pattern.dim() != 4 or pattern.shape[-1] != pattern.shape[-2] or v.dim() != 4 or v.shape[1] != pattern.shape[-1]:
+            raise ValueError(f"cache: blocks.{l}: hook_pattern {list(pattern.shape)} and hook_v {list(v.shape)} "
+                             "are not [batch, heads, T, T] and [batch, T, kv_heads, d]")
+        T = pattern.shape[-1]
+        Q = {"last": 1, "all": T}.get(queries) if isinstance(queries, str) else _length(queries)
+        positions = _checks.query_positions(queries, Q if Q is not None else -1, T)
+        alpha.append(pattern[:, :, positions, :])  # [B, H, Q, T]
+        values.append(v.transpose(1, 2))           # [B, KV, T, d]
+    return torch.stack(alpha, 1), torch.stack(values, 1)

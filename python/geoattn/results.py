@@ -1,0 +1,156 @@
+"""Reads geoattn's results from Python: a measure JSON and, beside it, its arrays file; a
+sinks JSON as numpy arrays.
+
+    from geoattn.results import load_measure, read_arrays, load_sinks
+    doc = load_measure("out/m.json")        # every array back inline, as lists (null: None)
+    arrays = read_arrays("out/m.curves.safetensors")   # {"heads.P_rmax": ndarray [L, H, G], ...}
+    s = load_sinks("out/sinks.json")        # {"mass0": ndarray [L, H], "alpha": [L, H, P], ...}
+
+The arrays file is a plain safetensors file (float64, little-endian, row-major): numpy reads it
+(read_arrays, or safetensors.numpy.load_file), PyTorch with safetensors.torch.load_file. Python's json
+and nothing else for load_measure (numpy for read_arrays and load_sinks): no PyPI needed.
+"""
+import json
+import os
+
+__all__ = ["MEASURE_SCHEMAS", "SINKS_SCHEMA", "FRAME_TYPES", "GRAPH_STATS", "read_arrays",
+           "inline_arrays", "load_measure", "sink_arrays", "load_sinks"]
+
+MEASURE_SCHEMAS = ("geoattn.measure/2", "geoattn.measure/1")  # /1: every array inline
+SINKS_SCHEMA = "geoattn.sinks/1"
+FRAME_TYPES = ("centralized", "bidirectional", "distributed", "none")
+GRAPH_STATS = ("density", "gini", "star", "centralization", "fiedler", "gap")
+
+
+def _tensors(path):
+    """{name: (shape, flat float64 values)} of a safetensors file of F64 tensors, standard
+    library only (array.array)."""
+    import array
+    import sys
+
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        if t["dtype"] != "F64":
+            raise ValueError(f"{path}: tensor {name!r} is {t['dtype']}, expected F64")
+        begin, end = t["data_offsets"]
+        values = array.array("d", raw[8 + n + begin:8 + n + end])
+        if sys.byteorder != "little":
+            values.byteswap()
+        out[name] = (t["shape"], values)
+    return out
+
+
+def read_arrays(path):
+    """{name: numpy array} of geoattn's arrays file (what safetensors.numpy.load_file gives)."""
+    import numpy as np
+
+    return {k: np.asarray(v, dtype="<f8").reshape(shape) for k, (shape, v) in _tensors(path).items()}
+
+
+def _entry(values, inner):
+    """One layer's or head's array as the JSON holds it: numbers (None for NaN), or for an
+    entry of shape [G, 2] intervals [lo, hi] (None unless both are numbers)."""
+    nums = [None if x != x else x for x in values]
+    if len(inner) == 1:
+        return nums
+    return [None if lo is None or hi is None else [lo, hi] for lo, hi in zip(nums[0::2], nums[1::2])]
+
+
+def inline_arrays(doc, json_path):
+    """Puts every array of the arrays file named by doc["arrays"] back into doc's layers and
+    heads (keys with dots are paths: "fits.decay.c"); a /1 document is left as it is."""
+    spec = doc.pop("arrays", None)
+    if spec is None:
+        return doc
+    path = os.path.join(os.path.dirname(json_path), spec["file"])
+    groups = {"layers": (doc["layers"], 1), "heads": (doc["heads"], 2)}
+    for name, (shape, values) in _tensors(path).items():
+        group, _, key = name.partition(".")
+        if group not in groups or not key:
+            raise ValueError(f"{path}: tensor {name!r} is not layers.<key> or heads.<key>")
+        entries, outer = groups[group]
+        inner = shape[outer:]
+        per = 1
+        for d in inner:
+            per *= d
+        if len(values) != per * len(entries) or not inner:
+            raise ValueError(f"{path}: tensor {name!r} {shape} does not match {len(entries)} {group}")
+        *parents, last = key.split(".")
+        for e, entry in enumerate(entries):
+            for p in parents:
+                entry = entry.setdefault(p, {})
+            entry[last] = _entry(values[e * per:(e + 1) * per], inner)
+    return doc
+
+
+def load_measure(json_path):
+    """A measure result with its arrays inline (the layout of geoattn.measure/1)."""
+    with open(json_path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if not isinstance(doc, dict) or doc.get("schema") not in MEASURE_SCHEMAS:
+        raise ValueError(f"{json_path}: not a geoattn measure result (schema {doc.get('schema')!r})")
+    return inline_arrays(doc, json_path)
+
+
+def sink_arrays(doc):
+    """A geoattn.sinks/1 document as numpy arrays (NaN for null), layers in the document's order
+    (their ids in "layer"), heads by their index:
+      layer [L] int; taus [n_tau]; positions P
+      mass0, rho0, lambda, row_score, col_score [L, H]; dormant [L, H] bool
+      alpha, head_sink_rate [L, H, P] (Sink_k^eps in % of windows)
+      alpha_bar, sink_rate [L, P] (Abar's mean profile; Sink_k^eps in % of (window, head))
+      graph {stat: [L, n_tau]} (GRAPH_STATS); effective [L, n_tau] bool
+      anchor_token [L, H] int (the head's commonest top-anchor token, -1 if none)
+      frame_types [L] list of str; summary_sink_rate [P]"""
+    import numpy as np
+
+    def num(v):
+        return np.nan if v is None else float(v)
+
+    layers = doc["layers"]
+    L, H, P = len(layers), doc["heads_n"], len(doc["summary"]["sink_rate"])
+    taus = [float(t) for t in doc["settings"]["taus"]]
+    out = {k: np.full((L, H), np.nan) for k in ("mass0", "rho0", "lambda", "row_score", "col_score")}
+    out.update(dormant=np.zeros((L, H), bool), anchor_token=np.full((L, H), -1, np.int64),
+               alpha=np.full((L, H, P), np.nan), head_sink_rate=np.full((L, H, P), np.nan),
+               graph={k: np.full((L, len(taus)), np.nan) for k in GRAPH_STATS},
+               effective=np.zeros((L, len(taus)), bool))
+    for i, ly in enumerate(layers):
+        for hd in ly["heads"]:
+            h = hd["head"]
+            for k in ("mass0", "rho0", "lambda"):
+                out[k][i, h] = num(hd[k])
+            for k in ("row_score", "col_score"):
+                out[k][i, h] = num(hd["dormant"][k])
+            out["dormant"][i, h] = hd["dormant"]["dormant"]
+            out["alpha"][i, h] = [num(v) for v in hd["alpha"]]
+            out["head_sink_rate"][i, h] = [num(v) for v in hd["sink_rate"]]
+            tokens = hd["anchor_tokens"]
+            if tokens and tokens[0]["token"] is not None:
+                out["anchor_token"][i, h] = tokens[0]["token"]
+        for j, g in enumerate(ly["graph"][:len(taus)]):
+            for k in GRAPH_STATS:
+                out["graph"][k][i, j] = num(g[k])
+            out["effective"][i, j] = g["effective"]
+    out.update(layer=np.array([ly["layer"] for ly in layers], np.int64), taus=np.array(taus),
+               positions=P, frame_types=[ly["frame"]["type"] for ly in layers],
+               alpha_bar=np.array([[num(v) for v in ly["alpha"]] for ly in layers]).reshape(L, P),
+               sink_rate=np.array([[num(v) for v in ly["sink_rate"]] for ly in layers]).reshape(L, P),
+               summary_sink_rate=np.array([num(v) for v in doc["summary"]["sink_rate"]]))
+    return out
+
+
+def load_sinks(json_path):
+    """A geoattn sinks result: sink_arrays of it, with the document itself under "doc"."""
+    with open(json_path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if not isinstance(doc, dict) or doc.get("schema") != SINKS_SCHEMA:
+        got = doc.get("schema") if isinstance(doc, dict) else None
+        raise ValueError(f"{json_path}: not a geoattn sinks result (schema {got!r})")
+    return dict(sink_arrays(doc), doc=doc)

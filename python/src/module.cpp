@@ -1,0 +1,181 @@
+// geoattn._core: the CLI's pipeline (metric run, bootstrap, fits, sinks, taxonomy) over tensors
+// handed over from Python, built against the PyTorch of the importing interpreter
+// (python/CMakeLists.txt). The checks that name a Python argument live in geoattn/__init__.py;
+// this file converts and calls, nothing more: no metric is computed here.
+#include <torch/extension.h>
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "geoattn/metrics/grid.h"
+#include "geoattn/metrics/unit_stats.h"
+#include "geoattn/model/capture_file.h"
+#include "geoattn/pipeline/measure.h"
+#include "geoattn/pipeline/results.h"
+#include "geoattn/pipeline/sinks.h"
+#include "geoattn/report/measure_json.h"
+#include "geoattn/report/taxonomy_json.h"
+#include "geoattn/util/blas_threads.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
+#include "geoattn/util/parallel.h"
+
+namespace py = pybind11;
+using namespace geoattn;
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// For the length of a call: geoattn's workers take `threads` cores (0: all), LibTorch's own pool
+// and OpenBLAS one each, as in the CLI (tools/geoattn/cli.cpp set_threads); the caller's torch
+// settings come back afterwards.
+class CallThreads {
+ public:
+  explicit CallThreads(int threads) : torch_threads_(torch::get_num_threads()) {
+    set_worker_threads(threads > 0 ? threads : hardware_threads());
+    torch::set_num_threads(1);
+  }
+  ~CallThreads() { torch::set_num_threads(torch_threads_); }
+
+ private:
+  int torch_threads_;
+  SingleThreadedBlas blas_;
+};
+
+// The capture layout of tensors from Python: alpha [W, L, H, Q, T], values [W, L, KV, T, d].
+model::CaptureFile capture_of(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
+                              const torch::Tensor& tokens, const std::map<std::string, std::string>& metadata) {
+  model::CaptureFile c;
+  c.alpha = alpha, c.values = values, c.metadata = metadata;
+  c.queries = torch::tensor(queries, torch::kInt64);
+  c.tokens = tokens.defined() ? tokens.to(torch::kCPU, torch::kInt64).contiguous()
+                              : torch::zeros({alpha.size(0), alpha.size(4)}, torch::kInt64);
+  return c;
+}
+
+// A finalized metric run: the result JSON, its arrays, its files.
+struct Measure {
+  pipeline::CaptureMetrics run;
+
+  // The result JSON with every array inline (report::read_measure's layout).
+  std::string json() const { return pipeline::results_json(run.state, run.done).dump(1); }
+  // {"heads.P_rmax": float64 [L, H, G], "layers.R_rmin": [L, G], ...}: the arrays file's tensors.
+  std::map<std::string, torch::Tensor> arrays() const {
+    report::MeasureArrays arrays;
+    pipeline::results_json(run.state, run.done, &arrays, "");
+    std::map<std::string, torch::Tensor> out;
+    for (const auto& a : arrays)
+      out[a.name] = torch::tensor(a.values, torch::kFloat64).reshape(a.shape);
+    return out;
+  }
+  void save(const std::string& path) const { pipeline::write_results(path, run.state, run.done); }
+  // The run's "timing" (its stages in seconds), without the rest of the JSON.
+  std::string timing() const { return run.state.run_info.at("timing").dump(); }
+};
+
+Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
+                const std::vector<std::string>& docs, const std::string& n, int64_t controls, int64_t bootstrap,
+                uint64_t seed, const std::string& distance, int64_t decay_k, const std::string& boot_level,
+                const std::string& boot_unit, int64_t chunk_bytes, const std::string& source,
+                const std::map<std::string, std::string>& metadata, int threads) {
+  const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
+  const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
+    pipeline::MetricSpec spec;
+    spec.n_spec = n;
+    spec.grid = metrics::parse_n_grid(n, T);
+    spec.queries = q;
+    spec.distance = distance == "cosine" ? metrics::Distance::Cosine : metrics::Distance::Euclidean;
+    spec.decay_k = decay_k, spec.controls = controls, spec.bootstrap = bootstrap, spec.seed = seed;
+    spec.boot_level_auto = boot_level == "auto";
+    if (!spec.boot_level_auto) spec.boot_level = metrics::parse_boot_level(boot_level);
+    spec.boot_unit = boot_unit == "window" ? pipeline::BootUnit::Window : pipeline::BootUnit::Document;
+    spec.chunk_bytes = chunk_bytes;
+    return spec;
+  };
+  py::gil_scoped_release released;
+  CallThreads call(threads);
+  const auto documents = docs.empty() ? pipeline::capture_documents(capture, source) : docs;
+  return Measure{pipeline::metrics_of_capture(capture, documents, source, spec_for)};
+}
+
+// A sinks run (SPEC §9): its result JSON and its files.
+struct Sinks {
+  report::SinkRun run;
+  std::string json() const { return report::sinks_report(run).dump(1); }
+  void save(const std::string& path) const { pipeline::write_sinks(path, run); }
+};
+
+Sinks run_sinks(const torch::Tensor& alpha, const torch::Tensor& values, const std::optional<torch::Tensor>& residual,
+            const std::optional<torch::Tensor>& tokens, double eps, const std::vector<double>& taus,
+            int64_t profile_positions, const std::string& rule, const std::string& rule_source, const std::string& source,
+            const std::map<std::string, std::string>& metadata, int threads) {
+  const int64_t T = alpha.size(4);
+  std::vector<int64_t> all(T);
+  for (int64_t t = 0; t < T; ++t) all[t] = t;
+  const model::CaptureFile capture = capture_of(alpha, values, all, tokens ? *tokens : torch::Tensor(), metadata);
+  pipeline::SinkSettings settings;
+  settings.eps = eps, settings.taus = taus, settings.residual = residual.has_value();
+  settings.profile_positions = profile_positions;
+  settings.rule = rule.empty() ? pipeline::builtin_sink_rule() : parse_json_or_fail<Json>(rule_source, rule);
+  settings.rule_source = rule.empty() ? pipeline::kBuiltinSinkRuleSource : rule_source;
+  py::gil_scoped_release released;
+  CallThreads call(threads);
+  return Sinks{pipeline::sinks_of_capture(capture, residual ? *residual : torch::Tensor(), source, settings)};
+}
+
+// `geoattn taxonomy` of a measure result given inline (its JSON text); config: "" for the
+// built-in thresholds.
+std::string taxonomy(const std::string& measure, const std::string& config) {
+  const auto cfg = config.empty() ? analysis::TaxonomyConfig()
+                                  : analysis::TaxonomyConfig::from_json(parse_json_or_fail<nlohmann::json>("config", config));
+  return report::taxonomy_report(parse_json_or_fail<Json>("result", measure), cfg).dump(1);
+}
+
+// A measure result file of either schema, every array inline (report::read_measure).
+std::string read_measure(const std::string& path) { return report::read_measure(path).dump(1); }
+
+py::dict read_capture(const std::string& path) {
+  const model::CaptureFile c = model::read_capture_file(path);
+  py::dict out;
+  out["alpha"] = c.alpha, out["values"] = c.values, out["tokens"] = c.tokens;
+  out["queries"] = c.query_positions(), out["docs"] = pipeline::capture_documents(c, path);
+  out["metadata"] = c.metadata;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.doc() = "geoattn's C++ pipeline over tensors (use the functions of the geoattn package)";
+  // geoattn::Error is bad input (a shape, a value, a file): ValueError, its one line kept.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  py::class_<Measure>(m, "Measure")
+      .def("json", &Measure::json)
+      .def("arrays", &Measure::arrays)
+      .def("timing", &Measure::timing)
+      .def("save", &Measure::save, py::arg("path"), py::call_guard<py::gil_scoped_release>());
+  py::class_<Sinks>(m, "Sinks").def("json", &Sinks::json).def("save", &Sinks::save, py::arg("path"));
+  m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"), py::arg("n"),
+        py::arg("controls"), py::arg("bootstrap"), py::arg("seed"), py::arg("distance"), py::arg("decay_k"),
+        py::arg("boot_level"), py::arg("boot_unit"), py::arg("chunk_bytes"), py::arg("source"), py::arg("metadata"),
+        py::arg("threads"));
+  m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("eps"),
+        py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
+        py::arg("metadata"), py::arg("threads"));
+  m.def("taxonomy", &taxonomy, py::arg("measure"), py::arg("config"));
+  m.def("read_measure", &read_measure, py::arg("path"));
+  m.def("read_capture", &read_capture, py::arg("path"));
+  m.def("default_grid", [](int64_t T) { return metrics::parse_n_grid("default", T); }, py::arg("T"));
+  m.def("parse_grid", &metrics::parse_n_grid, py::arg("n"), py::arg("T"));
+}

@@ -1,0 +1,121 @@
+"""geoattn.metrics, taxonomy and fits against the CLI on a real capture: the same numbers bit
+for bit, from numpy, torch CPU and CUDA inputs alike."""
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import geoattn
+from conftest import read_json, run, without_run_info
+
+
+@pytest.fixture(scope="module")
+def cli_result(geoattn_bin, stories15m_capture, tmp_path_factory):
+    """`geoattn metrics` and `geoattn taxonomy` on the stories15M capture."""
+    out = tmp_path_factory.mktemp("cli") / "m.json"
+    run(geoattn_bin, "metrics", "--capture", stories15m_capture, "--n", "all", "--bootstrap", 50, "--controls", 4,
+        "--seed", 7, "--threads", 2, "--out", out)
+    tax = out.parent / "t.json"
+    run(geoattn_bin, "taxonomy", "--from", out, "--out", tax, "--quiet")
+    return out, tax
+
+
+@pytest.fixture(scope="module")
+def capture(stories15m_capture):
+    return geoattn.read_capture(stories15m_capture)
+
+
+def py_metrics(c, alpha=None, values=None, **kw):
+    return geoattn.metrics(c["alpha"] if alpha is None else alpha, c["values"] if values is None else values,
+                           queries=c["queries"], docs=c["docs"], n="all", bootstrap=50, controls=4, seed=7, **kw)
+
+
+@pytest.fixture(scope="module")
+def py_result(capture):
+    return py_metrics(capture)
+
+
+def same(a, b, where=""):
+    """Equal JSON values, NaN-free (null is null): floats compared exactly."""
+    assert type(a) is type(b) or (a is None) == (b is None), where
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            same(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def test_metrics_equal_the_cli_bit_for_bit(cli_result, py_result):
+    cli = geoattn.load(cli_result[0])  # its arrays file read back inline (so: no "arrays", schema /1)
+    cli_doc = without_run_info(cli.doc)
+    cli_doc.pop("arrays", None)
+    cli_doc["schema"] = "geoattn.measure/1"
+    same(without_run_info(py_result.doc), cli_doc)
+    assert py_result.doc["heads"][0]["fits"], "the fits are part of the comparison"
+    # the per-head arrays, as numpy, are the arrays file's
+    arrays = geoattn.results.read_arrays(str(cli_result[0]).replace(".json", ".curves.safetensors"))
+    heads = py_result.heads
+    assert heads["P_rmax"].shape == (6, 6, 128)  # stories15M: 6 layers x 6 heads, N = 1..128
+    for name, value in arrays.items():
+        group, key = name.split(".", 1)
+        mine = (heads if group == "heads" else py_result.layers)[key]
+        assert np.array_equal(mine, value, equal_nan=True), name
+
+
+def test_save_writes_the_cli_files(cli_result, py_result, tmp_path):
+    out = tmp_path / "py.json"
+    py_result.save(out)
+    mine, cli = read_json(out), read_json(cli_result[0])
+    assert mine.pop("arrays")["file"] == "py.curves.safetensors" and cli.pop("arrays")["file"] == "m.curves.safetensors"
+    same(without_run_info(mine), without_run_info(cli))
+    with open(tmp_path / "py.curves.safetensors", "rb") as a, open(str(cli_result[0]).replace(".json", ".curves.safetensors"), "rb") as b:
+        assert a.read() == b.read()
+    assert (tmp_path / "py.state.safetensors").exists()
+
+
+def test_taxonomy_and_fits_equal_the_cli(cli_result, py_result):
+    mine, cli = geoattn.taxonomy(py_result), read_json(cli_result[1])
+    same(without_run_info(mine), without_run_info(cli))
+    same(without_run_info(geoattn.taxonomy(str(cli_result[0]))), without_run_info(cli))
+    fits = geoattn.fits(py_result)
+    assert len(fits) == 36 and {"layer", "head"} <= fits[0].keys()
+    same(fits, geoattn.fits(str(cli_result[0])))
+
+
+def test_numpy_torch_and_float64_inputs_give_the_same_result(capture, py_result):
+    a, v = capture["alpha"], capture["values"]
+    for alpha, values in ((a.numpy(), v.numpy()), (a.double(), v.double()), (a.numpy(), v)):
+        same(without_run_info(py_metrics(capture, alpha, values).doc), without_run_info(py_result.doc))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_inputs_give_the_same_result(capture, py_result):
+    r = py_metrics(capture, capture["alpha"].cuda(), capture["values"].cuda())
+    same(without_run_info(r.doc), without_run_info(py_result.doc))
+
+
+def test_bf16_inputs_are_read_as_given(capture):
+    """bf16 rows and values widen to float64 exactly: the result equals the float32 run of the
+    same bf16-rounded numbers."""
+    a, v = capture["alpha"].bfloat16(), capture["values"].bfloat16()
+    r16 = py_metrics(capture, a, v, )
+    r32 = py_metrics(capture, a.float(), v.float())
+    same(without_run_info(r16.doc), without_run_info(r32.doc))
+
+
+def test_a_custom_kv_map_equals_the_gathered_values(capture):
+    """kv_map gathers a KV head per head: 6 heads reading KV head 5 - h equal the values
+    reordered that way."""
+    a, v = capture["alpha"], capture["values"]
+    kv_map = [5 - h for h in range(6)]
+    r = geoattn.metrics(a, v, queries=capture["queries"], kv_map=kv_map, controls=0, n="1:8")
+    expect = geoattn.metrics(a, v[:, :, kv_map], queries=capture["queries"], controls=0, n="1:8")
+    same(without_run_info(r.doc), without_run_info(expect.doc))

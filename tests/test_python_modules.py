@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""PythonModules (ctest): the pure-Python part of the package geoattn (python/geoattn).
+
+geoattn.results, geoattn.schema, geoattn.summary and geoattn.figures import with nothing but
+the standard library: no compiled module (geoattn._core), no torch (not even through the
+package's __init__), and numpy/matplotlib only once a figure is drawn
+(geoattn.figures.import_plotting). Checked with the system python3 (Debian's, with numpy +
+matplotlib) and with the interpreter running this test. The scripts geoattn_results.py,
+geoattn_schema.py, plot_figures.py and summary.py (scripts/) are thin entry points: they
+re-export the package's names and keep their command lines. Each function and class of
+geoattn.figures is defined in one of its modules only. Needs no geoattn binary.
+
+    tests/test_python_modules.py [--source-dir DIR] [--bin-dir DIR] [--keep]
+"""
+import ast
+import glob
+import json
+import os
+import sys
+import time
+
+from script_test_util import check, failures, parse_args, run  # beside this file
+
+# Run as `python3 -c PROBE <source dir>`: prints what the imports pulled in, as JSON.
+PROBE = r"""
+import json, os, sys
+src = sys.argv[1]
+sys.path.insert(0, os.path.join(src, "python"))
+import geoattn
+package = set(sys.modules)
+import geoattn.results, geoattn.schema, geoattn.summary, geoattn.figures
+before = sorted(m for m in ("torch", "geoattn._core") if m in sys.modules)
+before += sorted(m for m in ("numpy", "matplotlib") if m in set(sys.modules) - package)
+compiled = sorted(n for n, m in sys.modules.items() if n.split(".")[0] == "geoattn"
+                  and not (getattr(m, "__file__", None) or "").endswith(".py"))
+sys.path.insert(0, os.path.join(src, "scripts"))
+import geoattn_results, geoattn_schema, plot_figures, summary
+f = geoattn.figures
+same = {
+    "geoattn_results": all(getattr(geoattn_results, k) is getattr(geoattn.results, k)
+                           for k in geoattn.results.__all__ + ["_tensors"]),
+    "geoattn_schema": all(getattr(geoattn_schema, k) is getattr(geoattn.schema, k)
+                          for k in geoattn.schema.__all__ + ["_Checker"]),
+    "plot_figures": all(getattr(plot_figures, k) is getattr(f, k) for k in f.__all__),
+    "summary": summary.main is geoattn.summary.main,
+}
+out = {"package": os.path.dirname(geoattn.__file__), "before": before, "compiled": compiled,
+       "after": sorted(m for m in ("torch", "geoattn._core") if m in sys.modules), "same": same,
+       "drawers": [list(f.measure_drawers([], 8)), list(f.sink_drawers([]))],
+       "figures": [list(f.FIGURES), list(f.SINK_FIGURES)]}
+try:
+    import numpy
+    f.import_plotting()
+    import matplotlib
+    out["plotting"] = [matplotlib.get_backend().lower(), plot_figures.np.pi == numpy.pi]
+except ImportError:
+    out["plotting"] = None  # this interpreter has no numpy/matplotlib
+print(json.dumps(out))
+"""
+
+
+def interpreters():
+    """The system python3 and this test's interpreter (once each)."""
+    seen, out = set(), []
+    for exe in ("/usr/bin/python3", sys.executable):
+        if exe and os.path.exists(exe) and os.path.realpath(exe) not in seen:
+            seen.add(os.path.realpath(exe))
+            out.append(exe)
+    return out
+
+
+def check_imports(src, exe):
+    p, _ = run([exe, "-c", PROBE, src], src)
+    why = f" {p.stderr[-800:]}" if p.returncode else ""
+    if not check(p.returncode == 0, f"{exe}: geoattn.results, .schema, .summary, .figures and "
+                                    f"the scripts import{why}"):
+        return
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    here = os.path.realpath(os.path.join(src, "python", "geoattn"))
+    check(os.path.realpath(got["package"]) == here,
+          f"{exe}: geoattn is this checkout's python/geoattn ({got['package']})")
+    check(got["before"] == [], f"{exe}: importing them pulls in no torch or geoattn._core, "
+                               f"and they import no numpy or matplotlib ({got['before']})")
+    check(got["compiled"] == [], f"{exe}: no compiled geoattn module imported ({got['compiled']})")
+    check(got["after"] == [], f"{exe}: no torch / geoattn._core after the scripts and drawing "
+                              f"set-up ({got['after']})")
+    for script, ok in got["same"].items():
+        check(ok, f"{exe}: scripts/{script}.py re-exports the package's names")
+    check(got["drawers"] == got["figures"], f"{exe}: a drawer for every figure name")
+    if got["plotting"] is not None:
+        check(got["plotting"] == ["agg", True],
+              f"{exe}: import_plotting gives numpy and the Agg backend ({got['plotting']})")
+
+
+def check_entry_points(src):
+    """The thin scripts keep their command lines (the plotter re-runs itself under the system
+    python3 when this interpreter lacks numpy/matplotlib)."""
+    scripts = os.path.join(src, "scripts")
+    cases = [
+        (["plot_figures.py", "--help"], 0, "stdout", "usage: plot_figures.py"),
+        (["plot_figures.py", "--out", "figs"], 2, "stderr",
+         "plot_figures: error: give --measure or --sinks"),
+        (["summary.py"], 1, "stderr", "scripts/summary.py out/measure.json [out/taxonomy.json]"),
+        (["geoattn_schema.py"], 1, "stderr", "usage: geoattn_schema.py SCHEMA.json DOC.json"),
+    ]
+    for argv, code, stream, want in cases:
+        p, _ = run([sys.executable, os.path.join(scripts, argv[0])] + argv[1:], src)
+        text = getattr(p, stream)
+        ok = p.returncode == code and want in text
+        check(ok, f"scripts/{' '.join(argv)}: exit {code}, '{want}' on {stream}"
+                  + ("" if ok else f" (exit {p.returncode}: {text.strip()[-300:]})"))
+
+
+def check_one_definition(src):
+    """No function or class of geoattn.figures is defined in two of its modules."""
+    where = {}
+    for path in sorted(glob.glob(os.path.join(src, "python", "geoattn", "figures", "*.py"))):
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                where.setdefault(node.name, []).append(os.path.basename(path))
+    twice = {k: v for k, v in where.items() if len(v) > 1}
+    check(where and not twice, f"geoattn.figures: each of {len(where)} functions and classes "
+                               f"defined once ({twice})")
+
+
+def main():
+    _, src, _, _ = parse_args(__file__)
+    t0 = time.time()
+    for exe in interpreters():
+        check_imports(src, exe)
+    check_entry_points(src)
+    check_one_definition(src)
+    print(f"{'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}"
+          f" in {time.time() - t0:.1f}s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

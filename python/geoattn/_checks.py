@@ -23,11 +23,14 @@ def tensor(x, name):
             raise ValueError(f"{name}: expected a torch tensor or a numpy array, got {type(x).__name__}")
         if x.dtype.byteorder == ">":
             raise ValueError(f"{name}: big-endian arrays are not supported (use .astype('<f4'))")
-        x = torch.from_numpy(x)
+        try:
+            x = torch.from_numpy(x)
+        except (TypeError, ValueError) as e:  # negative strides, object arrays
+            raise ValueError(f"{name}: {e}") from None
     dtype = str(x.dtype).replace("torch.", "")
     if dtype not in FLOAT_DTYPES:
         raise ValueError(f"{name}: dtype {dtype}, expected one of {', '.join(FLOAT_DTYPES)}")
-    return x
+    return x.detach()  # read, never differentiated
 
 
 def rank(x, name, dims):

@@ -19,10 +19,10 @@ __all__ = ["SCHEMA_DIR", "ANNOTATIONS", "QUICK", "KEYWORDS", "PY_TYPES", "JSON_T
            "SchemaError", "json_path", "load_schema", "has_type", "short", "validate", "problem",
            "main"]
 
-# The schemas shipped inside an installed package (geoattn/schema, python/CMakeLists.txt), else
+# The schemas shipped inside an installed package (geoattn/schemas, python/CMakeLists.txt), else
 # docs/schema of the checkout this package is in (python/geoattn/ -> docs/schema).
 _HERE = os.path.dirname(os.path.abspath(__file__))
-SCHEMA_DIR = next((d for d in (os.path.join(_HERE, "schema"), os.path.join(_HERE, os.pardir, os.pardir, "docs", "schema"))
+SCHEMA_DIR = next((d for d in (os.path.join(_HERE, "schemas"), os.path.join(_HERE, os.pardir, os.pardir, "docs", "schema"))
                    if os.path.isdir(d)), os.path.join(_HERE, os.pardir, os.pardir, "docs", "schema"))
 ANNOTATIONS = {"$schema", "$id", "$defs", "$comment", "title", "description", "examples", "default"}
 QUICK = {"$ref", "type", "items", "prefixItems", "minItems", "maxItems"}  # see _Checker.quick

@@ -58,13 +58,17 @@ METRICS_CASES = [
 ]
 
 
+def raises_named(function, first, name, change):
+    """function(alpha/attn, values, **rest) with `change` applied raises ValueError("<name>: ...")."""
+    args = dict(zip((first, "values"), (ALPHA, VALUES)))
+    args.update(change)
+    with pytest.raises(ValueError, match=f"^{name}: "):
+        function(args.pop(first), args.pop("values"), **args)
+
+
 @pytest.mark.parametrize("name,change", METRICS_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(METRICS_CASES)])
 def test_metrics_names_the_bad_argument(name, change):
-    args = dict(alpha=ALPHA, values=VALUES)
-    args.update(change)
-    alpha, values = args.pop("alpha"), args.pop("values")
-    with pytest.raises(ValueError, match=f"^{name}: "):
-        geoattn.metrics(alpha, values, **args)
+    raises_named(geoattn.metrics, "alpha", name, change)
 
 
 def test_good_inputs_run():
@@ -89,11 +93,7 @@ SINKS_CASES = [
 
 @pytest.mark.parametrize("name,change", SINKS_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SINKS_CASES)])
 def test_sinks_names_the_bad_argument(name, change):
-    args = dict(attn=ALPHA, values=VALUES)
-    args.update(change)
-    attn, values = args.pop("attn"), args.pop("values")
-    with pytest.raises(ValueError, match=f"^{name}: "):
-        geoattn.sinks(attn, values, **args)
+    raises_named(geoattn.sinks, "attn", name, change)
 
 
 def test_the_other_functions_name_their_bad_argument(tmp_path):

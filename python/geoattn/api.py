@@ -11,8 +11,12 @@ CAPTURE_DIMS = {"alpha": ("windows", "layers", "heads", "queries", "T"),
                 "values": ("windows", "layers", "kv_heads", "T", "d")}
 
 
-def _nan(x):
-    return float("nan") if x is None else x
+def _dense(row):
+    """A JSON array of numbers, or of [lo, hi] pairs, with null as NaN (a null pair: two)."""
+    width = next((len(x) for x in row if isinstance(x, list)), None)
+    if width is None:
+        return [float("nan") if x is None else x for x in row]
+    return [[float("nan")] * width if x is None else [float("nan") if y is None else y for y in x] for x in row]
 
 
 class Measure:
@@ -83,7 +87,8 @@ class Measure:
 
 
 def _arrays_of_doc(doc):
-    """The per-layer and per-head arrays of an inline result, named as in the arrays file."""
+    """The per-layer and per-head arrays of an inline result (geoattn.measure/1), named as in
+    the arrays file: its curves and intervals (the fits stay in doc)."""
     import numpy as np
 
     out = {}
@@ -93,8 +98,7 @@ def _arrays_of_doc(doc):
             continue
         keys = [k for k, v in entries[0].items() if isinstance(v, list)]
         for k in keys:
-            values = np.array([[_nan(x) if not isinstance(x, list) else [_nan(y) for y in x] for x in e[k]]
-                               for e in entries], dtype=np.float64)
+            values = np.array([_dense(e[k]) for e in entries], dtype=np.float64)
             if group == "heads":
                 L = 1 + max(e["layer"] for e in entries)
                 values = values.reshape((L, len(entries) // L) + values.shape[1:])
@@ -293,14 +297,20 @@ def load(path):
     Sinks (geoattn.sinks/1). Needs numpy only, not the compiled module."""
     from . import results
 
+    import os
+
     path = str(path)
     try:
         with open(path) as f:
-            schema = json.load(f).get("schema")
-    except (OSError, ValueError) as e:
+            raw = json.load(f)
+        schema = raw.get("schema")
+    except (OSError, ValueError, AttributeError) as e:
         raise ValueError(f"{path}: cannot read a result ({e})") from None
     if schema in results.MEASURE_SCHEMAS:
-        return Measure(doc=results.load_measure(path))
+        arrays = None
+        if isinstance(raw.get("arrays"), dict):  # /2: the arrays file as written, every name in it
+            arrays = results.read_arrays(os.path.join(os.path.dirname(path), raw["arrays"]["file"]))
+        return Measure(doc=results.load_measure(path), arrays=arrays)
     if schema == results.SINKS_SCHEMA:
         with open(path) as f:
             return Sinks(doc=json.load(f))

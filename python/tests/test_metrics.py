@@ -70,6 +70,25 @@ def test_metrics_equal_the_cli_bit_for_bit(cli_result, py_result):
         assert np.array_equal(mine, value, equal_nan=True), name
 
 
+def test_load_reads_the_cli_files(cli_result, py_result):
+    loaded = geoattn.load(cli_result[0])
+    assert isinstance(loaded, geoattn.Measure) and loaded.heads.keys() == py_result.heads.keys()
+    for group in ("heads", "layers"):
+        for key, value in getattr(py_result, group).items():
+            assert np.array_equal(getattr(loaded, group)[key], value, equal_nan=True), f"{group}.{key}"
+    assert np.array_equal(loaded.n_grid, py_result.n_grid)
+
+
+def test_load_reads_an_inline_result(py_result, tmp_path):
+    """geoattn.measure/1 (every array inline, what to_json() gives) reads back to the same arrays."""
+    path = tmp_path / "inline.json"
+    path.write_text(py_result.to_json())
+    loaded = geoattn.load(path)
+    for key in ("P_rmax", "R_rmin", "F_rmax", "P_rmax_random", "P_rmax_ci"):
+        assert np.array_equal(loaded.heads[key], py_result.heads[key], equal_nan=True), key
+    assert geoattn.taxonomy(str(path)) == geoattn.taxonomy(py_result)
+
+
 def test_save_writes_the_cli_files(cli_result, py_result, tmp_path):
     out = tmp_path / "py.json"
     py_result.save(out)

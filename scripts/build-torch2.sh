@@ -37,6 +37,7 @@ if [ ! -x "$venv/bin/python" ]; then
   echo "build-torch2: creating $venv" >&2
   /usr/bin/python3 -m venv "$venv" || die "cannot create a virtualenv in $venv (apt install python3-venv?)"
 fi
+venv=$(cd "$venv" && pwd)  # absolute: CMake's FindPython ignores a relative Python3_EXECUTABLE
 stamp=$venv/.geoattn-torch2
 if [ "$(cat "$stamp" 2>/dev/null)" != "$spec $(cat "$reqs")" ]; then
   echo "build-torch2: installing $spec and $reqs into $venv" >&2

@@ -125,7 +125,8 @@ TEST(Assumptions, RunStateSidecar) {
 // A fit that fails says so and reports no parameters: null, not the numbers its search stopped at.
 TEST(Assumptions, FailedFitsWriteNullParameters) {
   const AssumptionStats empty(1, 1, 16, 4);  // no window: every statistic undefined
-  const auto fits = geoattn::report::fits_json(empty);
+  geoattn::WorkerPool pool(2);
+  const auto fits = geoattn::report::fits_json(pool, empty);
   ASSERT_EQ(fits.size(), 1u);
   for (const char* part : {"norms", "decay", "profile"}) {
     EXPECT_FALSE(fits[0].at(part).at("ok").get<bool>()) << part;

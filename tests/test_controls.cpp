@@ -13,6 +13,7 @@
 #include "geoattn/util/error.h"
 
 using namespace geoattn::metrics;
+using geoattn::WorkerPool;
 using torch::indexing::Slice;
 
 namespace {
@@ -49,39 +50,45 @@ RunState new_state() {
   return RunState{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Head)};
 }
 
-void add(RunState& state, const Window& w, uint64_t key, const std::string& unit, int64_t controls = 16) {
+void add(WorkerPool& pool, RunState& state, const Window& w, uint64_t key, const std::string& unit, int64_t controls = 16) {
   MetricOptions options;
   options.controls = controls;
   options.seed = 7;
-  add_window(w.alpha, w.values, kLastQuery, kGrid, key, options,
+  add_window(pool, w.alpha, w.values, kLastQuery, kGrid, key, options,
              [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
                state.add_sample(unit, l, h, curves, n_valid, scalars);
              });
 }
 
 // Two windows per document, 30 documents.
-RunState run(bool separable, int first_doc = 0, int docs = 30) {
+RunState run(WorkerPool& pool, bool separable, int first_doc = 0, int docs = 30) {
   RunState state = new_state();
   for (int doc = first_doc; doc < first_doc + docs; ++doc)
-    for (int j = 0; j < 2; ++j) add(state, make_window(separable, 100 * doc + j), 2 * doc + j, "doc" + std::to_string(doc));
+    for (int j = 0; j < 2; ++j) add(pool, state, make_window(separable, 100 * doc + j), 2 * doc + j, "doc" + std::to_string(doc));
   return state;
 }
 
 }  // namespace
 
-TEST(Controls, RandomOrdersArePortablePermutations) {
-  const auto a = random_orders(3, 11, 4, 5, 17), b = random_orders(3, 11, 4, 5, 17);
+// The metric core, the permutations and the bootstrap on a pool of two workers.
+class Controls : public ::testing::Test {
+ protected:
+  WorkerPool pool{2};
+};
+
+TEST_F(Controls, RandomOrdersArePortablePermutations) {
+  const auto a = random_orders(pool, 3, 11, 4, 5, 17), b = random_orders(pool, 3, 11, 4, 5, 17);
   EXPECT_TRUE(torch::equal(a, b));
-  EXPECT_FALSE(torch::equal(a, random_orders(4, 11, 4, 5, 17)));
+  EXPECT_FALSE(torch::equal(a, random_orders(pool, 4, 11, 4, 5, 17)));
   EXPECT_TRUE(torch::equal(std::get<0>(a.sort(-1)), torch::arange(17).expand({4, 5, 17})));
   EXPECT_FALSE(torch::equal(a[0][0], a[1][0]));  // different permutations per r
   // A fixed value: any change to the generator shows here.
-  EXPECT_EQ(random_orders(0, 0, 1, 1, 6)[0][0].sum().item<int64_t>(), 15);
+  EXPECT_EQ(random_orders(pool, 0, 0, 1, 1, 6)[0][0].sum().item<int64_t>(), 15);
 }
 
-TEST(Controls, SeparableSelectionBeatsRandom) {
-  const RunState state = run(true);
-  const auto boot = bootstrap(state.units, 1000, 5);
+TEST_F(Controls, SeparableSelectionBeatsRandom) {
+  const RunState state = run(pool, true);
+  const auto boot = bootstrap(pool, state.units, 1000, 5);
   const auto g = state.metrics.global_stats();
   const int64_t gi = 2;  // N = 4, the cluster
   EXPECT_EQ(g.curve(kP_rmax, gi).mean(), 1.0);
@@ -95,9 +102,9 @@ TEST(Controls, SeparableSelectionBeatsRandom) {
   EXPECT_EQ(boot.global.curve[kR_rmin][0][0], 1.0);
 }
 
-TEST(Controls, UninformativeAlphaCoversZero) {
-  const RunState state = run(false);
-  const auto boot = bootstrap(state.units, 1000, 5);
+TEST_F(Controls, UninformativeAlphaCoversZero) {
+  const RunState state = run(pool, false);
+  const auto boot = bootstrap(pool, state.units, 1000, 5);
   const auto g = state.metrics.global_stats();
   // Eight 95% intervals (P and R at N = 2, 4, 8, 16): about 7.6 cover zero when nothing
   // separates top-N from random; the differences themselves are small.
@@ -110,9 +117,9 @@ TEST(Controls, UninformativeAlphaCoversZero) {
   EXPECT_GE(covering, 6);
 }
 
-TEST(Controls, IntervalsContainTheMean) {
-  const RunState state = run(true);
-  const auto boot = bootstrap(state.units, 500, 1);
+TEST_F(Controls, IntervalsContainTheMean) {
+  const RunState state = run(pool, true);
+  const auto boot = bootstrap(pool, state.units, 500, 1);
   ASSERT_EQ(boot.heads.size(), 2u);
   ASSERT_EQ(boot.layers.size(), 1u);
   for (int64_t h = 0; h < H; ++h) {
@@ -126,11 +133,11 @@ TEST(Controls, IntervalsContainTheMean) {
   }
 }
 
-TEST(Controls, MergeOfShardsEqualsOneRun) {
-  const RunState all = run(true, 0, 12);
-  RunState merged = run(true, 6, 6);  // the second half first: order must not matter
-  merged.merge(run(true, 0, 6));
-  const auto a = bootstrap(all.units, 300, 9), b = bootstrap(merged.units, 300, 9);
+TEST_F(Controls, MergeOfShardsEqualsOneRun) {
+  const RunState all = run(pool, true, 0, 12);
+  RunState merged = run(pool, true, 6, 6);  // the second half first: order must not matter
+  merged.merge(run(pool, true, 0, 6));
+  const auto a = bootstrap(pool, all.units, 300, 9), b = bootstrap(pool, merged.units, 300, 9);
   // Bit-identical (NaN where undefined on both sides).
   auto same = [](const Interval& x, const Interval& y) { return std::memcmp(x.data(), y.data(), sizeof(Interval)) == 0; };
   for (int m = 0; m < kCurveMetrics; ++m)
@@ -142,17 +149,17 @@ TEST(Controls, MergeOfShardsEqualsOneRun) {
   for (int64_t gi = 0; gi < 6; ++gi)
     EXPECT_EQ(all.metrics.global_stats().curve(kP_rmax_random, gi).mean(),
               merged.metrics.global_stats().curve(kP_rmax_random, gi).mean());
-  RunState twice = run(true, 0, 2);
-  EXPECT_THROW(twice.merge(run(true, 1, 2)), geoattn::Error);  // doc1 in both
+  RunState twice = run(pool, true, 0, 2);
+  EXPECT_THROW(twice.merge(run(pool, true, 1, 2)), geoattn::Error);  // doc1 in both
 }
 
-TEST(Controls, LevelsAndNoControls) {
+TEST_F(Controls, LevelsAndNoControls) {
   RunState state{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Layer)};
-  add(state, make_window(true, 1), 0, "a", /*controls=*/0);
-  add(state, make_window(true, 2), 1, "b", /*controls=*/0);
+  add(pool, state, make_window(true, 1), 0, "a", /*controls=*/0);
+  add(pool, state, make_window(true, 2), 1, "b", /*controls=*/0);
   EXPECT_EQ(state.metrics.global_stats().curve(kP_rmax_random, 0).count(), 0);  // no control: absent
-  const auto boot = bootstrap(state.units, 50, 0);
+  const auto boot = bootstrap(pool, state.units, 50, 0);
   EXPECT_TRUE(boot.heads.empty());
   EXPECT_EQ(boot.layers.size(), 1u);
-  EXPECT_THROW(bootstrap(UnitStats(L, H, 6, BootLevel::Head), 10, 0), geoattn::Error);  // no units
+  EXPECT_THROW(bootstrap(pool, UnitStats(L, H, 6, BootLevel::Head), 10, 0), geoattn::Error);  // no units
 }

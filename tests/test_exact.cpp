@@ -20,7 +20,7 @@
 #include "geoattn/metrics/selection.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/decoder.h"
-#include "geoattn/util/parallel.h"
+#include "geoattn/util/worker_pool.h"
 #include "test_util.h"
 
 using namespace geoattn;
@@ -215,7 +215,7 @@ struct Tally {
 
 // Every sample (query, layer, head) of a window, `random` random orderings beside top-N,
 // every N: the core's counts (both evaluations) against the reference.
-void check_window(const Captured& cap, int64_t query_index, int64_t random, Distance distance, Tally& tally,
+void check_window(WorkerPool& pool, const Captured& cap, int64_t query_index, int64_t random, Distance distance, Tally& tally,
                   bool tensor_path = true, const std::string& n_grid = "all") {
   const int64_t L = cap.alpha.size(0), H = cap.alpha.size(1), KV = cap.values.size(1), d = cap.values.size(3);
   const int64_t q = cap.queries[query_index], n = q + 1;
@@ -224,7 +224,7 @@ void check_window(const Captured& cap, int64_t query_index, int64_t random, Dist
   auto kv = torch::arange(H).div(H / KV, "floor");
   auto V = cap.values.index_select(1, kv).index({Slice(), Slice(), Slice(0, n)}).reshape({L * H, n, d}).contiguous();
   auto orders = top_n_order(A.to(torch::kFloat64)).unsqueeze(1);
-  if (random > 0) orders = torch::cat({orders, random_orders(11, 1000 + q, random, L * H, n).transpose(0, 1)}, 1);
+  if (random > 0) orders = torch::cat({orders, random_orders(pool, 11, 1000 + q, random, L * H, n).transpose(0, 1)}, 1);
   orders = orders.contiguous();
   const std::vector<int64_t> grid = parse_n_grid(n_grid, n);
   const int64_t G = static_cast<int64_t>(grid.size());
@@ -232,8 +232,8 @@ void check_window(const Captured& cap, int64_t query_index, int64_t random, Dist
   fused.distance = tensor.distance = distance;
   tensor.tensor_path = true;
   CoreStats stats;
-  const auto got = ordering_counts(A, V, orders, grid, fused, &stats);
-  const auto got_tensor = tensor_path ? ordering_counts(A, V, orders, grid, tensor, &stats) : got;
+  const auto got = ordering_counts(pool, A, V, orders, grid, fused, &stats);
+  const auto got_tensor = tensor_path ? ordering_counts(pool, A, V, orders, grid, tensor, &stats) : got;
   tally.banded += stats.banded;
   tally.exact_tokens += stats.exact_tokens;
   const int64_t S = L * H, O = orders.size(1);
@@ -241,7 +241,7 @@ void check_window(const Captured& cap, int64_t query_index, int64_t random, Dist
   const auto k_in = flat(got.k_in), k_out = flat(got.k_out), k_in_t = flat(got_tensor.k_in), k_out_t = flat(got_tensor.k_out);
   // The references, samples in parallel (the brute force is the slow part of this test).
   std::vector<Reference> refs(static_cast<size_t>(S * O));
-  parallel_for(S * O, 2, [&](int64_t begin, int64_t end, int) {
+  pool.parallel_for(S * O, [&](int64_t begin, int64_t end, int) {
     for (int64_t i = begin; i < end; ++i) {
       const int64_t b = i / O, o = i % O;
       std::vector<float> alpha(A[b].data_ptr<float>(), A[b].data_ptr<float>() + n);
@@ -295,7 +295,13 @@ std::vector<int64_t> every(int64_t step, int64_t T) {
 
 }  // namespace
 
-TEST(Exact, WideSumIsExact) {
+// Every test's metric core and brute-force references run on a pool of two workers.
+class Exact : public ::testing::Test {
+ protected:
+  WorkerPool pool{2};
+};
+
+TEST_F(Exact, WideSumIsExact) {
   WideSum s;
   s.add(1e300);
   s.add(1e-300);
@@ -329,7 +335,7 @@ TEST(Exact, WideSumIsExact) {
 
 // Heavy tails (alpha down to 1e-40, as real rows have): the core matches the reference where a
 // plain float64 evaluation of D_k does not.
-TEST(Exact, HeavyTailsBeyondPlainFloat64) {
+TEST_F(Exact, HeavyTailsBeyondPlainFloat64) {
   torch::manual_seed(3);
   const int64_t B = 6, n = 64, d = 4;
   auto logits = torch::rand({B, n}, torch::kFloat64) * -90;  // alpha from 1 down to e^-90 ~ 1e-39
@@ -338,7 +344,7 @@ TEST(Exact, HeavyTailsBeyondPlainFloat64) {
   auto values = torch::randn({B, n, d}).to(torch::kFloat32);
   Captured cap{alpha.view({1, B, 1, n}), values.view({1, B, n, d}), {n - 1}};
   Tally t;
-  check_window(cap, 0, 3, Distance::Euclidean, t);
+  check_window(pool, cap, 0, 3, Distance::Euclidean, t);
   report("synthetic heavy tails", t);
   int64_t wrong = 0, total = 0;
   for (int64_t b = 0; b < B; ++b) {
@@ -375,54 +381,54 @@ TEST(Exact, HeavyTailsBeyondPlainFloat64) {
   EXPECT_GT(wrong, 0);
 }
 
-TEST(Exact, Stories260KLastQuery) {
+TEST_F(Exact, Stories260KLastQuery) {
   Tally t;
-  for (const auto& cap : capture("models/stories260K", 8, {255})) check_window(cap, 0, 3, Distance::Euclidean, t);
+  for (const auto& cap : capture("models/stories260K", 8, {255})) check_window(pool, cap, 0, 3, Distance::Euclidean, t);
   report("stories260K, 8 doc windows, last query, top-N + 3 random orderings", t);
   EXPECT_GT(t.tiny, t.alphas / 4);  // real attention: a long tail of tiny alphas
 }
 
-TEST(Exact, Stories260KEveryQuery) {
+TEST_F(Exact, Stories260KEveryQuery) {
   Tally t;
   const auto caps = capture("models/stories260K", 1, every(1, 256));
-  for (int64_t qi = 0; qi < 256; ++qi) check_window(caps[0], qi, 0, Distance::Euclidean, t, /*tensor_path=*/qi % 8 == 7);
+  for (int64_t qi = 0; qi < 256; ++qi) check_window(pool, caps[0], qi, 0, Distance::Euclidean, t, /*tensor_path=*/qi % 8 == 7);
   report("stories260K, 1 doc window, every query, top-N (the tensor path at every 8th)", t);
 }
 
 // The default grid: where G d <= n the CPU core computes <s(N), y_k> from s(N) at the grid's N
 // instead of adding a Gram row per step (stories260K: d = 8).
-TEST(Exact, Stories260KDefaultGrid) {
+TEST_F(Exact, Stories260KDefaultGrid) {
   Tally t;
   for (const auto& cap : capture("models/stories260K", 4, every(32, 256)))
-    for (int64_t qi = 0; qi < 8; ++qi) check_window(cap, qi, 3, Distance::Euclidean, t, true, "default");
-  for (const auto& cap : capture("models/stories260K", 2, {255})) check_window(cap, 0, 3, Distance::Cosine, t, true, "default");
+    for (int64_t qi = 0; qi < 8; ++qi) check_window(pool, cap, qi, 3, Distance::Euclidean, t, true, "default");
+  for (const auto& cap : capture("models/stories260K", 2, {255})) check_window(pool, cap, 0, 3, Distance::Cosine, t, true, "default");
   report("stories260K, 4 doc windows, every 32nd query, the default grid, top-N + 3 random orderings", t);
 }
 
-TEST(Exact, Stories15MLastQuery) {
+TEST_F(Exact, Stories15MLastQuery) {
   Tally t;
-  for (const auto& cap : capture("models/stories15M", 3, {255})) check_window(cap, 0, 3, Distance::Euclidean, t);
+  for (const auto& cap : capture("models/stories15M", 3, {255})) check_window(pool, cap, 0, 3, Distance::Euclidean, t);
   report("stories15M, 3 doc windows, last query, top-N + 3 random orderings", t);
 }
 
-TEST(Exact, Stories15MQueries) {
+TEST_F(Exact, Stories15MQueries) {
   Tally t;
   const auto q = every(16, 256);
   const auto caps = capture("models/stories15M", 1, q);
-  for (size_t qi = 0; qi < q.size(); ++qi) check_window(caps[0], static_cast<int64_t>(qi), 1, Distance::Euclidean, t);
+  for (size_t qi = 0; qi < q.size(); ++qi) check_window(pool, caps[0], static_cast<int64_t>(qi), 1, Distance::Euclidean, t);
   report("stories15M, 1 doc window, every 16th query, top-N + 1 random ordering", t);
 }
 
-TEST(Exact, CosineOnRealCaptures) {
+TEST_F(Exact, CosineOnRealCaptures) {
   Tally t;
-  for (const auto& cap : capture("models/stories260K", 2, {255})) check_window(cap, 0, 2, Distance::Cosine, t);
-  for (const auto& cap : capture("models/stories15M", 1, {255})) check_window(cap, 0, 2, Distance::Cosine, t);
+  for (const auto& cap : capture("models/stories260K", 2, {255})) check_window(pool, cap, 0, 2, Distance::Cosine, t);
+  for (const auto& cap : capture("models/stories15M", 1, {255})) check_window(pool, cap, 0, 2, Distance::Cosine, t);
   report("cosine distance, stories260K (2 windows) and stories15M (1 window), last query", t);
 }
 
 // The CUDA path (tensor operations on the GPU) gives the CPU's counts, exactly, on a real
 // capture. Skipped without a GPU.
-TEST(Exact, CudaMatchesCpu) {
+TEST_F(Exact, CudaMatchesCpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const auto caps = capture("models/stories260K", 2, {127, 255});
   for (const auto& cap : caps)
@@ -433,14 +439,14 @@ TEST(Exact, CudaMatchesCpu) {
       auto A = cap.alpha.index({Slice(), Slice(), qi, Slice(0, n)}).reshape({L * H, n}).contiguous();
       auto kv = torch::arange(H).div(H / KV, "floor");
       auto V = cap.values.index_select(1, kv).index({Slice(), Slice(), Slice(0, n)}).reshape({L * H, n, d}).contiguous();
-      auto orders = torch::cat({top_n_order(A.to(torch::kFloat64)).unsqueeze(1), random_orders(3, 7, 4, L * H, n).transpose(0, 1)}, 1);
+      auto orders = torch::cat({top_n_order(A.to(torch::kFloat64)).unsqueeze(1), random_orders(pool, 3, 7, 4, L * H, n).transpose(0, 1)}, 1);
       std::vector<int64_t> grid(static_cast<size_t>(n));
       std::iota(grid.begin(), grid.end(), 1);
       for (Distance distance : {Distance::Euclidean, Distance::Cosine}) {
         SelectionOptions options;
         options.distance = distance;
-        const auto cpu = ordering_counts(A, V, orders, grid, options);
-        const auto gpu = ordering_counts(A.cuda(), V.cuda(), orders, grid, options);
+        const auto cpu = ordering_counts(pool, A, V, orders, grid, options);
+        const auto gpu = ordering_counts(pool, A.cuda(), V.cuda(), orders, grid, options);
         EXPECT_TRUE(torch::equal(cpu.k_in, gpu.k_in.cpu()));
         EXPECT_TRUE(torch::equal(cpu.k_out, gpu.k_out.cpu()));
       }

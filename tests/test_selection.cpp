@@ -86,7 +86,7 @@ std::vector<int64_t> all_n(int64_t n) {
 
 // Compares the core (fused CPU counts and generic tensor counts) with the brute force on
 // every sample of alpha [B, n], values [B, n, d]: P and R identical, the rest to 1e-12.
-void expect_matches_brute(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& grid,
+void expect_matches_brute(geoattn::WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& grid,
                           Distance distance = Distance::Euclidean) {
   const int64_t B = alpha.size(0), n = alpha.size(1), d = values.size(2);
   for (bool generic : {false, true}) {
@@ -94,7 +94,7 @@ void expect_matches_brute(const torch::Tensor& alpha, const torch::Tensor& value
     options.distance = distance;
     options.tensor_path = generic;
     options.max_chunk_bytes = 1 << 12;  // force several chunks
-    auto m = selection_metrics(alpha, values, grid, options);
+    auto m = selection_metrics(pool, alpha, values, grid, options);
     auto a64 = alpha.to(torch::kFloat64);
     auto v64 = values.to(torch::kFloat64);
     for (int64_t b = 0; b < B; ++b) {
@@ -131,66 +131,72 @@ torch::Tensor softmax_rows(int64_t B, int64_t n, double temperature) {
 
 }  // namespace
 
-TEST(Selection, RandomInputsMatchBruteForce) {
+// The metric core on a pool of two workers.
+class Selection : public ::testing::Test {
+ protected:
+  geoattn::WorkerPool pool{2};
+};
+
+TEST_F(Selection, RandomInputsMatchBruteForce) {
   torch::manual_seed(1);
-  expect_matches_brute(softmax_rows(5, 33, 3.0), torch::randn({5, 33, 6}), all_n(33));
-  expect_matches_brute(softmax_rows(3, 64, 1.0).to(torch::kFloat32), torch::randn({3, 64, 16}), {1, 2, 3, 8, 31, 64});
+  expect_matches_brute(pool, softmax_rows(5, 33, 3.0), torch::randn({5, 33, 6}), all_n(33));
+  expect_matches_brute(pool, softmax_rows(3, 64, 1.0).to(torch::kFloat32), torch::randn({3, 64, 16}), {1, 2, 3, 8, 31, 64});
   // Not trivially 1: at intermediate N random geometry leaves P and R well below 1.
-  auto m = selection_metrics(softmax_rows(5, 33, 3.0), torch::randn({5, 33, 6}), {8});
+  auto m = selection_metrics(pool, softmax_rows(5, 33, 3.0), torch::randn({5, 33, 6}), {8});
   EXPECT_LT(m.curves.select(1, kP_rmax).mean().item<double>(), 0.9);
   EXPECT_LT(m.curves.select(1, kR_rmin).mean().item<double>(), 0.9);
 }
 
-TEST(Selection, TiesInAlpha) {
+TEST_F(Selection, TiesInAlpha) {
   torch::manual_seed(2);
   // Few distinct values: many exact ties, broken by position.
   auto alpha = torch::randint(1, 4, {4, 20}, torch::kFloat64);
   alpha = alpha / alpha.sum(-1, true);
-  expect_matches_brute(alpha, torch::randn({4, 20, 3}), all_n(20));
+  expect_matches_brute(pool, alpha, torch::randn({4, 20, 3}), all_n(20));
   // Uniform attention: every alpha equal.
-  expect_matches_brute(torch::full({2, 9}, 1.0 / 9, torch::kFloat64), torch::randn({2, 9, 4}), all_n(9));
+  expect_matches_brute(pool, torch::full({2, 9}, 1.0 / 9, torch::kFloat64), torch::randn({2, 9, 4}), all_n(9));
 }
 
-TEST(Selection, DuplicateVectors) {
+TEST_F(Selection, DuplicateVectors) {
   torch::manual_seed(3);
   auto v = torch::randn({3, 16, 4}, torch::kFloat64);
   v.index_put_({torch::indexing::Slice(), torch::indexing::Slice(8, 16)}, v.index({torch::indexing::Slice(), torch::indexing::Slice(0, 8)}));
   auto alpha = torch::cat({torch::full({3, 8}, 1.0 / 16), torch::full({3, 8}, 1.0 / 16)}, 1).to(torch::kFloat64);
-  expect_matches_brute(alpha, v, all_n(16));  // pairs of identical y: exact distance ties
-  expect_matches_brute(softmax_rows(3, 16, 2.0), v, all_n(16));
+  expect_matches_brute(pool, alpha, v, all_n(16));  // pairs of identical y: exact distance ties
+  expect_matches_brute(pool, softmax_rows(3, 16, 2.0), v, all_n(16));
 }
 
-TEST(Selection, ZeroNormSinkAndTinySequences) {
+TEST_F(Selection, ZeroNormSinkAndTinySequences) {
   torch::manual_seed(4);
   auto v = torch::randn({3, 12, 5}, torch::kFloat64);
   v.index_put_({torch::indexing::Slice(), 0}, 0.0);
   auto alpha = softmax_rows(3, 12, 1.0);
   alpha.index_put_({torch::indexing::Slice(), 0}, 0.9);
-  expect_matches_brute(alpha / alpha.sum(-1, true), v, all_n(12));
-  expect_matches_brute(torch::ones({2, 1}, torch::kFloat64), torch::randn({2, 1, 3}), {1});  // T = 1
-  expect_matches_brute(softmax_rows(2, 2, 1.0), torch::randn({2, 2, 3}), {1, 2});              // T = 2
+  expect_matches_brute(pool, alpha / alpha.sum(-1, true), v, all_n(12));
+  expect_matches_brute(pool, torch::ones({2, 1}, torch::kFloat64), torch::randn({2, 1, 3}), {1});  // T = 1
+  expect_matches_brute(pool, softmax_rows(2, 2, 1.0), torch::randn({2, 2, 3}), {1, 2});              // T = 2
 }
 
-TEST(Selection, CosineDistanceMatchesBruteForce) {
+TEST_F(Selection, CosineDistanceMatchesBruteForce) {
   torch::manual_seed(6);
-  expect_matches_brute(softmax_rows(4, 33, 3.0), torch::randn({4, 33, 6}), all_n(33), Distance::Cosine);
+  expect_matches_brute(pool, softmax_rows(4, 33, 3.0), torch::randn({4, 33, 6}), all_n(33), Distance::Cosine);
   auto v = torch::randn({2, 16, 4}, torch::kFloat64);
   v.index_put_({torch::indexing::Slice(), torch::indexing::Slice(8, 16)}, v.index({torch::indexing::Slice(), torch::indexing::Slice(0, 8)}));
-  expect_matches_brute(torch::full({2, 16}, 1.0 / 16, torch::kFloat64), v, all_n(16), Distance::Cosine);  // exact ties
+  expect_matches_brute(pool, torch::full({2, 16}, 1.0 / 16, torch::kFloat64), v, all_n(16), Distance::Cosine);  // exact ties
   // Cosine and Euclidean select alike but measure differently.
   auto alpha = softmax_rows(6, 40, 2.0);
   auto values = torch::randn({6, 40, 8}, torch::kFloat64);
   SelectionOptions cosine;
   cosine.distance = Distance::Cosine;
-  auto a = selection_metrics(alpha, values, {8}), b = selection_metrics(alpha, values, {8}, cosine);
+  auto a = selection_metrics(pool, alpha, values, {8}), b = selection_metrics(pool, alpha, values, {8}, cosine);
   EXPECT_FALSE(torch::equal(a.curves.select(1, kP_rmax), b.curves.select(1, kP_rmax)));
   EXPECT_TRUE(torch::equal(a.curves.select(1, kS_norm), b.curves.select(1, kS_norm)));
 }
 
-TEST(Selection, Properties) {
+TEST_F(Selection, Properties) {
   torch::manual_seed(5);
   const int64_t n = 50;
-  auto m = selection_metrics(softmax_rows(8, n, 4.0), torch::randn({8, n, 8}), all_n(n));
+  auto m = selection_metrics(pool, softmax_rows(8, n, 4.0), torch::randn({8, n, 8}), all_n(n));
   auto P = m.curves.select(1, kP_rmax), R = m.curves.select(1, kR_rmin);
   EXPECT_TRUE((P.select(1, 0) == 1).all().item<bool>());  // N = 1: P = R = 1
   EXPECT_TRUE((R.select(1, 0) == 1).all().item<bool>());
@@ -201,8 +207,8 @@ TEST(Selection, Properties) {
   EXPECT_TRUE(((R >= 0) & (R <= 1)).all().item<bool>());
 }
 
-TEST(Selection, RefusesBadShapesAndGrids) {
-  EXPECT_ANY_THROW(selection_metrics(torch::ones({2, 3}), torch::ones({2, 4, 2}), {1}));
-  EXPECT_ANY_THROW(selection_metrics(torch::ones({2, 3}), torch::ones({2, 3, 2}), {4}));
-  EXPECT_ANY_THROW(selection_metrics(torch::ones({2, 3}), torch::ones({2, 3, 2}), {0}));
+TEST_F(Selection, RefusesBadShapesAndGrids) {
+  EXPECT_ANY_THROW(selection_metrics(pool, torch::ones({2, 3}), torch::ones({2, 4, 2}), {1}));
+  EXPECT_ANY_THROW(selection_metrics(pool, torch::ones({2, 3}), torch::ones({2, 3, 2}), {4}));
+  EXPECT_ANY_THROW(selection_metrics(pool, torch::ones({2, 3}), torch::ones({2, 3, 2}), {0}));
 }

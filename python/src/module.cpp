@@ -14,15 +14,15 @@
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/unit_stats.h"
 #include "geoattn/model/capture_file.h"
+#include "geoattn/pipeline/library_threads.h"
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/sinks.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/taxonomy_json.h"
-#include "geoattn/util/blas_threads.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
-#include "geoattn/util/parallel.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace py = pybind11;
 using namespace geoattn;
@@ -31,20 +31,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// For the length of a call: geoattn's workers take `threads` cores (0: all), LibTorch's own pool
-// and OpenBLAS one each, as in the CLI (tools/geoattn/cli.cpp set_threads); the caller's torch
-// settings come back afterwards.
-class CallThreads {
- public:
-  explicit CallThreads(int threads) : torch_threads_(torch::get_num_threads()) {
-    set_worker_threads(threads > 0 ? threads : hardware_threads());
-    torch::set_num_threads(1);
-  }
-  ~CallThreads() { torch::set_num_threads(torch_threads_); }
-
- private:
-  int torch_threads_;
-  SingleThreadedBlas blas_;
+// For the length of a call: a pool of `threads` workers (0: every core) and the CLI's thread
+// policy (pipeline/library_threads.h), the caller's torch settings back afterwards.
+struct CallThreads {
+  explicit CallThreads(int threads) : pool(threads) {}
+  pipeline::LibraryThreads policy;
+  WorkerPool pool;
 };
 
 // The capture layout of tensors from Python: alpha [W, L, H, Q, T], values [W, L, KV, T, d].
@@ -100,7 +92,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
   py::gil_scoped_release released;
   CallThreads call(threads);
   const auto documents = docs.empty() ? pipeline::capture_documents(capture, source) : docs;
-  return Measure{pipeline::metrics_of_capture(capture, documents, source, spec_for)};
+  return Measure{pipeline::metrics_of_capture(call.pool, capture, documents, source, spec_for)};
 }
 
 // A sinks run (SPEC §9): its result JSON and its files.

@@ -9,7 +9,6 @@
 
 #include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/parallel.h"
 #include "geoattn/util/random.h"
 #include "geoattn/util/simd.h"
 
@@ -166,7 +165,7 @@ void block_intervals(const Block& r, int64_t g0, int64_t g1, GroupIntervals& out
 
 }  // namespace
 
-BootstrapResult bootstrap(const UnitStats& u, int64_t replicates, uint64_t seed) {
+BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicates, uint64_t seed) {
   if (replicates < 1) fail("bootstrap: {} replicates", replicates);
   const int64_t U = u.units(), G = u.grid_size(), S = u.stats_per_group(), groups = u.groups();
   if (U < 1) fail("bootstrap: no documents");
@@ -221,7 +220,7 @@ BootstrapResult bootstrap(const UnitStats& u, int64_t replicates, uint64_t seed)
   // [B x U] x [U x columns] product per item keeps the replicate sums small (L2-sized).
   constexpr int64_t kBlock = 16;
   const int64_t blocks = (G + kBlock - 1) / kBlock + 1;
-  parallel_for(static_cast<int64_t>(jobs.size()) * blocks, worker_threads(), [&](int64_t begin, int64_t end, int) {
+  pool.parallel_for(static_cast<int64_t>(jobs.size()) * blocks, [&](int64_t begin, int64_t end, int) {
     for (int64_t item = begin; item < end; ++item) {
       const Job& job = jobs[item / blocks];
       const int64_t blk = item % blocks, g0 = std::min(G, blk * kBlock), g1 = std::min(G, g0 + kBlock);

@@ -1,13 +1,16 @@
 #pragma once
-#include <functional>
 // The metric core's two evaluations, internal to src/metrics: the fused CPU loops over one
-// Gram matrix per value block (core_cpu.cpp) and the tensor path that CUDA runs
+// Gram matrix per value block (core_cpu.cpp: the scheduling over the pool; core_ordering.cpp:
+// one ordering; core_kernels.cpp: the loops) and the tensor path that CUDA runs
 // (core_tensor.cpp). Both take the same batch and give the same counts, exactly.
 #include <torch/torch.h>
 
+#include <functional>
 #include <vector>
 
+#include "core_ordering.h"
 #include "geoattn/metrics/selection.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics::detail {
 
@@ -25,21 +28,21 @@ struct CoreGroup {
 // kCos_s_vL, in CurveMetric order) and the sample scalars (ScalarMetric order). CPU float64.
 struct CoreOut {
   torch::Tensor k_in, k_out;  // [S, O, G]
-  torch::Tensor diag;         // [S, 5, G]
+  torch::Tensor diag;         // [S, kDiagnostics, G]
   torch::Tensor scalars;      // [S, kScalarMetrics]
 };
-constexpr int kDiagnostics = 5;
 
-// SPEC §4's value statistics, when asked for (decay_k > 0): ||v_i|| and the sums over pairs
-// 0 < i < j = i + k of cos(v_i, v_j), per block.
+// SPEC §4's value statistics (Assumption 2), what the core hands back when asked (decay_k > 0):
+// ||v_i|| and the sums of cos(v_i, v_{i+lag}) per value block.
 struct ValueGeometry {
   torch::Tensor norms;       // [K, T] float64 CPU
   torch::Tensor decay_sums;  // [K, decay_k] float64 CPU (0 for lags >= T - 1)
 };
 
-// V [K, T, d] float64 contiguous on the compute device.
-std::vector<CoreOut> core_cpu(const torch::Tensor& V, const std::vector<CoreGroup>& groups, Distance distance,
-                              int64_t max_chunk_bytes, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats);
+// V [K, T, d] float64 contiguous on the compute device; with `geometry`, SPEC §4's value
+// statistics (lags 1..decay_k) of every block too. The CPU evaluation runs on `pool`.
+std::vector<CoreOut> core_cpu(WorkerPool& pool, const torch::Tensor& V, const std::vector<CoreGroup>& groups,
+                              Distance distance, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats);
 std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreGroup>& groups, Distance distance,
                                  int64_t max_chunk_bytes, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats);
 
@@ -47,13 +50,14 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
 // the other orderings as the control (NaN without them), the diagnostics (selection.cpp).
 torch::Tensor curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid);
 
-// SPEC §4 (Assumption 2): [k, decay_k] sums of cos(v_i, v_{i+lag}) over 0 < i, i + lag < T,
+// SPEC §4 (value_geometry.cpp): [k, decay_k] sums of cos(v_i, v_{i+lag}) over 0 < i, i + lag < T,
 // lag = 1..decay_k (0 with a zero vector; 0 where no pair has the lag), from norms [k, T] and
 // dots(lag) = [k, T - lag - 1], the <v_i, v_{i+lag}> for i = 1 .. T - lag - 1: a diagonal of a
-// Gram matrix where there is one (gram_lag_dots), else from the values (value_lag_dots).
+// Gram matrix where the CPU core has one, else from the values (the tensor path, blocks without
+// a Gram matrix, window_metrics.h's value_statistics).
 using LagDots = std::function<torch::Tensor(int64_t lag)>;
 torch::Tensor decay_sums(const LagDots& dots, const torch::Tensor& norms, int64_t decay_k);
 LagDots value_lag_dots(const torch::Tensor& V);    // V [k, T, d]: O(k T d) a lag
-LagDots gram_lag_dots(const torch::Tensor& gram);  // gram [k, T, T]
+LagDots gram_lag_dots(const torch::Tensor& gram);  // gram [k, T, T]: a diagonal a lag
 
 }  // namespace geoattn::metrics::detail

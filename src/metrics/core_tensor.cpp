@@ -9,7 +9,6 @@
 // ordering is bound by memory bandwidth (8 MB per sample and ordering at n = 1024); on CPU the
 // fused O(n^2) loop is cheaper than O(G n d) multiply-adds (core_cpu.cpp).
 #include <algorithm>
-#include <limits>
 #include <map>
 
 #include "core.h"
@@ -20,14 +19,19 @@ namespace geoattn::metrics::detail {
 namespace {
 
 using torch::indexing::Slice;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kUnit = 0x1p-53;
 
-// cos from a dot product and two norms, 0 where either vector is zero (SPEC §3).
-torch::Tensor safe_cos(const torch::Tensor& dot, const torch::Tensor& na, const torch::Tensor& nb) {
-  auto denom = na * nb;
-  return torch::where(denom > 0, dot / denom.clamp_min(std::numeric_limits<double>::min()), torch::zeros_like(dot));
-}
+// exact.h's formulas on tensors: elementwise, broadcasting.
+struct TensorOps {
+  static torch::Tensor select(const torch::Tensor& c, double a, const torch::Tensor& x) {
+    return torch::where(c, torch::scalar_tensor(a, x.options()), x);
+  }
+  static torch::Tensor equal(const torch::Tensor& x, double y) { return x == y; }
+  template <typename Y>
+  static torch::Tensor not_greater(const torch::Tensor& x, const Y& y) { return (x > y).logical_not(); }
+  static torch::Tensor either(const torch::Tensor& p, const torch::Tensor& q) { return p | q; }
+  static torch::Tensor sqrt(const torch::Tensor& x) { return x.sqrt(); }
+  static torch::Tensor abs(const torch::Tensor& x) { return x.abs(); }
+};
 
 // The values and bands of one chunk: E (or D) [s, o, G, n] and err of the same shape.
 struct Banded {
@@ -41,24 +45,16 @@ Banded euclid(const torch::Tensor& C, const torch::Tensor& g, const torch::Tenso
   return {g.unsqueeze(1).unsqueeze(1) - 2 * C, band.view({1, 1, -1, 1}) * ak * (ak + 2 * Sa.unsqueeze(-1))};
 }
 
-// SPEC §2b: D_k = 1 - q_k, q_k = C_k / (||s|| a_k + eps), compared as -q_k with the bound of
-// core_cpu.cpp's cosine_values.
+// SPEC §2b: -q_k and its bound (exact.h's cosine_band), from C_k = <s(N), y_k> [s, o, G, n],
+// s(N) [s, o, G, d], a [s, n] and S_N [s, o, G].
 Banded cosine(const torch::Tensor& C, const torch::Tensor& Sg, const torch::Tensor& a, const torch::Tensor& Sa,
               const torch::Tensor& f_num, const torch::Tensor& f_norm, int64_t d) {
-  auto s2 = (Sg * Sg).sum(-1);                      // [s, o, G]
-  auto sigma2 = f_norm.view({1, 1, -1}) * Sa * Sa;  // |fl(||s||^2) - ||s||^2|
-  auto lost = (s2 <= 4 * sigma2).unsqueeze(-1);
-  auto ns = s2.clamp_min(0).sqrt();
-  auto ds = (sigma2 / ns.clamp_min(std::numeric_limits<double>::min()) + kUnit * ns).unsqueeze(-1);
-  auto nsk = ns.unsqueeze(-1);
-  auto ak = a.unsqueeze(1).unsqueeze(1);
-  auto den = nsk * ak + kCosineEps, q = C / den;
-  auto dden = 1.01 * (ak * ds + nsk * ak * rounding_gamma(d + 5)) + 2 * kUnit * den, den_lo = den - dden;
-  auto err = 2 * (f_num.view({1, 1, -1, 1}) * ak * Sa.unsqueeze(-1) / den_lo + C.abs() * dden / (den_lo * den) +
-                  2 * kUnit * q.abs());
-  err = torch::where(lost | (den_lo <= 0), torch::full_like(err, kInf), err);
-  err = torch::where(ak == 0, torch::zeros_like(err), err);  // y_k = 0: q_k = 0 exactly
-  return {-q, err};
+  auto s2 = (Sg * Sg).sum(-1).unsqueeze(-1);  // [s, o, G, 1]
+  auto S = Sa.unsqueeze(-1);                  // [s, o, G, 1]
+  const auto norm = cosine_norm<TensorOps>(s2, f_norm.view({1, 1, -1, 1}) * S * S);
+  const auto band = cosine_band<TensorOps>(C, a.unsqueeze(1).unsqueeze(1), S, norm, f_num.view({1, 1, -1, 1}),
+                                           rounding_gamma(d + 5));
+  return {band.value, band.err};
 }
 
 // The certain and possible members of both balls from per-token intervals, as exact.h's
@@ -69,8 +65,8 @@ struct Counts {
 Counts band_counts(const Banded& b, const torch::Tensor& sel) {
   auto lo = b.E - b.err, hi = b.E + b.err;
   auto out = sel.logical_not();
-  auto lo_max = lo.masked_fill(out, -kInf).amax(-1, true), hi_max = hi.masked_fill(out, -kInf).amax(-1, true);
-  auto lo_min = lo.masked_fill(sel, kInf).amin(-1, true), hi_min = hi.masked_fill(sel, kInf).amin(-1, true);
+  auto lo_max = lo.masked_fill(out, -kInfinity).amax(-1, true), hi_max = hi.masked_fill(out, -kInfinity).amax(-1, true);
+  auto lo_min = lo.masked_fill(sel, kInfinity).amin(-1, true), hi_min = hi.masked_fill(sel, kInfinity).amin(-1, true);
   auto out_c = (out & (hi <= lo_max)).sum(-1), out_p = (out & (lo <= hi_max)).sum(-1);
   auto in_c = (sel & (hi <= lo_min)).sum(-1), in_p = (sel & (lo <= hi_min)).sum(-1);
   return {in_c.to(torch::kFloat64), out_c.to(torch::kFloat64), (out_c != out_p) | (in_c != in_p)};
@@ -133,7 +129,7 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
           auto E = b.E.index({open.select(1, 0).to(dev), open.select(1, 1).to(dev), open.select(1, 2).to(dev)}).cpu();
           auto err = b.err.index({open.select(1, 0).to(dev), open.select(1, 1).to(dev), open.select(1, 2).to(dev)}).cpu();
           auto in_mask = torch::where(sel.index({open.select(1, 0).to(dev), open.select(1, 1).to(dev), open.select(1, 2).to(dev)}),
-                                      kInf, 0.0).to(torch::kFloat64).cpu().contiguous();
+                                      kInfinity, 0.0).to(torch::kFloat64).cpu().contiguous();
           auto A_host = A.cpu().contiguous(), V_host = Vb.cpu().contiguous();
           auto ord_host = ord.cpu().contiguous();
           auto kin_host = c.k_in.cpu(), kout_host = c.k_out.cpu();
@@ -163,7 +159,7 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
         };
         auto cos_with = [&](int64_t t) {
           auto v = Vb.select(1, t);                                                   // [s, d]
-          return safe_cos((s_top * v.unsqueeze(1)).sum(-1), s_norm, vnorm.select(1, t).unsqueeze(1));
+          return safe_cos<TensorOps>((s_top * v.unsqueeze(1)).sum(-1), s_norm, vnorm.select(1, t).unsqueeze(1));
         };
         auto dg = diag.narrow(0, s0, s);
         dg.select(1, 0).copy_(s_norm);
@@ -176,7 +172,7 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
       auto sc = scalars.narrow(0, s0, s);
       if (n > 1) {
         auto dots0 = (Vb.narrow(1, 1, n - 1) * Vb.narrow(1, 0, 1)).sum(-1);
-        sc.select(1, kRho0).copy_(safe_cos(dots0, vnorm.narrow(1, 0, 1), vnorm.narrow(1, 1, n - 1)).mean(-1));
+        sc.select(1, kRho0).copy_(safe_cos<TensorOps>(dots0, vnorm.narrow(1, 0, 1), vnorm.narrow(1, 1, n - 1)).mean(-1));
       }
       sc.select(1, kC_sink).copy_(a.select(1, 0));
       sc.select(1, kC_last).copy_(a.select(1, n - 1));

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 #include <optional>
 
 #include "geoattn/util/error.h"
@@ -12,9 +11,6 @@
 namespace geoattn::metrics {
 
 namespace {
-constexpr double kUnit = 0x1p-53;  // u, the unit roundoff of float64
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 // x 2^e in binary128, exactly (power-of-two steps that stay inside its range).
 __float128 ldexp_f128(__float128 x, int e) {
   const __float128 up = 18446744073709551616.0;  // 2^64
@@ -256,7 +252,7 @@ class ExactEvaluator {
 BallCounts resolve_counts(const ExactSample& smp, const PendingCounts& p, Distance distance, int64_t* resolved_exactly) {
   const int64_t n = smp.n;
   // Where the true extremes can be: r_max in [lo_max, hi_max], r_min in [lo_min, hi_min].
-  double lo_max = -kInf, hi_max = -kInf, lo_min = kInf, hi_min = kInf;
+  double lo_max = -kInfinity, hi_max = -kInfinity, lo_min = kInfinity, hi_min = kInfinity;
   for (int64_t k = 0; k < n; ++k) {
     const double lo = p.E[k] - p.err[k], hi = p.E[k] + p.err[k];
     if (p.selected[k] > 0) {

@@ -5,7 +5,6 @@
 #include "core.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/parallel.h"
 #include "geoattn/util/random.h"
 
 namespace geoattn::metrics {
@@ -32,7 +31,7 @@ detail::CoreGroup independent(const torch::Tensor& A, const torch::Tensor& order
   return g;
 }
 
-detail::CoreOut run_core(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& orders,
+detail::CoreOut run_core(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& orders,
                          const std::vector<int64_t>& grid, const SelectionOptions& options, CoreStats* stats) {
   check_inputs(alpha, values, grid);
   if (orders.dim() != 3 || orders.size(0) != alpha.size(0) || orders.size(2) != alpha.size(1))
@@ -43,7 +42,7 @@ detail::CoreOut run_core(const torch::Tensor& alpha, const torch::Tensor& values
   const std::vector<detail::CoreGroup> groups = {independent(A, orders, grid)};
   auto outs = (A.is_cuda() || options.tensor_path)
                   ? detail::core_tensor(V, groups, options.distance, options.max_chunk_bytes, 0, nullptr, stats)
-                  : detail::core_cpu(V, groups, options.distance, options.max_chunk_bytes, 0, nullptr, stats);
+                  : detail::core_cpu(pool, V, groups, options.distance, 0, nullptr, stats);
   return std::move(outs.front());
 }
 
@@ -78,11 +77,11 @@ torch::Tensor top_n_order(const torch::Tensor& alpha) {
   return std::get<1>(alpha.sort(/*stable=*/true, /*dim=*/-1, /*descending=*/true));
 }
 
-torch::Tensor random_orders(uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n) {
+torch::Tensor random_orders(WorkerPool& pool, uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n) {
   auto out = torch::empty({R, B, n}, torch::kInt64);
   int64_t* p = out.data_ptr<int64_t>();
   // Each (r, b) has its own stream: the permutations do not depend on the thread count.
-  parallel_for(R * B, worker_threads(), [&](int64_t begin, int64_t end, int) {
+  pool.parallel_for(R * B, [&](int64_t begin, int64_t end, int) {
     for (int64_t rb = begin; rb < end; ++rb) {
       uint64_t mix = seed ^ 0x6A09E667F3BCC909ULL;
       uint64_t state = splitmix64_next(mix) ^ key;
@@ -95,22 +94,24 @@ torch::Tensor random_orders(uint64_t seed, uint64_t key, int64_t R, int64_t B, i
   return out;
 }
 
-OrderingCounts ordering_counts(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& orders,
-                               const std::vector<int64_t>& grid, const SelectionOptions& options, CoreStats* stats) {
-  auto out = run_core(alpha, values, orders, grid, options, stats);
+OrderingCounts ordering_counts(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                               const torch::Tensor& orders, const std::vector<int64_t>& grid,
+                               const SelectionOptions& options, CoreStats* stats) {
+  auto out = run_core(pool, alpha, values, orders, grid, options, stats);
   return {out.k_in, out.k_out};
 }
 
-SampleMetrics metrics_for_order(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& order,
-                                const std::vector<int64_t>& grid, const SelectionOptions& options, CoreStats* stats) {
-  const auto out = run_core(alpha, values, order.unsqueeze(1), grid, options, stats);
+SampleMetrics metrics_for_order(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                                const torch::Tensor& order, const std::vector<int64_t>& grid,
+                                const SelectionOptions& options, CoreStats* stats) {
+  const auto out = run_core(pool, alpha, values, order.unsqueeze(1), grid, options, stats);
   return {detail::curves_from_counts(out, grid), out.scalars};
 }
 
-SampleMetrics selection_metrics(const torch::Tensor& alpha, const torch::Tensor& values,
+SampleMetrics selection_metrics(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
                                 const std::vector<int64_t>& grid, const SelectionOptions& options, CoreStats* stats) {
   check_inputs(alpha, values, grid);
-  return metrics_for_order(alpha, values, top_n_order(alpha.to(torch::kFloat64)), grid, options, stats);
+  return metrics_for_order(pool, alpha, values, top_n_order(alpha.to(torch::kFloat64)), grid, options, stats);
 }
 
 }  // namespace geoattn::metrics

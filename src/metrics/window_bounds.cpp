@@ -3,14 +3,14 @@
 #include "geoattn/arch/config.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/parallel.h"
 
 namespace geoattn::metrics {
 
 using torch::indexing::Slice;
 
-void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                       const std::vector<int64_t>& grid, const analysis::BoundsOptions& options, analysis::BoundsTables& tables) {
+void add_window_bounds(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                       const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
+                       const analysis::BoundsOptions& options, analysis::BoundsTables& tables) {
   c10::InferenceMode inference;
   const int64_t L = alpha.size(0), H = alpha.size(1), KV = values.size(1), d = values.size(3);
   if (tables.layers != L || tables.heads != H) fail("bounds tables are {}x{}, the window {}x{}", tables.layers, tables.heads, L, H);
@@ -30,7 +30,7 @@ void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, 
       auto order = metrics::top_n_order(A).cpu().contiguous();
 
       std::vector<analysis::BoundsCurves> curves(static_cast<size_t>(H));
-      parallel_for(H, worker_threads(), [&](int64_t h0, int64_t h1, int) {
+      pool.parallel_for(H, [&](int64_t h0, int64_t h1, int) {
         for (int64_t h = h0; h < h1; ++h) {
           analysis::BoundsInput in;
           in.a = Eigen::Map<const Eigen::VectorXd>(a.data_ptr<double>() + h * n, n);

@@ -12,8 +12,9 @@ namespace geoattn::metrics {
 
 using torch::indexing::Slice;
 
-WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                             const std::vector<int64_t>& grid, uint64_t window_key, const MetricOptions& options) {
+WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                             const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
+                             const MetricOptions& options) {
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
   const int64_t KV = values.size(1), d = values.size(3), G = static_cast<int64_t>(grid.size());
   if (static_cast<int64_t>(queries.size()) != Q) fail("metrics: {} query positions for {} rows", queries.size(), Q);
@@ -43,7 +44,7 @@ WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& va
     auto orders = top_n_order(g.alpha).cpu().unsqueeze(1);  // [LH, 1, n]
     if (options.controls > 0) {
       // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
-      auto random = random_orders(options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
+      auto random = random_orders(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
                                   options.controls, L * H, n);
       orders = torch::cat({orders, random.transpose(0, 1)}, 1);
     }
@@ -57,7 +58,7 @@ WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& va
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
   const auto results = tensor ? detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core)
-                              : detail::core_cpu(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core);
+                              : detail::core_cpu(pool, V, groups, sel.distance, options.decay_k, geo, &out.core);
   for (size_t i = 0; i < groups.size(); ++i) {
     const int64_t qi = group_query[i], Gq = static_cast<int64_t>(groups[i].grid.size());
     out.curves[qi].narrow(-1, 0, Gq).copy_(detail::curves_from_counts(results[i], groups[i].grid).view({L, H, kCurveMetrics, Gq}));
@@ -95,17 +96,18 @@ void for_each_sample(const WindowMetrics& m, const SampleSink& sink) {
   }
 }
 
-void add_window(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                const std::vector<int64_t>& grid, uint64_t window_key, const MetricOptions& options,
-                const SampleSink& sink) {
-  for_each_sample(window_metrics(alpha, values, queries, grid, window_key, options), sink);
+void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
+                const MetricOptions& options, const SampleSink& sink) {
+  for_each_sample(window_metrics(pool, alpha, values, queries, grid, window_key, options), sink);
 }
 
-void add_window(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                const std::vector<int64_t>& grid, Aggregator& aggregator, const SelectionOptions& options) {
+void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, Aggregator& aggregator,
+                const SelectionOptions& options) {
   MetricOptions metric_options;
   metric_options.selection = options;
-  add_window(alpha, values, queries, grid, 0, metric_options,
+  add_window(pool, alpha, values, queries, grid, 0, metric_options,
              [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
                aggregator.add_sample(l, h, curves, n_valid, scalars);
              });

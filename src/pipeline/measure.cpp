@@ -60,11 +60,11 @@ std::vector<io::Window> shard_windows(const std::vector<io::Window>& all, int64_
   return out;
 }
 
-void measure(const MeasureJob& job, const std::string& out) {
+void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   const auto start = Clock::now();
   const auto& c = job.checkpoint.config;
   const int64_t W = static_cast<int64_t>(job.windows.size()), T = job.T;
-  MetricRun run(job.metric, c.n_layers, c.n_heads, T);
+  MetricRun run(pool, job.metric, c.n_layers, c.n_heads, T);
   auto& state = run.state();
   auto& run_info = state.run_info;
   run_info["model"] = model_info(job.checkpoint);
@@ -94,7 +94,7 @@ void measure(const MeasureJob& job, const std::string& out) {
 
   StageTimes stages = run.times();
   stages.load = job.load_s, stages.forward = times.forward_s;
-  const Finalized finalized = finalize(state, &stages);
+  const Finalized finalized = finalize(pool, state, &stages);
   const double total_s = job.load_s + seconds_since(start);
   run_info["data"].erase("windows_done");
   run_info["data"]["complete"] = true;
@@ -134,14 +134,14 @@ std::vector<std::string> capture_documents(const model::CaptureFile& capture, co
   return docs;
 }
 
-CaptureMetrics metrics_of_capture(const model::CaptureFile& capture, const std::vector<std::string>& docs,
+CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
                                   const std::string& source, const SpecFor& spec_for) {
   const auto start = Clock::now();
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
   if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
   const std::vector<int64_t> queries = capture.query_positions();
   const auto keys = window_keys(docs);
-  MetricRun run(spec_for(T, queries), L, H, T);
+  MetricRun run(pool, spec_for(T, queries), L, H, T);
   for (int64_t w = 0; w < W; ++w) run.add_window(capture.alpha[w], capture.values[w], keys[w], docs[w]);
   const nlohmann::ordered_json settings = settings_of({{"ctx", T}, {"queries", queries}}, run);
   CaptureMetrics out{std::move(run.state()), {}, {}};
@@ -152,16 +152,17 @@ CaptureMetrics metrics_of_capture(const model::CaptureFile& capture, const std::
   run_info["model"] = capture_model_info(capture, source);
   run_info["data"] = {{"capture", source}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = settings;
-  out.done = finalize(out.state, &out.times);
+  out.done = finalize(pool, out.state, &out.times);
   run_info["timing"] = {{"seconds_total", seconds_since(start)}, {"stages", out.times.json()}};
   return out;
 }
 
-StageTimes metrics_from_capture(const std::string& capture_path, const SpecFor& spec_for, const std::string& out) {
+StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
+                                const std::string& out) {
   const auto start = Clock::now();
   const model::CaptureFile capture = model::read_capture_file(capture_path);
   const double load_s = seconds_since(start);
-  CaptureMetrics run = metrics_of_capture(capture, capture_documents(capture, capture_path), capture_path, spec_for);
+  CaptureMetrics run = metrics_of_capture(pool, capture, capture_documents(capture, capture_path), capture_path, spec_for);
   run.times.load = load_s;
   run.state.run_info["timing"] = {{"seconds_total", seconds_since(start)}, {"stages", run.times.json()}};
   write_results(out, run.state, run.done, &run.times);

@@ -23,8 +23,8 @@ std::vector<std::string> doc_ids(const std::vector<io::Window>& windows) {
   return ids;
 }
 
-MetricRun::MetricRun(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
-    : spec_(spec), state_{metrics::Aggregator(layers, heads, spec.grid), {}, nlohmann::ordered_json::object(), {}} {
+MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
+    : pool_(pool), spec_(spec), state_{metrics::Aggregator(layers, heads, spec.grid), {}, nlohmann::ordered_json::object(), {}} {
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
     state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k);
@@ -43,7 +43,7 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
   options.controls = spec_.controls;
   options.seed = spec_.seed;
   options.decay_k = state_.assumptions.empty() ? 0 : spec_.decay_k;
-  const auto m = metrics::window_metrics(alpha, values, spec_.queries, spec_.grid, key, options);
+  const auto m = metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options);
   times_.add(m.core);
   const auto t = Clock::now();
   metrics::for_each_sample(m, [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {

@@ -19,16 +19,16 @@ namespace geoattn::pipeline {
 
 std::string state_path(const std::string& json_path) { return report::sibling_path(json_path, ".state.safetensors"); }
 
-Finalized finalize(const metrics::RunState& state, StageTimes* times) {
+Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times) {
   Finalized done;
   auto t = Clock::now();
   if (!state.units.empty()) {
     const auto b = state.run_info.at("settings").at("bootstrap").get<report::BootstrapSettings>();
-    done.bootstrap = metrics::bootstrap(state.units, b.replicates, b.seed);
+    done.bootstrap = metrics::bootstrap(pool, state.units, b.replicates, b.seed);
   }
   if (times) times->bootstrap += seconds_since(t);
   t = Clock::now();
-  if (!state.assumptions.empty()) done.fits = report::fits_json(state.assumptions);
+  if (!state.assumptions.empty()) done.fits = report::fits_json(pool, state.assumptions);
   if (times) times->fits += seconds_since(t);
   return done;
 }
@@ -51,8 +51,8 @@ void write_results(const std::string& out, const metrics::RunState& state, const
   if (times) times->write += seconds_since(t);
 }
 
-void write_results(const std::string& out, const metrics::RunState& state) {
-  write_results(out, state, finalize(state));
+void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state) {
+  write_results(out, state, finalize(pool, state));
 }
 
 nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path) {

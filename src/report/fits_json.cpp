@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/fits.h"
-#include "geoattn/util/parallel.h"
 
 namespace geoattn::report {
 
@@ -58,10 +57,10 @@ ordered_json head_fits(const metrics::AssumptionStats& stats, int64_t l, int64_t
 }
 }  // namespace
 
-std::vector<ordered_json> fits_json(const metrics::AssumptionStats& stats) {
+std::vector<ordered_json> fits_json(WorkerPool& pool, const metrics::AssumptionStats& stats) {
   const int64_t n = stats.layers() * stats.heads();
   std::vector<ordered_json> out(static_cast<size_t>(n));
-  parallel_for(n, worker_threads(), [&](int64_t begin, int64_t end, int) {
+  pool.parallel_for(n, [&](int64_t begin, int64_t end, int) {
     for (int64_t i = begin; i < end; ++i) out[i] = head_fits(stats, i / stats.heads(), i % stats.heads());
   });
   return out;

@@ -21,14 +21,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const metrics::RunState state = report::load_run_state(path);
     require(metrics::same_run(state.run_info, state.run_info, nullptr), "a run is the same run as itself");
     std::optional<metrics::BootstrapResult> boot;
+    WorkerPool pool(1);  // the fuzzer's own thread alone
     if (!state.units.empty()) {
       // As tools/geoattn/results.cpp: the replicates and seed come from the run's settings
       // (load_run_state checked them); a few replicates are enough here.
       const auto& b = state.run_info.at("settings").at("bootstrap");
-      boot = metrics::bootstrap(state.units, std::min<int64_t>(b.at("replicates").get<int64_t>(), 3),
+      boot = metrics::bootstrap(pool, state.units, std::min<int64_t>(b.at("replicates").get<int64_t>(), 3),
                                 b.at("seed").get<uint64_t>());
     }
-    const auto fits = state.assumptions.empty() ? std::vector<nlohmann::ordered_json>{} : report::fits_json(state.assumptions);
+    const auto fits =
+        state.assumptions.empty() ? std::vector<nlohmann::ordered_json>{} : report::fits_json(pool, state.assumptions);
     const auto result = report::measure_json(state.metrics, state.run_info, &fits, boot ? &*boot : nullptr);
     const auto text = result.dump(1);
     (void)text;

@@ -5,13 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/metrics/grid.h"
-#include "geoattn/util/blas_threads.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/parallel.h"
 #include "geoattn/util/json_parse.h"
 
 namespace geoattn::cli {
@@ -79,16 +76,6 @@ torch::Dtype resolve_dtype(const std::string& dtype) {
   if (dtype == "bf16") return torch::kBFloat16;
   if (dtype == "fp16") return torch::kFloat16;
   fail("--dtype {}: expected fp32, bf16 or fp16", dtype);
-}
-
-void set_threads(int threads) {
-  // geoattn's own loops (the metric core, bootstrap, fits) take the cores; LibTorch's OpenMP
-  // pool and OpenBLAS's pthreads stay at one thread each. Their idle workers spin (OpenMP) and
-  // yield (OpenBLAS) between calls and took the cores from each other and from geoattn's
-  // workers: the stories260K forward ran 2-3x slower with them, stories15M's no faster.
-  set_worker_threads(threads > 0 ? threads : hardware_threads());
-  torch::set_num_threads(1);
-  static SingleThreadedBlas single_threaded_blas;
 }
 
 void add_input_options(CLI::App& cmd, InputOptions& o, bool data_required) {

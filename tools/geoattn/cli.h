@@ -31,7 +31,6 @@ torch::Device resolve_device(const std::string& device);
 torch::Dtype resolve_dtype(const std::string& dtype);
 // --dtype with auto resolved for --device: the name recorded in the JSON.
 std::string effective_dtype(const RunOptions& run);
-void set_threads(int threads);
 
 // Where the tokens come from: literal text, literal ids, or data shards.
 struct InputOptions {

@@ -44,12 +44,13 @@ nlohmann::ordered_json settings_info(const BoundsOptions& o) {
 
 // Measured metrics and bounds of captured windows, side by side.
 struct MeasuredBounds {
+  WorkerPool& pool;
   metrics::Aggregator measured;
   analysis::BoundsTables bounds;
   void add(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
            const std::vector<int64_t>& grid, const analysis::BoundsOptions& options) {
-    metrics::add_window(alpha, values, queries, grid, measured);
-    metrics::add_window_bounds(alpha, values, queries, grid, options, bounds);
+    metrics::add_window(pool, alpha, values, queries, grid, measured);
+    metrics::add_window_bounds(pool, alpha, values, queries, grid, options, bounds);
   }
 };
 
@@ -58,7 +59,8 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
   const auto grid = parse_grid_flag(o.n, T);
   const std::vector<int64_t> queries = capture.query_positions();
-  MeasuredBounds mb{metrics::Aggregator(L, H, grid), analysis::BoundsTables(L, H, grid.size())};
+  WorkerPool pool(o.run.threads);
+  MeasuredBounds mb{pool, metrics::Aggregator(L, H, grid), analysis::BoundsTables(L, H, grid.size())};
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
   nlohmann::ordered_json run_info;
   run_info["source"] = "capture";
@@ -79,7 +81,9 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   const int64_t T = r.T;
   const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;
-  MeasuredBounds mb{metrics::Aggregator(c.n_layers, c.n_heads, grid), analysis::BoundsTables(c.n_layers, c.n_heads, grid.size())};
+  WorkerPool pool(o.run.threads);
+  MeasuredBounds mb{pool, metrics::Aggregator(c.n_layers, c.n_heads, grid),
+                    analysis::BoundsTables(c.n_layers, c.n_heads, grid.size())};
   const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,
                                      [&](int64_t, const pipeline::CapturedWindow& c) {
                                        mb.add(c.alpha, c.values, queries, grid, options);

@@ -38,7 +38,6 @@ std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, co
 
 void run_capture(const CaptureOptions& o) {
   check_output_path(o.out);
-  set_threads(o.run.threads);
   const torch::Device device = resolve_device(o.run.device);
   const torch::Dtype dtype = resolve_dtype(effective_dtype(o.run));
   const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);

@@ -9,7 +9,7 @@
 #include "geoattn/io/model_info.h"
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/arch/config.h"
-#include "geoattn/util/parallel.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::cli {
 

@@ -47,7 +47,8 @@ void run_measure(const MeasureOptions& o) {
   job.device = o.run.device;
   job.quiet = o.quiet;
   job.load_s = seconds_since(start);
-  pipeline::measure(job, o.out);
+  WorkerPool pool(o.run.threads);
+  pipeline::measure(pool, job, o.out);
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ void run_merge(const MergeOptions& o) {
   }
   info["data"] = {{"merged_from", o.inputs}, {"windows", windows}, {"tokens", tokens}, {"shards", files}};
   info["timing"] = {{"merged", o.inputs.size()}};
-  write_results(o.out, merged);
+  WorkerPool pool;  // every core: bootstrap and fits
+  write_results(pool, o.out, merged);
 }
 
 }  // namespace

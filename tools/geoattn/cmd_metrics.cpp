@@ -7,12 +7,11 @@
 
 namespace geoattn::cli {
 
-StageTimes metrics_from_capture(const std::string& capture_path, const MetricFlags& flags, const std::string& out,
-                                int threads) {
+StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const MetricFlags& flags,
+                                const std::string& out) {
   check_output_path(out);
-  set_threads(threads);
   return pipeline::metrics_from_capture(
-      capture_path, [&](int64_t T, const std::vector<int64_t>& queries) { return metric_spec(flags, T, queries); }, out);
+      pool, capture_path, [&](int64_t T, const std::vector<int64_t>& queries) { return metric_spec(flags, T, queries); }, out);
 }
 
 namespace {
@@ -24,7 +23,10 @@ struct MetricsOptions {
   std::string out;
 };
 
-void run_metrics(const MetricsOptions& o) { metrics_from_capture(o.capture, o.metric, o.out, o.threads); }
+void run_metrics(const MetricsOptions& o) {
+  WorkerPool pool(o.threads);
+  metrics_from_capture(pool, o.capture, o.metric, o.out);
+}
 
 }  // namespace
 

@@ -8,7 +8,6 @@ namespace geoattn::cli {
 
 ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
                         const std::string& queries) {
-  set_threads(run.threads);
   const torch::Device device = resolve_device(run.device);
   const torch::Dtype dtype = resolve_dtype(effective_dtype(run));
   io::Checkpoint checkpoint = io::Checkpoint::open(model);

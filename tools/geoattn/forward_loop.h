@@ -16,7 +16,7 @@ namespace geoattn::cli {
 using pipeline::forward_windows;
 using pipeline::ForwardTimes;
 
-// What a model-running command sets up from its flags: threads, the checkpoint, the windows of
+// What a model-running command sets up from its flags: the checkpoint, the windows of
 // the shards, the query positions at T = --ctx, and the decoder on its device.
 struct ModelRun {
   io::Checkpoint checkpoint;

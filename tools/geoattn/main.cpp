@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli.h"
+#include "geoattn/pipeline/library_threads.h"
 #include "geoattn/util/error.h"
 
 // LibTorch's CPU forward allocates and frees tens of MB per layer (the [heads, T, T] scores).
@@ -21,6 +22,9 @@ static void keep_freed_memory() {
 
 int main(int argc, char** argv) {
   keep_freed_memory();
+  // The process's thread policy, once: geoattn's worker pools take the cores (each command
+  // makes one of --threads workers), LibTorch and OpenBLAS one thread each.
+  const geoattn::pipeline::LibraryThreads library_threads;
   CLI::App app{"geoattn: how attention heads separate the tokens they select (top-N Precision/Recall in value space)",
                "geoattn"};
   app.set_version_flag("--version", "geoattn 0.1.0");

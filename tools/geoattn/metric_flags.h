@@ -35,7 +35,8 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
 // (geoattn::Error naming the flag on a bad value).
 pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries);
 
-// geoattn metrics: a capture file -> the result JSON at `out`; the stages' times.
-pipeline::StageTimes metrics_from_capture(const std::string& capture, const MetricFlags& flags, const std::string& out, int threads);
+// geoattn metrics: a capture file -> the result JSON at `out`, on `pool`; the stages' times.
+pipeline::StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture, const MetricFlags& flags,
+                                          const std::string& out);
 
 }  // namespace geoattn::cli

@@ -9,6 +9,7 @@
 
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/metrics/unit_stats.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {
 
@@ -35,7 +36,7 @@ struct BootstrapResult {
 // which shards were merged. Replicate b draws U indices uniformly with a portable generator
 // seeded by (seed, b). Percentiles interpolate linearly between order statistics (numpy's
 // default); replicates where a mean is undefined (no unit reached that N) are left out.
-// geoattn::Error if replicates < 1 or there are no units.
-BootstrapResult bootstrap(const UnitStats& units, int64_t replicates, uint64_t seed);
+// geoattn::Error if replicates < 1 or there are no units. Groups and grid blocks run on `pool`.
+BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& units, int64_t replicates, uint64_t seed);
 
 }  // namespace geoattn::metrics

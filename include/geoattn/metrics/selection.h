@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "geoattn/metrics/exact.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {
 
@@ -50,28 +51,29 @@ torch::Tensor top_n_order(const torch::Tensor& alpha);
 
 // SPEC §2b: R random permutations of 0..n-1 for each of B samples, [R, B, n] int64, from a
 // portable generator (splitmix64, Fisher-Yates with unbiased bounded draws): the same on every
-// platform and LibTorch version for the same (seed, key, B, n, R).
-torch::Tensor random_orders(uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n);
+// platform and LibTorch version for the same (seed, key, B, n, R), whatever the pool's size.
+torch::Tensor random_orders(WorkerPool& pool, uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n);
 
 // alpha [B, n]: one query's attention row over its keys 0..n-1 (n = q + 1); values [B, n, d]:
-// the value states of those keys; grid: N values in 1..n. Selection by top-N alpha.
-SampleMetrics selection_metrics(const torch::Tensor& alpha, const torch::Tensor& values,
+// the value states of those keys; grid: N values in 1..n. Selection by top-N alpha. On CPU the
+// samples' value blocks run on `pool` (the tensor path does not use it).
+SampleMetrics selection_metrics(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
                                 const std::vector<int64_t>& grid, const SelectionOptions& options = {},
                                 CoreStats* stats = nullptr);
 
 // The same with the selection order given: order [B, n] is a permutation of 0..n-1 per
 // sample whose first N entries are I_N.
-SampleMetrics metrics_for_order(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& order,
-                                const std::vector<int64_t>& grid, const SelectionOptions& options = {},
-                                CoreStats* stats = nullptr);
+SampleMetrics metrics_for_order(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                                const torch::Tensor& order, const std::vector<int64_t>& grid,
+                                const SelectionOptions& options = {}, CoreStats* stats = nullptr);
 
 // The ball counts alone, for several orderings per sample: orders [B, O, n] -> K_in and K_out
 // [B, O, G] float64. The core of everything above.
 struct OrderingCounts {
   torch::Tensor k_in, k_out;
 };
-OrderingCounts ordering_counts(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& orders,
-                               const std::vector<int64_t>& grid, const SelectionOptions& options = {},
-                               CoreStats* stats = nullptr);
+OrderingCounts ordering_counts(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                               const torch::Tensor& orders, const std::vector<int64_t>& grid,
+                               const SelectionOptions& options = {}, CoreStats* stats = nullptr);
 
 }  // namespace geoattn::metrics

@@ -7,12 +7,15 @@
 #include <vector>
 
 #include "geoattn/analysis/bounds_tables.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {
 
 // alpha [layers, heads, queries, T], values [layers, kv_heads, T, d] (window_metrics.h); the
 // selection order is the metric core's (top_n_order), so bounds and measurements share I_N.
-void add_window_bounds(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                       const std::vector<int64_t>& grid, const analysis::BoundsOptions& options, analysis::BoundsTables& tables);
+// Heads run on `pool`.
+void add_window_bounds(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                       const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
+                       const analysis::BoundsOptions& options, analysis::BoundsTables& tables);
 
 }  // namespace geoattn::metrics

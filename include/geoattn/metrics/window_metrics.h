@@ -10,6 +10,7 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/selection.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {
 
@@ -35,9 +36,11 @@ struct WindowMetrics {
 // alpha [layers, heads, queries, T] (rows zero after their query), values
 // [layers, kv_heads, T, d]; queries: the positions of alpha's query rows. Query head h reads
 // KV head h / (heads / kv_heads). window_key identifies the window in its run (its index),
-// so that the control's permutations do not depend on how a run is split into shards.
-WindowMetrics window_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                             const std::vector<int64_t>& grid, uint64_t window_key, const MetricOptions& options);
+// so that the control's permutations do not depend on how a run is split into shards. The CPU
+// metric core and the permutations run on `pool`.
+WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                             const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
+                             const MetricOptions& options);
 
 // SPEC §4's value statistics alone (what window_metrics gives with decay_k): values
 // [L, KV, T, d] -> value_norms [L, KV, T], decay_sums [L, KV, decay_k].
@@ -51,10 +54,11 @@ using SampleSink =
 void for_each_sample(const WindowMetrics& m, const SampleSink& sink);
 
 // window_metrics into a sink, and into an aggregator (without controls).
-void add_window(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                const std::vector<int64_t>& grid, uint64_t window_key, const MetricOptions& options,
-                const SampleSink& sink);
-void add_window(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                const std::vector<int64_t>& grid, Aggregator& aggregator, const SelectionOptions& options = {});
+void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
+                const MetricOptions& options, const SampleSink& sink);
+void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, Aggregator& aggregator,
+                const SelectionOptions& options = {});
 
 }  // namespace geoattn::metrics

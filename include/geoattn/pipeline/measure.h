@@ -40,13 +40,15 @@ struct MeasureJob {
 };
 // Runs the job and writes `out`, its arrays file and its state sidecar. A partial state of the
 // same run beside `out` (same model, data and settings) is resumed after its last saved window.
-void measure(const MeasureJob& job, const std::string& out);
+// The metrics, bootstrap and fits run on `pool`.
+void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out);
 
 // `metrics`: the windows of a capture file (geoattn capture's layout; without doc_ids each
 // window is its own document). `spec_for(T, queries)` builds the metric specification once the
 // capture's T and query positions are known.
 using SpecFor = std::function<MetricSpec(int64_t T, const std::vector<int64_t>& queries)>;
-StageTimes metrics_from_capture(const std::string& capture_path, const SpecFor& spec_for, const std::string& out);
+StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
+                                const std::string& out);
 
 // The same run over a capture already in memory (the Python module's geoattn.metrics), finalized
 // and not written: `docs` names each window's document, `source` stands where the file's path
@@ -57,7 +59,7 @@ struct CaptureMetrics {
   Finalized done;
   StageTimes times;
 };
-CaptureMetrics metrics_of_capture(const model::CaptureFile& capture, const std::vector<std::string>& docs,
+CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
                                   const std::string& source, const SpecFor& spec_for);
 // The windows' documents as geoattn capture records them (__metadata__ doc_ids); a capture
 // without them (another tool's) makes each window its own document.

@@ -16,6 +16,7 @@
 #include "geoattn/metrics/unit_stats.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/report/settings.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::pipeline {
 
@@ -45,7 +46,8 @@ std::vector<std::string> doc_ids(const std::vector<io::Window>& windows);
 
 class MetricRun {
  public:
-  MetricRun(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T);
+  // The windows' metric core runs on `pool`, which must outlive the run.
+  MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T);
 
   // One captured window: alpha [L, H, Q, T], values [L, KV, T, d]. `key` is the window's index
   // in the run, `doc` its document (the bootstrap resamples documents, or windows).
@@ -59,6 +61,7 @@ class MetricRun {
   nlohmann::ordered_json settings() const;
 
  private:
+  WorkerPool& pool_;
   MetricSpec spec_;
   metrics::RunState state_;
   StageTimes times_;

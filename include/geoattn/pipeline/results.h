@@ -13,6 +13,7 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::pipeline {
 
@@ -20,12 +21,12 @@ namespace geoattn::pipeline {
 std::string state_path(const std::string& json_path);
 // What a run computes once its windows are in: the bootstrap of the run's settings (with
 // per-document statistics; "bootstrap": replicates, seed, so a merge recomputes it over all the
-// documents) and the fits of every head. Timed into `times`.
+// documents) and the fits of every head, on `pool`. Timed into `times`.
 struct Finalized {
   std::optional<metrics::BootstrapResult> bootstrap;
   std::vector<nlohmann::ordered_json> fits;
 };
-Finalized finalize(const metrics::RunState& state, StageTimes* times = nullptr);
+Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times = nullptr);
 // The result JSON of a finalized run: with `arrays`, every per-layer and per-head array goes
 // there and the JSON names `arrays_file` (what write_results writes); without, all inline.
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done,
@@ -33,7 +34,7 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
 // Writes the result JSON and its state sidecar (each atomically).
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
                    StageTimes* times = nullptr);
-void write_results(const std::string& out, const metrics::RunState& state);  // finalize + write
+void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state);  // finalize + write
 // The "model" object of the result JSON: of a checkpoint, or of a capture file.
 nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
 nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path);

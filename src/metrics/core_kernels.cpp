@@ -1,0 +1,176 @@
+// The metric core's fused loops (core_kernels.h). Each kernel is one pass over the tokens with
+// `omp simd` reductions (vectorisation only: no OpenMP runtime).
+#include "core_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "geoattn/metrics/exact.h"
+#include "geoattn/util/simd.h"
+
+namespace geoattn::metrics::detail {
+
+namespace {
+
+// The next row is fetched a block at a time while this step's block is evaluated.
+constexpr int64_t kPrefetchBlock = 256;
+
+[[gnu::always_inline]] inline void prefetch_block(const double* next, int64_t k0, int64_t k1) {
+  for (int64_t k = k0; k < k1; k += 8) __builtin_prefetch(next + k, 0, 2);
+}
+
+int64_t size_of(std::span<const double> x) { return static_cast<int64_t>(x.size()); }
+
+// c += a x, then E_k = g_k - 2 alpha_k c_k, r_max = max over the selected, r_min over the rest.
+// With kCount, fused with the band counts of step N - 1 (on E_prev with `th`): [K_out certain,
+// possible, the selected outside the r_min ball for certain, possibly]. The mask is step N's, so
+// the caller corrects the counts for t_N, unselected at N - 1.
+template <bool kCount>
+[[gnu::always_inline]] inline Extremes evaluate_pass(const StepRow& row, const TokenState& tokens, double* E,
+                                                     const double* E_prev, const Thresholds& th, int64_t* counts) {
+  const double a = row.a;
+  const double* x = row.x.data();
+  const double* next = row.next.data();
+  double* c = tokens.c.data();
+  const double *g = tokens.g.data(), *alpha = tokens.alpha.data(), *m = tokens.m.data();
+  const int64_t n = static_cast<int64_t>(tokens.c.size());
+  const double lo_out = kCount ? th.lo_out : 0, hi_out = kCount ? th.hi_out : 0;
+  const double lo_in = kCount ? th.lo_in : 0, hi_in = kCount ? th.hi_in : 0;
+  double hi = -kInfinity, lo = kInfinity;
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+  for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
+    const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
+    prefetch_block(next, k0, k1);
+#pragma omp simd reduction(max : hi) reduction(min : lo) reduction(+ : oc, op, ic, ip)
+    for (int64_t k = k0; k < k1; ++k) {
+      if constexpr (kCount) {
+        const double rest_prev = E_prev[k] > m[k] ? E_prev[k] : m[k], sel_prev = E_prev[k] < m[k] ? E_prev[k] : m[k];
+        oc += rest_prev <= lo_out;
+        op += rest_prev <= hi_out;
+        ic += sel_prev > lo_in;
+        ip += sel_prev > hi_in;
+      }
+      const double ck = c[k] + a * x[k];
+      c[k] = ck;
+      const double e = g[k] - 2 * (alpha[k] * ck);
+      E[k] = e;
+      const double sel = e < m[k] ? e : m[k], rest = e > m[k] ? e : m[k];
+      hi = sel > hi ? sel : hi;
+      lo = rest < lo ? rest : lo;
+    }
+  }
+  if constexpr (kCount) counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
+  return {hi, lo};
+}
+
+}  // namespace
+
+GEOATTN_SIMD_CLONES void add_row(double a, std::span<const double> x_, std::span<double> c_) {
+  const double* x = x_.data();
+  double* c = c_.data();
+  const int64_t n = static_cast<int64_t>(c_.size());
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) c[k] += a * x[k];
+}
+
+GEOATTN_SIMD_CLONES void add_row_prefetching(const StepRow& row, std::span<double> c_) {
+  const double a = row.a;
+  const double *x = row.x.data(), *next = row.next.data();
+  double* c = c_.data();
+  const int64_t n = static_cast<int64_t>(c_.size());
+  for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
+    const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
+    prefetch_block(next, k0, k1);
+#pragma omp simd
+    for (int64_t k = k0; k < k1; ++k) c[k] += a * x[k];
+  }
+}
+
+GEOATTN_SIMD_CLONES BandCounts band_counts(std::span<const double> E_, std::span<const double> m_, int64_t N,
+                                           const Thresholds& th) {
+  const double *E = E_.data(), *m = m_.data();
+  const int64_t n = size_of(E_);
+  const double lo_out = th.lo_out, hi_out = th.hi_out, lo_in = th.lo_in, hi_in = th.hi_in;
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+#pragma omp simd reduction(+ : oc, op, ic, ip)
+  for (int64_t k = 0; k < n; ++k) {
+    const double rest = E[k] > m[k] ? E[k] : m[k], sel = E[k] < m[k] ? E[k] : m[k];
+    oc += rest <= lo_out;
+    op += rest <= hi_out;
+    ic += sel > lo_in;  // the selected outside the r_min ball, for certain / possibly
+    ip += sel > hi_in;
+  }
+  return {oc, op, N - ic, N - ip};
+}
+
+GEOATTN_SIMD_CLONES Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> E) {
+  return evaluate_pass<false>(row, tokens, E.data(), nullptr, Thresholds{}, nullptr);
+}
+
+GEOATTN_SIMD_CLONES EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens,
+                                                                   std::span<double> E, std::span<const double> E_prev,
+                                                                   const Thresholds& th, int64_t N_prev, int64_t t) {
+  int64_t c[4];
+  const Extremes extremes = evaluate_pass<true>(row, tokens, E.data(), E_prev.data(), th, c);
+  // t was not selected at N - 1: counted there among the rest, not the selected.
+  const double e = E_prev[t];
+  c[0] += e <= th.lo_out, c[1] += e <= th.hi_out;
+  c[2] -= e > th.lo_in, c[3] -= e > th.hi_in;
+  return {extremes, {c[0], c[1], N_prev - c[2], N_prev - c[3]}};
+}
+
+GEOATTN_SIMD_CLONES BandCounts token_band_counts(std::span<const double> E_, std::span<const double> a_,
+                                                 std::span<const double> m_, int64_t N, double S, double factor,
+                                                 std::span<double> err_) {
+  const double *E = E_.data(), *a = a_.data(), *m = m_.data();
+  double* err = err_.data();
+  const int64_t n = size_of(E_);
+  double lo_max = -kInfinity, hi_max = -kInfinity, lo_min = kInfinity, hi_min = kInfinity;
+#pragma omp simd reduction(max : lo_max, hi_max) reduction(min : lo_min, hi_min)
+  for (int64_t k = 0; k < n; ++k) {
+    const double e = factor * a[k] * (a[k] + 2 * S);
+    err[k] = e;
+    const double lo = E[k] - e, hi = E[k] + e;
+    const double lo_sel = lo < m[k] ? lo : m[k], hi_sel = hi < m[k] ? hi : m[k];      // -inf unless selected
+    const double lo_rest = lo > m[k] ? lo : m[k], hi_rest = hi > m[k] ? hi : m[k];  // +inf unless not
+    lo_max = lo_sel > lo_max ? lo_sel : lo_max;
+    hi_max = hi_sel > hi_max ? hi_sel : hi_max;
+    lo_min = lo_rest < lo_min ? lo_rest : lo_min;
+    hi_min = hi_rest < hi_min ? hi_rest : hi_min;
+  }
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+#pragma omp simd reduction(+ : oc, op, ic, ip)
+  for (int64_t k = 0; k < n; ++k) {
+    const double lo = E[k] - err[k], hi = E[k] + err[k];
+    const double hi_rest = hi > m[k] ? hi : m[k], lo_rest = lo > m[k] ? lo : m[k];
+    const double hi_sel = hi < m[k] ? hi : m[k], lo_sel = lo < m[k] ? lo : m[k];
+    oc += hi_rest <= lo_max;  // surely in the r_max ball
+    op += lo_rest <= hi_max;  // possibly in it
+    ic += hi_sel > lo_min;    // the selected possibly outside the r_min ball
+    ip += lo_sel > hi_min;    // surely outside it
+  }
+  return {oc, op, N - ic, N - ip};
+}
+
+GEOATTN_SIMD_CLONES double dot(std::span<const double> x_, std::span<const double> y_) {
+  const double *x = x_.data(), *y = y_.data();
+  const int64_t d = size_of(x_);
+  double acc = 0;
+#pragma omp simd reduction(+ : acc)
+  for (int64_t m = 0; m < d; ++m) acc += x[m] * y[m];
+  return acc;
+}
+
+GEOATTN_SIMD_CLONES double distance_to_scaled(std::span<const double> x_, double a, std::span<const double> y_) {
+  const double *x = x_.data(), *y = y_.data();
+  const int64_t d = size_of(x_);
+  double acc = 0;
+#pragma omp simd reduction(+ : acc)
+  for (int64_t m = 0; m < d; ++m) {
+    const double r = x[m] - a * y[m];
+    acc += r * r;
+  }
+  return std::sqrt(acc);
+}
+
+}  // namespace geoattn::metrics::detail

@@ -1,0 +1,81 @@
+#pragma once
+// The fused CPU loops of the metric core (DESIGN.md "The metric core in tensor operations",
+// steps 2-4), internal to src/metrics: each compiled for AVX-512 and AVX2 beside the baseline
+// (util/simd.h). Pure C++; core_ordering.cpp runs them.
+//
+// For one sample and one ordering, the per-token state over the sample's n tokens:
+//   c_k   = sum_{t in I_N} alpha_t (V V^T)_tk, so that <s(N), y_k> = alpha_k c_k,
+//   E_k   = g_k - 2 alpha_k c_k, g_k = ||y_k||^2 (SPEC §2 "Exact": D_k - ||s||^2),
+//   m_k   = +inf for the selected tokens (k in I_N), -inf for the rest: min(E_k, m_k) is E_k on
+//           the selected and -inf elsewhere, max(E_k, m_k) is E_k on the rest and +inf on the
+//           selected.
+#include <cstdint>
+#include <span>
+
+namespace geoattn::metrics::detail {
+
+// The tokens' state of one ordering, [n] each.
+struct TokenState {
+  std::span<double> c;
+  std::span<const double> g, alpha, m;
+};
+
+// One step's row of V V^T, added to c with weight a; `next` is the next step's row, fetched
+// into the cache meanwhile (the rows of an ordering are scattered over a T x T matrix that does
+// not fit in L2, and the hardware prefetcher stops at every 4 KiB page).
+struct StepRow {
+  double a;
+  std::span<const double> x, next;
+};
+
+// r_max = max_{k in I_N} E_k and r_min = min_{k not in I_N} E_k.
+struct Extremes {
+  double r_max, r_min;
+};
+
+// The bands of one step's counts: r_max -/+ 2U and r_min -/+ 2U (U the step's rounding band).
+struct Thresholds {
+  double lo_out, hi_out, lo_in, hi_in;
+};
+
+// [K_out certain, K_out possible, K_in certain, K_in possible]: the step's counts where the band
+// decides them (certain == possible), else the range the exact resolution narrows.
+struct BandCounts {
+  int64_t out_certain, out_possible, in_certain, in_possible;
+  bool decided() const { return out_certain == out_possible && in_certain == in_possible; }
+};
+
+// c += a x
+void add_row(double a, std::span<const double> x, std::span<double> c);
+// c += a x, fetching the next row meanwhile
+void add_row_prefetching(const StepRow& row, std::span<double> c);
+
+// The counts of a step with N selected tokens from E and the mask m, for `thresholds`.
+BandCounts band_counts(std::span<const double> E, std::span<const double> m, int64_t N, const Thresholds& thresholds);
+
+// c += a x, then E (into `E`) and its extremes: one pass.
+Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> E);
+
+// The same pass fused with the band counts of the step before (N - 1 selected tokens, values
+// E_prev, thresholds): one pass instead of two where the grid holds N - 1 and N. `t` is the
+// token step N selects (its mask already set): the counts are corrected for it.
+struct EvaluatedAndCounted {
+  Extremes extremes;
+  BandCounts previous;
+};
+EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens, std::span<double> E,
+                                               std::span<const double> E_prev, const Thresholds& thresholds,
+                                               int64_t N_prev, int64_t t);
+
+// The per-token bands of exact.h, err_k = factor a_k (a_k + 2 S) into `err`, and the counts
+// they decide, as resolve_counts' first stage would find them, but vectorised (heavy-tailed
+// rows send many steps here).
+BandCounts token_band_counts(std::span<const double> E, std::span<const double> a, std::span<const double> m, int64_t N,
+                             double S, double factor, std::span<double> err);
+
+// <x, y>
+double dot(std::span<const double> x, std::span<const double> y);
+// ||x - a y||
+double distance_to_scaled(std::span<const double> x, double a, std::span<const double> y);
+
+}  // namespace geoattn::metrics::detail

@@ -1,0 +1,192 @@
+// One ordering of one sample (core_ordering.h). For sample alpha [n] over a block's Gram matrix
+// VV and ordering pi, selecting token t = pi(N-1) at step N adds one row: c_k += alpha_t VV[t, k],
+// so that c_k = sum_{t in I_N} alpha_t VV_tk and <s(N), y_k> = alpha_k c_k. At a grid N:
+//   E_k = ||y_k||^2 - 2 <s(N), y_k> = g_k - 2 alpha_k c_k                 (SPEC §2, "Exact")
+//   r_max = max_{k in I_N} E_k, r_min = min_{k not in I_N} E_k,
+//   K_out = #{k not in I_N : E_k <= r_max}, K_in = #{k in I_N : E_k <= r_min},
+// each count decided within the rounding band of exact.h, the rest by resolve_counts.
+// O(n^2) per ordering, no d factor; the d factor is paid once per block, in the Gram product.
+#include "core_ordering.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core_kernels.h"
+
+namespace geoattn::metrics::detail {
+
+namespace {
+
+void fit(OrderingScratch& sc, int64_t n, int64_t d) {
+  for (auto* v : {&sc.c, &sc.E, &sc.E_next, &sc.err, &sc.a, &sc.g, &sc.m}) v->resize(static_cast<size_t>(n));
+  sc.s.resize(static_cast<size_t>(d));
+}
+
+// SPEC §2 diagnostics of s(N) at grid index gi (ordering 0 only), from s in coordinates.
+void diagnostics(const Sample& smp, std::span<const double> s, bool sink_in, bool last_in, int64_t G, int64_t gi,
+                 std::span<double> diag) {
+  const int64_t d = smp.block.d, L = smp.n() - 1;
+  const auto v0 = smp.block.V.row(0, d), vL = smp.block.V.row(L, d);
+  const double s_norm = std::sqrt(dot(s, s));
+  // ||s - y_t|| where token t is selected, else ||s||.
+  auto loo = [&](bool in, std::span<const double> v, double alpha) { return in ? distance_to_scaled(s, alpha, v) : s_norm; };
+  diag[0 * G + gi] = s_norm;
+  diag[1 * G + gi] = loo(sink_in, v0, smp.alpha[0]);
+  diag[2 * G + gi] = loo(last_in, vL, smp.alpha[L]);
+  diag[3 * G + gi] = safe_cos(dot(s, v0), s_norm, smp.block.norms[0]);
+  diag[4 * G + gi] = safe_cos(dot(s, vL), s_norm, smp.block.norms[L]);
+}
+
+// SPEC §3, §6: rho0 = mean_{j>=1} cos(v_0, v_j), c_sink, c_last, c_rest.
+void sample_scalars(const Sample& smp, std::span<double> out, OrderingScratch& sc) {
+  const int64_t n = smp.n(), d = smp.block.d, L = n - 1;
+  const auto& V = smp.block.V;
+  const auto& norms = smp.block.norms;
+  double rho0 = 0;
+  for (int64_t j = 1; j < n; ++j) rho0 += safe_cos(dot(V.row(0, d), V.row(j, d)), norms[0], norms[j]);
+  out[kRho0] = n > 1 ? rho0 / static_cast<double>(n - 1) : 0.0;
+  out[kC_sink] = smp.alpha[0] * norms[0];
+  out[kC_last] = smp.alpha[L] * norms[L];
+  std::fill(sc.s.begin(), sc.s.end(), 0.0);
+  for (int64_t i = 1; i < L; ++i) add_row(smp.alpha[i], V.row(i, d), sc.s);
+  out[kC_rest] = n > 2 ? std::sqrt(dot(sc.s, sc.s)) : 0.0;
+}
+
+// The cosine distance (SPEC §2b) at one N: -q_k into E and its bound into err (exact.h's
+// cosine_band), from <s, y_k> = alpha_k c_k and ||s||^2 = s2.
+void cosine_values(const Sample& smp, double s2, double S, int64_t N, OrderingScratch& sc) {
+  const int64_t n = smp.n(), d = smp.block.d;
+  const double f_num = cosine_num_factor(N, d), g_norm = rounding_gamma(d + 5);
+  const auto norm = cosine_norm(s2, cosine_norm_factor(N, d) * S * S);
+  for (int64_t k = 0; k < n; ++k) {
+    const auto band = cosine_band(smp.alpha[k] * sc.c[k], sc.a[k], S, norm, f_num, g_norm);
+    sc.E[k] = band.value;
+    sc.err[k] = band.err;
+  }
+}
+
+// The Euclidean band of step N: the thresholds r_max -/+ 2U, r_min -/+ 2U, with one band U
+// for every token (a_max); the per-token bands only where it leaves a count open.
+Thresholds euclid_thresholds(int64_t N, int64_t d, double S, double a_max, const Extremes& x) {
+  const double U = euclid_band_factor(N, d) * a_max * (a_max + 2 * S);
+  return {x.r_max - 2 * U, x.r_max + 2 * U, x.r_min - 2 * U, x.r_min + 2 * U};
+}
+
+ExactSample exact_sample(const Sample& smp) { return {smp.alpha.data(), smp.block.V.data, smp.n(), smp.block.d}; }
+
+// The counts of step N from band_counts' bands; E and the mask m as of step N. Exact where the
+// band leaves a count open.
+BallCounts euclid_counts(const Sample& smp, std::span<const int64_t> order, int64_t N, double S, const BandCounts& c,
+                         std::span<const double> E, OrderingScratch& sc, CoreStats& stats) {
+  ++stats.decisions;
+  if (c.decided()) return {c.in_certain, c.out_certain};
+  ++stats.banded;
+  const BandCounts t = token_band_counts(E, sc.a, sc.m, N, S, euclid_band_factor(N, smp.block.d), sc.err);
+  if (t.decided()) return {t.in_certain, t.out_certain};
+  const PendingCounts pending{E.data(), sc.err.data(), sc.m.data(), order.data(), N};
+  return resolve_counts(exact_sample(smp), pending, Distance::Euclidean, &stats.exact_tokens);
+}
+
+// The cosine counts of step N, once c holds step N (always through the per-token bands).
+BallCounts cosine_counts(const Sample& smp, std::span<const int64_t> order, int64_t N, double S, double s2,
+                         OrderingScratch& sc, CoreStats& stats) {
+  ++stats.decisions;
+  cosine_values(smp, s2, S, N, sc);
+  const PendingCounts pending{sc.E.data(), sc.err.data(), sc.m.data(), order.data(), N};
+  return resolve_counts(exact_sample(smp), pending, Distance::Cosine, &stats.exact_tokens);
+}
+
+}  // namespace
+
+void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::vector<int64_t>& grid,
+                  Distance distance, const OrderingOutputs& out, OrderingScratch& sc, CoreStats& stats) {
+  const Block& blk = smp.block;
+  const int64_t n = smp.n(), d = blk.d, G = static_cast<int64_t>(grid.size());
+  fit(sc, n, d);
+  double a_max = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double alpha = smp.alpha[k];
+    sc.a[k] = alpha * blk.norms[k];       // a_k = ||y_k||
+    sc.g[k] = alpha * (alpha * blk.sq[k]);  // ||y_k||^2
+    sc.c[k] = 0;
+    sc.m[k] = -kInfinity;
+    a_max = std::max(a_max, sc.a[k]);
+  }
+  const bool top = !out.diag.empty(), cosine = distance == Distance::Cosine;
+  const TokenState tokens{sc.c, sc.g, smp.alpha, sc.m};
+  std::fill(sc.s.begin(), sc.s.end(), 0.0);
+  double S = 0, s2 = 0;
+  Extremes extremes{0, 0};
+  bool sink_in = false, last_in = false;
+  // A Euclidean grid N whose band counts ride on the next step's pass (consecutive grid values).
+  struct Deferred {
+    bool active = false;
+    int64_t N = 0, gi = 0;
+    double S = 0;
+    Thresholds thresholds{};
+  } deferred;
+  auto store = [&](int64_t gi, const BallCounts& bc) {
+    out.k_in[gi] = static_cast<double>(bc.k_in);
+    out.k_out[gi] = static_cast<double>(bc.k_out);
+  };
+  int64_t gi = 0;
+  for (int64_t N = 1; N <= n && gi < G; ++N) {
+    const int64_t t = order[N - 1];
+    const double at = smp.alpha[t];
+    // Step N's Gram row and the next step's (prefix: c itself, added with weight 0 below).
+    const auto row = smp.prefix ? std::span<const double>(sc.c) : blk.gram.row(t, n);
+    const auto next = N < n && !smp.prefix ? blk.gram.row(order[N], n) : row;
+    // ||s(N)||^2 = ||s(N-1)||^2 + 2 <s(N-1), y_t> + ||y_t||^2 (cosine, the Gram way)
+    if (cosine && !smp.prefix) s2 += 2 * (at * sc.c[t]) + sc.g[t];
+    S += sc.a[t];
+    sc.m[t] = kInfinity;
+    if (top || smp.prefix) {
+      const auto vt = blk.V.row(t, d);
+      for (int64_t m = 0; m < d; ++m) sc.s[m] += at * vt[m];  // s(N) in coordinates
+    }
+    if (top) {
+      sink_in |= t == 0;
+      last_in |= t == n - 1;
+    }
+    if (N != grid[gi]) {
+      if (at != 0 && !smp.prefix) add_row_prefetching({at, row, next}, sc.c);
+      continue;
+    }
+    double step = at;  // the row to add to c in the evaluating pass
+    if (smp.prefix) {
+      // c_k = <s(N), v_k>, one axpy per coordinate over the transposed values; s2 from s.
+      std::fill(sc.c.begin(), sc.c.end(), 0.0);
+      for (int64_t m = 0; m < d; ++m) add_row(sc.s[m], blk.Vt.row(m, n), sc.c);
+      if (cosine) s2 = dot(sc.s, sc.s);
+      step = 0;  // c + 0 c = c: the same passes, nothing added
+    }
+    if (deferred.active) {
+      // Step N's values and step N - 1's counts in one pass.
+      const auto pass = add_row_evaluate_and_count({step, row, next}, tokens, sc.E_next, sc.E, deferred.thresholds,
+                                                   deferred.N, t);
+      extremes = pass.extremes;
+      sc.m[t] = -kInfinity;  // step N - 1's mask for the exact resolution
+      store(deferred.gi, euclid_counts(smp, order, deferred.N, deferred.S, pass.previous, sc.E, sc, stats));
+      sc.m[t] = kInfinity;
+      std::swap(sc.E, sc.E_next);
+      deferred.active = false;
+    } else {
+      extremes = add_row_and_evaluate({step, row, next}, tokens, sc.E);
+    }
+    if (cosine) {
+      store(gi, cosine_counts(smp, order, N, S, s2, sc, stats));
+    } else {
+      const Thresholds thresholds = euclid_thresholds(N, d, S, a_max, extremes);
+      if (gi + 1 < G && grid[gi + 1] == N + 1) {
+        deferred = {true, N, gi, S, thresholds};
+      } else {
+        store(gi, euclid_counts(smp, order, N, S, band_counts(sc.E, sc.m, N, thresholds), sc.E, sc, stats));
+      }
+    }
+    if (top) diagnostics(smp, sc.s, sink_in, last_in, G, gi, out.diag);
+    ++gi;
+  }
+  if (!out.scalars.empty()) sample_scalars(smp, out.scalars, sc);
+}
+
+}  // namespace geoattn::metrics::detail

@@ -39,8 +39,10 @@ struct ValueGeometry {
   torch::Tensor decay_sums;  // [K, decay_k] float64 CPU (0 for lags >= T - 1)
 };
 
-// V [K, T, d] float64 contiguous on the compute device; with `geometry`, SPEC §4's value
-// statistics (lags 1..decay_k) of every block too. The CPU evaluation runs on `pool`.
+// V [K, T, d] contiguous: core_cpu takes any floating dtype on CPU (each block is converted to
+// float64 by the worker that takes it), core_tensor float64 on the compute device. With
+// `geometry`, SPEC §4's value statistics (lags 1..decay_k) of every block too. The CPU
+// evaluation runs on `pool`.
 std::vector<CoreOut> core_cpu(WorkerPool& pool, const torch::Tensor& V, const std::vector<CoreGroup>& groups,
                               Distance distance, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats);
 std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreGroup>& groups, Distance distance,

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "core.h"
+#include "core_gram.h"
 #include "core_kernels.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/blas_threads.h"
@@ -23,18 +24,21 @@ namespace {
 // A worker's buffers, kept by the pool from one call to the next (WorkerPool::local): a fresh
 // T x T Gram buffer per window costs about as much in page faults as the product itself.
 struct BlockBuffers {
-  std::vector<double> gram, Vt, sq, norms;  // [T, T] (where a block needs it), [d, T], [T], [T]
+  // [T, T] (where a block needs it), the values in float64 [T, d] (where V is not), the same
+  // transposed [d, T] (where an ordering keeps c from s(N)), [T], [T]
+  std::vector<double> gram, V, Vt, sq, norms;
   OrderingScratch ordering;
 
   // Sized for blocks of T tokens of head_dim d; a larger Gram buffer replaces the old one
   // (never both held).
-  void fit(int64_t T, int64_t d, bool with_gram) {
+  void fit(int64_t T, int64_t d, bool with_gram, bool convert, bool transpose) {
     const auto TT = static_cast<size_t>(T * T);
     if (with_gram && gram.size() < TT) {
       gram = std::vector<double>();
       gram.resize(TT);
     }
-    Vt.resize(static_cast<size_t>(d * T));
+    if (convert) V.resize(static_cast<size_t>(T * d));
+    if (transpose) Vt.resize(static_cast<size_t>(d * T));
     sq.resize(static_cast<size_t>(T));
     norms.resize(static_cast<size_t>(T));
   }
@@ -66,25 +70,27 @@ class Runner {
   int64_t T() const { return V_.size(1); }
   int64_t d() const { return V_.size(2); }
 
-  // Block b's Gram matrix (where an ordering of the block needs it), its values transposed and
-  // its norms into `buf`; the SPEC §4 statistics. In a worker: BLAS only, no threaded LibTorch op.
+  // Block b's values in float64, its Gram matrix (where an ordering of the block needs it), its
+  // values transposed and its norms into `buf`; the SPEC §4 statistics. In a worker: BLAS only,
+  // no threaded LibTorch op.
   Block prepare(int64_t b, BlockBuffers& buf, CoreStats& st) const {
     const auto t0 = Clock::now();
     c10::InferenceMode inference;  // thread-local: the caller's does not reach a worker
     const int64_t T = this->T(), d = this->d();
-    const bool with_gram = needs_gram(b);
-    buf.fit(T, d, with_gram);
-    if (with_gram) {
-      auto v = V_.select(0, b);
-      auto out = torch::from_blob(buf.gram.data(), {T, T}, torch::kFloat64);
-      torch::mm_out(out, v, v.t());  // the only O(T^2 d) step
-    }
-    const double* vb = V_.data_ptr<double>() + b * T * d;
+    const bool with_gram = needs(b, false), transpose = needs(b, true), convert = V_.scalar_type() != torch::kFloat64;
+    buf.fit(T, d, with_gram, convert, transpose);
+    // The block's values in float64 (exact from float32, bf16, fp16), here rather than for all
+    // blocks at once before the workers start.
+    if (convert) torch::from_blob(buf.V.data(), {T, d}, torch::kFloat64).copy_(V_.select(0, b));
+    const double* vb = convert ? buf.V.data() : V_.data_ptr<double>() + b * T * d;
+    if (with_gram) block_gram(vb, T, d, buf.gram.data());  // the only O(T^2 d) step
     for (int64_t k = 0; k < T; ++k) {
       buf.sq[k] = dot({vb + k * d, static_cast<size_t>(d)}, {vb + k * d, static_cast<size_t>(d)});
       buf.norms[k] = std::sqrt(buf.sq[k]);
-      for (int64_t m = 0; m < d; ++m) buf.Vt[m * T + k] = vb[k * d + m];
     }
+    if (transpose)
+      for (int64_t k = 0; k < T; ++k)
+        for (int64_t m = 0; m < d; ++m) buf.Vt[m * T + k] = vb[k * d + m];
     if (geometry_) {
       std::copy(buf.norms.begin(), buf.norms.end(), geometry_->norms.data_ptr<double>() + b * T);
       // SPEC §4 from the Gram matrix's diagonals while it is in cache; blocks without one are
@@ -94,13 +100,15 @@ class Runner {
                                                   torch::from_blob(buf.norms.data(), {1, T}, torch::kFloat64), decay_k_)[0]);
     }
     st.gram_s += seconds_since(t0);
-    return {{with_gram ? buf.gram.data() : nullptr, T}, {vb, d}, {buf.Vt.data(), T}, buf.sq, buf.norms, d};
+    return {{with_gram ? buf.gram.data() : nullptr, T}, {vb, d}, {transpose ? buf.Vt.data() : nullptr, T}, buf.sq,
+            buf.norms, d};
   }
 
-  // Whether some ordering of block b adds Gram rows (see Sample::prefix).
-  bool needs_gram(int64_t b) const {
+  // Whether some ordering of block b keeps c from s(N) (prefix: it needs V transposed), or adds
+  // Gram rows (!prefix: it needs the Gram matrix). See Sample::prefix.
+  bool needs(int64_t b, bool prefix) const {
     for (const Task& tk : by_block_[b])
-      if (!uses_prefix(groups_[tk.group])) return true;
+      if (uses_prefix(groups_[tk.group]) == prefix) return true;
     return false;
   }
   // O(n) a step (n^2 an ordering) against O(n d) a grid point (G n d an ordering).
@@ -178,12 +186,13 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const torch::Tensor& V, const st
   if (geometry && decay_k > 0) {
     std::vector<int64_t> rest;
     for (int64_t b = 0; b < K; ++b)
-      if (!runner.needs_gram(b)) rest.push_back(b);
+      if (!runner.needs(b, false)) rest.push_back(b);
     if (!rest.empty()) {
       const auto t0 = Clock::now();
       auto idx = torch::tensor(rest, torch::kInt64);
-      geometry->decay_sums.index_copy_(
-          0, idx, decay_sums(value_lag_dots(V.index_select(0, idx)), geometry->norms.index_select(0, idx), decay_k));
+      geometry->decay_sums.index_copy_(0, idx,
+                                       decay_sums(value_lag_dots(V.index_select(0, idx).to(torch::kFloat64)),
+                                                  geometry->norms.index_select(0, idx), decay_k));
       total.gram_s += seconds_since(t0);
     }
   }

@@ -21,19 +21,22 @@ constexpr int64_t kPrefetchBlock = 256;
 
 int64_t size_of(std::span<const double> x) { return static_cast<int64_t>(x.size()); }
 
-// c += a x, then E_k = g_k - 2 alpha_k c_k, r_max = max over the selected, r_min over the rest.
-// With kCount, fused with the band counts of step N - 1 (on E_prev with `th`): [K_out certain,
-// possible, the selected outside the r_min ball for certain, possibly]. The mask is step N's, so
-// the caller corrects the counts for t_N, unselected at N - 1.
+// SPEC §2 "Exact": E_k = ||y_k||^2 - 2 <s(N), y_k> = g_k - 2 alpha_k c_k, the same rounding in
+// every pass (2 alpha c is exact, so a fused multiply-subtract rounds as the two operations do).
+[[gnu::always_inline]] inline double energy(double g, double alpha, double c) { return g - 2 * (alpha * c); }
+
+// c_new = c + a x, E_k from it, r_max = max over the selected, r_min over the rest (E stored
+// where E is given). With kCount, fused with the band counts of step N - 1 on E recomputed from
+// the old c with `th`: [K_out certain, possible, the selected outside the r_min ball for certain,
+// possibly]. The mask is step N's, so the caller corrects the counts for t_N, unselected at N - 1.
 template <bool kCount>
-[[gnu::always_inline]] inline Extremes evaluate_pass(const StepRow& row, const TokenState& tokens, double* E,
-                                                     const double* E_prev, const Thresholds& th, int64_t* counts) {
+[[gnu::always_inline]] inline Extremes evaluate_pass(const StepRow& row, const TokenState& tokens, const double* c,
+                                                     double* c_new, double* E, const Thresholds& th, int64_t* counts) {
   const double a = row.a;
   const double* x = row.x.data();
   const double* next = row.next.data();
-  double* c = tokens.c.data();
   const double *g = tokens.g.data(), *alpha = tokens.alpha.data(), *m = tokens.m.data();
-  const int64_t n = static_cast<int64_t>(tokens.c.size());
+  const int64_t n = static_cast<int64_t>(tokens.g.size());
   const double lo_out = kCount ? th.lo_out : 0, hi_out = kCount ? th.hi_out : 0;
   const double lo_in = kCount ? th.lo_in : 0, hi_in = kCount ? th.hi_in : 0;
   double hi = -kInfinity, lo = kInfinity;
@@ -43,18 +46,20 @@ template <bool kCount>
     prefetch_block(next, k0, k1);
 #pragma omp simd reduction(max : hi) reduction(min : lo) reduction(+ : oc, op, ic, ip)
     for (int64_t k = k0; k < k1; ++k) {
+      const double ck_old = c[k], mk = m[k];
       if constexpr (kCount) {
-        const double rest_prev = E_prev[k] > m[k] ? E_prev[k] : m[k], sel_prev = E_prev[k] < m[k] ? E_prev[k] : m[k];
+        const double e_prev = energy(g[k], alpha[k], ck_old);
+        const double rest_prev = e_prev > mk ? e_prev : mk, sel_prev = e_prev < mk ? e_prev : mk;
         oc += rest_prev <= lo_out;
         op += rest_prev <= hi_out;
         ic += sel_prev > lo_in;
         ip += sel_prev > hi_in;
       }
-      const double ck = c[k] + a * x[k];
-      c[k] = ck;
-      const double e = g[k] - 2 * (alpha[k] * ck);
-      E[k] = e;
-      const double sel = e < m[k] ? e : m[k], rest = e > m[k] ? e : m[k];
+      const double ck = ck_old + a * x[k];
+      c_new[k] = ck;
+      const double e = energy(g[k], alpha[k], ck);
+      if constexpr (!kCount) E[k] = e;
+      const double sel = e < mk ? e : mk, rest = e > mk ? e : mk;
       hi = sel > hi ? sel : hi;
       lo = rest < lo ? rest : lo;
     }
@@ -103,20 +108,29 @@ GEOATTN_SIMD_CLONES BandCounts band_counts(std::span<const double> E_, std::span
   return {oc, op, N - ic, N - ip};
 }
 
-GEOATTN_SIMD_CLONES Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> E) {
-  return evaluate_pass<false>(row, tokens, E.data(), nullptr, Thresholds{}, nullptr);
+GEOATTN_SIMD_CLONES Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> c,
+                                                  std::span<double> E) {
+  return evaluate_pass<false>(row, tokens, c.data(), c.data(), E.data(), Thresholds{}, nullptr);
 }
 
 GEOATTN_SIMD_CLONES EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens,
-                                                                   std::span<double> E, std::span<const double> E_prev,
+                                                                   std::span<const double> c_old, std::span<double> c_new,
                                                                    const Thresholds& th, int64_t N_prev, int64_t t) {
   int64_t c[4];
-  const Extremes extremes = evaluate_pass<true>(row, tokens, E.data(), E_prev.data(), th, c);
+  const Extremes extremes = evaluate_pass<true>(row, tokens, c_old.data(), c_new.data(), nullptr, th, c);
   // t was not selected at N - 1: counted there among the rest, not the selected.
-  const double e = E_prev[t];
+  const double e = energy(tokens.g[t], tokens.alpha[t], c_old[t]);
   c[0] += e <= th.lo_out, c[1] += e <= th.hi_out;
   c[2] -= e > th.lo_in, c[3] -= e > th.hi_in;
   return {extremes, {c[0], c[1], N_prev - c[2], N_prev - c[3]}};
+}
+
+GEOATTN_SIMD_CLONES void evaluate(const TokenState& tokens, std::span<const double> c_, std::span<double> E_) {
+  const double *g = tokens.g.data(), *alpha = tokens.alpha.data(), *c = c_.data();
+  double* E = E_.data();
+  const int64_t n = size_of(c_);
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) E[k] = energy(g[k], alpha[k], c[k]);
 }
 
 GEOATTN_SIMD_CLONES BandCounts token_band_counts(std::span<const double> E_, std::span<const double> a_,

@@ -14,9 +14,8 @@
 
 namespace geoattn::metrics::detail {
 
-// The tokens' state of one ordering, [n] each.
+// What a pass reads besides c, [n] each.
 struct TokenState {
-  std::span<double> c;
   std::span<const double> g, alpha, m;
 };
 
@@ -54,18 +53,23 @@ void add_row_prefetching(const StepRow& row, std::span<double> c);
 BandCounts band_counts(std::span<const double> E, std::span<const double> m, int64_t N, const Thresholds& thresholds);
 
 // c += a x, then E (into `E`) and its extremes: one pass.
-Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> E);
+Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> c, std::span<double> E);
 
-// The same pass fused with the band counts of the step before (N - 1 selected tokens, values
-// E_prev, thresholds): one pass instead of two where the grid holds N - 1 and N. `t` is the
-// token step N selects (its mask already set): the counts are corrected for it.
+// c_new = c + a x and the extremes of its E, fused with the band counts of the step before
+// (N - 1 selected tokens, `thresholds`), whose E the pass computes again from c, bit for bit:
+// one pass instead of two where the grid holds N - 1 and N, and no E array read or written
+// (the pass is bound by the cache traffic of its arrays). `t` is the token step N selects (its
+// mask already set): the counts are corrected for it.
 struct EvaluatedAndCounted {
   Extremes extremes;
   BandCounts previous;
 };
-EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens, std::span<double> E,
-                                               std::span<const double> E_prev, const Thresholds& thresholds,
-                                               int64_t N_prev, int64_t t);
+EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens, std::span<const double> c,
+                                               std::span<double> c_new, const Thresholds& thresholds, int64_t N_prev,
+                                               int64_t t);
+
+// E_k = g_k - 2 alpha_k c_k, the values every pass computes from c.
+void evaluate(const TokenState& tokens, std::span<const double> c, std::span<double> E);
 
 // The per-token bands of exact.h, err_k = factor a_k (a_k + 2 S) into `err`, and the counts
 // they decide, as resolve_counts' first stage would find them, but vectorised (heavy-tailed

@@ -18,7 +18,7 @@ namespace geoattn::metrics::detail {
 namespace {
 
 void fit(OrderingScratch& sc, int64_t n, int64_t d) {
-  for (auto* v : {&sc.c, &sc.E, &sc.E_next, &sc.err, &sc.a, &sc.g, &sc.m}) v->resize(static_cast<size_t>(n));
+  for (auto* v : {&sc.c, &sc.c_next, &sc.E, &sc.err, &sc.a, &sc.g, &sc.m}) v->resize(static_cast<size_t>(n));
   sc.s.resize(static_cast<size_t>(d));
 }
 
@@ -113,12 +113,13 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     a_max = std::max(a_max, sc.a[k]);
   }
   const bool top = !out.diag.empty(), cosine = distance == Distance::Cosine;
-  const TokenState tokens{sc.c, sc.g, smp.alpha, sc.m};
+  const TokenState tokens{sc.g, smp.alpha, sc.m};
   std::fill(sc.s.begin(), sc.s.end(), 0.0);
   double S = 0, s2 = 0;
   Extremes extremes{0, 0};
   bool sink_in = false, last_in = false;
-  // A Euclidean grid N whose band counts ride on the next step's pass (consecutive grid values).
+  // A Euclidean grid N whose band counts ride on the next step's pass (consecutive grid values),
+  // which computes step N's E again from c.
   struct Deferred {
     bool active = false;
     int64_t N = 0, gi = 0;
@@ -160,26 +161,32 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
       if (cosine) s2 = dot(sc.s, sc.s);
       step = 0;  // c + 0 c = c: the same passes, nothing added
     }
+    bool E_stored = true;  // step N's E in sc.E (the fused pass keeps it in c alone)
     if (deferred.active) {
-      // Step N's values and step N - 1's counts in one pass.
-      const auto pass = add_row_evaluate_and_count({step, row, next}, tokens, sc.E_next, sc.E, deferred.thresholds,
+      // Step N's c and extremes and step N - 1's counts in one pass, c into c_next.
+      const auto pass = add_row_evaluate_and_count({step, row, next}, tokens, sc.c, sc.c_next, deferred.thresholds,
                                                    deferred.N, t);
       extremes = pass.extremes;
+      if (!pass.previous.decided()) evaluate(tokens, sc.c, sc.E);  // step N - 1's E, as the pass had it
       sc.m[t] = -kInfinity;  // step N - 1's mask for the exact resolution
       store(deferred.gi, euclid_counts(smp, order, deferred.N, deferred.S, pass.previous, sc.E, sc, stats));
       sc.m[t] = kInfinity;
-      std::swap(sc.E, sc.E_next);
+      std::swap(sc.c, sc.c_next);
       deferred.active = false;
+      E_stored = false;
     } else {
-      extremes = add_row_and_evaluate({step, row, next}, tokens, sc.E);
+      extremes = add_row_and_evaluate({step, row, next}, tokens, sc.c, sc.E);
     }
     if (cosine) {
       store(gi, cosine_counts(smp, order, N, S, s2, sc, stats));
     } else {
       const Thresholds thresholds = euclid_thresholds(N, d, S, a_max, extremes);
-      if (gi + 1 < G && grid[gi + 1] == N + 1) {
+      // (Not with prefix: the next grid step overwrites c before its pass, and the fused pass
+      // takes step N's E from c.)
+      if (!smp.prefix && gi + 1 < G && grid[gi + 1] == N + 1) {
         deferred = {true, N, gi, S, thresholds};
       } else {
+        if (!E_stored) evaluate(tokens, sc.c, sc.E);
         store(gi, euclid_counts(smp, order, N, S, band_counts(sc.E, sc.m, N, thresholds), sc.E, sc, stats));
       }
     }

@@ -51,9 +51,9 @@ struct OrderingOutputs {
   std::span<double> scalars;      // [kScalarMetrics], or empty
 };
 
-// A worker's buffers for run_ordering, reused from one ordering to the next.
+// A worker's buffers for run_ordering, reused from one ordering to the next: [n] but s [d].
 struct OrderingScratch {
-  std::vector<double> c, E, E_next, err, a, g, m, s;
+  std::vector<double> c, c_next, E, err, a, g, m, s;
 };
 
 // The counts of `order` (a permutation of 0..n-1; I_N its first N entries) at every N of `grid`.

@@ -23,7 +23,10 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
   if (options.controls < 0) fail("metrics: {} random permutations", options.controls);
   c10::InferenceMode inference;
   // The value blocks: one per (layer, KV head); SPEC §1: query head h reads KV head h / (H / KV).
-  auto V = values.to(torch::kFloat64).reshape({L * KV, T, d}).contiguous();
+  // Float64 for the tensor path; the CPU core converts each block in the worker that takes it.
+  const bool tensor = values.is_cuda() || options.selection.tensor_path;
+  auto V = values.reshape({L * KV, T, d});
+  V = (tensor ? V.to(torch::kFloat64) : V).contiguous();
   std::vector<int64_t> block_of;
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + arch::kv_head_of(h, H, KV));
@@ -53,16 +56,25 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
     groups.push_back(std::move(g));
     group_query.push_back(qi);
   }
-  const bool tensor = V.is_cuda() || options.selection.tensor_path;
   const auto& sel = options.selection;
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
   const auto results = tensor ? detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core)
                               : detail::core_cpu(pool, V, groups, sel.distance, options.decay_k, geo, &out.core);
+  // Each group's curves, ranges of samples on the pool: elementwise and per sample, the same
+  // numbers as in one piece, without leaving a core idle.
   for (size_t i = 0; i < groups.size(); ++i) {
     const int64_t qi = group_query[i], Gq = static_cast<int64_t>(groups[i].grid.size());
-    out.curves[qi].narrow(-1, 0, Gq).copy_(detail::curves_from_counts(results[i], groups[i].grid).view({L, H, kCurveMetrics, Gq}));
-    out.scalars[qi].copy_(results[i].scalars.view({L, H, kScalarMetrics}));
+    const detail::CoreOut& r = results[i];
+    auto curves = out.curves[qi].narrow(-1, 0, Gq).view({L * H, kCurveMetrics, Gq});
+    pool.parallel_for(L * H, [&](int64_t s0, int64_t s1, int) {
+      c10::InferenceMode worker_inference;  // thread-local
+      const int64_t s = s1 - s0;
+      const detail::CoreOut part{r.k_in.narrow(0, s0, s), r.k_out.narrow(0, s0, s), r.diag.narrow(0, s0, s),
+                                 r.scalars.narrow(0, s0, s)};
+      curves.narrow(0, s0, s).copy_(detail::curves_from_counts(part, groups[i].grid));
+    });
+    out.scalars[qi].copy_(r.scalars.view({L, H, kScalarMetrics}));
   }
   if (geo) {
     out.value_norms = geometry.norms.view({L, KV, T});

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <optional>
 
 #include "geoattn/metrics/bootstrap.h"
@@ -42,11 +43,14 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, StageTimes* times) {
   const auto t = Clock::now();
   // Three files, each whole or not at all; the JSON, which names the arrays file, comes last.
+  // The state sidecar is written on a thread of its own beside the JSON and the arrays (all
+  // three only read the state).
+  auto sidecar = std::async(std::launch::async, [&] { report::save_run_state(state_path(out), state); });
   report::MeasureArrays arrays;
   const std::string arrays_file = report::arrays_path(out);
   const auto json = results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string());
   report::write_measure_arrays(arrays_file, arrays);
-  report::save_run_state(state_path(out), state);
+  sidecar.get();
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
   if (times) times->write += seconds_since(t);
 }

@@ -49,7 +49,9 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
                                  int64_t max_chunk_bytes, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats);
 
 // The per-sample curves [S, kCurveMetrics, G] of a group: P, R, F of ordering 0, the mean of
-// the other orderings as the control (NaN without them), the diagnostics (selection.cpp).
+// the other orderings as the control (NaN without them), the diagnostics (selection.cpp). Into
+// `curves` (a view of that shape, NaN where nothing is written), or a new tensor.
+void curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid, const torch::Tensor& curves);
 torch::Tensor curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid);
 
 // SPEC §4 (value_geometry.cpp): [k, decay_k] sums of cos(v_i, v_{i+lag}) over 0 < i, i + lag < T,

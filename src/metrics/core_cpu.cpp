@@ -24,15 +24,15 @@ namespace {
 // A worker's buffers, kept by the pool from one call to the next (WorkerPool::local): a fresh
 // T x T Gram buffer per window costs about as much in page faults as the product itself.
 struct BlockBuffers {
-  // [T, T] (where a block needs it), the values in float64 [T, d] (where V is not), the same
-  // transposed [d, T] (where an ordering keeps c from s(N)), [T], [T]
+  // [T, T] with row stride gram_stride(T) (where a block needs it), the values in float64 [T, d]
+  // (where V is not), the same transposed [d, T] (where an ordering keeps c from s(N)), [T], [T]
   std::vector<double> gram, V, Vt, sq, norms;
   OrderingScratch ordering;
 
   // Sized for blocks of T tokens of head_dim d; a larger Gram buffer replaces the old one
   // (never both held).
   void fit(int64_t T, int64_t d, bool with_gram, bool convert, bool transpose) {
-    const auto TT = static_cast<size_t>(T * T);
+    const auto TT = static_cast<size_t>(T * gram_stride(T));
     if (with_gram && gram.size() < TT) {
       gram = std::vector<double>();
       gram.resize(TT);
@@ -76,14 +76,19 @@ class Runner {
   Block prepare(int64_t b, BlockBuffers& buf, CoreStats& st) const {
     const auto t0 = Clock::now();
     c10::InferenceMode inference;  // thread-local: the caller's does not reach a worker
-    const int64_t T = this->T(), d = this->d();
+    const int64_t T = this->T(), d = this->d(), ld = gram_stride(T);
     const bool with_gram = needs(b, false), transpose = needs(b, true), convert = V_.scalar_type() != torch::kFloat64;
     buf.fit(T, d, with_gram, convert, transpose);
     // The block's values in float64 (exact from float32, bf16, fp16), here rather than for all
-    // blocks at once before the workers start.
-    if (convert) torch::from_blob(buf.V.data(), {T, d}, torch::kFloat64).copy_(V_.select(0, b));
+    // blocks at once before the workers start; float32, what captures hold, by a plain loop.
+    if (convert && V_.scalar_type() == torch::kFloat32) {
+      const float* src = V_.data_ptr<float>() + b * T * d;
+      std::copy(src, src + T * d, buf.V.begin());
+    } else if (convert) {
+      torch::from_blob(buf.V.data(), {T, d}, torch::kFloat64).copy_(V_.select(0, b));
+    }
     const double* vb = convert ? buf.V.data() : V_.data_ptr<double>() + b * T * d;
-    if (with_gram) block_gram(vb, T, d, buf.gram.data());  // the only O(T^2 d) step
+    if (with_gram) block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
     for (int64_t k = 0; k < T; ++k) {
       buf.sq[k] = dot({vb + k * d, static_cast<size_t>(d)}, {vb + k * d, static_cast<size_t>(d)});
       buf.norms[k] = std::sqrt(buf.sq[k]);
@@ -96,11 +101,12 @@ class Runner {
       // SPEC §4 from the Gram matrix's diagonals while it is in cache; blocks without one are
       // done together afterwards (per-lag ops on one block cost more than the lags).
       if (decay_k_ > 0 && with_gram)
-        geometry_->decay_sums[b].copy_(decay_sums(gram_lag_dots(torch::from_blob(buf.gram.data(), {1, T, T}, torch::kFloat64)),
-                                                  torch::from_blob(buf.norms.data(), {1, T}, torch::kFloat64), decay_k_)[0]);
+        geometry_->decay_sums[b].copy_(
+            decay_sums(gram_lag_dots(torch::from_blob(buf.gram.data(), {1, T, T}, {T * ld, ld, 1}, torch::kFloat64)),
+                       torch::from_blob(buf.norms.data(), {1, T}, torch::kFloat64), decay_k_)[0]);
     }
     st.gram_s += seconds_since(t0);
-    return {{with_gram ? buf.gram.data() : nullptr, T}, {vb, d}, {transpose ? buf.Vt.data() : nullptr, T}, buf.sq,
+    return {{with_gram ? buf.gram.data() : nullptr, ld}, {vb, d}, {transpose ? buf.Vt.data() : nullptr, T}, buf.sq,
             buf.norms, d};
   }
 

@@ -20,33 +20,45 @@ Dsyrk dsyrk() {
   return f;
 }
 
-// The lower triangle from the upper, 8 x 8 blocks at a time: a block reads 8 rows and writes 8
-// rows, where a column walk would touch a new cache line per element (all rows T doubles apart,
-// the same L1 set when T is a multiple of 512).
-void mirror_upper(double* g, int64_t T) {
+// The lower triangle from the upper: whole 8 x 8 blocks by 2 x 2 transposes (each a pair of
+// loads and stores the compiler vectorises), the blocks on the diagonal element by element.
+void mirror_upper(double* g, int64_t T, int64_t ld) {
   constexpr int64_t kB = 8;
-  for (int64_t i0 = 0; i0 < T; i0 += kB)
-    for (int64_t j0 = 0; j0 <= i0; j0 += kB) {
-      const int64_t i1 = std::min(T, i0 + kB), j1 = std::min(T, j0 + kB);
-      double block[kB][kB];
-      for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = i0; i < i1; ++i) block[i - i0][j - j0] = g[j * T + i];  // upper rows j, read along i
-      for (int64_t i = i0; i < i1; ++i)
-        for (int64_t j = j0; j < std::min(j1, i); ++j) g[i * T + j] = block[i - i0][j - j0];
+  for (int64_t j0 = 0; j0 + kB <= T; j0 += kB)
+    for (int64_t i0 = j0 + kB; i0 + kB <= T; i0 += kB) {
+      const double* up = g + j0 * ld + i0;  // rows j0.., columns i0..
+      double* low = g + i0 * ld + j0;       // rows i0.., columns j0..
+      for (int64_t r = 0; r < kB; r += 2)
+        for (int64_t c = 0; c < kB; c += 2) {
+          const double a0 = up[r * ld + c], a1 = up[r * ld + c + 1];
+          const double b0 = up[(r + 1) * ld + c], b1 = up[(r + 1) * ld + c + 1];
+          low[c * ld + r] = a0, low[c * ld + r + 1] = b0;
+          low[(c + 1) * ld + r] = a1, low[(c + 1) * ld + r + 1] = b1;
+        }
     }
+  // The rest: the diagonal blocks, and below the last whole block row when kB does not divide T.
+  const int64_t whole = T / kB * kB;
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = i < whole ? i / kB * kB : 0; j < i; ++j) g[i * ld + j] = g[j * ld + i];
 }
 
 }  // namespace
 
-void block_gram(const double* V, int64_t T, int64_t d, double* gram) {
-  if (const Dsyrk syrk = dsyrk(); syrk && T <= (int64_t{1} << 30) && d <= (int64_t{1} << 30)) {
+int64_t gram_stride(int64_t T) {
+  int64_t ld = (T + 7) / 8 * 8 + 8;
+  if (ld % 512 == 0) ld += 8;
+  return ld;
+}
+
+void block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld) {
+  if (const Dsyrk syrk = dsyrk(); syrk && ld <= (int64_t{1} << 30) && d <= (int64_t{1} << 30)) {
     syrk(kRowMajor, kUpper, kNoTrans, static_cast<int>(T), static_cast<int>(d), 1.0, V, static_cast<int>(d), 0.0, gram,
-         static_cast<int>(T));
-    mirror_upper(gram, T);
+         static_cast<int>(ld));
+    mirror_upper(gram, T, ld);
     return;
   }
   auto v = torch::from_blob(const_cast<double*>(V), {T, d}, torch::kFloat64);
-  auto out = torch::from_blob(gram, {T, T}, torch::kFloat64);
+  auto out = torch::from_blob(gram, {T, T}, {ld, 1}, torch::kFloat64);
   torch::mm_out(out, v, v.t());
 }
 

@@ -5,10 +5,15 @@
 
 namespace geoattn::metrics::detail {
 
-// gram [T, T] = V V^T for V [T, d] row-major, float64. Symmetric: BLAS's rank-k update (syrk)
-// computes the upper triangle, half the product's flops, and the lower is copied from it; where
-// the process has no CBLAS syrk (LibTorch's own statically linked BLAS), the full product. Each
-// entry is the same dot product either way (one accumulation over d per entry).
-void block_gram(const double* V, int64_t T, int64_t d, double* gram);
+// The row stride of a T x T Gram buffer: T rounded up to whole cache lines, plus one line, and
+// never a multiple of 4 KiB: rows a power of two apart fall into the same cache sets, and the
+// mirroring below (and any column walk) then misses on every row.
+int64_t gram_stride(int64_t T);
+
+// gram [T, T] (row stride ld) = V V^T for V [T, d] row-major, float64. Symmetric: BLAS's rank-k
+// update (syrk) computes the upper triangle, half the product's flops, and the lower is copied
+// from it; where the process has no CBLAS syrk (LibTorch's own statically linked BLAS), the full
+// product. Each entry is the same dot product either way (one accumulation over d per entry).
+void block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld);
 
 }  // namespace geoattn::metrics::detail

@@ -54,20 +54,26 @@ void CoreStats::merge(const CoreStats& o) {
 }
 
 namespace detail {
-torch::Tensor curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid) {
-  const int64_t S = out.k_in.size(0), O = out.k_in.size(1), G = static_cast<int64_t>(grid.size());
-  auto curves = torch::full({S, kCurveMetrics, G}, std::numeric_limits<double>::quiet_NaN(), torch::kFloat64);
+void curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid, const torch::Tensor& curves) {
+  const int64_t O = out.k_in.size(1), G = static_cast<int64_t>(grid.size());
   auto N = torch::tensor(grid, torch::kFloat64).view({1, 1, G});
-  // SPEC §2: P(r_max, N) = N / (N + K_out), R(r_min, N) = K_in / N, F = 2x / (1 + x).
-  auto P = N / (N + out.k_out), R = out.k_in / N;  // [S, O, G]
-  auto F_P = 2 * P / (1 + P), F_R = 2 * R / (1 + R);
-  const torch::Tensor per_ordering[kControlled] = {P, R, F_P, F_R};
+  // One metric at a time: its [S, O, G] temporaries are most of this function's memory.
   for (int k = 0; k < kControlled; ++k) {
-    curves.select(1, kP_rmax + k).copy_(per_ordering[k].select(1, 0));
+    // SPEC §2: P(r_max, N) = N / (N + K_out), R(r_min, N) = K_in / N, F = 2x / (1 + x).
+    const int metric = kP_rmax + k;
+    auto x = metric == kP_rmax || metric == kF_rmax ? N / (N + out.k_out) : out.k_in / N;
+    if (metric == kF_rmax || metric == kF_rmin) x = 2 * x / (1 + x);
+    curves.select(1, metric).copy_(x.select(1, 0));
     // SPEC §2b: the control is each sample's mean over its random orderings.
-    if (O > 1) curves.select(1, kFirstOptionalCurve + k).copy_(per_ordering[k].narrow(1, 1, O - 1).mean(1));
+    if (O > 1) curves.select(1, kFirstOptionalCurve + k).copy_(x.narrow(1, 1, O - 1).mean(1));
   }
   curves.narrow(1, kS_norm, kDiagnostics).copy_(out.diag);
+}
+
+torch::Tensor curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid) {
+  auto curves = torch::full({out.k_in.size(0), kCurveMetrics, static_cast<int64_t>(grid.size())},
+                            std::numeric_limits<double>::quiet_NaN(), torch::kFloat64);
+  curves_from_counts(out, grid, curves);
   return curves;
 }
 }  // namespace detail
@@ -79,19 +85,26 @@ torch::Tensor top_n_order(const torch::Tensor& alpha) {
 
 torch::Tensor random_orders(WorkerPool& pool, uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n) {
   auto out = torch::empty({R, B, n}, torch::kInt64);
+  random_orders_into(pool, seed, key, out);
+  return out;
+}
+
+void random_orders_into(WorkerPool& pool, uint64_t seed, uint64_t key, const torch::Tensor& out) {
+  if (out.dim() != 3 || out.scalar_type() != torch::kInt64 || out.is_cuda() || out.stride(2) != 1)
+    fail("random_orders: the output must be [R, B, n] int64 on the CPU with contiguous rows");
+  const int64_t B = out.size(1), n = out.size(2), R_stride = out.stride(0), B_stride = out.stride(1);
   int64_t* p = out.data_ptr<int64_t>();
   // Each (r, b) has its own stream: the permutations do not depend on the thread count.
-  pool.parallel_for(R * B, [&](int64_t begin, int64_t end, int) {
+  pool.parallel_for(out.size(0) * B, [&](int64_t begin, int64_t end, int) {
     for (int64_t rb = begin; rb < end; ++rb) {
       uint64_t mix = seed ^ 0x6A09E667F3BCC909ULL;
       uint64_t state = splitmix64_next(mix) ^ key;
       state = splitmix64_next(state) ^ static_cast<uint64_t>(rb);
-      int64_t* perm = p + rb * n;
+      int64_t* perm = p + (rb / B) * R_stride + (rb % B) * B_stride;
       for (int64_t i = 0; i < n; ++i) perm[i] = i;
       for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[uniform_below(state, static_cast<uint64_t>(i + 1))]);
     }
   });
-  return out;
 }
 
 OrderingCounts ordering_counts(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,

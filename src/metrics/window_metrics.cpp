@@ -44,14 +44,12 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
     out.n_valid.push_back(static_cast<int64_t>(g.grid.size()));
     if (g.grid.empty()) continue;
     g.alpha = alpha.index({Slice(), Slice(), qi, Slice(0, n)}).to(torch::kFloat64).reshape({L * H, n}).contiguous();
-    auto orders = top_n_order(g.alpha).cpu().unsqueeze(1);  // [LH, 1, n]
-    if (options.controls > 0) {
-      // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
-      auto random = random_orders(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
-                                  options.controls, L * H, n);
-      orders = torch::cat({orders, random.transpose(0, 1)}, 1);
-    }
-    g.orders = orders.contiguous();
+    g.orders = torch::empty({L * H, 1 + options.controls, n}, torch::kInt64);  // [LH, O, n]: top-N, then the control's
+    g.orders.select(1, 0).copy_(top_n_order(g.alpha));
+    // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
+    if (options.controls > 0)
+      random_orders_into(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
+                         g.orders.narrow(1, 1, options.controls).transpose(0, 1));
     g.block = block_of;
     groups.push_back(std::move(g));
     group_query.push_back(qi);
@@ -72,7 +70,7 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
       const int64_t s = s1 - s0;
       const detail::CoreOut part{r.k_in.narrow(0, s0, s), r.k_out.narrow(0, s0, s), r.diag.narrow(0, s0, s),
                                  r.scalars.narrow(0, s0, s)};
-      curves.narrow(0, s0, s).copy_(detail::curves_from_counts(part, groups[i].grid));
+      detail::curves_from_counts(part, groups[i].grid, curves.narrow(0, s0, s));
     });
     out.scalars[qi].copy_(r.scalars.view({L, H, kScalarMetrics}));
   }

@@ -53,6 +53,9 @@ torch::Tensor top_n_order(const torch::Tensor& alpha);
 // portable generator (splitmix64, Fisher-Yates with unbiased bounded draws): the same on every
 // platform and LibTorch version for the same (seed, key, B, n, R), whatever the pool's size.
 torch::Tensor random_orders(WorkerPool& pool, uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n);
+// The same into `out` [R, B, n] (int64, CPU, rows contiguous), e.g. the control's part of a
+// [B, 1 + R, n] tensor of orderings: orders.narrow(1, 1, R).transpose(0, 1).
+void random_orders_into(WorkerPool& pool, uint64_t seed, uint64_t key, const torch::Tensor& out);
 
 // alpha [B, n]: one query's attention row over its keys 0..n-1 (n = q + 1); values [B, n, d]:
 // the value states of those keys; grid: N values in 1..n. Selection by top-N alpha. On CPU the

@@ -36,7 +36,7 @@ struct BenchOptions {
   MetricFlags metric;
   int repeats = 3;
   int threads = 0;
-  std::string write_capture;  // keep the synthetic capture here (for timing `geoattn metrics` itself)
+  std::string write_capture;  // keep the synthetic capture here (to run `geoattn metrics` on it by hand)
 };
 
 template <typename F>
@@ -176,7 +176,8 @@ void add_bench(CLI::App& app, Action& action) {
   auto o = std::make_shared<BenchOptions>();
   o->metric.n = "all";
   auto* bench = app.add_subcommand("bench", "Benchmarks (figures for the README)");
-  auto* cmd = bench->add_subcommand("metrics", "geoattn metrics stage by stage on a synthetic capture, against the Gram product");
+  auto* cmd = bench->add_subcommand(
+      "metrics", "geoattn metrics as a whole process and stage by stage on a synthetic capture, against the Gram product");
   bench->require_subcommand(1);
   cmd->add_option("--T", o->T, "tokens per sample")->capture_default_str();
   cmd->add_option("--d", o->d, "head_dim")->capture_default_str();
@@ -186,7 +187,7 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("--repeats", o->repeats, "best of R runs")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
   cmd->add_option("--write-capture", o->write_capture,
-                  "keep the synthetic capture at this path (to time `geoattn metrics` as a whole process)");
+                  "keep the synthetic capture at this path (to run `geoattn metrics` on it by hand)");
   cmd->callback([o, &action] { action = [o] { run_bench(*o); }; });
 }
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <typeindex>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 

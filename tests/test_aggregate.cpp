@@ -41,9 +41,11 @@ Sample blank(int64_t G, int64_t n_valid, int64_t layer = 0, int64_t head = 0) {
   return {layer, head, n_valid, std::vector<double>(kCurveMetrics * G, 0.0), std::vector<double>(kScalarMetrics, 0.0)};
 }
 
-void add(Aggregator& agg, const Sample& s) {
-  agg.add_sample(s.layer, s.head, s.curves.data(), s.n_valid, s.scalars.data());
+SampleValues view(const Sample& s) {
+  return {s.curves, s.n_valid, std::span<const double, kScalarMetrics>(s.scalars.data(), kScalarMetrics)};
 }
+
+void add(Aggregator& agg, const Sample& s) { agg.add_sample(s.layer, s.head, view(s)); }
 
 // A sample with P_rmax (and the other curves) = p at every grid index, rho0 = rho.
 Sample flat(int64_t G, double p, double rho, int64_t layer = 0, int64_t head = 0) {
@@ -326,7 +328,7 @@ TEST(MeasureJson, ArraysFileReadsBackInline) {
   geoattn::testing::TempDir tmp;
   Aggregator agg(2, 3, {1, 2, 5});
   for (const auto& s : random_samples(2, 3, 3, 40, 7)) add(agg, s);
-  agg.add_sample(1, 2, blank(3, 0, 1, 2).curves.data(), 0, blank(3, 0).scalars.data());  // a head with n_valid 0
+  add(agg, blank(3, 0, 1, 2));  // a head with n_valid 0
   const ordered_json inline_doc = measure_json(agg, run_info());
   geoattn::report::MeasureArrays arrays;
   ordered_json split = measure_json(agg, run_info(), nullptr, nullptr, &arrays, "r.curves.safetensors");

@@ -54,9 +54,7 @@ void add(RunState& state, const Window& w, uint64_t key, const std::string& unit
   options.controls = controls;
   options.seed = 7;
   add_window(w.alpha, w.values, kLastQuery, kGrid, key, options,
-             [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
-               state.add_sample(unit, l, h, curves, n_valid, scalars);
-             });
+             [&](int64_t l, int64_t h, const SampleValues& sample) { state.add_sample(unit, l, h, sample); });
 }
 
 // Two windows per document, 30 documents.

@@ -265,7 +265,7 @@ TEST_P(RealCapture, SinkCountsAreDirectCounts) {
     metrics::SinkStats stats({L, H, KV, T, static_cast<int64_t>(kTaus.size()), false}, eps);
     std::vector<int64_t> direct(L * H * T, 0);
     for (const auto& win : windows) {
-      stats.add(metrics::sink_window(win.alpha, win.values, torch::Tensor(), kTaus), win.ids.data());
+      stats.add(metrics::sink_window(win.alpha, win.values, torch::Tensor(), kTaus), win.ids);
       for (int64_t l = 0; l < L; ++l)
         for (int64_t h = 0; h < H; ++h) {
           const auto alpha = alpha_of(head_matrix(win.alpha, l, h));

@@ -112,7 +112,8 @@ GroupStats::GroupStats(int64_t grid_size)
       moments_(static_cast<size_t>(kCurveMetrics * grid_size + kScalarMetrics + grid_size)),
       cross_(static_cast<size_t>(grid_size)) {}
 
-void GroupStats::add(const double* curves, int64_t n_valid, const double* scalars) {
+void GroupStats::add(const SampleValues& sample) {
+  const auto& [curves, n_valid, scalars] = sample;
   for (int m = 0; m < kCurveMetrics; ++m)
     for (int64_t g = 0; g < n_valid; ++g) {
       const double x = curves[curve_slot(m, g)];
@@ -178,10 +179,12 @@ GroupStats& Aggregator::head_stats(int64_t layer, int64_t head) {
   return const_cast<GroupStats&>(static_cast<const Aggregator*>(this)->head_stats(layer, head));
 }
 
-void Aggregator::check_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                              const double* scalars) const {
+void Aggregator::check_sample(int64_t layer, int64_t head, const SampleValues& sample) const {
   head_stats(layer, head);  // range check
+  const auto& [curves, n_valid, scalars] = sample;
   const int64_t G = static_cast<int64_t>(n_grid_.size());
+  if (sample.grid_size() != G || curves.size() != static_cast<size_t>(kCurveMetrics * G))
+    fail("a sample's curves hold {} values, not {} metrics x {} N", curves.size(), int{kCurveMetrics}, G);
   if (n_valid < 0 || n_valid > G) fail("n_valid {} is outside 0..{}", n_valid, G);
   for (int m = 0; m < kCurveMetrics; ++m)
     for (int64_t g = 0; g < n_valid; ++g)
@@ -190,10 +193,9 @@ void Aggregator::check_sample(int64_t layer, int64_t head, const double* curves,
   for (int k = 0; k < kScalarMetrics; ++k) check_value(scalars[k], kScalarNames[k], layer, head, "");
 }
 
-void Aggregator::add_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                            const double* scalars) {
-  check_sample(layer, head, curves, n_valid, scalars);
-  head_stats(layer, head).add(curves, n_valid, scalars);
+void Aggregator::add_sample(int64_t layer, int64_t head, const SampleValues& sample) {
+  check_sample(layer, head, sample);
+  head_stats(layer, head).add(sample);
 }
 
 void Aggregator::merge(const Aggregator& other) {

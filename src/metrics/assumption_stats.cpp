@@ -1,5 +1,6 @@
 #include "geoattn/metrics/assumption_stats.h"
 
+#include <iterator>
 #include <limits>
 
 #include "geoattn/util/error.h"
@@ -26,6 +27,9 @@ int64_t AssumptionStats::slot(int64_t layer, int64_t head) const {
 
 void AssumptionStats::add(int64_t layer, int64_t head, const AssumptionWindow& w) {
   const int64_t s = slot(layer, head);
+  if (std::ssize(w.norm) != T_ || std::ssize(w.row) != T_ || std::ssize(w.decay_sum) != K_ || std::ssize(w.decay_pairs) != K_)
+    fail("assumption stats: a window of {} norms, {} row entries, {} and {} lags for T {} and K {}", w.norm.size(),
+         w.row.size(), w.decay_sum.size(), w.decay_pairs.size(), T_, K_);
   // Add into a copy first: a bad value leaves the stats unchanged.
   std::vector<ExactSum> sums(sums_.begin() + s * per_head_sums(), sums_.begin() + (s + 1) * per_head_sums());
   ExactSum* norm = sums.data();

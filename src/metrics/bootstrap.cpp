@@ -231,7 +231,7 @@ BootstrapResult bootstrap(const UnitStats& u, int64_t replicates, uint64_t seed)
       } else {
         for (int64_t g = g0; g < g1; ++g) {
           for (int m = 0; m < kCurveMetrics; ++m) columns.push_back(u.curve_index(m, g));
-          for (int part = 0; part < 4; ++part) columns.push_back(u.corr_index(part, g));
+          for (int part = 0; part < kCorrSums; ++part) columns.push_back(u.corr_index(part, g));
         }
       }
       Eigen::MatrixXd X = Eigen::MatrixXd::Zero(U, static_cast<Eigen::Index>(columns.size()));

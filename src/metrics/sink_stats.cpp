@@ -47,8 +47,9 @@ SinkStats::SinkStats(const SinkShape& shape, double eps) : shape_(shape), eps_(e
   anchors_.resize(s.layers * (s.heads + 1) * 2);
 }
 
-void SinkStats::add(const SinkWindow& w, const int64_t* tokens) {
+void SinkStats::add(const SinkWindow& w, std::span<const int64_t> tokens) {
   if (!same_shape(w.shape, shape_)) fail("sink stats: a window of another shape");
+  if (static_cast<int64_t>(tokens.size()) != shape_.T) fail("sink stats: {} token ids for a window of {}", tokens.size(), shape_.T);
   if (windows_ >= kMaxWindows) fail("sink stats: more than {} windows", kMaxWindows);
   const int64_t L = shape_.layers, H = shape_.heads, KV = shape_.kv_heads, T = shape_.T;
   std::vector<double> bar(T);

@@ -27,7 +27,7 @@ BootLevel parse_boot_level(const std::string& name) {
 
 BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int64_t replicates) {
   constexpr double kBudget = 268435456.0;  // 2^28 replicate values
-  const double per_group = static_cast<double>(17 * grid_size + 4) * static_cast<double>(replicates);
+  const double per_group = static_cast<double>(unit_stats_per_group(grid_size)) * static_cast<double>(replicates);
   if (layers * heads <= 256 && static_cast<double>(layers * heads) * per_group <= kBudget) return BootLevel::Head;
   if (static_cast<double>(layers) * per_group <= kBudget) return BootLevel::Layer;
   return BootLevel::Global;
@@ -56,8 +56,8 @@ int64_t UnitStats::row(const std::string& unit) {
   return it->second;
 }
 
-void UnitStats::add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                           const double* scalars) {
+void UnitStats::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {
+  const auto& [curves, n_valid, scalars] = sample;
   const int64_t u = row(unit);
   double* s = sums_.data() + (u * groups() + group_of(layer, head)) * stats_per_group();
   for (int m = 0; m < kCurveMetrics; ++m)

@@ -46,8 +46,8 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
   const auto m = metrics::window_metrics(alpha, values, spec_.queries, spec_.grid, key, options);
   times_.add(m.core);
   const auto t = Clock::now();
-  metrics::for_each_sample(m, [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
-    state_.add_sample(unit, l, h, curves, n_valid, scalars);
+  metrics::for_each_sample(m, [&](int64_t l, int64_t h, const metrics::SampleValues& sample) {
+    state_.add_sample(unit, l, h, sample);
   });
   if (!state_.assumptions.empty())
     metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, spec_.queries, state_.assumptions);

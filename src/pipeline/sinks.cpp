@@ -71,7 +71,7 @@ void sinks(const SinksJob& job, const std::string& out) {
   const auto times = forward_windows(
       job.decoder, c.n_layers, job.windows, all, job.batch, "sinks", job.quiet,
       [&](int64_t w, const CapturedWindow& cw) {
-        run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus), job.windows[w].ids.data());
+        run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus), job.windows[w].ids);
       },
       job.sinks.residual);
   run.token_text = anchor_texts(run.stats, job.token_text);
@@ -108,7 +108,7 @@ report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch:
   for (int64_t w = 0; w < W; ++w)
     run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], resid.defined() ? resid[w] : torch::Tensor(),
                                        settings.taus),
-                  tokens.data_ptr<int64_t>() + w * T);
+                  std::span<const int64_t>(tokens.data_ptr<int64_t>() + w * T, static_cast<size_t>(T)));
   run.run_info = {{"model", capture_model_info(capture, source)},
                   {"data", {{"capture", source}, {"windows", W}, {"tokens", W * T}}},
                   {"settings", settings_of({{"ctx", T}, {"queries", "all"}}, settings)},

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "geoattn/analysis/fits.h"
+#include "geoattn/arch/config.h"
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/util/error.h"
@@ -150,14 +151,14 @@ ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
                           {"anchor", anchor_json(run, s.anchors(l, -1, 0), consistency)}};
     // The reference points of Abar; their measures on the residual stream (null without it).
     ordered_json reference = {{"positions", R}, {"size", s.reference_bar_size(l)}};
-    for (int64_t k = 1; k < metrics::kNumReferenceStats; ++k)
+    for (int64_t k = metrics::kRelativeMagnitude; k < metrics::kNumReferenceStats; ++k)
       reference[metrics::kReferenceStats[k]] = shape.residual ? ordered_json(s.reference_resid(l, k)) : ordered_json(nullptr);
     layer["reference"] = reference;
     ordered_json graph = ordered_json::array();
     for (int64_t t = 0; t < shape.taus; ++t) {
       ordered_json g = {{"tau", taus.at(t)}};
       for (int64_t k = 0; k < metrics::kNumGraphStats; ++k) g[metrics::kGraphStats[k]] = s.graph(l, t, k);
-      const double density = s.graph(l, t, 0);
+      const double density = s.graph(l, t, metrics::kDensity);
       // SPEC §9: a threshold is effective for a layer when its density is in [min, max].
       g["effective"] = density >= cfg.density_min && density <= cfg.density_max;
       graph.push_back(g);
@@ -168,7 +169,7 @@ ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
     ordered_json heads = ordered_json::array();
     for (int64_t h = 0; h < H; ++h) {
       const std::vector<double> alpha = s.alpha(l, h);
-      const analysis::NormFit norms = analysis::fit_norms(s.mean_norms(l, h / (H / KV)), 0.0);
+      const analysis::NormFit norms = analysis::fit_norms(s.mean_norms(l, arch::kv_head_of(h, H, KV)), 0.0);
       double head_consistency = 0;
       const double row = s.row_score(l, h), col = s.col_score(l, h);
       // Guo et al. dormant heads, with the thresholds of the config.

@@ -5,6 +5,7 @@
 // attention row by position. Pure C++ (no LibTorch).
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,11 @@ namespace geoattn::metrics {
 
 // One window's contribution to one (layer, head), all at the last query q = T - 1.
 struct AssumptionWindow {
-  const double* norm;        // [T]  ||v_i||
-  double cv;                 //      std/mean of ||v_i||, i > 0 (population std; 0 if the mean is 0)
-  const double* row;         // [T]  alpha_i of the last query
-  const double* decay_sum;   // [K]  sum of cos(v_i, v_j) over pairs i, j > 0 with j - i = k
-  const int64_t* decay_pairs;// [K]  the number of those pairs
+  std::span<const double> norm;          // [T]  ||v_i||
+  double cv;                             //      std/mean of ||v_i||, i > 0 (population std; 0 if the mean is 0)
+  std::span<const double> row;           // [T]  alpha_i of the last query
+  std::span<const double> decay_sum;     // [K]  sum of cos(v_i, v_j) over pairs i, j > 0 with j - i = k
+  std::span<const int64_t> decay_pairs;  // [K]  the number of those pairs
 };
 
 class AssumptionStats {

@@ -21,8 +21,7 @@ struct RunState {
   // geoattn::Error when the shapes differ or a document is in both.
   void merge(const RunState& other);
   // One sample into the metrics and, when kept, its unit's sums.
-  void add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                  const double* scalars);
+  void add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample);
 };
 
 

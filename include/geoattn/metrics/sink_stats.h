@@ -7,6 +7,7 @@
 // Pure C++ (no LibTorch); metrics/sink_window.h computes a window's numbers.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,14 +17,16 @@
 
 namespace geoattn::metrics {
 
-// The attention-graph statistics of one layer at one threshold tau (SPEC §9), in this order.
-inline constexpr const char* kGraphStats[] = {"density", "gini", "star", "centralization", "fiedler", "gap"};
-inline constexpr int64_t kNumGraphStats = 6;
+// The attention-graph statistics of one layer at one threshold tau (SPEC §9): their order in
+// every array, and their names in the result (docs/schema/geoattn.sinks-1.schema.json,
+// "graph_entry": ctest Schema checks that the two agree).
+enum GraphStat : int64_t { kDensity, kGini, kStar, kCentralization, kFiedler, kGap, kNumGraphStats };
+inline constexpr const char* kGraphStats[kNumGraphStats] = {"density", "gini", "star", "centralization", "fiedler", "gap"};
 
 // The reference-point measures of one (layer, head) or layer: |R|, then the means over the
-// queries not in R of ||r_i|| / ||y_i|| and (1 + cos(r_i, y_i)) / 2.
-inline constexpr const char* kReferenceStats[] = {"size", "relative_magnitude", "directional_influence"};
-inline constexpr int64_t kNumReferenceStats = 3;
+// queries not in R of ||r_i|| / ||y_i|| and (1 + cos(r_i, y_i)) / 2 (schema: "head_reference").
+enum ReferenceStat : int64_t { kReferenceSize, kRelativeMagnitude, kDirectionalInfluence, kNumReferenceStats };
+inline constexpr const char* kReferenceStats[kNumReferenceStats] = {"size", "relative_magnitude", "directional_influence"};
 
 struct SinkShape {
   int64_t layers = 0, heads = 0, kv_heads = 0, T = 0;
@@ -59,8 +62,8 @@ class SinkStats {
   double eps() const { return eps_; }
   int64_t windows() const { return windows_; }
 
-  // One window; tokens [T] are its token ids. geoattn::Error if the shape differs.
-  void add(const SinkWindow& w, const int64_t* tokens);
+  // One window and its token ids [T]. geoattn::Error if the shape or the token count differs.
+  void add(const SinkWindow& w, std::span<const int64_t> tokens);
   // geoattn::Error if the shapes or eps differ.
   void merge(const SinkStats& other);
 

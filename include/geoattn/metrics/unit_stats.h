@@ -9,10 +9,17 @@
 #include <vector>
 
 #include "geoattn/io/safetensors_writer.h"
+#include "geoattn/metrics/metric_names.h"
 
 namespace geoattn::metrics {
 
 // The finest level kept: every head, every layer, or the whole model. Coarser levels are sums.
+// The sums behind corr(R(r_min, N), rho0) per grid index (UnitStats::corr_index).
+constexpr int kCorrSums = 4;
+// The statistics of one group of one unit over a grid of G values: every curve and the
+// correlation sums per N, and the scalars (17 G + 4).
+constexpr int64_t unit_stats_per_group(int64_t G) { return (kCurveMetrics + kCorrSums) * G + kScalarMetrics; }
+
 enum class BootLevel { Global, Layer, Head };
 const char* boot_level_name(BootLevel level);
 BootLevel parse_boot_level(const std::string& name);  // geoattn::Error on an unknown name
@@ -34,17 +41,17 @@ class UnitStats {
   int64_t grid_size() const { return G_; }
   int64_t groups() const;                      // 1, layers or layers * heads
   int64_t group_of(int64_t layer, int64_t head) const;
-  int64_t stats_per_group() const { return 17 * G_ + 4; }
+  int64_t stats_per_group() const { return unit_stats_per_group(G_); }
 
   // One group's statistics, in this order (S = stats_per_group()):
-  //   [curve m][g] sum of the curve (m < kCurveMetrics), then per g: sum R^2, sum rho0,
-  //   sum rho0^2, sum R rho0 (R = R(r_min, N_g), for corr(R, rho0)), then the 4 scalar sums.
+  //   [curve m][g] sum of the curve (m < kCurveMetrics), then per g the kCorrSums: sum R^2,
+  //   sum rho0, sum rho0^2, sum R rho0 (R = R(r_min, N_g), for corr(R, rho0)), then the
+  //   kScalarMetrics scalar sums.
   int64_t curve_index(int m, int64_t g) const { return m * G_ + g; }
-  int64_t corr_index(int part, int64_t g) const { return (13 + part) * G_ + g; }
-  int64_t scalar_index(int k) const { return 17 * G_ + k; }
+  int64_t corr_index(int part, int64_t g) const { return (kCurveMetrics + part) * G_ + g; }
+  int64_t scalar_index(int k) const { return (kCurveMetrics + kCorrSums) * G_ + k; }
 
-  void add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                  const double* scalars);
+  void add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample);
   // geoattn::Error when the shapes differ or a unit appears in both (a unit is never split).
   void merge(const UnitStats& other);
 

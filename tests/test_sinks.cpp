@@ -371,7 +371,7 @@ std::string frame_type(const std::function<std::map<int64_t, double>(int64_t)>& 
     std::iota(tokens.begin(), tokens.end(), 100 * w);  // a different token everywhere
     tokens[0] = 1;                                     // BOS
     stats.add(metrics::sink_window(anchored(L, H, T, weights(w)), torch::randn({L, KV, T, d}), torch::Tensor(), {0.1}),
-              tokens.data());
+              tokens);
   }
   report::SinkRun run{stats, {{"settings", {{"taus", {0.1}}}}}, {}};
   const auto json = report::sinks_report(run, analysis::FrameConfig{}, {}, 8);

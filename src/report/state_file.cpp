@@ -170,7 +170,7 @@ void save_run_state(const std::string& path, const RunState& state) {
 
 namespace {
 // With per-document sums, the result JSON runs the bootstrap with the run's
-// settings.bootstrap.{replicates, seed} (report::BootstrapSettings, read by pipeline::finalize):
+// settings.bootstrap.{replicates, seed} (metrics::BootstrapSettings, read by pipeline::finalize):
 // they must be there, checked here so that a bad sidecar is one clear error.
 void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
   const auto settings = run_info.find("settings");

@@ -11,7 +11,7 @@
 //    "summary": {
 //      "sink_rate": [P],            Sink_k^eps in % of (window, layer, head), k = 0..P-1
 //      "frame_profile": {"centralized", "bidirectional", "distributed", "none"}  shares of layers
-//      "sweep": [{"key", "value", "frame_profile": {...}, "types": [per layer]}],
+//      "sweep": [{"key", "value", "frame_profile": {...}, "types": [per layer]}]  by the key's name,
 //      "dormant_heads": n, "sink_heads_at_0": n (heads with mean alpha_0 > eps)},
 //    "layers": [{                   one per layer, ascending
 //      "layer",

@@ -15,6 +15,7 @@
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"
 #include "test_util.h"
 
@@ -22,6 +23,7 @@ using namespace geoattn::metrics;
 using geoattn::report::load_state;
 using geoattn::report::save_state;
 using geoattn::report::measure_json;
+using geoattn::report::same_run;
 using nlohmann::ordered_json;
 
 using geoattn::testing::error_of;

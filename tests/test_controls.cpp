@@ -46,7 +46,7 @@ Window make_window(bool separable, int64_t seed) {
 const std::vector<int64_t> kLastQuery = {T - 1};
 
 RunState new_state() {
-  return RunState{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Head)};
+  return RunState{Aggregator(L, H, kGrid), {}, {}, UnitStats(L, H, 6, BootLevel::Head)};
 }
 
 void add(RunState& state, const Window& w, uint64_t key, const std::string& unit, int64_t controls = 16) {
@@ -145,7 +145,7 @@ TEST(Controls, MergeOfShardsEqualsOneRun) {
 }
 
 TEST(Controls, LevelsAndNoControls) {
-  RunState state{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Layer)};
+  RunState state{Aggregator(L, H, kGrid), {}, {}, UnitStats(L, H, 6, BootLevel::Layer)};
   add(state, make_window(true, 1), 0, "a", /*controls=*/0);
   add(state, make_window(true, 2), 1, "b", /*controls=*/0);
   EXPECT_EQ(state.metrics.global_stats().curve(kP_rmax_random, 0).count(), 0);  // no control: absent

@@ -1,5 +1,7 @@
 #include "geoattn/io/config_reader.h"
 
+#include <algorithm>
+
 #include "geoattn/util/error.h"
 
 namespace geoattn::io {
@@ -35,11 +37,18 @@ template <>
 struct JsonType<int64_t> {
   static bool is(const json& v) { return v.is_number_integer(); }
   static constexpr const char* name = "an integer";
+  static constexpr const char* list = "a list of integers";
+};
+template <>
+struct JsonType<uint64_t> {
+  static bool is(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0); }
+  static constexpr const char* name = "an integer >= 0";
 };
 template <>
 struct JsonType<double> {
   static bool is(const json& v) { return v.is_number(); }
   static constexpr const char* name = "a number";
+  static constexpr const char* list = "a list of numbers";
 };
 template <>
 struct JsonType<bool> {
@@ -50,16 +59,15 @@ template <>
 struct JsonType<std::string> {
   static bool is(const json& v) { return v.is_string(); }
   static constexpr const char* name = "a string";
+  static constexpr const char* list = "a list of strings";
 };
-template <>
-struct JsonType<std::vector<double>> {
+// A list of one type's values ("list": how an error names it).
+template <typename T>
+struct JsonType<std::vector<T>> {
   static bool is(const json& v) {
-    if (!v.is_array()) return false;
-    for (const auto& x : v)
-      if (!x.is_number()) return false;
-    return true;
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return JsonType<T>::is(x); });
   }
-  static constexpr const char* name = "a list of numbers";
+  static constexpr const char* name = JsonType<T>::list;
 };
 }  // namespace
 
@@ -75,6 +83,9 @@ template std::optional<double> ConfigReader::get<double>(std::string_view);
 template std::optional<bool> ConfigReader::get<bool>(std::string_view);
 template std::optional<std::string> ConfigReader::get<std::string>(std::string_view);
 template std::optional<std::vector<double>> ConfigReader::get<std::vector<double>>(std::string_view);
+template std::optional<uint64_t> ConfigReader::get<uint64_t>(std::string_view);
+template std::optional<std::vector<int64_t>> ConfigReader::get<std::vector<int64_t>>(std::string_view);
+template std::optional<std::vector<std::string>> ConfigReader::get<std::vector<std::string>>(std::string_view);
 
 int64_t ConfigReader::required_positive(std::string_view key) {
   const json* v = find(key);

@@ -4,16 +4,12 @@
 #include <cmath>
 #include <cstring>
 
-#include <nlohmann/json.hpp>
-
 #include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"
-#include "geoattn/util/json_parse.h"
 
 namespace geoattn::metrics {
 
-using nlohmann::ordered_json;
 
 // ---------------------------------------------------------------------------------------------
 // ExactSum
@@ -215,46 +211,6 @@ GroupStats Aggregator::global_stats() const {
   GroupStats out(static_cast<int64_t>(n_grid_.size()));
   for (const auto& s : stats_) out.merge(s);
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// same_run
-
-namespace {
-std::string brief(const ordered_json& j) {
-  std::string text = j.dump();
-  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
-}
-
-// The first place where `a` and `b` differ (objects key by key, in any order), or "".
-std::string first_difference(const std::string& where, const ordered_json& a, const ordered_json& b) {
-  if (a.is_object() && b.is_object()) {
-    for (const auto& [key, value] : a.items()) {
-      if (!b.contains(key)) return fmt::format("{}.{} is missing from the second run", where, key);
-      std::string diff = first_difference(where + "." + key, value, b.at(key));
-      if (!diff.empty()) return diff;
-    }
-    for (const auto& [key, value] : b.items())
-      if (!a.contains(key)) return fmt::format("{}.{} is missing from the first run", where, key);
-    return "";
-  }
-  return a == b ? "" : fmt::format("{} differs: {} vs {}", where, brief(a), brief(b));
-}
-}  // namespace
-
-bool same_run(const ordered_json& a, const ordered_json& b, std::string* why) {
-  for (const std::string key : {"model", "settings", "n_grid"}) {
-    std::string diff;
-    if (a.contains(key) != b.contains(key))
-      diff = fmt::format("{} is missing from the {} run", key, a.contains(key) ? "second" : "first");
-    else if (a.contains(key))
-      diff = first_difference(key, a.at(key), b.at(key));
-    if (!diff.empty()) {
-      if (why) *why = diff;
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace geoattn::metrics

@@ -98,15 +98,9 @@ std::vector<double> AssumptionStats::decay(int64_t layer, int64_t head) const {
   return out;
 }
 
-std::vector<io::TensorBlob> AssumptionStats::to_tensors(Arrays& storage) const {
-  storage.sums.clear();
-  for (const ExactSum& e : sums_) {
-    storage.sums.push_back(static_cast<int64_t>(e.lo()));
-    storage.sums.push_back(e.hi());
-  }
-  storage.counts = counts_;
-  return {{"assume_sums", io::Dtype::I64, {layers_, heads_, per_head_sums(), 2}, storage.sums.data()},
-          {"assume_counts", io::Dtype::I64, {layers_, heads_, per_head_counts()}, storage.counts.data()}};
+std::vector<ArrayView> AssumptionStats::arrays() const {
+  return {{"assume_sums", io::Dtype::I64, {layers_, heads_, per_head_sums(), 2}, exact_sum_bytes(sums_)},
+          {"assume_counts", io::Dtype::I64, {layers_, heads_, per_head_counts()}, bytes_of(counts_)}};
 }
 
 AssumptionStats AssumptionStats::from_tensors(int64_t layers, int64_t heads, int64_t T, int64_t K,

@@ -150,24 +150,22 @@ const AnchorCounts& SinkStats::anchors(int64_t l, int64_t h, int64_t rank) const
   return anchors_[(l * (shape_.heads + 1) + (h < 0 ? shape_.heads : h)) * 2 + rank];
 }
 
-std::vector<io::TensorBlob> SinkStats::to_tensors(Arrays& a) const {
-  a.sums.clear(), a.anchors.clear(), a.anchor_counts.clear();
-  for (const auto* v : {&heads_, &kvs_, &layers_})
-    for (const auto& s : *v) a.sums.push_back(static_cast<int64_t>(s.lo())), a.sums.push_back(s.hi());
-  a.counts = sinks_;
+std::vector<ArrayView> SinkStats::arrays() const {
+  all_sums_.clear(), anchor_rows_.clear(), anchor_counts_.clear();
+  for (const auto* v : {&heads_, &kvs_, &layers_}) all_sums_.insert(all_sums_.end(), v->begin(), v->end());
   const int64_t H = shape_.heads;
   for (int64_t l = 0; l < shape_.layers; ++l)
     for (int64_t h = 0; h <= H; ++h)
       for (int64_t rank = 0; rank < 2; ++rank)
         for (const auto& [key, n] : anchors_[(l * (H + 1) + h) * 2 + rank]) {
-          a.anchors.insert(a.anchors.end(), {l, h == H ? -1 : h, rank, key.first, key.second});
-          a.anchor_counts.push_back(n);
+          anchor_rows_.insert(anchor_rows_.end(), {l, h == H ? -1 : h, rank, key.first, key.second});
+          anchor_counts_.push_back(n);
         }
-  const int64_t n_sums = static_cast<int64_t>(a.sums.size() / 2), m = static_cast<int64_t>(a.anchor_counts.size());
-  return {{"sink_sums", io::Dtype::I64, {n_sums, 2}, a.sums.data()},
-          {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, a.counts.data()},
-          {"sink_anchors", io::Dtype::I64, {m, 5}, a.anchors.data()},
-          {"sink_anchor_counts", io::Dtype::I64, {m}, a.anchor_counts.data()}};
+  const int64_t n_sums = static_cast<int64_t>(all_sums_.size()), m = static_cast<int64_t>(anchor_counts_.size());
+  return {{"sink_sums", io::Dtype::I64, {n_sums, 2}, exact_sum_bytes(all_sums_)},
+          {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, bytes_of(sinks_)},
+          {"sink_anchors", io::Dtype::I64, {m, 5}, bytes_of(anchor_rows_)},
+          {"sink_anchor_counts", io::Dtype::I64, {m}, bytes_of(anchor_counts_)}};
 }
 
 SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,

@@ -10,21 +10,6 @@
 
 namespace geoattn::metrics {
 
-const char* boot_level_name(BootLevel level) {
-  switch (level) {
-    case BootLevel::Global: return "global";
-    case BootLevel::Layer: return "layer";
-    case BootLevel::Head: return "head";
-  }
-  return "?";
-}
-
-BootLevel parse_boot_level(const std::string& name) {
-  for (BootLevel l : {BootLevel::Global, BootLevel::Layer, BootLevel::Head})
-    if (name == boot_level_name(l)) return l;
-  fail("bootstrap level '{}': expected global, layer or head", name);
-}
-
 BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int64_t replicates) {
   constexpr double kBudget = 268435456.0;  // 2^28 replicate values
   const double per_group = static_cast<double>(unit_stats_per_group(grid_size)) * static_cast<double>(replicates);
@@ -97,15 +82,13 @@ void UnitStats::merge(const UnitStats& other) {
   }
 }
 
-std::vector<io::TensorBlob> UnitStats::to_tensors(Arrays& a) const {
-  a.sums = sums_;
-  a.counts = counts_;
-  a.shape = {layers_, heads_, G_, static_cast<int64_t>(level_)};
-  a.ids = nlohmann::json(ids_).dump();
-  return {{"unit_sums", io::Dtype::F64, {units(), groups(), stats_per_group()}, a.sums.data()},
-          {"unit_counts", io::Dtype::I64, {units(), G_}, a.counts.data()},
-          {"unit_ids", io::Dtype::U8, {static_cast<int64_t>(a.ids.size())}, a.ids.data()},
-          {"unit_shape", io::Dtype::I64, {4}, a.shape.data()}};
+std::vector<ArrayView> UnitStats::arrays() const {
+  ids_json_ = nlohmann::json(ids_).dump();
+  dims_ = {layers_, heads_, G_, static_cast<int64_t>(level_)};
+  return {{"unit_sums", io::Dtype::F64, {units(), groups(), stats_per_group()}, bytes_of(sums_)},
+          {"unit_counts", io::Dtype::I64, {units(), G_}, bytes_of(counts_)},
+          {"unit_ids", io::Dtype::U8, {static_cast<int64_t>(ids_json_.size())}, std::as_bytes(std::span(ids_json_))},
+          {"unit_shape", io::Dtype::I64, {4}, bytes_of(dims_)}};
 }
 
 UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,

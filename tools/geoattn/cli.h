@@ -4,15 +4,19 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "geoattn/model/capture_file.h"
+#include "geoattn/arch/device.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
+#include "geoattn/metrics/run_info.h"
+#include "geoattn/model/capture_file.h"
+#include "geoattn/util/enum_names.h"
 
 namespace geoattn::cli {
 
@@ -21,16 +25,51 @@ using Action = std::function<void()>;
 void add_capture(CLI::App& app, Action& action);
 void add_inspect(CLI::App& app, Action& action);
 
+// An option whose text `parse` turns into a value (nullopt: a text it does not take), parsed
+// here at the flag: any other text is a one-line error naming the flag and what it takes,
+// "--dtype: 'fp64' is not one of auto, fp32, bf16 or fp16".
+template <typename T, typename Parse>
+CLI::Option* add_parsed_option(CLI::App& cmd, const std::string& flag, T& value, Parse parse, const std::string& takes,
+                               const std::string& default_text, const std::string& help) {
+  auto* option = cmd.add_option_function<std::string>(flag, [&value, parse](const std::string& text) { value = *parse(text); },
+                                                      help);
+  option->check(CLI::Validator(
+      [parse, takes](std::string& text) { return parse(text) ? std::string() : "'" + text + "' is not one of " + takes; },
+      takes, ""));
+  return option->default_str(default_text);
+}
+// One of the names of the enum's table (util/enum_names.h).
+template <typename E, size_t N>
+CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, E& value, const EnumName<E> (&table)[N],
+                             const std::string& help) {
+  return add_parsed_option(
+      cmd, flag, value, [&table](const std::string& text) { return value_of(table, text); }, names_of(table),
+      name_of(table, value), help);
+}
+// The same, or "auto" (nullopt: the command decides).
+template <typename E, size_t N>
+CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, std::optional<E>& value,
+                             const EnumName<E> (&table)[N], const std::string& help) {
+  const auto parse = [&table](const std::string& text) -> std::optional<std::optional<E>> {
+    if (text == "auto") return std::optional<E>();
+    if (const auto v = value_of(table, text)) return v;
+    return std::nullopt;
+  };
+  return add_parsed_option(cmd, flag, value, parse, "auto, " + names_of(table), value ? name_of(table, *value) : "auto",
+                           help);
+}
+
 struct RunOptions {
-  std::string device = "cpu";  // cpu | cuda | cuda:N
-  std::string dtype = "auto";  // auto (bf16 on CUDA, fp32 on CPU) | fp32 | bf16 | fp16
-  int threads = 0;             // 0: all cores
+  arch::Device device;                      // --device
+  std::optional<arch::ForwardDtype> dtype;  // --dtype; nullopt: auto
+  int threads = 0;                          // 0: all cores
+  // --dtype, auto resolved for --device (bf16 on CUDA, fp32 on the CPU): what runs and is recorded.
+  arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
-torch::Device resolve_device(const std::string& device);
-torch::Dtype resolve_dtype(const std::string& dtype);
-// --dtype with auto resolved for --device: the name recorded in the JSON.
-std::string effective_dtype(const RunOptions& run);
+// --device as LibTorch's: geoattn::Error naming the flag when this build or machine has no such device.
+torch::Device torch_device(const arch::Device& device);
+torch::Dtype torch_dtype(arch::ForwardDtype dtype);
 void set_threads(int threads);
 
 // Where the tokens come from: literal text, literal ids, or data shards.
@@ -39,8 +78,8 @@ struct InputOptions {
   std::string ids;
   std::vector<std::string> data;
   int64_t ctx = 1024;
-  std::string window = "doc";   // doc | stream
-  std::string offset = "start"; // start | hashed
+  io::WindowMode window = io::WindowMode::Doc;
+  io::OffsetMode offset = io::OffsetMode::Start;
   uint64_t seed = 0;
   int64_t max_windows = -1;
 };
@@ -61,7 +100,7 @@ std::function<std::string(int64_t)> token_text_for(const io::Checkpoint& checkpo
 
 // The result's "data": where the windows came from (files, mode, offset, seed, max_windows,
 // shard) and how many there are.
-nlohmann::ordered_json data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T);
+metrics::DataInfo data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T);
 
 // --shard i/n -> {i, n}: geoattn::Error naming the flag unless 0 <= i < n.
 std::pair<int64_t, int64_t> parse_shard(const std::string& spec);

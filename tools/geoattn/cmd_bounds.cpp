@@ -10,6 +10,8 @@
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/window_metrics.h"
 #include "geoattn/report/bounds_json.h"
+#include "geoattn/report/bounds_params_json.h"
+#include "geoattn/report/run_info_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 
@@ -62,7 +64,7 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
   nlohmann::ordered_json run_info;
   run_info["source"] = "capture";
-  run_info["model"] = capture_model_info(capture, o.capture);
+  run_info["model"] = report::to_json(capture_model_info(capture, o.capture));
   run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = settings_info(o);
   run_info["settings"]["queries"] = queries;
@@ -86,12 +88,12 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
                                      });
   nlohmann::ordered_json run_info;
   run_info["source"] = "model";
-  run_info["model"] = model_info(checkpoint);
-  run_info["data"] = {{"files", o.input.data}, {"mode", o.input.window}, {"seed", o.input.seed},
+  run_info["model"] = report::to_json(model_info(checkpoint));
+  run_info["data"] = {{"files", o.input.data}, {"mode", name_of(io::kWindowModeNames, o.input.window)}, {"seed", o.input.seed},
                       {"windows", W},         {"tokens", W * T}};
   run_info["settings"] = settings_info(o);
   run_info["settings"]["ctx"] = T;
-  run_info["settings"]["dtype"] = effective_dtype(o.run);
+  run_info["settings"]["dtype"] = name_of(arch::kForwardDtypeNames, o.run.forward_dtype());
   run_info["timing"] = {{"seconds_forward_and_capture", times.forward_s}, {"seconds_metrics_and_bounds", times.visit_s}};
   return report::bounds_json(mb.measured, mb.bounds, run_info);
 }
@@ -107,7 +109,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   }
   analysis::AssumptionParams params;
   try {
-    params = analysis::params_from_json(raw);
+    params = report::params_from_json(raw);
   } catch (const Error& e) {
     fail("{}: {}", o.params, e.what());
   }
@@ -117,7 +119,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   run_info["source"] = "params";
   run_info["params_file"] = o.params;
   if (is_measure) run_info["params_of"] = {{"layer", o.layer}, {"head", o.head}, {"model", j.at("model")}};
-  run_info["params"] = analysis::params_to_json(params);
+  run_info["params"] = report::params_to_json(params);
   run_info["settings"] = settings_info(o);
   run_info["settings"].erase("queries");
   return report::synthetic_bounds_json(grid, analysis::synthetic_bounds(params, grid, options), run_info);

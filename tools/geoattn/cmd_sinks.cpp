@@ -6,6 +6,7 @@
 #include "forward_loop.h"
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/pipeline/sinks.h"
+#include "geoattn/report/frame_config_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -51,19 +52,19 @@ std::vector<double> parse_taus(const std::string& text) {
   return taus;
 }
 
-// The frame-type rule: --config's file or the built-in configs/sinks.json, then the dormant flags.
+// The frame-type rule: --config's file or the built-in configs/sinks.json, the dormant flags
+// over it (where the file would have them), read once into its typed form.
 pipeline::SinkSettings sink_settings(const SinksOptions& o) {
   pipeline::SinkSettings s;
   if (!(o.eps >= 0 && o.eps < 1)) fail("--eps {}: must be in [0, 1)", o.eps);
   if (o.profile < 1) fail("--profile {}: must be at least 1", o.profile);
   s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
-  s.rule = o.config.empty() ? pipeline::builtin_sink_rule() : read_json(o.config);
+  nlohmann::ordered_json rule = o.config.empty() ? report::to_json(pipeline::builtin_sink_rule()) : read_json(o.config);
   s.rule_source = o.config.empty() ? pipeline::kBuiltinSinkRuleSource : o.config;
-  if (o.dormant_row_max) s.rule["dormant_row_max"] = *o.dormant_row_max;
-  if (o.dormant_col_min) s.rule["dormant_col_min"] = *o.dormant_col_min;
+  if (o.dormant_row_max) rule["dormant_row_max"] = *o.dormant_row_max;
+  if (o.dormant_col_min) rule["dormant_col_min"] = *o.dormant_col_min;
   try {
-    const auto cfg = analysis::FrameConfig::from_json(s.rule);
-    analysis::sweep_configs(s.rule, cfg);
+    s.rule = report::sink_rule_from_json(rule);
   } catch (const Error& e) {
     fail("{}: {}", o.config.empty() ? "--dormant-row-max/--dormant-col-min" : o.config, e.what());
   }
@@ -81,23 +82,11 @@ void run_sinks(const SinksOptions& o) {
     return;
   }
   if (o.model.empty()) fail("--model: required (or --capture FILE)");
-  const auto [shard_i, shard_n] = parse_shard(o.shard);
+  parse_shard(o.shard);  // a bad --shard before the model loads
   const ModelRun r = open_model_run(o.model, o.input, o.run, "last");
-  std::vector<io::Window> windows = pipeline::shard_windows(r.windows, shard_i, shard_n);
-  const int64_t W = static_cast<int64_t>(windows.size());
-  if (W == 0) fail("--shard {}: no window falls in this shard (of {} windows)", o.shard, r.windows.size());
-  const int64_t T = static_cast<int64_t>(windows.front().ids.size());
-  pipeline::SinksJob job{r.checkpoint, r.decoder};
-  job.windows = std::move(windows);
+  pipeline::SinksJob job{model_job(r, {o.input, o.run, o.shard, o.queries, o.batch, o.quiet}, start)};
   job.sinks = settings;
-  job.data = data_info(o.input, o.shard, W, T);
-  job.settings = {{"ctx", T}, {"queries", "all"}, {"dtype", effective_dtype(o.run)}};
   job.token_text = token_text_for(r.checkpoint);
-  job.batch = o.batch;
-  if (job.batch < 1) fail("--batch {}: must be at least 1", job.batch);
-  job.device = o.run.device;
-  job.quiet = o.quiet;
-  job.load_s = seconds_since(start);
   pipeline::sinks(job, o.out);
 }
 

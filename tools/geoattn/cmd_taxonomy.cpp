@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli.h"
+#include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/report/taxonomy_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
@@ -24,7 +25,7 @@ void run_taxonomy(const TaxonomyOptions& o) {
   analysis::TaxonomyConfig config;
   if (!o.config.empty()) {
     try {
-      config = analysis::TaxonomyConfig::from_json(read_json(o.config));
+      config = report::taxonomy_config_from_json(read_json(o.config));
     } catch (const Error& e) {
       const std::string what = e.what();
       throw Error(what.rfind(o.config, 0) == 0 ? what : o.config + ": " + what);

@@ -8,8 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/metric_names.h"
 
@@ -137,10 +135,5 @@ class Aggregator {
   std::vector<GroupStats> stats_;  // [layer * heads + head]
 };
 
-
-// Whether two runs (run_info or measure JSON objects) may be merged: equal "model",
-// "settings" and "n_grid" (a key missing from both counts as equal). On false, `why` (if
-// given) says what differs, e.g. "settings.ctx differs: 1024 vs 512".
-bool same_run(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, std::string* why);
 
 }  // namespace geoattn::metrics

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/array_view.h"
 
 namespace geoattn::metrics {
 
@@ -44,13 +44,10 @@ class AssumptionStats {
   std::vector<double> mean_row(int64_t layer, int64_t head) const;   // [T]
   std::vector<double> decay(int64_t layer, int64_t head) const;      // [K] c(k), k = 1..K; NaN without pairs
 
-  // The state sidecar's tensors (aggregate.h): "assume_sums" I64 [L, H, 2T + K + 1, 2]
+  // The state sidecar's arrays (report/state_file.h): "assume_sums" I64 [L, H, 2T + K + 1, 2]
   // (norm[T], row[T], decay[K], cv as ExactSum [lo, hi]) and "assume_counts" I64 [L, H, K + 1]
-  // (decay pairs[K], windows). The blobs point into `storage`, which must outlive them.
-  struct Arrays {
-    std::vector<int64_t> sums, counts;
-  };
-  std::vector<io::TensorBlob> to_tensors(Arrays& storage) const;
+  // (decay pairs[K], windows); views of this object's own sums and counts.
+  std::vector<ArrayView> arrays() const;
   static AssumptionStats from_tensors(int64_t layers, int64_t heads, int64_t T, int64_t K, const std::vector<int64_t>& sums,
                                       const std::vector<int64_t>& counts);
 

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/array_view.h"
 
 namespace geoattn::metrics {
 
@@ -82,13 +82,12 @@ class SinkStats {
   // Top anchors of the head's (h >= 0) or of Abar's (h = -1) window profiles; rank 0 or 1.
   const AnchorCounts& anchors(int64_t l, int64_t h, int64_t rank) const;
 
-  // The state sidecar's tensors: "sink_sums" I64 [n, 2] (every ExactSum as [lo, hi], in the
+  // The state sidecar's arrays: "sink_sums" I64 [n, 2] (every ExactSum as [lo, hi], in the
   // order of the accessors above), "sink_counts" I64 [L, H, T], "sink_anchors" I64 [m, 5]
   // (layer, head or -1, rank, position, token; then the count in "sink_anchor_counts" I64 [m]).
-  struct Arrays {
-    std::vector<int64_t> sums, counts, anchors, anchor_counts;
-  };
-  std::vector<io::TensorBlob> to_tensors(Arrays& storage) const;
+  // The sums in one run and the anchors as rows are laid out in the object by this call: every
+  // view stays valid until the object changes or arrays() is called again.
+  std::vector<ArrayView> arrays() const;
   // geoattn::Error (naming `what`) when a size or a value does not fit the shape.
   static SinkStats from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,
                                 const std::vector<int64_t>& counts, const std::vector<int64_t>& anchors,
@@ -108,6 +107,8 @@ class SinkStats {
   std::vector<ExactSum> heads_, kvs_, layers_;  // [L, H, head_slots], [L, KV, T], [L, layer_slots]
   std::vector<int64_t> sinks_;                  // [L, H, T]
   std::vector<AnchorCounts> anchors_;           // [L, H + 1, 2]: head h at h, Abar at H
+  mutable std::vector<ExactSum> all_sums_;      // arrays(): heads_, kvs_, layers_ in one run
+  mutable std::vector<int64_t> anchor_rows_, anchor_counts_;  // arrays(): anchors_ as rows
 };
 
 // The top-2 positions of a profile (largest first; ties to the lower position).

@@ -8,21 +8,26 @@
 #include <string>
 #include <vector>
 
-#include "geoattn/io/safetensors_writer.h"
+#include "geoattn/metrics/array_view.h"
 #include "geoattn/metrics/metric_names.h"
+#include "geoattn/util/enum_names.h"
 
 namespace geoattn::metrics {
 
-// The finest level kept: every head, every layer, or the whole model. Coarser levels are sums.
 // The sums behind corr(R(r_min, N), rho0) per grid index (UnitStats::corr_index).
 constexpr int kCorrSums = 4;
 // The statistics of one group of one unit over a grid of G values: every curve and the
 // correlation sums per N, and the scalars (17 G + 4).
 constexpr int64_t unit_stats_per_group(int64_t G) { return (kCurveMetrics + kCorrSums) * G + kScalarMetrics; }
 
+// The finest level kept: every head, every layer, or the whole model. Coarser levels are sums.
 enum class BootLevel { Global, Layer, Head };
-const char* boot_level_name(BootLevel level);
-BootLevel parse_boot_level(const std::string& name);  // geoattn::Error on an unknown name
+inline constexpr EnumName<BootLevel> kBootLevelNames[] = {
+    {BootLevel::Global, "global"}, {BootLevel::Layer, "layer"}, {BootLevel::Head, "head"}};
+inline const char* boot_level_name(BootLevel level) { return name_of(kBootLevelNames, level); }
+// What the bootstrap resamples (SPEC §2b): documents (a document's windows together) or windows.
+enum class BootUnit { Document, Window };
+inline constexpr EnumName<BootUnit> kBootUnitNames[] = {{BootUnit::Document, "document"}, {BootUnit::Window, "window"}};
 // --bootstrap-level auto: the finest level whose cost stays small beside the run: head level
 // while there are at most 256 heads (the per-document sums in the sidecar grow with them) and
 // heads x (17 G + 4) statistics x replicates stay within 2^28 replicate values (about a second
@@ -62,14 +67,11 @@ class UnitStats {
   // many, the global group layers x heads times).
   int64_t unit_count(int64_t u, int64_t g) const { return counts_[u * G_ + g]; }
 
-  // Sidecar tensors: "unit_sums" F64 [U, groups, S], "unit_counts" I64 [U, G], "unit_ids" U8
-  // (a JSON array of the ids), "unit_shape" I64 [4] (layers, heads, G, level).
-  struct Arrays {
-    std::vector<double> sums;
-    std::vector<int64_t> counts, shape;
-    std::string ids;
-  };
-  std::vector<io::TensorBlob> to_tensors(Arrays& storage) const;
+  // Sidecar arrays: "unit_sums" F64 [U, groups, S], "unit_counts" I64 [U, G], "unit_ids" U8
+  // (a JSON array of the ids), "unit_shape" I64 [4] (layers, heads, G, level). The ids' text
+  // and the shape are laid out in the object by this call: every view stays valid until the
+  // object changes or arrays() is called again.
+  std::vector<ArrayView> arrays() const;
   static UnitStats from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,
                                const std::string& ids_json);
 
@@ -83,6 +85,8 @@ class UnitStats {
   std::vector<double> sums_;     // [U][groups][S]
   std::vector<int64_t> counts_;  // [U][G]: advanced by the sample of (layer 0, head 0), i.e. once
                                  // per (window, query), since every head of it is added
+  mutable std::string ids_json_;        // arrays(): "unit_ids"
+  mutable std::vector<int64_t> dims_;   // arrays(): "unit_shape"
 };
 
 }  // namespace geoattn::metrics

@@ -12,7 +12,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 AssumptionStats::AssumptionStats(int64_t layers, int64_t heads, int64_t T, int64_t K)
-    : layers_(layers), heads_(heads), T_(T), K_(K) {
+    : HeadGrid(layers, heads), T_(T), K_(K) {
   if (layers < 1 || heads < 1 || T < 1 || K < 1)
     fail("assumption stats: layers {}, heads {}, T {}, K {} must all be >= 1", layers, heads, T, K);
   sums_.resize(static_cast<size_t>(layers * heads * per_head_sums()));
@@ -53,7 +53,7 @@ void AssumptionStats::merge(const AssumptionStats& other) {
     *this = other;
     return;
   }
-  if (layers_ != other.layers_ || heads_ != other.heads_ || T_ != other.T_ || K_ != other.K_)
+  if (!same_grid(other) || T_ != other.T_ || K_ != other.K_)
     fail("assumption stats: cannot merge {}x{} (T {}, K {}) with {}x{} (T {}, K {})", layers_, heads_, T_, K_,
          other.layers_, other.heads_, other.T_, other.K_);
   std::vector<int64_t> counts(counts_.size());  // counts come from state files: refuse a total past int64

@@ -237,7 +237,7 @@ BootstrapResult bootstrap(const UnitStats& u, int64_t replicates, uint64_t seed)
       Eigen::MatrixXd X = Eigen::MatrixXd::Zero(U, static_cast<Eigen::Index>(columns.size()));
       for (int64_t i = 0; i < U; ++i)
         for (int64_t grp : job.members) {
-          const double* sums = u.unit_sums(order[i]) + grp * S;
+          const auto sums = u.unit_sums(order[i]).subspan(static_cast<size_t>(grp * S), static_cast<size_t>(S));
           for (size_t c = 0; c < columns.size(); ++c) X(i, static_cast<Eigen::Index>(c)) += sums[columns[c]];
         }
       const Block r{u, replicate_sums(W, X), columns, job.counts};

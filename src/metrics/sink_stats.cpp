@@ -151,21 +151,22 @@ const AnchorCounts& SinkStats::anchors(int64_t l, int64_t h, int64_t rank) const
 }
 
 std::vector<ArrayView> SinkStats::arrays() const {
-  all_sums_.clear(), anchor_rows_.clear(), anchor_counts_.clear();
-  for (const auto* v : {&heads_, &kvs_, &layers_}) all_sums_.insert(all_sums_.end(), v->begin(), v->end());
+  std::vector<ExactSum> all_sums;  // heads_, kvs_, layers_ in one run
+  for (const auto* v : {&heads_, &kvs_, &layers_}) all_sums.insert(all_sums.end(), v->begin(), v->end());
+  std::vector<int64_t> anchor_rows, anchor_counts;  // anchors_ as rows
   const int64_t H = shape_.heads;
   for (int64_t l = 0; l < shape_.layers; ++l)
     for (int64_t h = 0; h <= H; ++h)
       for (int64_t rank = 0; rank < 2; ++rank)
         for (const auto& [key, n] : anchors_[(l * (H + 1) + h) * 2 + rank]) {
-          anchor_rows_.insert(anchor_rows_.end(), {l, h == H ? -1 : h, rank, key.first, key.second});
-          anchor_counts_.push_back(n);
+          anchor_rows.insert(anchor_rows.end(), {l, h == H ? -1 : h, rank, key.first, key.second});
+          anchor_counts.push_back(n);
         }
-  const int64_t n_sums = static_cast<int64_t>(all_sums_.size()), m = static_cast<int64_t>(anchor_counts_.size());
-  return {{"sink_sums", io::Dtype::I64, {n_sums, 2}, exact_sum_bytes(all_sums_)},
+  const int64_t n_sums = static_cast<int64_t>(all_sums.size()), m = static_cast<int64_t>(anchor_counts.size());
+  return {derived_array("sink_sums", io::Dtype::I64, {n_sums, 2}, std::move(all_sums)),
           {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, bytes_of(sinks_)},
-          {"sink_anchors", io::Dtype::I64, {m, 5}, bytes_of(anchor_rows_)},
-          {"sink_anchor_counts", io::Dtype::I64, {m}, bytes_of(anchor_counts_)}};
+          derived_array("sink_anchors", io::Dtype::I64, {m, 5}, std::move(anchor_rows)),
+          derived_array("sink_anchor_counts", io::Dtype::I64, {m}, std::move(anchor_counts))};
 }
 
 SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,

@@ -1,5 +1,6 @@
 #include "geoattn/metrics/unit_stats.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@ BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int6
 }
 
 UnitStats::UnitStats(int64_t layers, int64_t heads, int64_t grid_size, BootLevel level)
-    : layers_(layers), heads_(heads), G_(grid_size), level_(level) {
+    : HeadGrid(layers, heads), G_(grid_size), level_(level) {
   if (layers < 1 || heads < 1 || grid_size < 1) fail("unit stats: {} layers, {} heads, {} grid values", layers, heads, grid_size);
 }
 
@@ -70,25 +71,25 @@ void UnitStats::merge(const UnitStats& other) {
     *this = other;
     return;
   }
-  if (layers_ != other.layers_ || heads_ != other.heads_ || G_ != other.G_ || level_ != other.level_)
+  if (!same_grid(other) || G_ != other.G_ || level_ != other.level_)
     fail("cannot merge bootstrap statistics of different shapes or levels ({} vs {})", boot_level_name(level_),
          boot_level_name(other.level_));
   const int64_t per_unit = groups() * stats_per_group();
   for (int64_t u = 0; u < other.units(); ++u) {
     if (index_.count(other.ids_[u])) fail("document '{}' is in two shards: a unit cannot be split", other.ids_[u]);
     const int64_t r = row(other.ids_[u]);
-    std::copy(other.unit_sums(u), other.unit_sums(u) + per_unit, sums_.begin() + r * per_unit);
+    std::ranges::copy(other.unit_sums(u), sums_.begin() + r * per_unit);
     std::copy(other.counts_.begin() + u * G_, other.counts_.begin() + (u + 1) * G_, counts_.begin() + r * G_);
   }
 }
 
 std::vector<ArrayView> UnitStats::arrays() const {
-  ids_json_ = nlohmann::json(ids_).dump();
-  dims_ = {layers_, heads_, G_, static_cast<int64_t>(level_)};
+  const std::string ids = nlohmann::json(ids_).dump();
+  const auto n_ids = static_cast<int64_t>(ids.size());
   return {{"unit_sums", io::Dtype::F64, {units(), groups(), stats_per_group()}, bytes_of(sums_)},
           {"unit_counts", io::Dtype::I64, {units(), G_}, bytes_of(counts_)},
-          {"unit_ids", io::Dtype::U8, {static_cast<int64_t>(ids_json_.size())}, std::as_bytes(std::span(ids_json_))},
-          {"unit_shape", io::Dtype::I64, {4}, bytes_of(dims_)}};
+          derived_array("unit_ids", io::Dtype::U8, {n_ids}, std::vector<char>(ids.begin(), ids.end())),
+          derived_array("unit_shape", io::Dtype::I64, {4}, std::vector<int64_t>{layers_, heads_, G_, static_cast<int64_t>(level_)})};
 }
 
 UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,

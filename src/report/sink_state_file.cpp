@@ -47,7 +47,8 @@ void save_sink_state(const std::string& path, const SinkRun& run) {
       {"run_info", to_json(run.run_info).dump()},
       {"token_text", texts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
   };
-  io::write_safetensors(path, tensor_blobs(run.stats.arrays()), metadata);
+  const auto views = run.stats.arrays();  // alive until the file is written: derived arrays live in them
+  io::write_safetensors(path, tensor_blobs(views), metadata);
 }
 
 bool is_sink_state(const std::string& path) {

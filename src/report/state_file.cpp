@@ -1,6 +1,8 @@
 #include "geoattn/report/state_file.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <map>
 #include <string_view>
 
@@ -160,12 +162,10 @@ std::vector<io::TensorBlob> tensor_blobs(const std::vector<ArrayView>& arrays) {
 }
 
 void save_run_state(const std::string& path, const RunState& state) {
-  auto extra = state.assumptions.empty() ? std::vector<io::TensorBlob>{} : tensor_blobs(state.assumptions.arrays());
-  if (!state.units.empty()) {
-    const auto blobs = tensor_blobs(state.units.arrays());
-    extra.insert(extra.end(), blobs.begin(), blobs.end());
-  }
-  save_state(path, state.metrics, to_json(state.run_info), extra);
+  std::vector<ArrayView> views;  // alive until the file is written: derived arrays live in them
+  if (!state.assumptions.empty()) views = state.assumptions.arrays();
+  if (!state.units.empty()) std::ranges::move(state.units.arrays(), std::back_inserter(views));
+  save_state(path, state.metrics, to_json(state.run_info), tensor_blobs(views));
 }
 
 namespace {

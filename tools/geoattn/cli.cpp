@@ -24,6 +24,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--threads", o.threads, "CPU threads for LibTorch (0: all cores)")->capture_default_str();
 }
 
+void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what) {
+  cmd.add_option("--out", out, what)->required();
+  cmd.add_flag("--quiet", quiet, "no progress line");
+}
+
 // --shard i/n: "i/n" -> {i, n}; windows go to shards by their document, so that a document
 // (the bootstrap's unit) is never split between shards.
 std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,16 @@ namespace geoattn::cli {
 
 // A subcommand: its CLI11 options are bound in `add`, which returns the action to run.
 using Action = std::function<void()>;
+// The subcommand `name` of `parent`: flags(cmd, options) gives its description and declares what
+// fills its Options; once they are parsed, its action is run(options).
+template <typename Options>
+void add_command(CLI::App& parent, Action& action, const std::string& name, void (*flags)(CLI::App&, Options&),
+                 void (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(name);
+  flags(*cmd, *options);
+  cmd->callback([options, run, &action] { action = [options, run] { run(*options); }; });
+}
 void add_capture(CLI::App& app, Action& action);
 void add_inspect(CLI::App& app, Action& action);
 
@@ -67,6 +79,8 @@ struct RunOptions {
   arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
+// --out FILE (required; `what` says what is written there) and --quiet (no progress line).
+void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what);
 // --device as LibTorch's: geoattn::Error naming the flag when this build or machine has no such device.
 torch::Device torch_device(const arch::Device& device);
 torch::Dtype torch_dtype(arch::ForwardDtype dtype);

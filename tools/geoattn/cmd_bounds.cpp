@@ -140,30 +140,29 @@ void run_bounds(const BoundsOptions& o) {
   if (!o.quiet) fmt::print(stderr, "wrote {}\n", o.out);
 }
 
-}  // namespace
-
-void add_bounds(CLI::App& app, Action& action) {
-  auto o = std::make_shared<BoundsOptions>();
-  auto* cmd = app.add_subcommand("bounds", "Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)");
-  auto* capture = cmd->add_option("--capture", o->capture, "capture .safetensors (geoattn capture layout)");
-  auto* model = cmd->add_option("--model", o->model, "Hugging Face checkpoint folder (with --data)");
-  auto* params = cmd->add_option("--params", o->params,
-                                 "assumption parameters: a JSON like configs/bounds-llama2-7b.json, or a measure JSON "
-                                 "(the fits of --layer/--head)");
+void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
+  cmd.description("Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)");
+  auto* capture = cmd.add_option("--capture", o.capture, "capture .safetensors (geoattn capture layout)");
+  auto* model = cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (with --data)");
+  auto* params = cmd.add_option("--params", o.params,
+                                "assumption parameters: a JSON like configs/bounds-llama2-7b.json, or a measure JSON "
+                                "(the fits of --layer/--head)");
   capture->excludes(model)->excludes(params);
   model->excludes(params);
-  add_input_options(*cmd, o->input, /*data_required=*/false);
-  cmd->add_option("--queries", o->queries, "query positions (--model): last, all, or i,j,...")->capture_default_str();
-  cmd->add_option("--batch", o->batch, "windows per forward (--model)")->capture_default_str();
-  add_run_options(*cmd, o->run);
-  cmd->add_option("--layer", o->layer, "the head whose fits --params takes from a measure JSON")->capture_default_str();
-  cmd->add_option("--head", o->head, "(see --layer)")->capture_default_str();
-  cmd->add_option("--samples", o->samples, "synthetic samples to average (--params; default: the file's)");
-  cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
-  cmd->add_option("--kappa", o->kappa, "the concentration constant kappa > 0 of the tail bounds")->capture_default_str();
-  cmd->add_option("--out", o->out, "result JSON")->required();
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &action] { action = [o] { run_bounds(*o); }; });
+  add_input_options(cmd, o.input, /*data_required=*/false);
+  cmd.add_option("--queries", o.queries, "query positions (--model): last, all, or i,j,...")->capture_default_str();
+  cmd.add_option("--batch", o.batch, "windows per forward (--model)")->capture_default_str();
+  add_run_options(cmd, o.run);
+  cmd.add_option("--layer", o.layer, "the head whose fits --params takes from a measure JSON")->capture_default_str();
+  cmd.add_option("--head", o.head, "(see --layer)")->capture_default_str();
+  cmd.add_option("--samples", o.samples, "synthetic samples to average (--params; default: the file's)");
+  cmd.add_option("--n", o.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
+  cmd.add_option("--kappa", o.kappa, "the concentration constant kappa > 0 of the tail bounds")->capture_default_str();
+  add_output_options(cmd, o.out, o.quiet, "result JSON");
 }
+
+}  // namespace
+
+void add_bounds(CLI::App& app, Action& action) { add_command(app, action, "bounds", bounds_flags, run_bounds); }
 
 }  // namespace geoattn::cli

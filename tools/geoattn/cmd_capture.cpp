@@ -60,23 +60,22 @@ void run_capture(const CaptureOptions& o) {
                checkpoint.config.n_layers, checkpoint.config.n_heads, queries.size(), T);
 }
 
-}  // namespace
-
-void add_capture(CLI::App& app, Action& action) {
-  auto o = std::make_shared<CaptureOptions>();
-  auto* cmd = app.add_subcommand("capture", "Run a checkpoint and save attention rows and value states (safetensors)");
-  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
+void capture_flags(CLI::App& cmd, CaptureOptions& o) {
+  cmd.description("Run a checkpoint and save attention rows and value states (safetensors)");
+  cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
       ->required();
-  add_queries_option(*cmd, o->queries);
-  add_input_options(*cmd, o->input, /*data_required=*/false);
-  add_enum_option(*cmd, "--pattern-dtype", o->pattern_dtype, model::kRowsDtypeNames,
+  add_queries_option(cmd, o.queries);
+  add_input_options(cmd, o.input, /*data_required=*/false);
+  add_enum_option(cmd, "--pattern-dtype", o.pattern_dtype, model::kRowsDtypeNames,
                   "how alpha rows are rounded: float32 (geoattn's convention: softmax of float32 scores from the run "
                   "dtype's q and k) or run (upstream eager's: scores in the run dtype, softmax in float32, rounded to "
                   "the run dtype; equal to float32 in a float32 run)");
-  add_run_options(*cmd, o->run);
-  cmd->add_option("--out", o->out, "output .safetensors")->required();
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &action] { action = [o] { run_capture(*o); }; });
+  add_run_options(cmd, o.run);
+  add_output_options(cmd, o.out, o.quiet, "output .safetensors");
 }
+
+}  // namespace
+
+void add_capture(CLI::App& app, Action& action) { add_command(app, action, "capture", capture_flags, run_capture); }
 
 }  // namespace geoattn::cli

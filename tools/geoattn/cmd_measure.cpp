@@ -40,24 +40,23 @@ void run_measure(const MeasureOptions& o) {
   pipeline::measure(job, o.out);
 }
 
-}  // namespace
-
-void add_measure(CLI::App& app, Action& action) {
-  auto o = std::make_shared<MeasureOptions>();
-  auto* cmd = app.add_subcommand("measure", "Top-N Precision/Recall/F for every head over a text shard -> JSON");
-  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder")->required();
-  add_input_options(*cmd, o->input, /*data_required=*/true);
-  add_queries_option(*cmd, o->queries);
-  cmd->add_option("--batch", o->batch, "windows per forward")->capture_default_str();
-  cmd->add_option("--shard", o->shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  cmd->add_option("--checkpoint-every", o->checkpoint_every,
+void measure_flags(CLI::App& cmd, MeasureOptions& o) {
+  cmd.description("Top-N Precision/Recall/F for every head over a text shard -> JSON");
+  cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
+  add_input_options(cmd, o.input, /*data_required=*/true);
+  add_queries_option(cmd, o.queries);
+  cmd.add_option("--batch", o.batch, "windows per forward")->capture_default_str();
+  cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
+  cmd.add_option("--checkpoint-every", o.checkpoint_every,
                   "save the aggregates every K windows; a rerun with the same arguments resumes (0: off)")
       ->capture_default_str();
-  add_metric_flags(*cmd, o->metric, /*with_seed=*/false);  // --seed is the input's
-  add_run_options(*cmd, o->run);
-  cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it: X.state.safetensors)")->required();
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &action] { action = [o] { run_measure(*o); }; });
+  add_metric_flags(cmd, o.metric, /*with_seed=*/false);  // --seed is the input's
+  add_run_options(cmd, o.run);
+  add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");
 }
+
+}  // namespace
+
+void add_measure(CLI::App& app, Action& action) { add_command(app, action, "measure", measure_flags, run_measure); }
 
 }  // namespace geoattn::cli

@@ -39,14 +39,14 @@ void run_merge(const MergeOptions& o) {
   write_results(o.out, merged);
 }
 
+void merge_flags(CLI::App& cmd, MergeOptions& o) {
+  cmd.description("Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)");
+  cmd.add_option("inputs", o.inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
+  cmd.add_option("--out", o.out, "merged result JSON")->required();
+}
+
 }  // namespace
 
-void add_merge(CLI::App& app, Action& action) {
-  auto o = std::make_shared<MergeOptions>();
-  auto* cmd = app.add_subcommand("merge", "Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)");
-  cmd->add_option("inputs", o->inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
-  cmd->add_option("--out", o->out, "merged result JSON")->required();
-  cmd->callback([o, &action] { action = [o] { run_merge(*o); }; });
-}
+void add_merge(CLI::App& app, Action& action) { add_command(app, action, "merge", merge_flags, run_merge); }
 
 }  // namespace geoattn::cli

@@ -90,30 +90,28 @@ void run_sinks(const SinksOptions& o) {
   pipeline::sinks(job, o.out);
 }
 
+void sinks_flags(CLI::App& cmd, SinksOptions& o) {
+  cmd.description("Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference points, "
+                  "attention graph, frame types) -> JSON");
+  cmd.add_option("--model", o.model, "Hugging Face checkpoint folder");
+  cmd.add_option("--capture", o.capture, "a capture file with every query (geoattn capture --queries all) instead");
+  add_input_options(cmd, o.input, /*data_required=*/false);
+  cmd.add_option("--queries", o.queries, "query positions: sinks needs all")->capture_default_str();
+  cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
+  cmd.add_option("--batch", o.batch, "windows per forward")->capture_default_str();
+  cmd.add_option("--eps", o.eps, "a head is a sink head at k when alpha_k > eps")->capture_default_str();
+  cmd.add_option("--taus", o.taus, "attention-graph thresholds on Abar, comma-separated")->capture_default_str();
+  cmd.add_flag("--residual", o.residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
+  cmd.add_option("--profile", o.profile, "alpha_k reported for the first K positions")->capture_default_str();
+  cmd.add_option("--config", o.config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
+  cmd.add_option("--dormant-row-max", o.dormant_row_max, "dormant head: row score <= this (overrides the config)");
+  cmd.add_option("--dormant-col-min", o.dormant_col_min, "dormant head: column score >= this (overrides the config)");
+  add_run_options(cmd, o.run);
+  add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");
+}
+
 }  // namespace
 
-void add_sinks(CLI::App& app, Action& action) {
-  auto o = std::make_shared<SinksOptions>();
-  auto* cmd = app.add_subcommand(
-      "sinks", "Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference "
-               "points, attention graph, frame types) -> JSON");
-  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder");
-  cmd->add_option("--capture", o->capture, "a capture file with every query (geoattn capture --queries all) instead");
-  add_input_options(*cmd, o->input, /*data_required=*/false);
-  cmd->add_option("--queries", o->queries, "query positions: sinks needs all")->capture_default_str();
-  cmd->add_option("--shard", o->shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  cmd->add_option("--batch", o->batch, "windows per forward")->capture_default_str();
-  cmd->add_option("--eps", o->eps, "a head is a sink head at k when alpha_k > eps")->capture_default_str();
-  cmd->add_option("--taus", o->taus, "attention-graph thresholds on Abar, comma-separated")->capture_default_str();
-  cmd->add_flag("--residual", o->residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
-  cmd->add_option("--profile", o->profile, "alpha_k reported for the first K positions")->capture_default_str();
-  cmd->add_option("--config", o->config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
-  cmd->add_option("--dormant-row-max", o->dormant_row_max, "dormant head: row score <= this (overrides the config)");
-  cmd->add_option("--dormant-col-min", o->dormant_col_min, "dormant head: column score >= this (overrides the config)");
-  add_run_options(*cmd, o->run);
-  cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it: X.state.safetensors)")->required();
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &action] { action = [o] { run_sinks(*o); }; });
-}
+void add_sinks(CLI::App& app, Action& action) { add_command(app, action, "sinks", sinks_flags, run_sinks); }
 
 }  // namespace geoattn::cli

@@ -47,16 +47,16 @@ void run_taxonomy(const TaxonomyOptions& o) {
   }
 }
 
+void taxonomy_flags(CLI::App& cmd, TaxonomyOptions& o) {
+  cmd.description("Label every head Retriever / Mixer / Reset from a measure JSON (SPEC §6)");
+  cmd.add_option("--from", o.from, "result JSON of geoattn measure / metrics / merge")->required();
+  cmd.add_option("--config", o.config, "thresholds (default: the built-in ones, as in configs/taxonomy.json)");
+  cmd.add_option("--out", o.out, "result JSON")->required();
+  cmd.add_flag("--quiet", o.quiet, "no summary line");
+}
+
 }  // namespace
 
-void add_taxonomy(CLI::App& app, Action& action) {
-  auto o = std::make_shared<TaxonomyOptions>();
-  auto* cmd = app.add_subcommand("taxonomy", "Label every head Retriever / Mixer / Reset from a measure JSON (SPEC §6)");
-  cmd->add_option("--from", o->from, "result JSON of geoattn measure / metrics / merge")->required();
-  cmd->add_option("--config", o->config, "thresholds (default: the built-in ones, as in configs/taxonomy.json)");
-  cmd->add_option("--out", o->out, "result JSON")->required();
-  cmd->add_flag("--quiet", o->quiet, "no summary line");
-  cmd->callback([o, &action] { action = [o] { run_taxonomy(*o); }; });
-}
+void add_taxonomy(CLI::App& app, Action& action) { add_command(app, action, "taxonomy", taxonomy_flags, run_taxonomy); }
 
 }  // namespace geoattn::cli

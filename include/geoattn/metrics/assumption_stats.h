@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/head_grid.h"
 #include "geoattn/metrics/array_view.h"
 
 namespace geoattn::metrics {
@@ -23,20 +24,17 @@ struct AssumptionWindow {
   std::span<const int64_t> decay_pairs;  // [K]  the number of those pairs
 };
 
-class AssumptionStats {
+class AssumptionStats : public HeadGrid {
  public:
   AssumptionStats() = default;
   // geoattn::Error unless every size is >= 1.
   AssumptionStats(int64_t layers, int64_t heads, int64_t T, int64_t K);
 
-  bool empty() const { return layers_ == 0; }
-  int64_t layers() const { return layers_; }
-  int64_t heads() const { return heads_; }
-  int64_t T() const { return T_; }
-  int64_t K() const { return K_; }
-
   void add(int64_t layer, int64_t head, const AssumptionWindow& w);
   void merge(const AssumptionStats& other);  // geoattn::Error if the shapes differ
+
+  int64_t T() const { return T_; }  // the window length
+  int64_t K() const { return K_; }  // the largest lag of the decay fit
 
   int64_t windows(int64_t layer, int64_t head) const;
   std::vector<double> mean_norm(int64_t layer, int64_t head) const;  // [T]; NaN with no windows
@@ -56,7 +54,7 @@ class AssumptionStats {
   int64_t per_head_sums() const { return 2 * T_ + K_ + 1; }
   int64_t per_head_counts() const { return K_ + 1; }
 
-  int64_t layers_ = 0, heads_ = 0, T_ = 0, K_ = 0;
+  int64_t T_ = 0, K_ = 0;
   std::vector<ExactSum> sums_;    // [L, H, 2T + K + 1]
   std::vector<int64_t> counts_;   // [L, H, K + 1]
 };

@@ -85,8 +85,8 @@ class SinkStats {
   // The state sidecar's arrays: "sink_sums" I64 [n, 2] (every ExactSum as [lo, hi], in the
   // order of the accessors above), "sink_counts" I64 [L, H, T], "sink_anchors" I64 [m, 5]
   // (layer, head or -1, rank, position, token; then the count in "sink_anchor_counts" I64 [m]).
-  // The sums in one run and the anchors as rows are laid out in the object by this call: every
-  // view stays valid until the object changes or arrays() is called again.
+  // The sums in one run and the anchors as rows are derived (held by their views); the counts
+  // are viewed in place, valid until the object changes.
   std::vector<ArrayView> arrays() const;
   // geoattn::Error (naming `what`) when a size or a value does not fit the shape.
   static SinkStats from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,
@@ -107,8 +107,6 @@ class SinkStats {
   std::vector<ExactSum> heads_, kvs_, layers_;  // [L, H, head_slots], [L, KV, T], [L, layer_slots]
   std::vector<int64_t> sinks_;                  // [L, H, T]
   std::vector<AnchorCounts> anchors_;           // [L, H + 1, 2]: head h at h, Abar at H
-  mutable std::vector<ExactSum> all_sums_;      // arrays(): heads_, kvs_, layers_ in one run
-  mutable std::vector<int64_t> anchor_rows_, anchor_counts_;  // arrays(): anchors_ as rows
 };
 
 // The top-2 positions of a profile (largest first; ties to the lower position).

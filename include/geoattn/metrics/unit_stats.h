@@ -5,10 +5,12 @@
 // document stay together. Pure C++.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "geoattn/metrics/array_view.h"
+#include "geoattn/metrics/head_grid.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/enum_names.h"
 
@@ -34,15 +36,12 @@ inline constexpr EnumName<BootUnit> kBootUnitNames[] = {{BootUnit::Document, "do
 // here), else layer level (global when even that is past the bound).
 BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int64_t replicates);
 
-class UnitStats {
+class UnitStats : public HeadGrid {
  public:
   UnitStats() = default;
   UnitStats(int64_t layers, int64_t heads, int64_t grid_size, BootLevel level);
 
-  bool empty() const { return layers_ == 0; }
   BootLevel level() const { return level_; }
-  int64_t layers() const { return layers_; }
-  int64_t heads() const { return heads_; }
   int64_t grid_size() const { return G_; }
   int64_t groups() const;                      // 1, layers or layers * heads
   int64_t group_of(int64_t layer, int64_t head) const;
@@ -62,15 +61,19 @@ class UnitStats {
 
   int64_t units() const { return static_cast<int64_t>(ids_.size()); }
   const std::vector<std::string>& unit_ids() const { return ids_; }
-  const double* unit_sums(int64_t u) const { return sums_.data() + u * groups() * stats_per_group(); }
+  // Unit u's statistics [groups][S] (see the layout above).
+  std::span<const double> unit_sums(int64_t u) const {
+    const int64_t n = groups() * stats_per_group();
+    return std::span<const double>(sums_).subspan(static_cast<size_t>(u * n), static_cast<size_t>(n));
+  }
   // Samples per head of unit u that reached grid index g (a layer group has heads times as
   // many, the global group layers x heads times).
   int64_t unit_count(int64_t u, int64_t g) const { return counts_[u * G_ + g]; }
 
   // Sidecar arrays: "unit_sums" F64 [U, groups, S], "unit_counts" I64 [U, G], "unit_ids" U8
   // (a JSON array of the ids), "unit_shape" I64 [4] (layers, heads, G, level). The ids' text
-  // and the shape are laid out in the object by this call: every view stays valid until the
-  // object changes or arrays() is called again.
+  // and the shape are derived (held by their views); the sums and counts are viewed in place,
+  // valid until the object changes.
   std::vector<ArrayView> arrays() const;
   static UnitStats from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,
                                const std::string& ids_json);
@@ -78,15 +81,13 @@ class UnitStats {
  private:
   int64_t row(const std::string& unit);
 
-  int64_t layers_ = 0, heads_ = 0, G_ = 0;
+  int64_t G_ = 0;
   BootLevel level_ = BootLevel::Head;
   std::vector<std::string> ids_;
   std::map<std::string, int64_t> index_;
   std::vector<double> sums_;     // [U][groups][S]
   std::vector<int64_t> counts_;  // [U][G]: advanced by the sample of (layer 0, head 0), i.e. once
                                  // per (window, query), since every head of it is added
-  mutable std::string ids_json_;        // arrays(): "unit_ids"
-  mutable std::vector<int64_t> dims_;   // arrays(): "unit_shape"
 };
 
 }  // namespace geoattn::metrics

@@ -39,7 +39,7 @@ void save_run_state(const std::string& path, const metrics::RunState& state);
 metrics::RunState load_run_state(const std::string& path);
 
 // The arrays of a statistic (metrics/array_view.h) as the safetensors writer takes them; the
-// blobs point where the views do.
+// blobs point where the views do, so the views must outlive them (a derived array lives in its view).
 std::vector<io::TensorBlob> tensor_blobs(const std::vector<metrics::ArrayView>& arrays);
 
 }  // namespace geoattn::report

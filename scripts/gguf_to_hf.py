@@ -102,6 +102,52 @@ def field(reader, key, default=None):
     return default if f is None else f.contents()
 
 
+class GgufKeys:
+    """The metadata of one architecture's GGUF, read by key without its "<arch>." prefix."""
+
+    def __init__(self, reader, arch):
+        self.reader, self.arch = reader, arch
+
+    def __call__(self, key, default=None):
+        return field(self.reader, f"{self.arch}.{key}", default)
+
+    def f32(self, key, default):
+        """A float32 field as the decimal it was written as (1e-05, not 9.99999974e-06)."""
+        return float(str(np.float32(self(key, default))))
+
+    def check_rope(self, head_dim):
+        """Full rotary dimensions and no RoPE scaling (Gemma 3 4B/12B/27B's linear x8 on global
+        layers, for one, is not read)."""
+        if int(self("rope.dimension_count", head_dim)) != head_dim:
+            die("partial rotary embeddings (rope.dimension_count != head_dim) are not supported")
+        if self("rope.scaling.type") not in (None, "none"):
+            die(f"RoPE scaling {self('rope.scaling.type')!r} is not supported")
+
+    def vocab(self):
+        return int(self("vocab_size", len(self.reader.fields["tokenizer.ggml.tokens"].data)))
+
+    def shape(self, hidden, n_head, n_layers, head_dim):
+        """config.json's sizes, in the order the Hub's files give them."""
+        return {
+            "hidden_size": hidden,
+            "intermediate_size": int(self("feed_forward_length")),
+            "num_hidden_layers": n_layers,
+            "num_attention_heads": n_head,
+            "num_key_value_heads": int(self("attention.head_count_kv", n_head)),
+            "head_dim": head_dim,
+        }
+
+    def special_ids(self):
+        """bos/eos/pad ids (None where the GGUF has none) and the dtype, config.json's last keys."""
+        opt_id = lambda key: None if field(self.reader, key) is None else int(field(self.reader, key))  # noqa: E731
+        return {
+            "bos_token_id": opt_id("tokenizer.ggml.bos_token_id"),
+            "eos_token_id": opt_id("tokenizer.ggml.eos_token_id"),
+            "pad_token_id": opt_id("tokenizer.ggml.padding_token_id"),
+            "torch_dtype": "float32",
+        }
+
+
 def unpermute(w, n_head):
     """Inverse of llama.cpp's LlamaModel.permute: ggml interleaved rows -> HF rotate-half rows."""
     out, d_in = w.shape
@@ -114,39 +160,25 @@ def read_config(r):
         return read_gemma3_config(r)
     if arch != "llama":
         die(f"general.architecture is {arch!r}; only 'llama' and 'gemma3' are supported")
-    p = lambda key, default=None: field(r, f"llama.{key}", default)  # noqa: E731
-    f32 = lambda key, default: float(str(np.float32(p(key, default))))  # 1e-05, not 9.99999974e-06  # noqa: E731
-    hidden, n_head = int(p("embedding_length")), int(p("attention.head_count"))
-    head_dim = int(p("attention.key_length", hidden // n_head))
-    if int(p("rope.dimension_count", head_dim)) != head_dim:
-        die("partial rotary embeddings (rope.dimension_count != head_dim) are not supported")
-    if p("rope.scaling.type") not in (None, "none"):
-        die(f"RoPE scaling {p('rope.scaling.type')!r} is not supported")
-    vocab = int(p("vocab_size", len(r.fields["tokenizer.ggml.tokens"].data)))
+    g = GgufKeys(r, "llama")
+    hidden, n_head = int(g("embedding_length")), int(g("attention.head_count"))
+    head_dim = int(g("attention.key_length", hidden // n_head))
+    g.check_rope(head_dim)
     tied = "output.weight" not in {t.name for t in r.tensors}
-    opt_id = lambda key: None if field(r, key) is None else int(field(r, key))  # noqa: E731
     return {
         "architectures": ["LlamaForCausalLM"],
         "model_type": "llama",
-        "hidden_size": hidden,
-        "intermediate_size": int(p("feed_forward_length")),
-        "num_hidden_layers": int(p("block_count")),
-        "num_attention_heads": n_head,
-        "num_key_value_heads": int(p("attention.head_count_kv", n_head)),
-        "head_dim": head_dim,
+        **g.shape(hidden, n_head, int(g("block_count")), head_dim),
         "hidden_act": "silu",
-        "rms_norm_eps": f32("attention.layer_norm_rms_epsilon", None),
-        "rope_theta": f32("rope.freq_base", 10000.0),
+        "rms_norm_eps": g.f32("attention.layer_norm_rms_epsilon", None),
+        "rope_theta": g.f32("rope.freq_base", 10000.0),
         "rope_scaling": None,
-        "max_position_embeddings": int(p("context_length")),
-        "vocab_size": vocab,
+        "max_position_embeddings": int(g("context_length")),
+        "vocab_size": g.vocab(),
         "tie_word_embeddings": tied,
         "attention_bias": False,
         "mlp_bias": False,
-        "bos_token_id": opt_id("tokenizer.ggml.bos_token_id"),
-        "eos_token_id": opt_id("tokenizer.ggml.eos_token_id"),
-        "pad_token_id": opt_id("tokenizer.ggml.padding_token_id"),
-        "torch_dtype": "float32",
+        **g.special_ids(),
     }
 
 
@@ -154,39 +186,28 @@ def read_gemma3_config(r):
     """Gemma3ForCausalLM config.json in the Hub's 2025 dialect (as google/gemma-3-270m's, written
     by transformers 4.5x: rope_theta + rope_local_base_freq, layer_types and _sliding_window_pattern;
     transformers 5.x reads it into rope_parameters)."""
-    p = lambda key, default=None: field(r, f"gemma3.{key}", default)  # noqa: E731
-    f32 = lambda key, default: float(str(np.float32(p(key, default))))  # 1e-06, not 9.99999997e-07  # noqa: E731
-    hidden, n_head, n_layers = int(p("embedding_length")), int(p("attention.head_count")), int(p("block_count"))
-    head_dim = int(p("attention.key_length", 256))
-    if int(p("attention.value_length", head_dim)) != head_dim:
+    g = GgufKeys(r, "gemma3")
+    hidden, n_head, n_layers = int(g("embedding_length")), int(g("attention.head_count")), int(g("block_count"))
+    head_dim = int(g("attention.key_length", 256))
+    if int(g("attention.value_length", head_dim)) != head_dim:
         die("attention.value_length != attention.key_length is not supported")
-    if int(p("rope.dimension_count", head_dim)) != head_dim:
-        die("partial rotary embeddings (rope.dimension_count != head_dim) are not supported")
-    if p("rope.scaling.type") not in (None, "none"):  # the 4B/12B/27B models: linear x8 on global layers
-        die(f"RoPE scaling {p('rope.scaling.type')!r} is not supported")
-    if p("attn_logit_softcapping") is not None or p("final_logit_softcapping") is not None:
+    g.check_rope(head_dim)
+    if g("attn_logit_softcapping") is not None or g("final_logit_softcapping") is not None:
         die("soft-capping keys in a gemma3 GGUF: not expected (Gemma 3 has none)")
-    vocab = int(p("vocab_size", len(r.fields["tokenizer.ggml.tokens"].data)))
     if "output.weight" in {t.name for t in r.tensors}:
         die("output.weight in a gemma3 GGUF: Gemma 3 ties the head to the embedding")
     pattern = 6  # llama.cpp: hparams.set_swa_pattern(6), every sixth layer global
-    opt_id = lambda key: None if field(r, key) is None else int(field(r, key))  # noqa: E731
     return {
         "architectures": ["Gemma3ForCausalLM"],
         "model_type": "gemma3_text",
-        "hidden_size": hidden,
-        "intermediate_size": int(p("feed_forward_length")),
-        "num_hidden_layers": n_layers,
-        "num_attention_heads": n_head,
-        "num_key_value_heads": int(p("attention.head_count_kv", n_head)),
-        "head_dim": head_dim,
+        **g.shape(hidden, n_head, n_layers, head_dim),
         "hidden_activation": "gelu_pytorch_tanh",
         "query_pre_attn_scalar": hidden // n_head if n_layers == 62 else head_dim,
-        "rms_norm_eps": f32("attention.layer_norm_rms_epsilon", None),
-        "rope_theta": f32("rope.freq_base", 1000000.0),
+        "rms_norm_eps": g.f32("attention.layer_norm_rms_epsilon", None),
+        "rope_theta": g.f32("rope.freq_base", 1000000.0),
         "rope_local_base_freq": 10000.0,
         "rope_scaling": None,
-        "sliding_window": int(p("attention.sliding_window")),
+        "sliding_window": int(g("attention.sliding_window")),
         "_sliding_window_pattern": pattern,
         "layer_types": ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
                         for i in range(n_layers)],
@@ -195,13 +216,10 @@ def read_gemma3_config(r):
         "attention_bias": False,
         "attention_dropout": 0.0,
         "use_bidirectional_attention": False,
-        "max_position_embeddings": int(p("context_length")),
-        "vocab_size": vocab,
+        "max_position_embeddings": int(g("context_length")),
+        "vocab_size": g.vocab(),
         "tie_word_embeddings": True,
-        "bos_token_id": opt_id("tokenizer.ggml.bos_token_id"),
-        "eos_token_id": opt_id("tokenizer.ggml.eos_token_id"),
-        "pad_token_id": opt_id("tokenizer.ggml.padding_token_id"),
-        "torch_dtype": "float32",
+        **g.special_ids(),
     }
 
 

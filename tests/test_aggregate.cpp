@@ -15,6 +15,7 @@
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"
 #include "test_util.h"
 
@@ -22,6 +23,7 @@ using namespace geoattn::metrics;
 using geoattn::report::load_state;
 using geoattn::report::save_state;
 using geoattn::report::measure_json;
+using geoattn::report::same_run;
 using nlohmann::ordered_json;
 
 using geoattn::testing::error_of;
@@ -41,9 +43,11 @@ Sample blank(int64_t G, int64_t n_valid, int64_t layer = 0, int64_t head = 0) {
   return {layer, head, n_valid, std::vector<double>(kCurveMetrics * G, 0.0), std::vector<double>(kScalarMetrics, 0.0)};
 }
 
-void add(Aggregator& agg, const Sample& s) {
-  agg.add_sample(s.layer, s.head, s.curves.data(), s.n_valid, s.scalars.data());
+SampleValues view(const Sample& s) {
+  return {s.curves, s.n_valid, std::span<const double, kScalarMetrics>(s.scalars.data(), kScalarMetrics)};
 }
+
+void add(Aggregator& agg, const Sample& s) { agg.add_sample(s.layer, s.head, view(s)); }
 
 // A sample with P_rmax (and the other curves) = p at every grid index, rho0 = rho.
 Sample flat(int64_t G, double p, double rho, int64_t layer = 0, int64_t head = 0) {
@@ -326,7 +330,7 @@ TEST(MeasureJson, ArraysFileReadsBackInline) {
   geoattn::testing::TempDir tmp;
   Aggregator agg(2, 3, {1, 2, 5});
   for (const auto& s : random_samples(2, 3, 3, 40, 7)) add(agg, s);
-  agg.add_sample(1, 2, blank(3, 0, 1, 2).curves.data(), 0, blank(3, 0).scalars.data());  // a head with n_valid 0
+  add(agg, blank(3, 0, 1, 2));  // a head with n_valid 0
   const ordered_json inline_doc = measure_json(agg, run_info());
   geoattn::report::MeasureArrays arrays;
   ordered_json split = measure_json(agg, run_info(), nullptr, nullptr, &arrays, "r.curves.safetensors");

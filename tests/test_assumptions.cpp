@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/state_file.h"
@@ -98,10 +99,14 @@ TEST(Assumptions, MergeIsExactAndRoundTrips) {
     EXPECT_EQ(first.mean_norm(1, h), all.mean_norm(1, h));
     EXPECT_EQ(first.windows(1, h), 4);
   }
-  AssumptionStats::Arrays storage;
-  const auto blobs = all.to_tensors(storage);
-  ASSERT_EQ(blobs.size(), 2u);
-  const auto back = AssumptionStats::from_tensors(L, H, T, K, storage.sums, storage.counts);
+  const auto arrays = all.arrays();
+  ASSERT_EQ(arrays.size(), 2u);
+  const auto values = [](const geoattn::metrics::ArrayView& a) {
+    std::vector<int64_t> out(a.bytes.size() / sizeof(int64_t));
+    std::memcpy(out.data(), a.bytes.data(), a.bytes.size());
+    return out;
+  };
+  const auto back = AssumptionStats::from_tensors(L, H, T, K, values(arrays[0]), values(arrays[1]));
   EXPECT_EQ(back.decay(0, 3), all.decay(0, 3));
   EXPECT_EQ(back.mean_cv(1, 2), all.mean_cv(1, 2));
   EXPECT_THROW(AssumptionStats(L, H, T, K + 1).merge(all), geoattn::Error);
@@ -109,14 +114,15 @@ TEST(Assumptions, MergeIsExactAndRoundTrips) {
 
 TEST(Assumptions, RunStateSidecar) {
   geoattn::testing::TempDir tmp;
-  RunState state{Aggregator(L, H, {1, 2}), AssumptionStats(L, H, T, K), {{"model", "x"}}};
+  RunState state{Aggregator(L, H, {1, 2}), AssumptionStats(L, H, T, K), {}};
+  state.run_info.model.path = "x";
   const Window w = make_window(2.0);
   add_window_assumptions(w.alpha, w.values, w.queries, state.assumptions);
   save_run_state(tmp / "s.safetensors", state);
   const RunState back = load_run_state(tmp / "s.safetensors");
   EXPECT_EQ(back.assumptions.mean_row(1, 1), state.assumptions.mean_row(1, 1));
   EXPECT_EQ(back.run_info, state.run_info);
-  RunState without{Aggregator(L, H, {1, 2}), {}, nlohmann::ordered_json::object()};
+  RunState without{Aggregator(L, H, {1, 2}), {}, {}};
   save_run_state(tmp / "none.safetensors", without);
   EXPECT_TRUE(load_run_state(tmp / "none.safetensors").assumptions.empty());
   EXPECT_THROW(without.merge(state), geoattn::Error);  // one run has fits, the other not

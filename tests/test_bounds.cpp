@@ -14,9 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/bounds.h"
+#include "geoattn/report/bounds_params_json.h"
 #include "geoattn/util/error.h"
 
 using namespace geoattn::analysis;
+using geoattn::report::params_from_json;
+using geoattn::report::params_to_json;
 using nlohmann::json;
 
 using geoattn::testing::error_of;

@@ -257,3 +257,40 @@ TEST(Cli, BadInputMatrix) {
   for (const auto& entry : fs::directory_iterator(tmp.path()))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
 }
+
+// Every enum flag is parsed into its enum at the flag: a name outside its table is a usage
+// error (exit 2), one line naming the flag, the text and the names it takes.
+TEST(Cli, EnumFlagsNameTheFlag) {
+  TempDir tmp;
+  const std::string capture = "geoattn capture --model " + source("models/stories260K") + " --ids 1,2 --out " + (tmp / "x.st");
+  const std::string metrics = "geoattn metrics --capture " + (tmp / "x.st") + " --out " + (tmp / "m.json");
+  struct Case {
+    std::string command, flag, text, takes;
+  };
+  for (const Case& c : std::vector<Case>{
+           {capture, "--dtype", "fp64", "auto, fp32, bf16 or fp16"},
+           {capture, "--device", "gpu", "cpu, cuda or cuda:N"},
+           {capture, "--device", "cuda:x", "cpu, cuda or cuda:N"},
+           {capture, "--window", "lines", "doc or stream"},
+           {capture, "--offset", "random", "start or hashed"},
+           {capture, "--pattern-dtype", "bf16", "float32 or run"},
+           {metrics, "--distance", "manhattan", "euclidean or cosine"},
+           {metrics, "--bootstrap-level", "heads", "auto, global, layer or head"},
+           {metrics, "--bootstrap-unit", "doc", "document or window"},
+       }) {
+    const auto r = run(c.command + " " + c.flag + " " + c.text, tmp);
+    EXPECT_EQ(r.code, 2) << c.flag << ": " << r.err;
+    EXPECT_EQ(r.err, "geoattn: error: " + c.flag + ": '" + c.text + "' is not one of " + c.takes + " (see --help)\n");
+  }
+  // The names themselves run, auto included: a capture in bf16 records its dtype by name.
+  ASSERT_EQ(run(capture + " --quiet --dtype bf16 --device cpu --window stream --pattern-dtype run", tmp).code, 0);
+  geoattn::io::SafetensorsFile file(tmp / "x.st");
+  EXPECT_EQ(file.header().metadata.at("dtype"), "bf16");
+  EXPECT_EQ(file.header().metadata.at("pattern_dtype"), "run");
+  EXPECT_EQ(file.header().metadata.at("device"), "cpu");
+  ASSERT_EQ(run(metrics + " --bootstrap 20 --bootstrap-level auto --bootstrap-unit window --distance cosine", tmp).code, 0);
+  const auto settings = nlohmann::json::parse(read_file(tmp / "m.json")).at("settings");
+  EXPECT_EQ(settings.at("distance"), "cosine");
+  EXPECT_EQ(settings.at("bootstrap").at("unit"), "window");
+  EXPECT_EQ(settings.at("bootstrap").at("level"), "head");
+}

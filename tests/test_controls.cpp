@@ -47,7 +47,7 @@ Window make_window(bool separable, int64_t seed) {
 const std::vector<int64_t> kLastQuery = {T - 1};
 
 RunState new_state() {
-  return RunState{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Head)};
+  return RunState{Aggregator(L, H, kGrid), {}, {}, UnitStats(L, H, 6, BootLevel::Head)};
 }
 
 void add(WorkerPool& pool, RunState& state, const Window& w, uint64_t key, const std::string& unit, int64_t controls = 16) {
@@ -55,9 +55,7 @@ void add(WorkerPool& pool, RunState& state, const Window& w, uint64_t key, const
   options.controls = controls;
   options.seed = 7;
   add_window(pool, w.alpha, w.values, kLastQuery, kGrid, key, options,
-             [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
-               state.add_sample(unit, l, h, curves, n_valid, scalars);
-             });
+             [&](int64_t l, int64_t h, const SampleValues& sample) { state.add_sample(unit, l, h, sample); });
 }
 
 // Two windows per document, 30 documents.
@@ -154,7 +152,7 @@ TEST_F(Controls, MergeOfShardsEqualsOneRun) {
 }
 
 TEST_F(Controls, LevelsAndNoControls) {
-  RunState state{Aggregator(L, H, kGrid), {}, nlohmann::ordered_json::object(), UnitStats(L, H, 6, BootLevel::Layer)};
+  RunState state{Aggregator(L, H, kGrid), {}, {}, UnitStats(L, H, 6, BootLevel::Layer)};
   add(pool, state, make_window(true, 1), 0, "a", /*controls=*/0);
   add(pool, state, make_window(true, 2), 1, "b", /*controls=*/0);
   EXPECT_EQ(state.metrics.global_stats().curve(kP_rmax_random, 0).count(), 0);  // no control: absent

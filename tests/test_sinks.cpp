@@ -22,6 +22,7 @@
 #include "geoattn/metrics/sink_window.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/decoder.h"
+#include "geoattn/report/frame_config_json.h"
 #include "geoattn/report/sinks_json.h"
 #include "test_util.h"
 
@@ -265,7 +266,7 @@ TEST_P(RealCapture, SinkCountsAreDirectCounts) {
     metrics::SinkStats stats({L, H, KV, T, static_cast<int64_t>(kTaus.size()), false}, eps);
     std::vector<int64_t> direct(L * H * T, 0);
     for (const auto& win : windows) {
-      stats.add(metrics::sink_window(win.alpha, win.values, torch::Tensor(), kTaus), win.ids.data());
+      stats.add(metrics::sink_window(win.alpha, win.values, torch::Tensor(), kTaus), win.ids);
       for (int64_t l = 0; l < L; ++l)
         for (int64_t h = 0; h < H; ++h) {
           const auto alpha = alpha_of(head_matrix(win.alpha, l, h));
@@ -371,10 +372,12 @@ std::string frame_type(const std::function<std::map<int64_t, double>(int64_t)>& 
     std::iota(tokens.begin(), tokens.end(), 100 * w);  // a different token everywhere
     tokens[0] = 1;                                     // BOS
     stats.add(metrics::sink_window(anchored(L, H, T, weights(w)), torch::randn({L, KV, T, d}), torch::Tensor(), {0.1}),
-              tokens.data());
+              tokens);
   }
-  report::SinkRun run{stats, {{"settings", {{"taus", {0.1}}}}}, {}};
-  const auto json = report::sinks_report(run, analysis::FrameConfig{}, {}, 8);
+  report::SinkRun run{stats, {}, {}};
+  run.run_info.method.taus = {0.1};
+  run.run_info.method.profile_positions = 8;
+  const auto json = report::sinks_report(run);
   return json.at("layers").at(0).at("frame").at("type").get<std::string>();
 }
 
@@ -422,12 +425,12 @@ TEST(ReferenceSet, Rule) {
 }
 
 TEST(FrameConfig, ConfigFileIsTheDefaults) {
-  const auto j = nlohmann::json::parse(geoattn::testing::read_file(source("configs/sinks.json")));
-  EXPECT_EQ(analysis::FrameConfig::from_json(j).to_json(), analysis::FrameConfig{}.to_json());
-  EXPECT_FALSE(analysis::sweep_configs(j, {}).empty());
-  EXPECT_NE(geoattn::testing::error_of([] { analysis::FrameConfig::from_json({{"anchor_alpha", 0.3}}); }).find("unknown key 'anchor_alpha'"),
+  const auto j = nlohmann::ordered_json::parse(geoattn::testing::read_file(source("configs/sinks.json")));
+  EXPECT_EQ(report::frame_config_from_json(j), analysis::FrameConfig{});
+  EXPECT_FALSE(report::sink_rule_from_json(j).sweep.empty());
+  EXPECT_NE(geoattn::testing::error_of([] { report::frame_config_from_json({{"anchor_alpha", 0.3}}); }).find("unknown key 'anchor_alpha'"),
             std::string::npos);
-  EXPECT_NE(geoattn::testing::error_of([] { analysis::FrameConfig::from_json({{"comparable_ratio", 2}}); }).find("'comparable_ratio'"),
+  EXPECT_NE(geoattn::testing::error_of([] { report::frame_config_from_json({{"comparable_ratio", 2}}); }).find("'comparable_ratio'"),
             std::string::npos);
 }
 

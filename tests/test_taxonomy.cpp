@@ -11,11 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/taxonomy.h"
+#include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/report/taxonomy_json.h"
 #include "geoattn/util/error.h"
 
 using namespace geoattn::analysis;
+using geoattn::report::taxonomy_config_from_json;
 using geoattn::report::taxonomy_report;
+using geoattn::report::to_json;
 using nlohmann::json;
 
 using geoattn::testing::error_of;
@@ -112,8 +115,8 @@ TEST(Taxonomy, ConfigThresholdChangesTheOutcome) {
   // then lower the Retriever threshold through the config JSON.
   HeadFeatures f = mixer();
   f.c_last = 1.2;
-  EXPECT_EQ(classify(f, TaxonomyConfig::from_json(json::object())).label, "Mixer");
-  const auto cfg = TaxonomyConfig::from_json(json{{"retriever_cos_vL_min", 0.3}, {"_comment", "lower"}});
+  EXPECT_EQ(classify(f, taxonomy_config_from_json(json::object())).label, "Mixer");
+  const auto cfg = taxonomy_config_from_json(json{{"retriever_cos_vL_min", 0.3}, {"_comment", "lower"}});
   EXPECT_EQ(cfg.retriever_cos_vL_min, 0.3);
   EXPECT_EQ(cfg.reset_sink_ratio, 0.8);  // missing keys keep their defaults
   EXPECT_EQ(classify(f, cfg).label, "Retriever");
@@ -122,23 +125,23 @@ TEST(Taxonomy, ConfigThresholdChangesTheOutcome) {
   HeadFeatures z = reset();
   for (size_t g = 3; g < kGrid.size(); ++g) z.cos_s_vL[g] = 0.6;
   EXPECT_EQ(classify(z, {}).label, "Mixer");
-  EXPECT_EQ(classify(z, TaxonomyConfig::from_json(json{{"reset_n_max", 4}})).label, "Reset");
+  EXPECT_EQ(classify(z, taxonomy_config_from_json(json{{"reset_n_max", 4}})).label, "Reset");
 }
 
 TEST(Taxonomy, ConfigRoundTripsAndDefaultsFileMatches) {
   TaxonomyConfig c;
   c.reset_n_max = 32;
   c.reset_sink_ratio = 1.5;
-  const TaxonomyConfig back = TaxonomyConfig::from_json(json::parse(c.to_json().dump()));
+  const TaxonomyConfig back = taxonomy_config_from_json(json::parse(to_json(c).dump()));
   EXPECT_EQ(back.reset_n_max, 32);
   EXPECT_EQ(back.reset_sink_ratio, 1.5);
-  EXPECT_EQ(c.to_json().dump(),
+  EXPECT_EQ(to_json(c).dump(),
             R"({"retriever_cos_vL_min":0.5,"reset_sink_ratio":1.5,"reset_cos_vL_max":0.3,"reset_n_max":32})");
 
   std::ifstream in(std::string(GEOATTN_SOURCE_DIR) + "/configs/taxonomy.json");
   ASSERT_TRUE(in.good());
-  const TaxonomyConfig file = TaxonomyConfig::from_json(json::parse(in));
-  EXPECT_EQ(file.to_json(), TaxonomyConfig().to_json());
+  const TaxonomyConfig file = taxonomy_config_from_json(json::parse(in));
+  EXPECT_EQ(to_json(file), to_json(TaxonomyConfig()));
 }
 
 TEST(Taxonomy, BadConfigIsAnError) {
@@ -153,7 +156,7 @@ TEST(Taxonomy, BadConfigIsAnError) {
                                          {json{{"reset_sink_ratio", -1}}, "'reset_sink_ratio' = -1"},
                                          {json{{"reset_cos_vL_max", 2}}, "'reset_cos_vL_max' = 2"},
                                          {json::array(), "expected a JSON object"}}) {
-    const std::string what = error_of([&] { TaxonomyConfig::from_json(k.j); });
+    const std::string what = error_of([&] { taxonomy_config_from_json(k.j); });
     EXPECT_NE(what.find(k.needle), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos);
   }

@@ -13,13 +13,18 @@ and nothing else for load_measure (numpy for read_arrays and load_sinks): no PyP
 import json
 import os
 
+from .schema import load_schema
+
 __all__ = ["MEASURE_SCHEMAS", "SINKS_SCHEMA", "FRAME_TYPES", "GRAPH_STATS", "read_arrays",
            "inline_arrays", "load_measure", "sink_arrays", "load_sinks"]
 
 MEASURE_SCHEMAS = ("geoattn.measure/2", "geoattn.measure/1")  # /1: every array inline
 SINKS_SCHEMA = "geoattn.sinks/1"
-FRAME_TYPES = ("centralized", "bidirectional", "distributed", "none")
-GRAPH_STATS = ("density", "gini", "star", "centralization", "fiedler", "gap")
+# The frame types and the attention-graph statistics as the sinks schema names them (the C++
+# writes the same names: ctest Schema checks it).
+_SINKS_DEFS = load_schema("geoattn.sinks-1.schema.json")[0]["$defs"]
+FRAME_TYPES = tuple(_SINKS_DEFS["frame_type"]["enum"])
+GRAPH_STATS = tuple(k for k in _SINKS_DEFS["graph_entry"]["required"] if k not in ("tau", "effective"))
 
 
 def _tensors(path):

@@ -18,7 +18,10 @@
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/sinks.h"
+#include "geoattn/report/frame_config_json.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/run_info_json.h"
+#include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/report/taxonomy_json.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -38,6 +41,14 @@ struct CallThreads {
   pipeline::LibraryThreads policy;
   WorkerPool pool;
 };
+
+// A name of an enum's table, parsed here (the package checks them first; a ValueError naming the
+// argument all the same).
+template <typename E, size_t N>
+E named(const EnumName<E> (&table)[N], const std::string& name, const char* argument) {
+  if (const auto value = value_of(table, name)) return *value;
+  fail("{}: '{}' is not one of {}", argument, name, names_of(table));
+}
 
 // The capture layout of tensors from Python: alpha [W, L, H, Q, T], values [W, L, KV, T, d].
 model::CaptureFile capture_of(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
@@ -67,7 +78,7 @@ struct Measure {
   }
   void save(const std::string& path) const { pipeline::write_results(path, run.state, run.done); }
   // The run's "timing" (its stages in seconds), without the rest of the JSON.
-  std::string timing() const { return run.state.run_info.at("timing").dump(); }
+  std::string timing() const { return report::to_json(run.state.run_info.timing).dump(); }
 };
 
 Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
@@ -81,11 +92,10 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
     spec.n_spec = n;
     spec.grid = metrics::parse_n_grid(n, T);
     spec.queries = q;
-    spec.distance = distance == "cosine" ? metrics::Distance::Cosine : metrics::Distance::Euclidean;
+    spec.distance = named(metrics::kDistanceNames, distance, "distance");
     spec.decay_k = decay_k, spec.controls = controls, spec.bootstrap = bootstrap, spec.seed = seed;
-    spec.boot_level_auto = boot_level == "auto";
-    if (!spec.boot_level_auto) spec.boot_level = metrics::parse_boot_level(boot_level);
-    spec.boot_unit = boot_unit == "window" ? pipeline::BootUnit::Window : pipeline::BootUnit::Document;
+    if (boot_level != "auto") spec.boot_level = named(metrics::kBootLevelNames, boot_level, "boot_level");
+    spec.boot_unit = named(metrics::kBootUnitNames, boot_unit, "boot_unit");
     spec.chunk_bytes = chunk_bytes;
     return spec;
   };
@@ -113,7 +123,15 @@ Sinks run_sinks(const torch::Tensor& alpha, const torch::Tensor& values, const s
   pipeline::SinkSettings settings;
   settings.eps = eps, settings.taus = taus, settings.residual = residual.has_value();
   settings.profile_positions = profile_positions;
-  settings.rule = rule.empty() ? pipeline::builtin_sink_rule() : parse_json_or_fail<Json>(rule_source, rule);
+  if (rule.empty()) {
+    settings.rule = pipeline::builtin_sink_rule();
+  } else {
+    try {
+      settings.rule = report::sink_rule_from_json(parse_json_or_fail<Json>(rule_source, rule));
+    } catch (const Error& e) {
+      fail("{}: {}", rule_source, e.what());
+    }
+  }
   settings.rule_source = rule.empty() ? pipeline::kBuiltinSinkRuleSource : rule_source;
   py::gil_scoped_release released;
   CallThreads call(threads);
@@ -124,7 +142,7 @@ Sinks run_sinks(const torch::Tensor& alpha, const torch::Tensor& values, const s
 // built-in thresholds.
 std::string taxonomy(const std::string& measure, const std::string& config) {
   const auto cfg = config.empty() ? analysis::TaxonomyConfig()
-                                  : analysis::TaxonomyConfig::from_json(parse_json_or_fail<nlohmann::json>("config", config));
+                                  : report::taxonomy_config_from_json(parse_json_or_fail<nlohmann::json>("config", config));
   return report::taxonomy_report(parse_json_or_fail<Json>("result", measure), cfg).dump(1);
 }
 

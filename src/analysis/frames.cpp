@@ -6,7 +6,6 @@
 #include <numeric>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
 
@@ -22,51 +21,6 @@ std::vector<int64_t> by_score(const double* c, int64_t T) {
   return order;
 }
 
-// One row per threshold of FrameConfig: its key, where it lives, and its range.
-struct Key {
-  const char* name;
-  double FrameConfig::*real;
-  int64_t FrameConfig::*integer;
-  double lo, hi;
-};
-constexpr Key kKeys[] = {
-    {"anchor_alpha_min", &FrameConfig::anchor_alpha_min, nullptr, 0, 1},
-    {"comparable_ratio", &FrameConfig::comparable_ratio, nullptr, 0, 1},
-    {"centralized_consistency", &FrameConfig::centralized_consistency, nullptr, 0, 1},
-    {"distributed_consistency", &FrameConfig::distributed_consistency, nullptr, 0, 1},
-    {"distributed_min_S", nullptr, &FrameConfig::distributed_min_S, 1, 1e9},
-    {"distributed_min_R", nullptr, &FrameConfig::distributed_min_R, 1, 1e9},
-    {"density_min", &FrameConfig::density_min, nullptr, 0, 1},
-    {"density_max", &FrameConfig::density_max, nullptr, 0, 1},
-    {"dormant_row_max", &FrameConfig::dormant_row_max, nullptr, 0, 1},
-    {"dormant_col_min", &FrameConfig::dormant_col_min, nullptr, 0, 1},
-};
-
-const Key& key_named(const std::string& name) {
-  for (const auto& k : kKeys)
-    if (name == k.name) return k;
-  std::string known;
-  for (const auto& k : kKeys) known += (known.empty() ? "" : ", ") + std::string(k.name);
-  fail("sinks config: unknown key '{}' (known: {}, sweep)", name, known);
-}
-
-void set_key(FrameConfig& c, const Key& k, const nlohmann::json& v) {
-  if (k.integer ? !v.is_number_integer() : !v.is_number())
-    fail("sinks config: '{}' must be {}, got {}", k.name, k.integer ? "an integer" : "a number", v.dump());
-  const double x = v.get<double>();
-  if (!(x >= k.lo && x <= k.hi)) fail("sinks config: '{}' = {} must be in [{}, {}]", k.name, v.dump(), k.lo, k.hi);
-  if (k.integer)
-    c.*k.integer = v.get<int64_t>();
-  else
-    c.*k.real = x;
-}
-
-// What no single key can check: the density range is a range.
-void check_range(const FrameConfig& c) {
-  if (c.density_min > c.density_max)
-    fail("sinks config: density_min {} is above density_max {}", c.density_min, c.density_max);
-}
-
 }  // namespace
 
 // SPEC §9: R = {j : c_j > 0.1}, else the top max(1, floor(0.1 T)); at most max(1, floor(0.3 T)).
@@ -80,44 +34,6 @@ std::vector<int64_t> reference_set(const double* c, int64_t T) {
   std::vector<int64_t> R(order.begin(), order.begin() + std::min(n, cap));
   std::sort(R.begin(), R.end());
   return R;
-}
-
-FrameConfig FrameConfig::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) fail("sinks config: expected a JSON object, got {}", j.type_name());
-  FrameConfig c;
-  for (const auto& [key, v] : j.items())
-    if (!(key.empty() || key[0] == '_' || key == "sweep")) set_key(c, key_named(key), v);
-  check_range(c);
-  return c;
-}
-
-nlohmann::ordered_json FrameConfig::to_json() const {
-  nlohmann::ordered_json j;
-  for (const auto& k : kKeys) {
-    if (k.integer)
-      j[k.name] = this->*k.integer;
-    else
-      j[k.name] = this->*k.real;
-  }
-  return j;
-}
-
-std::vector<std::pair<std::string, FrameConfig>> sweep_configs(const nlohmann::json& j, const FrameConfig& base) {
-  std::vector<std::pair<std::string, FrameConfig>> out;
-  if (!j.is_object() || !j.contains("sweep")) return out;
-  const auto& sweep = j.at("sweep");
-  if (!sweep.is_object()) fail("sinks config: 'sweep' must be an object of key: [values]");
-  for (const auto& [key, values] : sweep.items()) {
-    const Key& k = key_named(key);
-    if (!values.is_array()) fail("sinks config: sweep '{}' must be a list of values", key);
-    for (const auto& v : values) {
-      FrameConfig c = base;
-      set_key(c, k, v);
-      check_range(c);
-      out.emplace_back(key, c);
-    }
-  }
-  return out;
 }
 
 std::vector<FrameResult> classify_frames(const std::vector<LayerFrameInput>& layers, const FrameConfig& cfg) {

@@ -7,13 +7,10 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
 
 namespace geoattn::analysis {
-
-using nlohmann::ordered_json;
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -44,49 +41,7 @@ double slope_vs_log_n(const std::vector<int64_t>& n_grid, const std::vector<doub
 }
 
 
-// ---- config JSON ----
-
-void read_cos(const nlohmann::json& v, const std::string& key, double& out) {
-  if (!v.is_number()) fail("taxonomy config: '{}' must be a number, got {}", key, v.dump());
-  out = v.get<double>();
-  if (!(out >= -1 && out <= 1)) fail("taxonomy config: '{}' = {} must be a cosine in [-1, 1]", key, out);
-}
-
 }  // namespace
-
-TaxonomyConfig TaxonomyConfig::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) fail("taxonomy config: expected a JSON object, got {}", j.type_name());
-  TaxonomyConfig c;
-  for (const auto& [key, v] : j.items()) {
-    if (!key.empty() && key[0] == '_') continue;  // a comment
-    if (key == "retriever_cos_vL_min") {
-      read_cos(v, key, c.retriever_cos_vL_min);
-    } else if (key == "reset_cos_vL_max") {
-      read_cos(v, key, c.reset_cos_vL_max);
-    } else if (key == "reset_sink_ratio") {
-      if (!v.is_number()) fail("taxonomy config: '{}' must be a number, got {}", key, v.dump());
-      c.reset_sink_ratio = v.get<double>();
-      if (!(c.reset_sink_ratio >= 0) || !std::isfinite(c.reset_sink_ratio))
-        fail("taxonomy config: '{}' = {} must be a finite number >= 0", key, c.reset_sink_ratio);
-    } else if (key == "reset_n_max") {
-      if (!v.is_number_integer()) fail("taxonomy config: '{}' must be an integer, got {}", key, v.dump());
-      c.reset_n_max = v.get<int64_t>();
-      if (c.reset_n_max < 1) fail("taxonomy config: '{}' = {} must be >= 1", key, c.reset_n_max);
-    } else {
-      fail("taxonomy config: unknown key '{}' (known: retriever_cos_vL_min, reset_sink_ratio, "
-           "reset_cos_vL_max, reset_n_max)",
-           key);
-    }
-  }
-  return c;
-}
-
-ordered_json TaxonomyConfig::to_json() const {
-  return {{"retriever_cos_vL_min", retriever_cos_vL_min},
-          {"reset_sink_ratio", reset_sink_ratio},
-          {"reset_cos_vL_max", reset_cos_vL_max},
-          {"reset_n_max", reset_n_max}};
-}
 
 HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
   if (f.cos_s_v0.size() != f.n_grid.size() || f.cos_s_vL.size() != f.n_grid.size())

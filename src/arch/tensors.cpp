@@ -10,33 +10,38 @@ using D = Dim;
 using K = TensorKind;
 using P = Presence;
 
-// Rows every layout shares, spelled once.
-constexpr TensorSpec kEmbed = {K::Embed, "model.embed_tokens.weight", false, 2, {D::Vocab, D::Hidden}, P::Always};
-constexpr TensorSpec kFinalNorm = {K::FinalNorm, "model.norm.weight", false, 1, {D::Hidden}, P::Always};
-constexpr TensorSpec kLmHead = {K::LmHead, "lm_head.weight", false, 2, {D::Vocab, D::Hidden}, P::Untied};
-constexpr TensorSpec kInputNorm = {K::AttnNorm, "model.layers.{}.input_layernorm.weight", true, 1, {D::Hidden}, P::Always};
-constexpr TensorSpec kQ = {K::Q, "model.layers.{}.self_attn.q_proj.weight", true, 2, {D::QDim, D::Hidden}, P::Always};
-constexpr TensorSpec kK = {K::K, "model.layers.{}.self_attn.k_proj.weight", true, 2, {D::KVDim, D::Hidden}, P::Always};
-constexpr TensorSpec kV = {K::V, "model.layers.{}.self_attn.v_proj.weight", true, 2, {D::KVDim, D::Hidden}, P::Always};
-constexpr TensorSpec kO = {K::O, "model.layers.{}.self_attn.o_proj.weight", true, 2, {D::Hidden, D::QDim}, P::Always};
-constexpr TensorSpec kQBias = {K::QBias, "model.layers.{}.self_attn.q_proj.bias", true, 1, {D::QDim}, P::QkvBias};
-constexpr TensorSpec kKBias = {K::KBias, "model.layers.{}.self_attn.k_proj.bias", true, 1, {D::KVDim}, P::QkvBias};
-constexpr TensorSpec kVBias = {K::VBias, "model.layers.{}.self_attn.v_proj.bias", true, 1, {D::KVDim}, P::QkvBias};
-constexpr TensorSpec kOBias = {K::OBias, "model.layers.{}.self_attn.o_proj.bias", true, 1, {D::Hidden}, P::OBias};
-constexpr TensorSpec kQNormHead = {K::QNorm, "model.layers.{}.self_attn.q_norm.weight", true, 1, {D::HeadDim}, P::Always};
-constexpr TensorSpec kKNormHead = {K::KNorm, "model.layers.{}.self_attn.k_norm.weight", true, 1, {D::HeadDim}, P::Always};
-constexpr TensorSpec kGate = {K::Gate, "model.layers.{}.mlp.gate_proj.weight", true, 2, {D::Ffn, D::Hidden}, P::Always};
-constexpr TensorSpec kUp = {K::Up, "model.layers.{}.mlp.up_proj.weight", true, 2, {D::Ffn, D::Hidden}, P::Always};
-constexpr TensorSpec kDown = {K::Down, "model.layers.{}.mlp.down_proj.weight", true, 2, {D::Hidden, D::Ffn}, P::Always};
-constexpr TensorSpec kGateBias = {K::GateBias, "model.layers.{}.mlp.gate_proj.bias", true, 1, {D::Ffn}, P::MlpBias};
-constexpr TensorSpec kUpBias = {K::UpBias, "model.layers.{}.mlp.up_proj.bias", true, 1, {D::Ffn}, P::MlpBias};
-constexpr TensorSpec kDownBias = {K::DownBias, "model.layers.{}.mlp.down_proj.bias", true, 1, {D::Hidden}, P::MlpBias};
-// "post_attention_layernorm": before the MLP in the pre-norm layouts, after the attention in
-// Gemma-2/3 and OLMo-2.
-constexpr TensorSpec kPreMlpNorm = {K::MlpNorm, "model.layers.{}.post_attention_layernorm.weight", true, 1, {D::Hidden}, P::Always};
-constexpr TensorSpec kPostAttnNorm = {K::AttnPostNorm, "model.layers.{}.post_attention_layernorm.weight", true, 1, {D::Hidden}, P::Always};
-constexpr TensorSpec kPreFfnNorm = {K::MlpNorm, "model.layers.{}.pre_feedforward_layernorm.weight", true, 1, {D::Hidden}, P::Always};
-constexpr TensorSpec kPostFfnNorm = {K::MlpPostNorm, "model.layers.{}.post_feedforward_layernorm.weight", true, 1, {D::Hidden}, P::Always};
+// Rows every layout shares, spelled once. Vectors are {size, D::None}.
+constexpr D kVector = D::None;
+// The model's own tensors.
+constexpr TensorSpec kEmbed = {K::Embed, "model.embed_tokens.weight", {D::Vocab, D::Hidden}};
+constexpr TensorSpec kFinalNorm = {K::FinalNorm, "model.norm.weight", {D::Hidden, kVector}};
+constexpr TensorSpec kLmHead = {K::LmHead, "lm_head.weight", {D::Vocab, D::Hidden}, P::Untied};
+// The attention's projections [out, in], then their biases [out].
+constexpr TensorSpec kQ = {K::Q, "model.layers.{}.self_attn.q_proj.weight", {D::QDim, D::Hidden}};
+constexpr TensorSpec kK = {K::K, "model.layers.{}.self_attn.k_proj.weight", {D::KVDim, D::Hidden}};
+constexpr TensorSpec kV = {K::V, "model.layers.{}.self_attn.v_proj.weight", {D::KVDim, D::Hidden}};
+constexpr TensorSpec kO = {K::O, "model.layers.{}.self_attn.o_proj.weight", {D::Hidden, D::QDim}};
+constexpr TensorSpec kQBias = {K::QBias, "model.layers.{}.self_attn.q_proj.bias", {D::QDim, kVector}, P::QkvBias};
+constexpr TensorSpec kKBias = {K::KBias, "model.layers.{}.self_attn.k_proj.bias", {D::KVDim, kVector}, P::QkvBias};
+constexpr TensorSpec kVBias = {K::VBias, "model.layers.{}.self_attn.v_proj.bias", {D::KVDim, kVector}, P::QkvBias};
+constexpr TensorSpec kOBias = {K::OBias, "model.layers.{}.self_attn.o_proj.bias", {D::Hidden, kVector}, P::OBias};
+// q/k RMSNorm per head (Qwen3, Gemma-3).
+constexpr TensorSpec kQNormHead = {K::QNorm, "model.layers.{}.self_attn.q_norm.weight", {D::HeadDim, kVector}};
+constexpr TensorSpec kKNormHead = {K::KNorm, "model.layers.{}.self_attn.k_norm.weight", {D::HeadDim, kVector}};
+// The MLP's projections, each with its bias.
+constexpr TensorSpec kGate = {K::Gate, "model.layers.{}.mlp.gate_proj.weight", {D::Ffn, D::Hidden}};
+constexpr TensorSpec kGateBias = {K::GateBias, "model.layers.{}.mlp.gate_proj.bias", {D::Ffn, kVector}, P::MlpBias};
+constexpr TensorSpec kUp = {K::Up, "model.layers.{}.mlp.up_proj.weight", {D::Ffn, D::Hidden}};
+constexpr TensorSpec kUpBias = {K::UpBias, "model.layers.{}.mlp.up_proj.bias", {D::Ffn, kVector}, P::MlpBias};
+constexpr TensorSpec kDown = {K::Down, "model.layers.{}.mlp.down_proj.weight", {D::Hidden, D::Ffn}};
+constexpr TensorSpec kDownBias = {K::DownBias, "model.layers.{}.mlp.down_proj.bias", {D::Hidden, kVector}, P::MlpBias};
+// The block's norms. "post_attention_layernorm": before the MLP in the pre-norm layouts, after
+// the attention in Gemma-2/3 and OLMo-2.
+constexpr TensorSpec kInputNorm = {K::AttnNorm, "model.layers.{}.input_layernorm.weight", {D::Hidden, kVector}};
+constexpr TensorSpec kPreMlpNorm = {K::MlpNorm, "model.layers.{}.post_attention_layernorm.weight", {D::Hidden, kVector}};
+constexpr TensorSpec kPostAttnNorm = {K::AttnPostNorm, "model.layers.{}.post_attention_layernorm.weight", {D::Hidden, kVector}};
+constexpr TensorSpec kPreFfnNorm = {K::MlpNorm, "model.layers.{}.pre_feedforward_layernorm.weight", {D::Hidden, kVector}};
+constexpr TensorSpec kPostFfnNorm = {K::MlpPostNorm, "model.layers.{}.post_feedforward_layernorm.weight", {D::Hidden, kVector}};
 
 // LLaMA, Mistral, Qwen2, Gemma 1: pre-norm; biases as the config says.
 constexpr TensorSpec kLlama[] = {kEmbed, kInputNorm, kQ, kK, kV, kO, kQBias, kKBias, kVBias, kOBias, kPreMlpNorm,
@@ -54,15 +59,15 @@ constexpr TensorSpec kGemma3[] = {kEmbed, kInputNorm, kQ, kK, kV, kO, kQBias, kK
 // OLMo-2: norms after the attention and the MLP only; q/k RMSNorm over the whole projection.
 constexpr TensorSpec kOlmo2[] = {
     kEmbed, kQ, kK, kV, kO, kQBias, kKBias, kVBias, kOBias,
-    {K::QNorm, "model.layers.{}.self_attn.q_norm.weight", true, 1, {D::QDim}, P::Always},
-    {K::KNorm, "model.layers.{}.self_attn.k_norm.weight", true, 1, {D::KVDim}, P::Always},
+    {K::QNorm, "model.layers.{}.self_attn.q_norm.weight", {D::QDim, kVector}},
+    {K::KNorm, "model.layers.{}.self_attn.k_norm.weight", {D::KVDim, kVector}},
     kPostAttnNorm, kGate, kUp, kDown, kPostFfnNorm, kFinalNorm, kLmHead};
 // Phi-3: fused q/k/v and gate/up projections (split into Q, K, V, Gate, Up at load).
 constexpr TensorSpec kPhi3[] = {
     kEmbed, kInputNorm,
-    {K::QKV, "model.layers.{}.self_attn.qkv_proj.weight", true, 2, {D::QKVDim, D::Hidden}, P::Always},
+    {K::QKV, "model.layers.{}.self_attn.qkv_proj.weight", {D::QKVDim, D::Hidden}},
     kO, kPreMlpNorm,
-    {K::GateUp, "model.layers.{}.mlp.gate_up_proj.weight", true, 2, {D::Ffn2, D::Hidden}, P::Always},
+    {K::GateUp, "model.layers.{}.mlp.gate_up_proj.weight", {D::Ffn2, D::Hidden}},
     kDown, kFinalNorm, kLmHead};
 
 struct LayoutTable {
@@ -115,6 +120,7 @@ long double dim_extent(Dim dim, const ModelConfig& c) {
     case Dim::QKVDim: return (heads + 2 * kv_heads) * head_dim;
     case Dim::Ffn: return c.ffn;
     case Dim::Ffn2: return 2.0L * c.ffn;
+    case Dim::None: return 1;
   }
   return 0;
 }
@@ -135,12 +141,12 @@ bool is_present(const TensorSpec& spec, const ModelConfig& c) {
 
 std::vector<int64_t> tensor_shape(const TensorSpec& spec, const ModelConfig& c) {
   std::vector<int64_t> shape;
-  for (int i = 0; i < spec.rank; ++i) shape.push_back(dim_size(spec.shape[i], c));
+  for (int i = 0; i < spec.rank(); ++i) shape.push_back(dim_size(spec.shape[i], c));
   return shape;
 }
 
 std::string tensor_name(const TensorSpec& spec, int64_t layer, TensorRoot root) {
-  std::string name = spec.per_layer ? fmt::format(fmt::runtime(spec.hf_name), layer) : std::string(spec.hf_name);
+  std::string name = spec.per_layer() ? fmt::format(fmt::runtime(spec.hf_name), layer) : std::string(spec.hf_name);
   constexpr std::string_view kModel = "model.";
   if (name.starts_with(kModel)) return std::string(root.model) + name.substr(kModel.size());
   return std::string(root.head) + name;
@@ -151,8 +157,8 @@ long double parameter_count_exact(const ModelConfig& c) {
   for (const TensorSpec& spec : tensor_table(c.tensor_layout)) {
     if (!is_present(spec, c)) continue;
     long double numel = 1;
-    for (int i = 0; i < spec.rank; ++i) numel *= dim_extent(spec.shape[i], c);
-    total += numel * (spec.per_layer ? c.n_layers : 1);
+    for (int i = 0; i < spec.rank(); ++i) numel *= dim_extent(spec.shape[i], c);
+    total += numel * (spec.per_layer() ? c.n_layers : 1);
   }
   return total;
 }

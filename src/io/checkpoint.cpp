@@ -32,12 +32,12 @@ std::vector<ExpectedTensor> expected_tensors(const ModelConfig& c, arch::TensorR
   };
   bool layers_done = false;
   for (const auto& spec : table) {
-    if (!spec.per_layer) {
+    if (!spec.per_layer()) {
       add(spec, 0);
     } else if (!layers_done) {  // the per-layer rows, layer by layer
       for (int64_t l = 0; l < c.n_layers; ++l)
         for (const auto& row : table)
-          if (row.per_layer) add(row, l);
+          if (row.per_layer()) add(row, l);
       layers_done = true;
     }
   }

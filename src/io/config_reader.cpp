@@ -1,5 +1,8 @@
 #include "geoattn/io/config_reader.h"
 
+#include <algorithm>
+#include <type_traits>
+
 #include "geoattn/util/error.h"
 
 namespace geoattn::io {
@@ -30,44 +33,37 @@ bool ConfigReader::contains(std::string_view key) {
 
 namespace {
 template <typename T>
-struct JsonType;
-template <>
-struct JsonType<int64_t> {
-  static bool is(const json& v) { return v.is_number_integer(); }
-  static constexpr const char* name = "an integer";
-};
-template <>
-struct JsonType<double> {
-  static bool is(const json& v) { return v.is_number(); }
-  static constexpr const char* name = "a number";
-};
-template <>
-struct JsonType<bool> {
-  static bool is(const json& v) { return v.is_boolean(); }
-  static constexpr const char* name = "true or false";
-};
-template <>
-struct JsonType<std::string> {
-  static bool is(const json& v) { return v.is_string(); }
-  static constexpr const char* name = "a string";
-};
-template <>
-struct JsonType<std::vector<double>> {
-  static bool is(const json& v) {
-    if (!v.is_array()) return false;
-    for (const auto& x : v)
-      if (!x.is_number()) return false;
-    return true;
-  }
-  static constexpr const char* name = "a list of numbers";
-};
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+// Whether a JSON value holds a T, and how an error names T (`list`: a list of them).
+template <typename T>
+bool holds(const json& v) {
+  if constexpr (IsVector<T>::value)
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return holds<typename T::value_type>(x); });
+  else if constexpr (std::is_same_v<T, bool>) return v.is_boolean();
+  else if constexpr (std::is_same_v<T, std::string>) return v.is_string();
+  else if constexpr (std::is_same_v<T, double>) return v.is_number();
+  else if constexpr (std::is_same_v<T, uint64_t>) return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+  else return v.is_number_integer();
+}
+template <typename T>
+constexpr const char* type_name(bool list = false) {
+  if constexpr (IsVector<T>::value) return type_name<typename T::value_type>(true);
+  else if constexpr (std::is_same_v<T, bool>) return "true or false";
+  else if constexpr (std::is_same_v<T, std::string>) return list ? "a list of strings" : "a string";
+  else if constexpr (std::is_same_v<T, double>) return list ? "a list of numbers" : "a number";
+  else if constexpr (std::is_same_v<T, uint64_t>) return "an integer >= 0";
+  else return list ? "a list of integers" : "an integer";
+}
 }  // namespace
 
 template <typename T>
 std::optional<T> ConfigReader::get(std::string_view key) {
   const json* v = find(key);
   if (!v) return std::nullopt;
-  if (!JsonType<T>::is(*v)) fail("{} must be {}", where(key), JsonType<T>::name);
+  if (!holds<T>(*v)) fail("{} must be {}", where(key), type_name<T>());
   return v->get<T>();
 }
 template std::optional<int64_t> ConfigReader::get<int64_t>(std::string_view);
@@ -75,6 +71,9 @@ template std::optional<double> ConfigReader::get<double>(std::string_view);
 template std::optional<bool> ConfigReader::get<bool>(std::string_view);
 template std::optional<std::string> ConfigReader::get<std::string>(std::string_view);
 template std::optional<std::vector<double>> ConfigReader::get<std::vector<double>>(std::string_view);
+template std::optional<uint64_t> ConfigReader::get<uint64_t>(std::string_view);
+template std::optional<std::vector<int64_t>> ConfigReader::get<std::vector<int64_t>>(std::string_view);
+template std::optional<std::vector<std::string>> ConfigReader::get<std::vector<std::string>>(std::string_view);
 
 int64_t ConfigReader::required_positive(std::string_view key) {
   const json* v = find(key);

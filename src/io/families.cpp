@@ -15,41 +15,40 @@ using arch::NormStyle;
 using arch::QkNorm;
 using arch::TensorLayout;
 
-// SPEC §8, one row per family; defaults are those of transformers' config classes (5.x).
-// Gemma 1 reads `hidden_activation` and uses the tanh GELU when it is absent, whatever
-// `hidden_act` says (the original Gemma behaviour).
+// SPEC §8, one row per family, naming what differs from FamilySpec's defaults (LLaMA's; those
+// of transformers' config classes, 5.x). Gemma 1 reads `hidden_activation` and uses the tanh
+// GELU when it is absent, whatever `hidden_act` says (the original Gemma behaviour).
 constexpr FamilySpec kFamilies[] = {
-    // architecture, model_type, family, activation key, default activation,
-    // norm style, norm layout, q/k norm, tensors, biases, mlp_bias, scale embeddings, tied,
-    // head_dim, windows, window, gemma attention, attn cap, final cap, local rope, phi rope keys,
-    // rope_theta, rms_eps, max_positions
-    {"LlamaForCausalLM", "llama", Family::Llama, "hidden_act", Activation::SiLU,
-     NormStyle::WeightAfterCast, NormLayout::Pre, QkNorm::None, TensorLayout::Llama, BiasRule::AttentionBias, true,
-     false, false, 0, WindowRule::None, 0, GemmaAttention::None, 0, 0, false, false, 10000.0, 1e-6, 2048},
-    {"MistralForCausalLM", "mistral", Family::Mistral, "hidden_act", Activation::SiLU,
-     NormStyle::WeightAfterCast, NormLayout::Pre, QkNorm::None, TensorLayout::Llama, BiasRule::None, false,
-     false, false, 0, WindowRule::AllLayers, 4096, GemmaAttention::None, 0, 0, false, false, 10000.0, 1e-6, 4096 * 32},
-    {"GemmaForCausalLM", "gemma", Family::Gemma, "hidden_activation", Activation::GeluTanh,
-     NormStyle::OnePlusWeight, NormLayout::Pre, QkNorm::None, TensorLayout::Llama, BiasRule::AttentionBias, false,
-     true, true, 256, WindowRule::None, 0, GemmaAttention::None, 0, 0, false, false, 10000.0, 1e-6, 8192},
-    {"Gemma2ForCausalLM", "gemma2", Family::Gemma2, "hidden_activation", Activation::GeluTanh,
-     NormStyle::OnePlusWeight, NormLayout::Sandwich, QkNorm::None, TensorLayout::Gemma2, BiasRule::AttentionBias, false,
-     true, true, 256, WindowRule::EvenLayers, 4096, GemmaAttention::CapsApplied, 50.0, 30.0, false, false, 10000.0, 1e-6, 8192},
-    {"Gemma3ForCausalLM", "gemma3_text", Family::Gemma3, "hidden_activation", Activation::GeluTanh,
-     NormStyle::OnePlusWeight, NormLayout::Sandwich, QkNorm::PerHead, TensorLayout::Gemma3, BiasRule::AttentionBias, false,
-     true, true, 256, WindowRule::Pattern, 4096, GemmaAttention::FinalCapOnly, 0, 0, true, false, 1000000.0, 1e-6, 131072},
-    {"Qwen2ForCausalLM", "qwen2", Family::Qwen2, "hidden_act", Activation::SiLU,
-     NormStyle::WeightAfterCast, NormLayout::Pre, QkNorm::None, TensorLayout::Llama, BiasRule::QkvAlways, false,
-     false, false, 0, WindowRule::FromLayer, 4096, GemmaAttention::None, 0, 0, false, false, 10000.0, 1e-6, 32768},
-    {"Qwen3ForCausalLM", "qwen3", Family::Qwen3, "hidden_act", Activation::SiLU,
-     NormStyle::WeightAfterCast, NormLayout::Pre, QkNorm::PerHead, TensorLayout::Qwen3, BiasRule::AttentionBias, false,
-     false, false, 128, WindowRule::FromLayer, 4096, GemmaAttention::None, 0, 0, false, false, 10000.0, 1e-6, 32768},
-    {"Phi3ForCausalLM", "phi3", Family::Phi3, "hidden_act", Activation::SiLU,
-     NormStyle::WeightAfterCast, NormLayout::Pre, QkNorm::None, TensorLayout::Phi3, BiasRule::None, false,
-     false, false, 0, WindowRule::AllLayers, 0, GemmaAttention::None, 0, 0, false, true, 10000.0, 1e-5, 4096},
-    {"Olmo2ForCausalLM", "olmo2", Family::Olmo2, "hidden_act", Activation::SiLU,
-     NormStyle::WeightBeforeCast, NormLayout::Post, QkNorm::Whole, TensorLayout::Olmo2, BiasRule::AttentionBias, false,
-     false, false, 0, WindowRule::None, 0, GemmaAttention::None, 0, 0, false, false, 10000.0, 1e-5, 2048},
+    {.architecture = "LlamaForCausalLM", .model_type = "llama", .family = Family::Llama, .mlp_bias = true},
+    {.architecture = "MistralForCausalLM", .model_type = "mistral", .family = Family::Mistral, .bias = BiasRule::None,
+     .windows = WindowRule::AllLayers, .default_sliding_window = 4096, .default_max_positions = 4096 * 32},
+    {.architecture = "GemmaForCausalLM", .model_type = "gemma", .family = Family::Gemma,
+     .activation_key = "hidden_activation", .default_activation = Activation::GeluTanh,
+     .norm_style = NormStyle::OnePlusWeight, .scale_embeddings = true, .default_tied = true, .default_head_dim = 256,
+     .default_max_positions = 8192},
+    {.architecture = "Gemma2ForCausalLM", .model_type = "gemma2", .family = Family::Gemma2,
+     .activation_key = "hidden_activation", .default_activation = Activation::GeluTanh,
+     .norm_style = NormStyle::OnePlusWeight, .norm_layout = NormLayout::Sandwich, .tensors = TensorLayout::Gemma2,
+     .scale_embeddings = true, .default_tied = true, .default_head_dim = 256, .windows = WindowRule::EvenLayers,
+     .default_sliding_window = 4096, .gemma_attention = GemmaAttention::CapsApplied, .default_attn_softcap = 50.0,
+     .default_final_softcap = 30.0, .default_max_positions = 8192},
+    {.architecture = "Gemma3ForCausalLM", .model_type = "gemma3_text", .family = Family::Gemma3,
+     .activation_key = "hidden_activation", .default_activation = Activation::GeluTanh,
+     .norm_style = NormStyle::OnePlusWeight, .norm_layout = NormLayout::Sandwich, .qk_norm = QkNorm::PerHead,
+     .tensors = TensorLayout::Gemma3, .scale_embeddings = true, .default_tied = true, .default_head_dim = 256,
+     .windows = WindowRule::Pattern, .default_sliding_window = 4096, .gemma_attention = GemmaAttention::FinalCapOnly,
+     .local_rope = true, .default_rope_theta = 1000000.0, .default_max_positions = 131072},
+    {.architecture = "Qwen2ForCausalLM", .model_type = "qwen2", .family = Family::Qwen2, .bias = BiasRule::QkvAlways,
+     .windows = WindowRule::FromLayer, .default_sliding_window = 4096, .default_max_positions = 32768},
+    {.architecture = "Qwen3ForCausalLM", .model_type = "qwen3", .family = Family::Qwen3, .qk_norm = QkNorm::PerHead,
+     .tensors = TensorLayout::Qwen3, .default_head_dim = 128, .windows = WindowRule::FromLayer,
+     .default_sliding_window = 4096, .default_max_positions = 32768},
+    {.architecture = "Phi3ForCausalLM", .model_type = "phi3", .family = Family::Phi3, .tensors = TensorLayout::Phi3,
+     .bias = BiasRule::None, .windows = WindowRule::AllLayers, .phi_rope_keys = true, .default_rms_eps = 1e-5,
+     .default_max_positions = 4096},
+    {.architecture = "Olmo2ForCausalLM", .model_type = "olmo2", .family = Family::Olmo2,
+     .norm_style = NormStyle::WeightBeforeCast, .norm_layout = NormLayout::Post, .qk_norm = QkNorm::Whole,
+     .tensors = TensorLayout::Olmo2, .default_rms_eps = 1e-5},
 };
 
 }  // namespace

@@ -176,25 +176,11 @@ class SpmTokenizer final : public Tokenizer {
   SpmTokenizer& operator=(const SpmTokenizer&) = delete;
 
   std::vector<int64_t> encode(const std::string& text) const override {
-    int64_t* ids = nullptr;
-    size_t count = 0;
-    char* error = nullptr;
-    if (api_.encode(handle_, text.data(), text.size(), &ids, &count, &error) != 0) {
-      fail("{}: cannot encode text: {}", path_, take_error(api_, error));
-    }
-    std::unique_ptr<int64_t, ShimFree> owned(ids, ShimFree{api_.free_buffer});
-    return std::vector<int64_t>(ids, ids + count);
+    return call<std::vector<int64_t>>("encode text", api_.encode, text.data(), text.size());
   }
 
   std::string decode(const std::vector<int64_t>& ids) const override {
-    char* text = nullptr;
-    size_t length = 0;
-    char* error = nullptr;
-    if (api_.decode(handle_, ids.data(), ids.size(), &text, &length, &error) != 0) {
-      fail("{}: cannot decode ids: {}", path_, take_error(api_, error));
-    }
-    std::unique_ptr<char, ShimFree> owned(text, ShimFree{api_.free_buffer});
-    return std::string(text, length);
+    return call<std::string>("decode ids", api_.decode, ids.data(), ids.size());
   }
 
   int64_t vocab_size() const override { return api_.piece_count(handle_); }
@@ -203,6 +189,18 @@ class SpmTokenizer final : public Tokenizer {
   const std::string& path() const override { return path_; }
 
  private:
+  // A shim call that returns a buffer of its own, (in, n) -> Out: `what` names it in the error.
+  template <class Out, class In, class Element>
+  Out call(const char* what, int (*fn)(const geoattn_spm*, const In*, size_t, Element**, size_t*, char**), const In* in,
+           size_t n) const {
+    Element* buffer = nullptr;
+    size_t count = 0;
+    char* error = nullptr;
+    if (fn(handle_, in, n, &buffer, &count, &error) != 0) fail("{}: cannot {}: {}", path_, what, take_error(api_, error));
+    std::unique_ptr<Element, ShimFree> owned(buffer, ShimFree{api_.free_buffer});
+    return Out(buffer, buffer + count);
+  }
+
   ShimApi api_;
   geoattn_spm* handle_;
   std::string path_;

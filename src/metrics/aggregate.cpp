@@ -4,16 +4,12 @@
 #include <cmath>
 #include <cstring>
 
-#include <nlohmann/json.hpp>
-
 #include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"
-#include "geoattn/util/json_parse.h"
 
 namespace geoattn::metrics {
 
-using nlohmann::ordered_json;
 
 // ---------------------------------------------------------------------------------------------
 // ExactSum
@@ -112,7 +108,8 @@ GroupStats::GroupStats(int64_t grid_size)
       moments_(static_cast<size_t>(kCurveMetrics * grid_size + kScalarMetrics + grid_size)),
       cross_(static_cast<size_t>(grid_size)) {}
 
-void GroupStats::add(const double* curves, int64_t n_valid, const double* scalars) {
+void GroupStats::add(const SampleValues& sample) {
+  const auto& [curves, n_valid, scalars] = sample;
   for (int m = 0; m < kCurveMetrics; ++m)
     for (int64_t g = 0; g < n_valid; ++g) {
       const double x = curves[curve_slot(m, g)];
@@ -178,10 +175,12 @@ GroupStats& Aggregator::head_stats(int64_t layer, int64_t head) {
   return const_cast<GroupStats&>(static_cast<const Aggregator*>(this)->head_stats(layer, head));
 }
 
-void Aggregator::check_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                              const double* scalars) const {
+void Aggregator::check_sample(int64_t layer, int64_t head, const SampleValues& sample) const {
   head_stats(layer, head);  // range check
+  const auto& [curves, n_valid, scalars] = sample;
   const int64_t G = static_cast<int64_t>(n_grid_.size());
+  if (sample.grid_size() != G || curves.size() != static_cast<size_t>(kCurveMetrics * G))
+    fail("a sample's curves hold {} values, not {} metrics x {} N", curves.size(), int{kCurveMetrics}, G);
   if (n_valid < 0 || n_valid > G) fail("n_valid {} is outside 0..{}", n_valid, G);
   for (int m = 0; m < kCurveMetrics; ++m)
     for (int64_t g = 0; g < n_valid; ++g)
@@ -190,10 +189,9 @@ void Aggregator::check_sample(int64_t layer, int64_t head, const double* curves,
   for (int k = 0; k < kScalarMetrics; ++k) check_value(scalars[k], kScalarNames[k], layer, head, "");
 }
 
-void Aggregator::add_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                            const double* scalars) {
-  check_sample(layer, head, curves, n_valid, scalars);
-  head_stats(layer, head).add(curves, n_valid, scalars);
+void Aggregator::add_sample(int64_t layer, int64_t head, const SampleValues& sample) {
+  check_sample(layer, head, sample);
+  head_stats(layer, head).add(sample);
 }
 
 void Aggregator::merge(const Aggregator& other) {
@@ -213,46 +211,6 @@ GroupStats Aggregator::global_stats() const {
   GroupStats out(static_cast<int64_t>(n_grid_.size()));
   for (const auto& s : stats_) out.merge(s);
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// same_run
-
-namespace {
-std::string brief(const ordered_json& j) {
-  std::string text = j.dump();
-  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
-}
-
-// The first place where `a` and `b` differ (objects key by key, in any order), or "".
-std::string first_difference(const std::string& where, const ordered_json& a, const ordered_json& b) {
-  if (a.is_object() && b.is_object()) {
-    for (const auto& [key, value] : a.items()) {
-      if (!b.contains(key)) return fmt::format("{}.{} is missing from the second run", where, key);
-      std::string diff = first_difference(where + "." + key, value, b.at(key));
-      if (!diff.empty()) return diff;
-    }
-    for (const auto& [key, value] : b.items())
-      if (!a.contains(key)) return fmt::format("{}.{} is missing from the first run", where, key);
-    return "";
-  }
-  return a == b ? "" : fmt::format("{} differs: {} vs {}", where, brief(a), brief(b));
-}
-}  // namespace
-
-bool same_run(const ordered_json& a, const ordered_json& b, std::string* why) {
-  for (const std::string key : {"model", "settings", "n_grid"}) {
-    std::string diff;
-    if (a.contains(key) != b.contains(key))
-      diff = fmt::format("{} is missing from the {} run", key, a.contains(key) ? "second" : "first");
-    else if (a.contains(key))
-      diff = first_difference(key, a.at(key), b.at(key));
-    if (!diff.empty()) {
-      if (why) *why = diff;
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace geoattn::metrics

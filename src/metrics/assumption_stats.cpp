@@ -1,5 +1,6 @@
 #include "geoattn/metrics/assumption_stats.h"
 
+#include <iterator>
 #include <limits>
 
 #include "geoattn/util/error.h"
@@ -11,7 +12,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 AssumptionStats::AssumptionStats(int64_t layers, int64_t heads, int64_t T, int64_t K)
-    : layers_(layers), heads_(heads), T_(T), K_(K) {
+    : HeadGrid(layers, heads), T_(T), K_(K) {
   if (layers < 1 || heads < 1 || T < 1 || K < 1)
     fail("assumption stats: layers {}, heads {}, T {}, K {} must all be >= 1", layers, heads, T, K);
   sums_.resize(static_cast<size_t>(layers * heads * per_head_sums()));
@@ -26,6 +27,9 @@ int64_t AssumptionStats::slot(int64_t layer, int64_t head) const {
 
 void AssumptionStats::add(int64_t layer, int64_t head, const AssumptionWindow& w) {
   const int64_t s = slot(layer, head);
+  if (std::ssize(w.norm) != T_ || std::ssize(w.row) != T_ || std::ssize(w.decay_sum) != K_ || std::ssize(w.decay_pairs) != K_)
+    fail("assumption stats: a window of {} norms, {} row entries, {} and {} lags for T {} and K {}", w.norm.size(),
+         w.row.size(), w.decay_sum.size(), w.decay_pairs.size(), T_, K_);
   // Add into a copy first: a bad value leaves the stats unchanged.
   std::vector<ExactSum> sums(sums_.begin() + s * per_head_sums(), sums_.begin() + (s + 1) * per_head_sums());
   ExactSum* norm = sums.data();
@@ -49,7 +53,7 @@ void AssumptionStats::merge(const AssumptionStats& other) {
     *this = other;
     return;
   }
-  if (layers_ != other.layers_ || heads_ != other.heads_ || T_ != other.T_ || K_ != other.K_)
+  if (!same_grid(other) || T_ != other.T_ || K_ != other.K_)
     fail("assumption stats: cannot merge {}x{} (T {}, K {}) with {}x{} (T {}, K {})", layers_, heads_, T_, K_,
          other.layers_, other.heads_, other.T_, other.K_);
   std::vector<int64_t> counts(counts_.size());  // counts come from state files: refuse a total past int64
@@ -94,15 +98,9 @@ std::vector<double> AssumptionStats::decay(int64_t layer, int64_t head) const {
   return out;
 }
 
-std::vector<io::TensorBlob> AssumptionStats::to_tensors(Arrays& storage) const {
-  storage.sums.clear();
-  for (const ExactSum& e : sums_) {
-    storage.sums.push_back(static_cast<int64_t>(e.lo()));
-    storage.sums.push_back(e.hi());
-  }
-  storage.counts = counts_;
-  return {{"assume_sums", io::Dtype::I64, {layers_, heads_, per_head_sums(), 2}, storage.sums.data()},
-          {"assume_counts", io::Dtype::I64, {layers_, heads_, per_head_counts()}, storage.counts.data()}};
+std::vector<ArrayView> AssumptionStats::arrays() const {
+  return {{"assume_sums", io::Dtype::I64, {layers_, heads_, per_head_sums(), 2}, exact_sum_bytes(sums_)},
+          {"assume_counts", io::Dtype::I64, {layers_, heads_, per_head_counts()}, bytes_of(counts_)}};
 }
 
 AssumptionStats AssumptionStats::from_tensors(int64_t layers, int64_t heads, int64_t T, int64_t K,

@@ -230,13 +230,13 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
       } else {
         for (int64_t g = g0; g < g1; ++g) {
           for (int m = 0; m < kCurveMetrics; ++m) columns.push_back(u.curve_index(m, g));
-          for (int part = 0; part < 4; ++part) columns.push_back(u.corr_index(part, g));
+          for (int part = 0; part < kCorrSums; ++part) columns.push_back(u.corr_index(part, g));
         }
       }
       Eigen::MatrixXd X = Eigen::MatrixXd::Zero(U, static_cast<Eigen::Index>(columns.size()));
       for (int64_t i = 0; i < U; ++i)
         for (int64_t grp : job.members) {
-          const double* sums = u.unit_sums(order[i]) + grp * S;
+          const auto sums = u.unit_sums(order[i]).subspan(static_cast<size_t>(grp * S), static_cast<size_t>(S));
           for (size_t c = 0; c < columns.size(); ++c) X(i, static_cast<Eigen::Index>(c)) += sums[columns[c]];
         }
       const Block r{u, replicate_sums(W, X), columns, job.counts};

@@ -14,10 +14,9 @@ void RunState::merge(const RunState& other) {
   units.merge(other.units);
 }
 
-void RunState::add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                          const double* scalars) {
-  metrics.add_sample(layer, head, curves, n_valid, scalars);  // checks every value first
-  if (!units.empty()) units.add_sample(unit, layer, head, curves, n_valid, scalars);
+void RunState::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {
+  metrics.add_sample(layer, head, sample);  // checks every value first
+  if (!units.empty()) units.add_sample(unit, layer, head, sample);
 }
 
 }  // namespace geoattn::metrics

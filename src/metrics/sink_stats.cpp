@@ -47,8 +47,9 @@ SinkStats::SinkStats(const SinkShape& shape, double eps) : shape_(shape), eps_(e
   anchors_.resize(s.layers * (s.heads + 1) * 2);
 }
 
-void SinkStats::add(const SinkWindow& w, const int64_t* tokens) {
+void SinkStats::add(const SinkWindow& w, std::span<const int64_t> tokens) {
   if (!same_shape(w.shape, shape_)) fail("sink stats: a window of another shape");
+  if (static_cast<int64_t>(tokens.size()) != shape_.T) fail("sink stats: {} token ids for a window of {}", tokens.size(), shape_.T);
   if (windows_ >= kMaxWindows) fail("sink stats: more than {} windows", kMaxWindows);
   const int64_t L = shape_.layers, H = shape_.heads, KV = shape_.kv_heads, T = shape_.T;
   std::vector<double> bar(T);
@@ -149,24 +150,23 @@ const AnchorCounts& SinkStats::anchors(int64_t l, int64_t h, int64_t rank) const
   return anchors_[(l * (shape_.heads + 1) + (h < 0 ? shape_.heads : h)) * 2 + rank];
 }
 
-std::vector<io::TensorBlob> SinkStats::to_tensors(Arrays& a) const {
-  a.sums.clear(), a.anchors.clear(), a.anchor_counts.clear();
-  for (const auto* v : {&heads_, &kvs_, &layers_})
-    for (const auto& s : *v) a.sums.push_back(static_cast<int64_t>(s.lo())), a.sums.push_back(s.hi());
-  a.counts = sinks_;
+std::vector<ArrayView> SinkStats::arrays() const {
+  std::vector<ExactSum> all_sums;  // heads_, kvs_, layers_ in one run
+  for (const auto* v : {&heads_, &kvs_, &layers_}) all_sums.insert(all_sums.end(), v->begin(), v->end());
+  std::vector<int64_t> anchor_rows, anchor_counts;  // anchors_ as rows
   const int64_t H = shape_.heads;
   for (int64_t l = 0; l < shape_.layers; ++l)
     for (int64_t h = 0; h <= H; ++h)
       for (int64_t rank = 0; rank < 2; ++rank)
         for (const auto& [key, n] : anchors_[(l * (H + 1) + h) * 2 + rank]) {
-          a.anchors.insert(a.anchors.end(), {l, h == H ? -1 : h, rank, key.first, key.second});
-          a.anchor_counts.push_back(n);
+          anchor_rows.insert(anchor_rows.end(), {l, h == H ? -1 : h, rank, key.first, key.second});
+          anchor_counts.push_back(n);
         }
-  const int64_t n_sums = static_cast<int64_t>(a.sums.size() / 2), m = static_cast<int64_t>(a.anchor_counts.size());
-  return {{"sink_sums", io::Dtype::I64, {n_sums, 2}, a.sums.data()},
-          {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, a.counts.data()},
-          {"sink_anchors", io::Dtype::I64, {m, 5}, a.anchors.data()},
-          {"sink_anchor_counts", io::Dtype::I64, {m}, a.anchor_counts.data()}};
+  const int64_t n_sums = static_cast<int64_t>(all_sums.size()), m = static_cast<int64_t>(anchor_counts.size());
+  return {derived_array("sink_sums", io::Dtype::I64, {n_sums, 2}, std::move(all_sums)),
+          {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, bytes_of(sinks_)},
+          derived_array("sink_anchors", io::Dtype::I64, {m, 5}, std::move(anchor_rows)),
+          derived_array("sink_anchor_counts", io::Dtype::I64, {m}, std::move(anchor_counts))};
 }
 
 SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,

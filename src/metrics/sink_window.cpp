@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
 
 #include "geoattn/analysis/frames.h"
+#include "geoattn/arch/config.h"
 #include "geoattn/util/blas_threads.h"
 #include "geoattn/util/error.h"
 
@@ -41,8 +43,8 @@ torch::Tensor reference_mask(const torch::Tensor& c) {
 }
 
 // SPEC §9 reference points: A [G, T, T], x [G, T, D], mask [G, T] (R) ->
-// [G, 3]: |R|, and over the queries i not in R the means of ||r_i|| / ||y_i|| and
-// (1 + cos(r_i, y_i)) / 2, with y_i = sum_j A[i,j] x_j and r_i = sum_{j in R} A[i,j] x_j.
+// [G, kNumReferenceStats]: |R|, and over the queries i not in R the means of ||r_i|| / ||y_i||
+// and (1 + cos(r_i, y_i)) / 2, with y_i = sum_j A[i,j] x_j and r_i = sum_{j in R} A[i,j] x_j.
 torch::Tensor reference_measures(const torch::Tensor& A, const torch::Tensor& x, const torch::Tensor& mask) {
   const auto y = A.bmm(x);                             // [G, T, D]
   const auto r = (A * mask.unsqueeze(1)).bmm(x);       // [G, T, D]
@@ -52,7 +54,11 @@ torch::Tensor reference_measures(const torch::Tensor& A, const torch::Tensor& x,
   const auto direction = (1 + (unit(r) * unit(y)).sum(-1)) / 2;
   const auto outside = 1 - mask;                       // the queries not in R
   const auto n = outside.sum(1).clamp_min(1);          // [G]
-  return torch::stack({mask.sum(1), (magnitude * outside).sum(1) / n, (direction * outside).sum(1) / n}, 1);
+  std::array<torch::Tensor, kNumReferenceStats> stats;  // [G] each, in ReferenceStat order
+  stats[kReferenceSize] = mask.sum(1);
+  stats[kRelativeMagnitude] = (magnitude * outside).sum(1) / n;
+  stats[kDirectionalInfluence] = (direction * outside).sum(1) / n;
+  return torch::stack(stats, 1);
 }
 
 }  // namespace
@@ -95,7 +101,10 @@ torch::Tensor graph_stats(const torch::Tensor& abar, const std::vector<double>& 
   }
   const auto fiedler = T > 1 ? eig.index({Slice(), 1}) : torch::zeros_like(total);
   const auto gap = T > 2 ? eig.index({Slice(), 2}) - eig.index({Slice(), 1}) : torch::zeros_like(total);
-  return torch::stack({density, gini, star, central, fiedler, gap}, 1);  // kGraphStats order
+  std::array<torch::Tensor, kNumGraphStats> stats;  // [n_tau] each, in GraphStat order
+  stats[kDensity] = density, stats[kGini] = gini, stats[kStar] = star, stats[kCentralization] = central;
+  stats[kFiedler] = fiedler, stats[kGap] = gap;
+  return torch::stack(stats, 1);
 }
 
 SinkWindow sink_window(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& resid,
@@ -110,6 +119,8 @@ SinkWindow sink_window(const torch::Tensor& alpha, const torch::Tensor& values, 
     fail("sinks: residual stream {} does not fit attention {}", shape_of(resid), shape_of(alpha));
   const int64_t KV = values.size(1);
   const auto f64 = alpha.options().dtype(torch::kFloat64);
+  // SPEC §1: query head h reads KV head kv_of[h].
+  const auto kv_of = torch::tensor(arch::kv_heads_of(H, KV), torch::kInt64).to(alpha.device());  // [H]
 
   const auto k = torch::arange(T, f64);
   const auto seen = T - k;  // [T] the queries that see key k: t = k..T-1
@@ -128,13 +139,13 @@ SinkWindow sink_window(const torch::Tensor& alpha, const torch::Tensor& values, 
     col.push_back(std::get<0>((h_col.index({Slice(), Slice(0, T - 1)}) / seen.index({Slice(0, T - 1)}).log()).max(1)));
     // Reference points with x = v, per head: c_j = (1/T) sum_i A[i,j].
     const auto V = values[l].to(torch::kFloat64);                   // [KV, T, d]
-    const auto Vh = V.repeat_interleave(H / KV, 0);                 // [H, T, d]
+    const auto Vh = V.index_select(0, kv_of);                        // [H, T, d]
     ref_v.push_back(reference_measures(A, Vh, reference_mask(colsum / T)));
     // SPEC §3 rho0 at query t: mean_{j=1..t} cos(v_0, v_j); here the mean over t = 1..T-1.
     const auto Vu = unit(V);
     const auto cos0 = (Vu.index({Slice(), Slice(1)}) * Vu.index({Slice(), Slice(0, 1)})).sum(-1);  // [KV, T-1]
     const auto rho_t = cos0.cumsum(1) / k.index({Slice(1)});
-    rho0.push_back(rho_t.mean(1).repeat_interleave(H / KV, 0));
+    rho0.push_back(rho_t.mean(1).index_select(0, kv_of));  // [H]
     norms.push_back(V.norm(2, -1));  // [KV, T]
     // Abar, the mean over heads: its reference set, the residual stream's measures, the graph.
     const auto Abar = A.mean(0);  // [T, T]

@@ -1,5 +1,6 @@
 #include "geoattn/metrics/unit_stats.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -10,31 +11,16 @@
 
 namespace geoattn::metrics {
 
-const char* boot_level_name(BootLevel level) {
-  switch (level) {
-    case BootLevel::Global: return "global";
-    case BootLevel::Layer: return "layer";
-    case BootLevel::Head: return "head";
-  }
-  return "?";
-}
-
-BootLevel parse_boot_level(const std::string& name) {
-  for (BootLevel l : {BootLevel::Global, BootLevel::Layer, BootLevel::Head})
-    if (name == boot_level_name(l)) return l;
-  fail("bootstrap level '{}': expected global, layer or head", name);
-}
-
 BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int64_t replicates) {
   constexpr double kBudget = 268435456.0;  // 2^28 replicate values
-  const double per_group = static_cast<double>(17 * grid_size + 4) * static_cast<double>(replicates);
+  const double per_group = static_cast<double>(unit_stats_per_group(grid_size)) * static_cast<double>(replicates);
   if (layers * heads <= 256 && static_cast<double>(layers * heads) * per_group <= kBudget) return BootLevel::Head;
   if (static_cast<double>(layers) * per_group <= kBudget) return BootLevel::Layer;
   return BootLevel::Global;
 }
 
 UnitStats::UnitStats(int64_t layers, int64_t heads, int64_t grid_size, BootLevel level)
-    : layers_(layers), heads_(heads), G_(grid_size), level_(level) {
+    : HeadGrid(layers, heads), G_(grid_size), level_(level) {
   if (layers < 1 || heads < 1 || grid_size < 1) fail("unit stats: {} layers, {} heads, {} grid values", layers, heads, grid_size);
 }
 
@@ -56,8 +42,8 @@ int64_t UnitStats::row(const std::string& unit) {
   return it->second;
 }
 
-void UnitStats::add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                           const double* scalars) {
+void UnitStats::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {
+  const auto& [curves, n_valid, scalars] = sample;
   const int64_t u = row(unit);
   double* s = sums_.data() + (u * groups() + group_of(layer, head)) * stats_per_group();
   for (int m = 0; m < kCurveMetrics; ++m)
@@ -85,27 +71,25 @@ void UnitStats::merge(const UnitStats& other) {
     *this = other;
     return;
   }
-  if (layers_ != other.layers_ || heads_ != other.heads_ || G_ != other.G_ || level_ != other.level_)
+  if (!same_grid(other) || G_ != other.G_ || level_ != other.level_)
     fail("cannot merge bootstrap statistics of different shapes or levels ({} vs {})", boot_level_name(level_),
          boot_level_name(other.level_));
   const int64_t per_unit = groups() * stats_per_group();
   for (int64_t u = 0; u < other.units(); ++u) {
     if (index_.count(other.ids_[u])) fail("document '{}' is in two shards: a unit cannot be split", other.ids_[u]);
     const int64_t r = row(other.ids_[u]);
-    std::copy(other.unit_sums(u), other.unit_sums(u) + per_unit, sums_.begin() + r * per_unit);
+    std::ranges::copy(other.unit_sums(u), sums_.begin() + r * per_unit);
     std::copy(other.counts_.begin() + u * G_, other.counts_.begin() + (u + 1) * G_, counts_.begin() + r * G_);
   }
 }
 
-std::vector<io::TensorBlob> UnitStats::to_tensors(Arrays& a) const {
-  a.sums = sums_;
-  a.counts = counts_;
-  a.shape = {layers_, heads_, G_, static_cast<int64_t>(level_)};
-  a.ids = nlohmann::json(ids_).dump();
-  return {{"unit_sums", io::Dtype::F64, {units(), groups(), stats_per_group()}, a.sums.data()},
-          {"unit_counts", io::Dtype::I64, {units(), G_}, a.counts.data()},
-          {"unit_ids", io::Dtype::U8, {static_cast<int64_t>(a.ids.size())}, a.ids.data()},
-          {"unit_shape", io::Dtype::I64, {4}, a.shape.data()}};
+std::vector<ArrayView> UnitStats::arrays() const {
+  const std::string ids = nlohmann::json(ids_).dump();
+  const auto n_ids = static_cast<int64_t>(ids.size());
+  return {{"unit_sums", io::Dtype::F64, {units(), groups(), stats_per_group()}, bytes_of(sums_)},
+          {"unit_counts", io::Dtype::I64, {units(), G_}, bytes_of(counts_)},
+          derived_array("unit_ids", io::Dtype::U8, {n_ids}, std::vector<char>(ids.begin(), ids.end())),
+          derived_array("unit_shape", io::Dtype::I64, {4}, std::vector<int64_t>{layers_, heads_, G_, static_cast<int64_t>(level_)})};
 }
 
 UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<double> sums, std::vector<int64_t> counts,

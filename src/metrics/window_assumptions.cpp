@@ -30,12 +30,13 @@ bool add_window_assumptions(const torch::Tensor& alpha, const torch::Tensor& val
   // SPEC §4 (Assumption 3): the last query's row, by position.
   auto row = alpha.index({Slice(), Slice(), last - queries.begin()}).to(torch::kCPU, torch::kFloat64).contiguous();  // [L, H, T]
   auto decay = decay_sums.to(torch::kCPU, torch::kFloat64).contiguous();
-  const double *norm_p = norm.data_ptr<double>(), *cv_p = cv.data_ptr<double>();
-  const double *row_p = row.data_ptr<double>(), *decay_p = decay.data_ptr<double>();
+  const double* cv_p = cv.data_ptr<double>();
+  const auto span_of = [](const torch::Tensor& t) { return std::span<const double>(t.data_ptr<double>(), t.numel()); };
+  const auto norms = span_of(norm), rows = span_of(row), decays = span_of(decay);  // [L KV T], [L H T], [L KV K]
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) {
       const int64_t kv = l * KV + arch::kv_head_of(h, H, KV);
-      stats.add(l, h, {norm_p + kv * T, cv_p[kv], row_p + (l * H + h) * T, decay_p + kv * K, pairs.data()});
+      stats.add(l, h, {norms.subspan(kv * T, T), cv_p[kv], rows.subspan((l * H + h) * T, T), decays.subspan(kv * K, K), pairs});
     }
   return true;
 }

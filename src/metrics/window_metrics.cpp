@@ -94,14 +94,15 @@ void for_each_sample(const WindowMetrics& m, const SampleSink& sink) {
   const int64_t Q = m.curves.size(0), L = m.curves.size(1), H = m.curves.size(2), G = m.curves.size(4);
   auto curves = m.curves.contiguous();
   auto scalars = m.scalars.contiguous();
-  const double* c = curves.data_ptr<double>();
-  const double* s = scalars.data_ptr<double>();
+  const std::span<const double> c(curves.data_ptr<double>(), static_cast<size_t>(curves.numel()));
+  const std::span<const double> s(scalars.data_ptr<double>(), static_cast<size_t>(scalars.numel()));
   for (int64_t qi = 0; qi < Q; ++qi) {
     if (m.n_valid[qi] == 0) continue;
     for (int64_t l = 0; l < L; ++l)
       for (int64_t h = 0; h < H; ++h) {
         const int64_t b = (qi * L + l) * H + h;
-        sink(l, h, c + b * kCurveMetrics * G, m.n_valid[qi], s + b * kScalarMetrics);
+        sink(l, h, {c.subspan(b * kCurveMetrics * G, kCurveMetrics * G), m.n_valid[qi],
+                    s.subspan(b * kScalarMetrics).first<kScalarMetrics>()});
       }
   }
 }
@@ -118,9 +119,7 @@ void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tenso
   MetricOptions metric_options;
   metric_options.selection = options;
   add_window(pool, alpha, values, queries, grid, 0, metric_options,
-             [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
-               aggregator.add_sample(l, h, curves, n_valid, scalars);
-             });
+             [&](int64_t l, int64_t h, const SampleValues& sample) { aggregator.add_sample(l, h, sample); });
 }
 
 }  // namespace geoattn::metrics

@@ -24,13 +24,13 @@ std::vector<std::string> doc_ids(const std::vector<io::Window>& windows) {
 }
 
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
-    : pool_(pool), spec_(spec), state_{metrics::Aggregator(layers, heads, spec.grid), {}, nlohmann::ordered_json::object(), {}} {
+    : pool_(pool), spec_(spec), state_{metrics::Aggregator(layers, heads, spec.grid), {}, {}, {}} {
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
     state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k);
   if (spec.bootstrap > 0) {
     const int64_t G = static_cast<int64_t>(spec.grid.size());
-    const auto level = spec.boot_level_auto ? metrics::auto_boot_level(layers, heads, G, spec.bootstrap) : spec.boot_level;
+    const auto level = spec.boot_level.value_or(metrics::auto_boot_level(layers, heads, G, spec.bootstrap));
     state_.units = metrics::UnitStats(layers, heads, G, level);
   }
 }
@@ -46,28 +46,23 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
   const auto m = metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options);
   times_.add(m.core);
   const auto t = Clock::now();
-  metrics::for_each_sample(m, [&](int64_t l, int64_t h, const double* curves, int64_t n_valid, const double* scalars) {
-    state_.add_sample(unit, l, h, curves, n_valid, scalars);
+  metrics::for_each_sample(m, [&](int64_t l, int64_t h, const metrics::SampleValues& sample) {
+    state_.add_sample(unit, l, h, sample);
   });
   if (!state_.assumptions.empty())
     metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, spec_.queries, state_.assumptions);
   times_.aggregate += seconds_since(t);
 }
 
-report::MetricSettings MetricRun::typed_settings() const {
-  report::MetricSettings s;
+metrics::MetricSettings MetricRun::settings() const {
+  metrics::MetricSettings s;
   s.n = spec_.n_spec;
   s.decay_k = spec_.decay_k;
-  s.distance = spec_.distance == metrics::Distance::Cosine ? "cosine" : "euclidean";
+  s.distance = spec_.distance;
   s.controls = {spec_.controls, spec_.seed};
-  s.bootstrap = {spec_.bootstrap, spec_.seed, "", ""};
-  if (!state_.units.empty()) {
-    s.bootstrap.level = metrics::boot_level_name(state_.units.level());
-    s.bootstrap.unit = spec_.boot_unit == BootUnit::Window ? "window" : "document";
-  }
+  s.bootstrap = {spec_.bootstrap, spec_.seed, std::nullopt, std::nullopt};
+  if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit;
   return s;
 }
-
-nlohmann::ordered_json MetricRun::settings() const { return typed_settings(); }
 
 }  // namespace geoattn::pipeline

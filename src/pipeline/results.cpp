@@ -11,7 +11,7 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
-#include "geoattn/report/settings.h"
+#include "geoattn/report/run_info_json.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/stopwatch.h"
@@ -24,7 +24,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   Finalized done;
   auto t = Clock::now();
   if (!state.units.empty()) {
-    const auto b = state.run_info.at("settings").at("bootstrap").get<report::BootstrapSettings>();
+    const auto& b = state.run_info.method.bootstrap;
     done.bootstrap = metrics::bootstrap(pool, state.units, b.replicates, b.seed);
   }
   if (times) times->bootstrap += seconds_since(t);
@@ -36,7 +36,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
 
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done, report::MeasureArrays* arrays,
                                     const std::string& arrays_file) {
-  return report::measure_json(state.metrics, state.run_info, &done.fits, done.bootstrap ? &*done.bootstrap : nullptr,
+  return report::measure_json(state.metrics, report::to_json(state.run_info), &done.fits, done.bootstrap ? &*done.bootstrap : nullptr,
                               arrays, arrays_file);
 }
 
@@ -59,20 +59,29 @@ void write_results(WorkerPool& pool, const std::string& out, const metrics::RunS
   write_results(out, state, finalize(pool, state));
 }
 
-nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path) {
-  nlohmann::ordered_json model = {{"capture", path},
-                                  {"layers", capture.alpha.size(1)},
-                                  {"heads", capture.alpha.size(2)},
-                                  {"kv_heads", capture.values.size(2)},
-                                  {"head_dim", capture.values.size(4)}};
-  for (const auto& [k, v] : capture.metadata) model["metadata"][k] = v;
+metrics::ModelInfo capture_model_info(const model::CaptureFile& capture, const std::string& path) {
+  metrics::ModelInfo model{metrics::ModelInfo::Source::Capture, path,
+                           {{"layers", capture.alpha.size(1)},
+                            {"heads", capture.alpha.size(2)},
+                            {"kv_heads", capture.values.size(2)},
+                            {"head_dim", capture.values.size(4)}}};
+  for (const auto& [k, v] : capture.metadata) model.description["metadata"][k] = v;
   return model;
 }
 
-nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint) {
-  nlohmann::ordered_json model = {{"path", checkpoint.dir}};
-  model.update(io::describe_model(checkpoint.config));
-  return model;
+metrics::DataInfo capture_data(const std::string& path, int64_t W, int64_t T) {
+  return {metrics::CaptureData{path}, W, W * T, std::nullopt, std::nullopt};
+}
+
+metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards) {
+  metrics::DataInfo d;
+  for (const auto& shard : shards) d.windows += shard.windows, d.tokens += shard.tokens;
+  d.source = metrics::MergedData{inputs, std::move(shards)};
+  return d;
+}
+
+metrics::ModelInfo model_info(const io::Checkpoint& checkpoint) {
+  return {metrics::ModelInfo::Source::Checkpoint, checkpoint.dir, io::describe_model(checkpoint.config)};
 }
 
 }  // namespace geoattn::pipeline

@@ -9,6 +9,9 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/window_loop.h"
+#include "geoattn/report/frame_config_json.h"
+#include "geoattn/report/run_info_json.h"
+#include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/sinks_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
@@ -19,17 +22,6 @@
 namespace geoattn::pipeline {
 
 namespace {
-
-// The run's "settings": the command's own, then what the sink statistics depend on.
-nlohmann::ordered_json settings_of(nlohmann::ordered_json own, const SinkSettings& s) {
-  own["eps"] = s.eps;
-  own["taus"] = s.taus;
-  own["residual"] = s.residual;
-  own["profile_positions"] = s.profile_positions;
-  own["rule"] = s.rule;
-  own["config"] = s.rule_source;
-  return own;
-}
 
 metrics::SinkStats empty_stats(int64_t L, int64_t H, int64_t KV, int64_t T, const SinkSettings& s) {
   return metrics::SinkStats({L, H, KV, T, static_cast<int64_t>(s.taus.size()), s.residual}, s.eps);
@@ -51,8 +43,8 @@ std::map<int64_t, std::string> anchor_texts(const metrics::SinkStats& stats,
 
 }  // namespace
 
-nlohmann::ordered_json builtin_sink_rule() {
-  return parse_json_or_fail<nlohmann::ordered_json>("built-in sinks config", kBuiltinSinksConfig);
+metrics::SinkRule builtin_sink_rule() {
+  return report::sink_rule_from_json(parse_json_or_fail<nlohmann::ordered_json>("built-in sinks config", kBuiltinSinksConfig));
 }
 
 void write_sinks(const std::string& out, const report::SinkRun& run) {
@@ -63,35 +55,26 @@ void write_sinks(const std::string& out, const report::SinkRun& run) {
 
 void sinks(const SinksJob& job, const std::string& out) {
   const auto start = Clock::now();
-  const auto& c = job.checkpoint.config;
-  const int64_t W = static_cast<int64_t>(job.windows.size()), T = static_cast<int64_t>(job.windows.at(0).ids.size());
+  const ModelJob& m = job.run;
+  const auto& c = m.checkpoint.config;
+  const int64_t W = static_cast<int64_t>(m.windows.size()), T = static_cast<int64_t>(m.windows.at(0).ids.size());
   report::SinkRun run{empty_stats(c.n_layers, c.n_heads, c.n_kv_heads, T, job.sinks), {}, {}};
   std::vector<int64_t> all(T);
   for (int64_t t = 0; t < T; ++t) all[t] = t;
   const auto times = forward_windows(
-      job.decoder, c.n_layers, job.windows, all, job.batch, "sinks", job.quiet,
+      m.decoder, c.n_layers, m.windows, all, m.batch, "sinks", m.quiet,
       [&](int64_t w, const CapturedWindow& cw) {
-        run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus), job.windows[w].ids.data());
+        run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus), m.windows[w].ids);
       },
       job.sinks.residual);
   run.token_text = anchor_texts(run.stats, job.token_text);
-  const double loop_s = std::max(1e-9, times.wall_s);
-  run.run_info = {{"model", model_info(job.checkpoint)},
-                  {"data", job.data},
-                  {"settings", settings_of(job.settings, job.sinks)},
-                  {"timing",
-                   {{"device", job.device},
-                    {"batch", job.batch},
-                    {"seconds_total", job.load_s + seconds_since(start)},
-                    {"seconds_forward_and_capture", times.forward_s},
-                    {"seconds_sinks", times.visit_s},
-                    {"windows_per_second", static_cast<double>(W) / loop_s},
-                    {"tokens_per_second", static_cast<double>(W * T) / loop_s},
-                    {"peak_rss_bytes", peak_rss_bytes()}}}};
+  run.run_info = {model_info(m.checkpoint), m.data, m.settings, job.sinks,
+                  forward_timing(m, times, m.load_s + seconds_since(start), W, T)};
+  run.run_info.timing.seconds_sinks = times.visit_s;
   write_sinks(out, run);
-  if (!job.quiet)
+  if (!m.quiet)
     fmt::print(stderr, "wrote {} ({} windows of {} tokens, {:.1f}s: forward {:.1f}s, sinks {:.1f}s)\n", out, W, T,
-               job.load_s + seconds_since(start), times.forward_s, times.visit_s);
+               m.load_s + seconds_since(start), times.forward_s, times.visit_s);
 }
 
 report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
@@ -108,11 +91,10 @@ report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch:
   for (int64_t w = 0; w < W; ++w)
     run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], resid.defined() ? resid[w] : torch::Tensor(),
                                        settings.taus),
-                  tokens.data_ptr<int64_t>() + w * T);
-  run.run_info = {{"model", capture_model_info(capture, source)},
-                  {"data", {{"capture", source}, {"windows", W}, {"tokens", W * T}}},
-                  {"settings", settings_of({{"ctx", T}, {"queries", "all"}}, settings)},
-                  {"timing", {{"seconds_total", seconds_since(start)}, {"peak_rss_bytes", peak_rss_bytes()}}}};
+                  std::span<const int64_t>(tokens.data_ptr<int64_t>() + w * T, static_cast<size_t>(T)));
+  run.run_info = {capture_model_info(capture, source), capture_data(source, W, T), {T, "all", std::nullopt}, settings, {}};
+  run.run_info.timing.seconds_total = seconds_since(start);
+  run.run_info.timing.peak_rss_bytes = peak_rss_bytes();
   return run;
 }
 
@@ -122,12 +104,11 @@ void sinks_from_capture(const std::string& capture_path, const SinkSettings& set
 
 void merge_sinks(const std::vector<std::string>& inputs, const std::string& out) {
   report::SinkRun merged = report::load_sink_state(state_path(inputs.at(0)));
-  nlohmann::ordered_json shards = nlohmann::ordered_json::array();
-  int64_t windows = 0, tokens = 0;
+  std::vector<metrics::DataInfo> shards;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const report::SinkRun shard = i == 0 ? merged : report::load_sink_state(state_path(inputs[i]));
     std::string why;
-    if (!metrics::same_run(merged.run_info, shard.run_info, &why))
+    if (!report::same_run(merged.run_info, shard.run_info, &why))
       fail("{}: cannot merge with {}: {}", inputs[i], inputs[0], why);
     if (i > 0) {
       try {
@@ -137,13 +118,11 @@ void merge_sinks(const std::vector<std::string>& inputs, const std::string& out)
       }
       for (const auto& [id, text] : shard.token_text) merged.token_text.emplace(id, text);
     }
-    const auto& data = shard.run_info.value("data", nlohmann::ordered_json::object());
-    shards.push_back(data);
-    windows += data.is_object() && data.contains("windows") && data.at("windows").is_number_integer() ? data.at("windows").get<int64_t>() : 0;
-    tokens += data.is_object() && data.contains("tokens") && data.at("tokens").is_number_integer() ? data.at("tokens").get<int64_t>() : 0;
+    shards.push_back(shard.run_info.data);
   }
-  merged.run_info["data"] = {{"merged_from", inputs}, {"windows", windows}, {"tokens", tokens}, {"shards", shards}};
-  merged.run_info["timing"] = {{"merged", inputs.size()}};
+  merged.run_info.data = merged_data(inputs, std::move(shards));
+  merged.run_info.timing = {};
+  merged.run_info.timing.merged = static_cast<int64_t>(inputs.size());
   write_sinks(out, merged);
 }
 

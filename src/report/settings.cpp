@@ -1,47 +1,93 @@
+// The "settings" block of results and sidecars <-> the typed settings (metrics/run_info.h).
 #include "geoattn/report/settings.h"
 
 #include "geoattn/metrics/exact.h"
+#include "geoattn/report/frame_config_json.h"
 
 namespace geoattn::report {
 
 using nlohmann::ordered_json;
 
-void to_json(ordered_json& j, const ControlSettings& s) {
-  j = {{"random_permutations", s.random_permutations}, {"seed", s.seed}};
-}
-void from_json(const ordered_json& j, ControlSettings& s) {
-  j.at("random_permutations").get_to(s.random_permutations);
-  j.at("seed").get_to(s.seed);
+namespace {
+ordered_json controls_json(const metrics::ControlSettings& s) {
+  return {{"random_permutations", s.random_permutations}, {"seed", s.seed}};
 }
 
-void to_json(ordered_json& j, const BootstrapSettings& s) {
-  j = {{"replicates", s.replicates}, {"seed", s.seed}};
-  if (!s.level.empty()) j["level"] = s.level;
-  if (!s.unit.empty()) j["unit"] = s.unit;
+ordered_json bootstrap_json(const metrics::BootstrapSettings& s) {
+  ordered_json j = {{"replicates", s.replicates}, {"seed", s.seed}};
+  if (s.level) j["level"] = metrics::boot_level_name(*s.level);
+  if (s.unit) j["unit"] = name_of(metrics::kBootUnitNames, *s.unit);
+  return j;
 }
-void from_json(const ordered_json& j, BootstrapSettings& s) {
-  j.at("replicates").get_to(s.replicates);
-  j.at("seed").get_to(s.seed);
-  s.level = j.value("level", "");
-  s.unit = j.value("unit", "");
+}  // namespace
+
+void put_json(ordered_json& j, const metrics::CommandSettings& s) {
+  j["ctx"] = s.ctx;
+  std::visit([&](const auto& q) { j["queries"] = q; }, s.queries);
+  if (s.dtype) j["dtype"] = name_of(arch::kForwardDtypeNames, *s.dtype);
 }
 
-void to_json(ordered_json& j, const MetricSettings& s) {
-  j = {{"n", s.n},
-       {"decay_k", s.decay_k},
-       {"distance", s.distance},
-       {"ball", "closed (paper appendix A.1)"},
-       {"comparisons", metrics::kComparisons},
-       {"metrics_precision", "float64"},
-       {"controls", s.controls},
-       {"bootstrap", s.bootstrap}};
+void put_json(ordered_json& j, const metrics::MetricSettings& s) {
+  j["n"] = s.n;
+  j["decay_k"] = s.decay_k;
+  j["distance"] = name_of(metrics::kDistanceNames, s.distance);
+  j["ball"] = "closed (paper appendix A.1)";
+  j["comparisons"] = metrics::kComparisons;
+  j["metrics_precision"] = "float64";
+  j["controls"] = controls_json(s.controls);
+  j["bootstrap"] = bootstrap_json(s.bootstrap);
 }
-void from_json(const ordered_json& j, MetricSettings& s) {
-  j.at("n").get_to(s.n);
-  j.at("decay_k").get_to(s.decay_k);
-  j.at("distance").get_to(s.distance);
-  j.at("controls").get_to(s.controls);
-  j.at("bootstrap").get_to(s.bootstrap);
+
+void put_json(ordered_json& j, const metrics::SinkSettings& s) {
+  j["eps"] = s.eps;
+  j["taus"] = s.taus;
+  j["residual"] = s.residual;
+  j["profile_positions"] = s.profile_positions;
+  j["rule"] = to_json(s.rule);
+  j["config"] = s.rule_source;
+}
+
+metrics::CommandSettings read_command_settings(io::ConfigReader& r) {
+  metrics::CommandSettings s;
+  s.ctx = r.get_or<int64_t>("ctx", 0);
+  if (r.has("queries")) {
+    const auto text = r.find("queries");
+    if (text->is_string())
+      s.queries = text->get<std::string>();
+    else
+      s.queries = r.get<std::vector<int64_t>>("queries").value();  // a wrong type: the error naming it
+  }
+  s.dtype = read_enum(r, "dtype", arch::kForwardDtypeNames);
+  return s;
+}
+
+metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
+  metrics::MetricSettings s;
+  s.n = r.get_or<std::string>("n", "");
+  s.decay_k = r.get_or<int64_t>("decay_k", s.decay_k);
+  s.distance = read_enum(r, "distance", metrics::kDistanceNames).value_or(s.distance);
+  if (auto c = r.object("controls")) {
+    s.controls.random_permutations = c->get_or<int64_t>("random_permutations", 0);
+    s.controls.seed = c->get_or<uint64_t>("seed", 0);
+  }
+  if (auto b = r.object("bootstrap")) {
+    s.bootstrap.replicates = b->get_or<int64_t>("replicates", 0);
+    s.bootstrap.seed = b->get_or<uint64_t>("seed", 0);
+    s.bootstrap.level = read_enum(*b, "level", metrics::kBootLevelNames);
+    s.bootstrap.unit = read_enum(*b, "unit", metrics::kBootUnitNames);
+  }
+  return s;
+}
+
+metrics::SinkSettings read_sink_settings(io::ConfigReader& r, const ordered_json& ordered) {
+  metrics::SinkSettings s;
+  s.eps = r.get_or<double>("eps", s.eps);
+  s.taus = r.get_or<std::vector<double>>("taus", s.taus);
+  s.residual = r.get_or<bool>("residual", s.residual);
+  s.profile_positions = r.get_or<int64_t>("profile_positions", s.profile_positions);
+  if (r.has("rule")) s.rule = sink_rule_from_json(ordered.at("rule"));
+  s.rule_source = r.get_or<std::string>("config", s.rule_source);
+  return s;
 }
 
 }  // namespace geoattn::report

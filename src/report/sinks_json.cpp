@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "geoattn/analysis/fits.h"
-#include "geoattn/io/safetensors.h"
-#include "geoattn/io/safetensors_writer.h"
+#include "geoattn/arch/config.h"
+#include "geoattn/report/frame_config_json.h"
+#include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/json_parse.h"
 
 namespace geoattn::report {
 
@@ -18,7 +18,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-constexpr const char* kSinkStateFormat = "geoattn-sinks-state-1";
 constexpr int64_t kAnchorTokensShown = 10;
 constexpr const char* kRuleNote =
     "geoattn's own rule: the sources describe centralized, bidirectional and distributed frames only in "
@@ -123,15 +122,14 @@ ordered_json reference_json(const SinkStats& s, int64_t l, int64_t h) {
 
 }  // namespace
 
-ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
-                          const std::vector<std::pair<std::string, analysis::FrameConfig>>& sweep,
-                          int64_t profile_positions) {
+ordered_json sinks_report(const SinkRun& run) {
   const SinkStats& s = run.stats;
   const auto& shape = s.shape();
   const int64_t L = shape.layers, H = shape.heads, KV = shape.kv_heads, T = shape.T;
-  const int64_t P = std::clamp<int64_t>(profile_positions, 1, T);
-  const auto& info = run.run_info;
-  const auto taus = info.at("settings").at("taus");
+  const metrics::SinkSettings& settings = run.run_info.method;
+  const analysis::FrameConfig& cfg = settings.rule.config;
+  const int64_t P = std::clamp<int64_t>(settings.profile_positions, 1, T);
+  const auto& taus = settings.taus;
 
   std::vector<analysis::LayerFrameInput> frame_inputs;
   ordered_json layers = ordered_json::array();
@@ -150,14 +148,14 @@ ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
                           {"anchor", anchor_json(run, s.anchors(l, -1, 0), consistency)}};
     // The reference points of Abar; their measures on the residual stream (null without it).
     ordered_json reference = {{"positions", R}, {"size", s.reference_bar_size(l)}};
-    for (int64_t k = 1; k < metrics::kNumReferenceStats; ++k)
+    for (int64_t k = metrics::kRelativeMagnitude; k < metrics::kNumReferenceStats; ++k)
       reference[metrics::kReferenceStats[k]] = shape.residual ? ordered_json(s.reference_resid(l, k)) : ordered_json(nullptr);
     layer["reference"] = reference;
     ordered_json graph = ordered_json::array();
     for (int64_t t = 0; t < shape.taus; ++t) {
       ordered_json g = {{"tau", taus.at(t)}};
       for (int64_t k = 0; k < metrics::kNumGraphStats; ++k) g[metrics::kGraphStats[k]] = s.graph(l, t, k);
-      const double density = s.graph(l, t, 0);
+      const double density = s.graph(l, t, metrics::kDensity);
       // SPEC §9: a threshold is effective for a layer when its density is in [min, max].
       g["effective"] = density >= cfg.density_min && density <= cfg.density_max;
       graph.push_back(g);
@@ -168,7 +166,7 @@ ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
     ordered_json heads = ordered_json::array();
     for (int64_t h = 0; h < H; ++h) {
       const std::vector<double> alpha = s.alpha(l, h);
-      const analysis::NormFit norms = analysis::fit_norms(s.mean_norms(l, h / (H / KV)), 0.0);
+      const analysis::NormFit norms = analysis::fit_norms(s.mean_norms(l, arch::kv_head_of(h, H, KV)), 0.0);
       double head_consistency = 0;
       const double row = s.row_score(l, h), col = s.col_score(l, h);
       // Guo et al. dormant heads, with the thresholds of the config.
@@ -200,18 +198,23 @@ ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
                           {"switched", f.switched}, {"consistency", frame_inputs[l].consistency},
                           {"reference_size", frame_inputs[l].reference_size}};
   }
+  // The summary lists the sweep by the thresholds' names (settings.rule keeps the file's order).
+  std::vector<const metrics::FrameSweep*> by_key;
+  for (const auto& sweep : settings.rule.sweep) by_key.push_back(&sweep);
+  std::stable_sort(by_key.begin(), by_key.end(), [](const auto* a, const auto* b) { return a->key < b->key; });
   ordered_json swept = ordered_json::array();
-  for (const auto& [key, c] : sweep) {
-    const auto f = analysis::classify_frames(frame_inputs, c);
-    ordered_json types = ordered_json::array();
-    for (const auto& r : f) types.push_back(r.type);
-    swept.push_back({{"key", key}, {"value", c.to_json().at(key)}, {"frame_profile", frame_profile(f)}, {"types", types}});
-  }
+  for (const auto* sweep : by_key)
+    for (const auto& c : sweep->configs) {
+      const auto f = analysis::classify_frames(frame_inputs, c);
+      ordered_json types = ordered_json::array();
+      for (const auto& r : f) types.push_back(r.type);
+      swept.push_back({{"key", sweep->key}, {"value", sweep_value(*sweep, c)}, {"frame_profile", frame_profile(f)}, {"types", types}});
+    }
 
   ordered_json out = {{"schema", kSinksSchema}};
+  const ordered_json info = to_json(run.run_info);
   for (const char* key : {"model", "data", "settings", "timing"}) out[key] = info.value(key, ordered_json(nullptr));
-  out["rule"] = {{"note", kRuleNote}, {"config", cfg.to_json()},
-                 {"source", info.at("settings").value("config", std::string("built-in"))}};
+  out["rule"] = {{"note", kRuleNote}, {"config", to_json(cfg)}, {"source", settings.rule_source}};
   out["layers_n"] = L, out["heads_n"] = H, out["kv_heads_n"] = KV, out["T"] = T, out["windows"] = s.windows();
   out["summary"] = {{"sink_rate", sink_rate(s, 0, L, 0, H, P)},
                     {"frame_profile", frame_profile(frames)},
@@ -220,112 +223,6 @@ ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
                     {"sink_heads_at_0", sink_heads_at_0}};
   out["layers"] = layers;
   return out;
-}
-
-ordered_json sinks_report(const SinkRun& run) {
-  const auto& settings = run.run_info.at("settings");
-  const auto& rule = settings.at("rule");
-  const analysis::FrameConfig cfg = analysis::FrameConfig::from_json(rule);
-  return sinks_report(run, cfg, analysis::sweep_configs(rule, cfg), settings.at("profile_positions").get<int64_t>());
-}
-
-// ---- state sidecar ----
-
-void save_sink_state(const std::string& path, const SinkRun& run) {
-  const auto& shape = run.stats.shape();
-  ordered_json texts = ordered_json::object();
-  for (const auto& [id, text] : run.token_text) texts[std::to_string(id)] = text;
-  const std::map<std::string, std::string> metadata = {
-      {"format", kSinkStateFormat},
-      {"shape", ordered_json{{"layers", shape.layers}, {"heads", shape.heads}, {"kv_heads", shape.kv_heads},
-                             {"T", shape.T}, {"taus", shape.taus}, {"residual", shape.residual}}
-                    .dump()},
-      {"eps", ordered_json(run.stats.eps()).dump()},
-      {"windows", std::to_string(run.stats.windows())},
-      {"run_info", run.run_info.dump()},
-      {"token_text", texts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
-  };
-  SinkStats::Arrays storage;
-  io::write_safetensors(path, run.stats.to_tensors(storage), metadata);
-}
-
-namespace {
-ordered_json meta(const io::SafetensorsHeader& header, const std::string& key) {
-  const auto it = header.metadata.find(key);
-  if (it == header.metadata.end()) fail("not a geoattn sinks state (no '{}' in __metadata__)", key);
-  std::string why;
-  ordered_json j = parse_json<ordered_json>(&why, it->second);
-  if (j.is_discarded()) fail("__metadata__ '{}' is {}", key, why);
-  return j;
-}
-
-int64_t integer(const ordered_json& j, const char* key) {
-  if (!j.contains(key) || !j.at(key).is_number_integer()) fail("__metadata__ shape.{} is not an integer", key);
-  return j.at(key).get<int64_t>();
-}
-}  // namespace
-
-bool is_sink_state(const std::string& path) {
-  const io::SafetensorsFile file(path);
-  const auto it = file.header().metadata.find("format");
-  return it != file.header().metadata.end() && it->second == kSinkStateFormat;
-}
-
-SinkRun load_sink_state(const std::string& path) {
-  const io::SafetensorsFile file(path);
-  try {
-    const auto& header = file.header();
-    const auto format = header.metadata.find("format");
-    if (format == header.metadata.end() || format->second != kSinkStateFormat)
-      fail("not a geoattn sinks state (__metadata__ format is not {})", kSinkStateFormat);
-    const ordered_json sj = meta(header, "shape"), eps = meta(header, "eps"), windows = meta(header, "windows");
-    if (!sj.is_object() || !sj.contains("residual") || !sj.at("residual").is_boolean())
-      fail("__metadata__ shape is not an object with a boolean 'residual'");
-    const metrics::SinkShape shape{integer(sj, "layers"), integer(sj, "heads"), integer(sj, "kv_heads"),
-                                   integer(sj, "T"),      integer(sj, "taus"),  sj.at("residual").get<bool>()};
-    if (!eps.is_number() || !windows.is_number_integer()) fail("__metadata__ eps or windows is not a number");
-    // Every size in range before any product of them (and before SinkStats allocates them).
-    if (shape.layers < 1 || shape.heads < 1 || shape.kv_heads < 1 || shape.T < 2 || shape.taus < 0)
-      fail("__metadata__ shape has a size below its minimum");
-    if (shape.layers > (1 << 16) || shape.heads > (1 << 16) || shape.T > (1 << 24) || shape.taus > 1024)
-      fail("__metadata__ shape is too large");
-    if (shape.heads % shape.kv_heads != 0)
-      fail("__metadata__ shape has {} heads, not a multiple of its {} kv heads", shape.heads, shape.kv_heads);
-    SinkRun run;
-    run.run_info = meta(header, "run_info");
-    if (!run.run_info.is_object() || !run.run_info.contains("settings") || !run.run_info.at("settings").is_object() ||
-        !run.run_info.at("settings").contains("taus") || !run.run_info.at("settings").at("taus").is_array() ||
-        static_cast<int64_t>(run.run_info.at("settings").at("taus").size()) != shape.taus)
-      fail("__metadata__ run_info has no settings.taus of {} thresholds", shape.taus);
-    const auto& settings = run.run_info.at("settings");
-    if (!settings.contains("rule") || !settings.at("rule").is_object() || !settings.contains("profile_positions") ||
-        !settings.at("profile_positions").is_number_integer())
-      fail("__metadata__ run_info settings has no 'rule' object or no integer 'profile_positions'");
-    if (settings.contains("config") && !settings.at("config").is_string())
-      fail("__metadata__ run_info settings.config is not a string");
-    analysis::FrameConfig::from_json(settings.at("rule"));  // its errors, here, name the file
-    const ordered_json texts = meta(header, "token_text");  // items() of a temporary would dangle
-    if (!texts.is_object()) fail("__metadata__ token_text is not an object");
-    for (const auto& [id, text] : texts.items()) {
-      if (!text.is_string() || id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos)
-        fail("__metadata__ token_text holds a bad entry '{}'", id);
-      run.token_text[std::stoll(id)] = text.get<std::string>();
-    }
-    // The arrays as the file shapes them; SinkStats::from_tensors checks them against the shape.
-    const io::TensorInfo* anchors = header.find("sink_anchors");
-    const io::TensorInfo* sums = header.find("sink_sums");
-    if (anchors == nullptr || anchors->shape.size() != 2) fail("tensor 'sink_anchors' is missing or not 2-d");
-    if (sums == nullptr || sums->shape.size() != 2 || sums->shape[1] != 2) fail("tensor 'sink_sums' is missing or not [n, 2]");
-    const int64_t m = anchors->shape[0];
-    run.stats = SinkStats::from_tensors(
-        shape, eps.get<double>(), windows.get<int64_t>(), file.read<int64_t>("sink_sums", io::Dtype::I64, sums->shape),
-        file.read<int64_t>("sink_counts", io::Dtype::I64, {shape.layers, shape.heads, shape.T}),
-        file.read<int64_t>("sink_anchors", io::Dtype::I64, {m, 5}),
-        file.read<int64_t>("sink_anchor_counts", io::Dtype::I64, {m}), "state");
-    return run;
-  } catch (const Error& e) {
-    fail("{}: {}", path, e.what());
-  }
 }
 
 }  // namespace geoattn::report

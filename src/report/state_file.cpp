@@ -1,11 +1,14 @@
 #include "geoattn/report/state_file.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <map>
 #include <string_view>
 
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
+#include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 
@@ -152,20 +155,22 @@ std::pair<Aggregator, ordered_json> load_state(const std::string& path) {
   }
 }
 
+std::vector<io::TensorBlob> tensor_blobs(const std::vector<ArrayView>& arrays) {
+  std::vector<io::TensorBlob> out;
+  for (const auto& a : arrays) out.push_back({a.name, a.dtype, a.shape, a.bytes.data()});
+  return out;
+}
+
 void save_run_state(const std::string& path, const RunState& state) {
-  AssumptionStats::Arrays storage;
-  UnitStats::Arrays unit_storage;
-  auto extra = state.assumptions.empty() ? std::vector<io::TensorBlob>{} : state.assumptions.to_tensors(storage);
-  if (!state.units.empty()) {
-    const auto blobs = state.units.to_tensors(unit_storage);
-    extra.insert(extra.end(), blobs.begin(), blobs.end());
-  }
-  save_state(path, state.metrics, state.run_info, extra);
+  std::vector<ArrayView> views;  // alive until the file is written: derived arrays live in them
+  if (!state.assumptions.empty()) views = state.assumptions.arrays();
+  if (!state.units.empty()) std::ranges::move(state.units.arrays(), std::back_inserter(views));
+  save_state(path, state.metrics, to_json(state.run_info), tensor_blobs(views));
 }
 
 namespace {
 // With per-document sums, the result JSON runs the bootstrap with the run's
-// settings.bootstrap.{replicates, seed} (report::BootstrapSettings, read by pipeline::finalize):
+// settings.bootstrap.{replicates, seed} (metrics::BootstrapSettings, read by pipeline::finalize):
 // they must be there, checked here so that a bad sidecar is one clear error.
 void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
   const auto settings = run_info.find("settings");
@@ -184,7 +189,7 @@ void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
 
 RunState load_run_state(const std::string& path) {
   auto [metrics, run_info] = load_state(path);
-  RunState state{std::move(metrics), {}, std::move(run_info), {}};
+  RunState state{std::move(metrics), {}, {}, {}};
   io::SafetensorsFile file(path);
   try {
     if (const io::TensorInfo* shape = file.header().find("unit_shape")) {
@@ -203,8 +208,9 @@ RunState load_run_state(const std::string& path) {
         fail("unit_shape [{}, {}, {}] does not match the metrics ({} layers, {} heads, {} grid values)",
              state.units.layers(), state.units.heads(), state.units.grid_size(), state.metrics.layers(),
              state.metrics.heads(), state.metrics.n_grid().size());
-      check_bootstrap_settings(state.run_info);
+      check_bootstrap_settings(run_info);
     }
+    state.run_info = measure_info_from_json(run_info);
   } catch (const Error& e) {
     fail("{}: {}", path, e.what());
   }

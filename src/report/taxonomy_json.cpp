@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::report {
@@ -67,7 +68,7 @@ ordered_json taxonomy_report(const ordered_json& measure, const analysis::Taxono
 
   ordered_json out = {{"schema", kTaxonomySchema},
                       {"model", measure.contains("model") ? measure.at("model") : ordered_json(nullptr)},
-                      {"config", cfg.to_json()}};
+                      {"config", to_json(cfg)}};
   ordered_json heads_out = ordered_json::array();
   std::map<int64_t, std::map<std::string, int64_t>> per_layer;
   std::map<std::string, int64_t> totals;

@@ -10,6 +10,7 @@
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/run_info_json.h"
 
 using namespace geoattn;
 using namespace geoattn::fuzz;
@@ -19,19 +20,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = dir.write("run.state.safetensors", data, size);
   expect_ok_or_error([&] {
     const metrics::RunState state = report::load_run_state(path);
-    require(metrics::same_run(state.run_info, state.run_info, nullptr), "a run is the same run as itself");
+    require(report::same_run(state.run_info, state.run_info, nullptr), "a run is the same run as itself");
     std::optional<metrics::BootstrapResult> boot;
     WorkerPool pool(1);  // the fuzzer's own thread alone
     if (!state.units.empty()) {
-      // As tools/geoattn/results.cpp: the replicates and seed come from the run's settings
+      // As pipeline/results.cpp (finalize): the replicates and seed come from the run's settings
       // (load_run_state checked them); a few replicates are enough here.
-      const auto& b = state.run_info.at("settings").at("bootstrap");
-      boot = metrics::bootstrap(pool, state.units, std::min<int64_t>(b.at("replicates").get<int64_t>(), 3),
-                                b.at("seed").get<uint64_t>());
+      const auto& b = state.run_info.method.bootstrap;
+      boot = metrics::bootstrap(pool, state.units, std::min<int64_t>(b.replicates, 3), b.seed);
     }
     const auto fits =
         state.assumptions.empty() ? std::vector<nlohmann::ordered_json>{} : report::fits_json(pool, state.assumptions);
-    const auto result = report::measure_json(state.metrics, state.run_info, &fits, boot ? &*boot : nullptr);
+    const auto result = report::measure_json(state.metrics, report::to_json(state.run_info), &fits, boot ? &*boot : nullptr);
     const auto text = result.dump(1);
     (void)text;
     // save -> load -> save writes the same bytes (the sidecar is exact).

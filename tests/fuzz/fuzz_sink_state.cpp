@@ -1,9 +1,10 @@
 // libFuzzer target: the state sidecar that `geoattn sinks` writes and `geoattn merge` reads
-// (report/sinks_json.h, load_sink_state), then what merge does with it: the result JSON with the
+// (report/sink_state_file.h, load_sink_state), then what merge does with it: the result JSON with the
 // run's own rule and sweep (sinks_report(run), as pipeline/sinks.cpp writes it), a
 // save/load/save round trip, and a merge with itself.
 #include "fuzz_util.h"
-#include "geoattn/metrics/aggregate.h"
+#include "geoattn/report/run_info_json.h"
+#include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/sinks_json.h"
 
 using namespace geoattn;
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     report::save_sink_state(twice, report::load_sink_state(once));
     require(read_file(once) == read_file(twice), "a saved state loads and saves back to the same bytes");
     // As merge_sinks with a copy of the same shard: the same run, every count doubled.
-    require(metrics::same_run(run.run_info, run.run_info, nullptr), "a run is the same run as itself");
+    require(report::same_run(run.run_info, run.run_info, nullptr), "a run is the same run as itself");
     report::SinkRun doubled = run;
     doubled.stats.merge(run.stats);
     require(doubled.stats.windows() == 2 * run.stats.windows(), "a merge adds the windows");

@@ -14,12 +14,16 @@
 namespace geoattn::cli {
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
-  cmd.add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd.add_option("--dtype", o.dtype,
-                 "forward dtype: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 or fp16 (metrics are always float64)")
-      ->check(CLI::IsMember({"auto", "fp32", "bf16", "fp16"}))
-      ->capture_default_str();
+  add_parsed_option(cmd, "--device", o.device, arch::parse_device, "cpu, cuda or cuda:N", arch::device_name(o.device),
+                    "cpu, cuda or cuda:N");
+  add_enum_option(cmd, "--dtype", o.dtype, arch::kForwardDtypeNames,
+                  "forward dtype: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 or fp16 (metrics are always float64)");
   cmd.add_option("--threads", o.threads, "CPU threads for LibTorch (0: all cores)")->capture_default_str();
+}
+
+void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what) {
+  cmd.add_option("--out", out, what)->required();
+  cmd.add_flag("--quiet", quiet, "no progress line");
 }
 
 // --shard i/n: "i/n" -> {i, n}; windows go to shards by their document, so that a document
@@ -33,15 +37,9 @@ std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {
   return {i, n};
 }
 
-nlohmann::ordered_json data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T) {
-  return {{"files", input.data}, {"mode", input.window},  {"offset", input.offset},
-          {"seed", input.seed},  {"max_windows", input.max_windows}, {"shard", shard},
-          {"windows", windows},  {"tokens", windows * T}};
-}
-
-std::string effective_dtype(const RunOptions& run) {
-  if (run.dtype != "auto") return run.dtype;
-  return run.device.rfind("cuda", 0) == 0 ? "bf16" : "fp32";
+metrics::DataInfo data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T) {
+  return {metrics::WindowData{input.data, input.window, input.offset, input.seed, input.max_windows, shard}, windows,
+          windows * T, std::nullopt, std::nullopt};
 }
 
 std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T) {
@@ -58,24 +56,23 @@ nlohmann::ordered_json read_json(const std::string& path) {
   return parse_json_or_fail<nlohmann::ordered_json>(path, in);
 }
 
-torch::Device resolve_device(const std::string& device) {
-  if (device == "cpu") return torch::Device(torch::kCPU);
-  if (device.rfind("cuda", 0) == 0) {
-    if (!torch::cuda::is_available())
-      fail("--device {}: no CUDA device is available (this LibTorch build or machine has none)", device);
-    torch::Device d(device);
-    if (d.has_index() && d.index() >= static_cast<int>(torch::cuda::device_count()))
-      fail("--device {}: only {} CUDA devices", device, torch::cuda::device_count());
-    return d;
-  }
-  fail("--device {}: expected cpu, cuda or cuda:N", device);
+torch::Device torch_device(const arch::Device& device) {
+  if (device.kind == arch::Device::Kind::Cpu) return torch::Device(torch::kCPU);
+  const std::string name = arch::device_name(device);
+  if (!torch::cuda::is_available())
+    fail("--device {}: no CUDA device is available (this LibTorch build or machine has none)", name);
+  if (device.index >= static_cast<int>(torch::cuda::device_count()))
+    fail("--device {}: only {} CUDA devices", name, torch::cuda::device_count());
+  return device.index < 0 ? torch::Device(torch::kCUDA) : torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device.index));
 }
 
-torch::Dtype resolve_dtype(const std::string& dtype) {
-  if (dtype == "fp32") return torch::kFloat32;
-  if (dtype == "bf16") return torch::kBFloat16;
-  if (dtype == "fp16") return torch::kFloat16;
-  fail("--dtype {}: expected fp32, bf16 or fp16", dtype);
+torch::Dtype torch_dtype(arch::ForwardDtype dtype) {
+  switch (dtype) {
+    case arch::ForwardDtype::Fp32: return torch::kFloat32;
+    case arch::ForwardDtype::Bf16: return torch::kBFloat16;
+    case arch::ForwardDtype::Fp16: return torch::kFloat16;
+  }
+  fail("internal: forward dtype {}", static_cast<int>(dtype));
 }
 
 void add_input_options(CLI::App& cmd, InputOptions& o, bool data_required) {
@@ -91,12 +88,10 @@ void add_input_options(CLI::App& cmd, InputOptions& o, bool data_required) {
     ids->excludes(data);
   }
   cmd.add_option("--ctx", o.ctx, "window length T in tokens (--data; --text truncates to it)")->capture_default_str();
-  cmd.add_option("--window", o.window, "doc: BOS + the start of each document; stream: documents concatenated")
-      ->check(CLI::IsMember({"doc", "stream"}))
-      ->capture_default_str();
-  cmd.add_option("--offset", o.offset, "doc mode: start, or hashed (a seeded offset into each document)")
-      ->check(CLI::IsMember({"start", "hashed"}))
-      ->capture_default_str();
+  add_enum_option(cmd, "--window", o.window, io::kWindowModeNames,
+                  "doc: BOS + the start of each document; stream: documents concatenated");
+  add_enum_option(cmd, "--offset", o.offset, io::kOffsetModeNames,
+                  "doc mode: start, or hashed (a seeded offset into each document)");
   cmd.add_option("--seed", o.seed, "seed of hashed offsets, the random-selection controls and the bootstrap")
       ->capture_default_str();
   cmd.add_option("--max-windows", o.max_windows, "stop after K windows (-1: all)")->capture_default_str();
@@ -186,8 +181,8 @@ std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint
     fail("--ctx {}: longer than the model's {} positions (max_position_embeddings)", o.ctx, checkpoint.config.max_positions);
   io::WindowOptions w;
   w.T = o.ctx;
-  w.mode = o.window == "stream" ? io::WindowMode::Stream : io::WindowMode::Doc;
-  w.offset = o.offset == "hashed" ? io::OffsetMode::Hashed : io::OffsetMode::Start;
+  w.mode = o.window;
+  w.offset = o.offset;
   w.seed = o.seed;
   w.max_windows = o.max_windows;
   w.bos_id = bos;

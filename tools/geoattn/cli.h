@@ -4,33 +4,86 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
+#include <utility>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "geoattn/model/capture_file.h"
+#include "geoattn/arch/device.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
+#include "geoattn/metrics/run_info.h"
+#include "geoattn/model/capture_file.h"
+#include "geoattn/util/enum_names.h"
 
 namespace geoattn::cli {
 
 // A subcommand: its CLI11 options are bound in `add`, which returns the action to run.
 using Action = std::function<void()>;
+// The subcommand `name` of `parent`: flags(cmd, options) gives its description and declares what
+// fills its Options; once they are parsed, its action is run(options).
+template <typename Options>
+void add_command(CLI::App& parent, Action& action, const std::string& name, void (*flags)(CLI::App&, Options&),
+                 void (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(name);
+  flags(*cmd, *options);
+  cmd->callback([options, run, &action] { action = [options, run] { run(*options); }; });
+}
 void add_capture(CLI::App& app, Action& action);
 void add_inspect(CLI::App& app, Action& action);
 
+// An option whose text `parse` turns into a value (nullopt: a text it does not take), parsed
+// here at the flag: any other text is a one-line error naming the flag and what it takes,
+// "--dtype: 'fp64' is not one of auto, fp32, bf16 or fp16".
+template <typename T, typename Parse>
+CLI::Option* add_parsed_option(CLI::App& cmd, const std::string& flag, T& value, Parse parse, const std::string& takes,
+                               const std::string& default_text, const std::string& help) {
+  auto* option = cmd.add_option_function<std::string>(flag, [&value, parse](const std::string& text) { value = *parse(text); },
+                                                      help);
+  option->check(CLI::Validator(
+      [parse, takes](std::string& text) { return parse(text) ? std::string() : "'" + text + "' is not one of " + takes; },
+      takes, ""));
+  return option->default_str(default_text);
+}
+// One of the names of the enum's table (util/enum_names.h).
+template <typename E, size_t N>
+CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, E& value, const EnumName<E> (&table)[N],
+                             const std::string& help) {
+  return add_parsed_option(
+      cmd, flag, value, [&table](const std::string& text) { return value_of(table, text); }, names_of(table),
+      name_of(table, value), help);
+}
+// The same, or "auto" (nullopt: the command decides).
+template <typename E, size_t N>
+CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, std::optional<E>& value,
+                             const EnumName<E> (&table)[N], const std::string& help) {
+  const auto parse = [&table](const std::string& text) -> std::optional<std::optional<E>> {
+    if (text == "auto") return std::optional<E>();
+    if (const auto v = value_of(table, text)) return v;
+    return std::nullopt;
+  };
+  return add_parsed_option(cmd, flag, value, parse, "auto, " + names_of(table), value ? name_of(table, *value) : "auto",
+                           help);
+}
+
 struct RunOptions {
-  std::string device = "cpu";  // cpu | cuda | cuda:N
-  std::string dtype = "auto";  // auto (bf16 on CUDA, fp32 on CPU) | fp32 | bf16 | fp16
-  int threads = 0;             // 0: all cores
+  arch::Device device;                      // --device
+  std::optional<arch::ForwardDtype> dtype;  // --dtype; nullopt: auto
+  int threads = 0;                          // 0: all cores
+  // --dtype, auto resolved for --device (bf16 on CUDA, fp32 on the CPU): what runs and is recorded.
+  arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
-torch::Device resolve_device(const std::string& device);
-torch::Dtype resolve_dtype(const std::string& dtype);
-// --dtype with auto resolved for --device: the name recorded in the JSON.
-std::string effective_dtype(const RunOptions& run);
+// --out FILE (required; `what` says what is written there) and --quiet (no progress line).
+void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what);
+// --device as LibTorch's: geoattn::Error naming the flag when this build or machine has no such device.
+torch::Device torch_device(const arch::Device& device);
+torch::Dtype torch_dtype(arch::ForwardDtype dtype);
 
 // Where the tokens come from: literal text, literal ids, or data shards.
 struct InputOptions {
@@ -38,8 +91,8 @@ struct InputOptions {
   std::string ids;
   std::vector<std::string> data;
   int64_t ctx = 1024;
-  std::string window = "doc";   // doc | stream
-  std::string offset = "start"; // start | hashed
+  io::WindowMode window = io::WindowMode::Doc;
+  io::OffsetMode offset = io::OffsetMode::Start;
   uint64_t seed = 0;
   int64_t max_windows = -1;
 };
@@ -60,7 +113,7 @@ std::function<std::string(int64_t)> token_text_for(const io::Checkpoint& checkpo
 
 // The result's "data": where the windows came from (files, mode, offset, seed, max_windows,
 // shard) and how many there are.
-nlohmann::ordered_json data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T);
+metrics::DataInfo data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T);
 
 // --shard i/n -> {i, n}: geoattn::Error naming the flag unless 0 <= i < n.
 std::pair<int64_t, int64_t> parse_shard(const std::string& spec);

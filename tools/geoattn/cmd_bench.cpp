@@ -19,6 +19,7 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
+#include "geoattn/metrics/unit_stats.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/worker_pool.h"
 #include "metric_flags.h"
@@ -86,12 +87,14 @@ double gram_floor(WorkerPool& pool, int64_t B, int64_t T, int64_t d, torch::Dtyp
 // `geoattn metrics` on the capture as a process of its own (this binary, /proc/self/exe), with
 // the bench's metric flags: its wall time, start-up and exit included.
 double whole_process(const std::string& capture, const MetricFlags& f, int threads, const std::string& out) {
-  const std::vector<std::string> args = {"geoattn", "metrics", "--capture", capture, "--n", f.n, "--distance", f.distance,
-                                         "--decay-k", std::to_string(f.decay_k), "--controls", std::to_string(f.controls),
-                                         "--bootstrap", std::to_string(f.bootstrap), "--bootstrap-level", f.boot_level,
-                                         "--bootstrap-unit", f.boot_unit, "--metrics-memory",
-                                         std::to_string(f.metrics_memory_mb), "--seed", std::to_string(f.seed),
-                                         "--threads", std::to_string(threads), "--out", out};
+  const std::vector<std::string> args = {"geoattn", "metrics", "--capture", capture, "--n", f.n, "--distance",
+                                         name_of(metrics::kDistanceNames, f.distance), "--decay-k",
+                                         std::to_string(f.decay_k), "--controls", std::to_string(f.controls),
+                                         "--bootstrap", std::to_string(f.bootstrap), "--bootstrap-level",
+                                         f.boot_level ? name_of(metrics::kBootLevelNames, *f.boot_level) : "auto",
+                                         "--bootstrap-unit", name_of(metrics::kBootUnitNames, f.boot_unit),
+                                         "--metrics-memory", std::to_string(f.metrics_memory_mb), "--seed",
+                                         std::to_string(f.seed), "--threads", std::to_string(threads), "--out", out};
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -170,25 +173,26 @@ void run_bench(const BenchOptions& o) {
   std::filesystem::remove_all(dir);
 }
 
+void bench_metrics_flags(CLI::App& cmd, BenchOptions& o) {
+  cmd.description("geoattn metrics as a whole process and stage by stage on a synthetic capture, against the Gram product");
+  o.metric.n = "all";
+  cmd.add_option("--T", o.T, "tokens per sample")->capture_default_str();
+  cmd.add_option("--d", o.d, "head_dim")->capture_default_str();
+  cmd.add_option("--heads", o.heads)->capture_default_str();
+  cmd.add_option("--layers", o.layers)->capture_default_str();
+  add_metric_flags(cmd, o.metric, /*with_seed=*/true);
+  cmd.add_option("--repeats", o.repeats, "best of R runs")->capture_default_str();
+  cmd.add_option("--threads", o.threads, "CPU threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--write-capture", o.write_capture,
+                 "keep the synthetic capture at this path (to run `geoattn metrics` on it by hand)");
+}
+
 }  // namespace
 
 void add_bench(CLI::App& app, Action& action) {
-  auto o = std::make_shared<BenchOptions>();
-  o->metric.n = "all";
   auto* bench = app.add_subcommand("bench", "Benchmarks (figures for the README)");
-  auto* cmd = bench->add_subcommand(
-      "metrics", "geoattn metrics as a whole process and stage by stage on a synthetic capture, against the Gram product");
   bench->require_subcommand(1);
-  cmd->add_option("--T", o->T, "tokens per sample")->capture_default_str();
-  cmd->add_option("--d", o->d, "head_dim")->capture_default_str();
-  cmd->add_option("--heads", o->heads)->capture_default_str();
-  cmd->add_option("--layers", o->layers)->capture_default_str();
-  add_metric_flags(*cmd, o->metric, /*with_seed=*/true);
-  cmd->add_option("--repeats", o->repeats, "best of R runs")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--write-capture", o->write_capture,
-                  "keep the synthetic capture at this path (to run `geoattn metrics` on it by hand)");
-  cmd->callback([o, &action] { action = [o] { run_bench(*o); }; });
+  add_command(*bench, action, "metrics", bench_metrics_flags, run_bench);
 }
 
 }  // namespace geoattn::cli

@@ -10,6 +10,8 @@
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/window_metrics.h"
 #include "geoattn/report/bounds_json.h"
+#include "geoattn/report/bounds_params_json.h"
+#include "geoattn/report/run_info_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 
@@ -64,7 +66,7 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
   nlohmann::ordered_json run_info;
   run_info["source"] = "capture";
-  run_info["model"] = capture_model_info(capture, o.capture);
+  run_info["model"] = report::to_json(capture_model_info(capture, o.capture));
   run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = settings_info(o);
   run_info["settings"]["queries"] = queries;
@@ -90,12 +92,12 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
                                      });
   nlohmann::ordered_json run_info;
   run_info["source"] = "model";
-  run_info["model"] = model_info(checkpoint);
-  run_info["data"] = {{"files", o.input.data}, {"mode", o.input.window}, {"seed", o.input.seed},
+  run_info["model"] = report::to_json(model_info(checkpoint));
+  run_info["data"] = {{"files", o.input.data}, {"mode", name_of(io::kWindowModeNames, o.input.window)}, {"seed", o.input.seed},
                       {"windows", W},         {"tokens", W * T}};
   run_info["settings"] = settings_info(o);
   run_info["settings"]["ctx"] = T;
-  run_info["settings"]["dtype"] = effective_dtype(o.run);
+  run_info["settings"]["dtype"] = name_of(arch::kForwardDtypeNames, o.run.forward_dtype());
   run_info["timing"] = {{"seconds_forward_and_capture", times.forward_s}, {"seconds_metrics_and_bounds", times.visit_s}};
   return report::bounds_json(mb.measured, mb.bounds, run_info);
 }
@@ -111,7 +113,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   }
   analysis::AssumptionParams params;
   try {
-    params = analysis::params_from_json(raw);
+    params = report::params_from_json(raw);
   } catch (const Error& e) {
     fail("{}: {}", o.params, e.what());
   }
@@ -121,7 +123,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   run_info["source"] = "params";
   run_info["params_file"] = o.params;
   if (is_measure) run_info["params_of"] = {{"layer", o.layer}, {"head", o.head}, {"model", j.at("model")}};
-  run_info["params"] = analysis::params_to_json(params);
+  run_info["params"] = report::params_to_json(params);
   run_info["settings"] = settings_info(o);
   run_info["settings"].erase("queries");
   return report::synthetic_bounds_json(grid, analysis::synthetic_bounds(params, grid, options), run_info);
@@ -142,30 +144,29 @@ void run_bounds(const BoundsOptions& o) {
   if (!o.quiet) fmt::print(stderr, "wrote {}\n", o.out);
 }
 
-}  // namespace
-
-void add_bounds(CLI::App& app, Action& action) {
-  auto o = std::make_shared<BoundsOptions>();
-  auto* cmd = app.add_subcommand("bounds", "Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)");
-  auto* capture = cmd->add_option("--capture", o->capture, "capture .safetensors (geoattn capture layout)");
-  auto* model = cmd->add_option("--model", o->model, "Hugging Face checkpoint folder (with --data)");
-  auto* params = cmd->add_option("--params", o->params,
-                                 "assumption parameters: a JSON like configs/bounds-llama2-7b.json, or a measure JSON "
-                                 "(the fits of --layer/--head)");
+void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
+  cmd.description("Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)");
+  auto* capture = cmd.add_option("--capture", o.capture, "capture .safetensors (geoattn capture layout)");
+  auto* model = cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (with --data)");
+  auto* params = cmd.add_option("--params", o.params,
+                                "assumption parameters: a JSON like configs/bounds-llama2-7b.json, or a measure JSON "
+                                "(the fits of --layer/--head)");
   capture->excludes(model)->excludes(params);
   model->excludes(params);
-  add_input_options(*cmd, o->input, /*data_required=*/false);
-  cmd->add_option("--queries", o->queries, "query positions (--model): last, all, or i,j,...")->capture_default_str();
-  cmd->add_option("--batch", o->batch, "windows per forward (--model)")->capture_default_str();
-  add_run_options(*cmd, o->run);
-  cmd->add_option("--layer", o->layer, "the head whose fits --params takes from a measure JSON")->capture_default_str();
-  cmd->add_option("--head", o->head, "(see --layer)")->capture_default_str();
-  cmd->add_option("--samples", o->samples, "synthetic samples to average (--params; default: the file's)");
-  cmd->add_option("--n", o->n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
-  cmd->add_option("--kappa", o->kappa, "the concentration constant kappa > 0 of the tail bounds")->capture_default_str();
-  cmd->add_option("--out", o->out, "result JSON")->required();
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &action] { action = [o] { run_bounds(*o); }; });
+  add_input_options(cmd, o.input, /*data_required=*/false);
+  cmd.add_option("--queries", o.queries, "query positions (--model): last, all, or i,j,...")->capture_default_str();
+  cmd.add_option("--batch", o.batch, "windows per forward (--model)")->capture_default_str();
+  add_run_options(cmd, o.run);
+  cmd.add_option("--layer", o.layer, "the head whose fits --params takes from a measure JSON")->capture_default_str();
+  cmd.add_option("--head", o.head, "(see --layer)")->capture_default_str();
+  cmd.add_option("--samples", o.samples, "synthetic samples to average (--params; default: the file's)");
+  cmd.add_option("--n", o.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
+  cmd.add_option("--kappa", o.kappa, "the concentration constant kappa > 0 of the tail bounds")->capture_default_str();
+  add_output_options(cmd, o.out, o.quiet, "result JSON");
 }
+
+}  // namespace
+
+void add_bounds(CLI::App& app, Action& action) { add_command(app, action, "bounds", bounds_flags, run_bounds); }
 
 }  // namespace geoattn::cli

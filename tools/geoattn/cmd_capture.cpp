@@ -18,7 +18,7 @@ struct CaptureOptions {
   std::string model;
   InputOptions input;
   std::string queries = "last";
-  std::string pattern_dtype = "float32";
+  model::RowsDtype pattern_dtype = model::RowsDtype::Float32;
   RunOptions run;
   std::string out;
   bool quiet = false;
@@ -30,26 +30,20 @@ std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, co
   meta.insert({{"format", "geoattn-capture-1"},
                {"doc_ids", nlohmann::json(doc_ids(windows)).dump()},
                {"model", ck.dir},
-               {"dtype", effective_dtype(o.run)},
-               {"device", o.run.device},
-               {"pattern_dtype", o.pattern_dtype}});
+               {"dtype", name_of(arch::kForwardDtypeNames, o.run.forward_dtype())},
+               {"device", arch::device_name(o.run.device)},
+               {"pattern_dtype", name_of(model::kRowsDtypeNames, o.pattern_dtype)}});
   return meta;
 }
 
 void run_capture(const CaptureOptions& o) {
   check_output_path(o.out);
-  const torch::Device device = resolve_device(o.run.device);
-  const torch::Dtype dtype = resolve_dtype(effective_dtype(o.run));
-  const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
-  const auto windows = read_windows(o.input, checkpoint);
-  const int64_t T = static_cast<int64_t>(windows.front().ids.size());
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
+  const auto& [checkpoint, windows, T, queries, decoder] = r;
   for (const auto& w : windows)
     if (static_cast<int64_t>(w.ids.size()) != T) fail("internal: windows of different lengths");
-  const auto queries = parse_queries(o.queries, T);
-  const model::Decoder decoder = model::Decoder::load(checkpoint, dtype, device);
 
   std::vector<torch::Tensor> alpha, values, tokens;
-  const auto rows_dtype = o.pattern_dtype == "run" ? model::RowsDtype::Run : model::RowsDtype::Float32;
   forward_windows(
       decoder, checkpoint.config.n_layers, windows, queries, /*batch=*/1, "capture", o.quiet,
       [&](int64_t w, const pipeline::CapturedWindow& c) {
@@ -58,7 +52,7 @@ void run_capture(const CaptureOptions& o) {
         values.push_back(c.values.unsqueeze(0).to(torch::kCPU, torch::kFloat32));
         tokens.push_back(torch::tensor(windows[w].ids, torch::kInt64).unsqueeze(0));
       },
-      /*resid_pre=*/false, rows_dtype);
+      /*resid_pre=*/false, o.pattern_dtype);
   model::write_capture_file(o.out, model::CaptureFile{torch::cat(alpha), torch::cat(values), torch::cat(tokens),
                                                 torch::tensor(queries, torch::kInt64), capture_metadata(checkpoint, o, windows)});
   if (!o.quiet)
@@ -66,26 +60,22 @@ void run_capture(const CaptureOptions& o) {
                checkpoint.config.n_layers, checkpoint.config.n_heads, queries.size(), T);
 }
 
-}  // namespace
-
-void add_capture(CLI::App& app, Action& action) {
-  auto o = std::make_shared<CaptureOptions>();
-  auto* cmd = app.add_subcommand("capture", "Run a checkpoint and save attention rows and value states (safetensors)");
-  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
+void capture_flags(CLI::App& cmd, CaptureOptions& o) {
+  cmd.description("Run a checkpoint and save attention rows and value states (safetensors)");
+  cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
       ->required();
-  add_input_options(*cmd, o->input, /*data_required=*/false);
-  cmd->add_option("--queries", o->queries, "query positions: last, all, or i,j,... (negative: from the end)")
-      ->capture_default_str();
-  cmd->add_option("--pattern-dtype", o->pattern_dtype,
+  add_queries_option(cmd, o.queries);
+  add_input_options(cmd, o.input, /*data_required=*/false);
+  add_enum_option(cmd, "--pattern-dtype", o.pattern_dtype, model::kRowsDtypeNames,
                   "how alpha rows are rounded: float32 (geoattn's convention: softmax of float32 scores from the run "
                   "dtype's q and k) or run (upstream eager's: scores in the run dtype, softmax in float32, rounded to "
-                  "the run dtype; equal to float32 in a float32 run)")
-      ->check(CLI::IsMember({"float32", "run"}))
-      ->capture_default_str();
-  add_run_options(*cmd, o->run);
-  cmd->add_option("--out", o->out, "output .safetensors")->required();
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &action] { action = [o] { run_capture(*o); }; });
+                  "the run dtype; equal to float32 in a float32 run)");
+  add_run_options(cmd, o.run);
+  add_output_options(cmd, o.out, o.quiet, "output .safetensors");
 }
+
+}  // namespace
+
+void add_capture(CLI::App& app, Action& action) { add_command(app, action, "capture", capture_flags, run_capture); }
 
 }  // namespace geoattn::cli

@@ -107,23 +107,23 @@ void print_text(const nlohmann::ordered_json& j) {
   fmt::print("  validation: ok (every header, offset, shape and dtype checked)\n");
 }
 
+void run_inspect(const InspectOptions& o) {
+  const auto j = describe(io::Checkpoint::open(o.model), o.ctx);
+  if (o.json)
+    fmt::print("{}\n", j.dump(2));
+  else
+    print_text(j);
+}
+
+void inspect_flags(CLI::App& cmd, InspectOptions& o) {
+  cmd.description("Describe and fully validate a checkpoint; predict its memory");
+  cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
+  cmd.add_option("--ctx", o.ctx, "window length T for the memory estimate")->capture_default_str();
+  cmd.add_flag("--json", o.json, "print JSON instead of text");
+}
+
 }  // namespace
 
-void add_inspect(CLI::App& app, Action& action) {
-  auto o = std::make_shared<InspectOptions>();
-  auto* cmd = app.add_subcommand("inspect", "Describe and fully validate a checkpoint; predict its memory");
-  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder")->required();
-  cmd->add_option("--ctx", o->ctx, "window length T for the memory estimate")->capture_default_str();
-  cmd->add_flag("--json", o->json, "print JSON instead of text");
-  cmd->callback([o, &action] {
-    action = [o] {
-      const auto j = describe(io::Checkpoint::open(o->model), o->ctx);
-      if (o->json)
-        fmt::print("{}\n", j.dump(2));
-      else
-        print_text(j);
-    };
-  });
-}
+void add_inspect(CLI::App& app, Action& action) { add_command(app, action, "inspect", inspect_flags, run_inspect); }
 
 }  // namespace geoattn::cli

@@ -4,7 +4,8 @@
 #include <fmt/format.h>
 
 #include "geoattn/pipeline/sinks.h"
-#include "geoattn/report/sinks_json.h"
+#include "geoattn/report/run_info_json.h"
+#include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/state_file.h"
 #include "cli.h"
 #include "geoattn/util/atomic_file.h"
@@ -23,40 +24,30 @@ void run_merge(const MergeOptions& o) {
   check_output_path(o.out);
   if (report::is_sink_state(state_path(o.inputs.front()))) return pipeline::merge_sinks(o.inputs, o.out);
   metrics::RunState merged = report::load_run_state(state_path(o.inputs.front()));
-  auto& info = merged.run_info;
-  nlohmann::ordered_json files = nlohmann::ordered_json::array();
-  int64_t windows = 0, tokens = 0;
+  std::vector<metrics::DataInfo> shards;
   for (size_t i = 0; i < o.inputs.size(); ++i) {
     const metrics::RunState shard = i == 0 ? merged : report::load_run_state(state_path(o.inputs[i]));
-    const auto& run_info = shard.run_info;
     std::string why;
-    if (!metrics::same_run(info, run_info, &why))
+    if (!report::same_run(merged.run_info, shard.run_info, &why))
       fail("{}: cannot merge with {}: {}", o.inputs[i], o.inputs.front(), why);
     if (i > 0) merged.merge(shard);
-    // run_info comes from the file: check its types rather than let nlohmann throw.
-    const auto& data = run_info.contains("data") ? run_info.at("data") : nlohmann::ordered_json::object();
-    if (!data.is_object()) fail("{}: run_info 'data' is not an object", state_path(o.inputs[i]));
-    for (const char* key : {"windows", "tokens"})
-      if (data.contains(key) && !data.at(key).is_number_integer())
-        fail("{}: run_info data.{} is not an integer", state_path(o.inputs[i]), key);
-    files.push_back(data);
-    windows += data.value("windows", int64_t(0));
-    tokens += data.value("tokens", int64_t(0));
+    shards.push_back(shard.run_info.data);
   }
-  info["data"] = {{"merged_from", o.inputs}, {"windows", windows}, {"tokens", tokens}, {"shards", files}};
-  info["timing"] = {{"merged", o.inputs.size()}};
+  merged.run_info.data = pipeline::merged_data(o.inputs, std::move(shards));
+  merged.run_info.timing = {};
+  merged.run_info.timing.merged = static_cast<int64_t>(o.inputs.size());
   WorkerPool pool;  // every core: bootstrap and fits
   write_results(pool, o.out, merged);
 }
 
+void merge_flags(CLI::App& cmd, MergeOptions& o) {
+  cmd.description("Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)");
+  cmd.add_option("inputs", o.inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
+  cmd.add_option("--out", o.out, "merged result JSON")->required();
+}
+
 }  // namespace
 
-void add_merge(CLI::App& app, Action& action) {
-  auto o = std::make_shared<MergeOptions>();
-  auto* cmd = app.add_subcommand("merge", "Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)");
-  cmd->add_option("inputs", o->inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
-  cmd->add_option("--out", o->out, "merged result JSON")->required();
-  cmd->callback([o, &action] { action = [o] { run_merge(*o); }; });
-}
+void add_merge(CLI::App& app, Action& action) { add_command(app, action, "merge", merge_flags, run_merge); }
 
 }  // namespace geoattn::cli

@@ -28,17 +28,17 @@ void run_metrics(const MetricsOptions& o) {
   metrics_from_capture(pool, o.capture, o.metric, o.out);
 }
 
+void metrics_flags(CLI::App& cmd, MetricsOptions& o) {
+  cmd.description("Top-N Precision/Recall/F of a capture file (geoattn capture layout) -> JSON");
+  cmd.add_option("--capture", o.capture, "capture .safetensors: alpha [W,L,H,Q,T], values [W,L,KV,T,d], tokens, queries")
+      ->required();
+  add_metric_flags(cmd, o.metric, /*with_seed=*/true);
+  cmd.add_option("--threads", o.threads, "CPU threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--out", o.out, "result JSON (its state sidecar goes beside it)")->required();
+}
+
 }  // namespace
 
-void add_metrics(CLI::App& app, Action& action) {
-  auto o = std::make_shared<MetricsOptions>();
-  auto* cmd = app.add_subcommand("metrics", "Top-N Precision/Recall/F of a capture file (geoattn capture layout) -> JSON");
-  cmd->add_option("--capture", o->capture, "capture .safetensors: alpha [W,L,H,Q,T], values [W,L,KV,T,d], tokens, queries")
-      ->required();
-  add_metric_flags(*cmd, o->metric, /*with_seed=*/true);
-  cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it)")->required();
-  cmd->callback([o, &action] { action = [o] { run_metrics(*o); }; });
-}
+void add_metrics(CLI::App& app, Action& action) { add_command(app, action, "metrics", metrics_flags, run_metrics); }
 
 }  // namespace geoattn::cli

@@ -6,6 +6,7 @@
 #include "forward_loop.h"
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/pipeline/sinks.h"
+#include "geoattn/report/frame_config_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -51,19 +52,19 @@ std::vector<double> parse_taus(const std::string& text) {
   return taus;
 }
 
-// The frame-type rule: --config's file or the built-in configs/sinks.json, then the dormant flags.
+// The frame-type rule: --config's file or the built-in configs/sinks.json, the dormant flags
+// over it (where the file would have them), read once into its typed form.
 pipeline::SinkSettings sink_settings(const SinksOptions& o) {
   pipeline::SinkSettings s;
   if (!(o.eps >= 0 && o.eps < 1)) fail("--eps {}: must be in [0, 1)", o.eps);
   if (o.profile < 1) fail("--profile {}: must be at least 1", o.profile);
   s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
-  s.rule = o.config.empty() ? pipeline::builtin_sink_rule() : read_json(o.config);
+  nlohmann::ordered_json rule = o.config.empty() ? report::to_json(pipeline::builtin_sink_rule()) : read_json(o.config);
   s.rule_source = o.config.empty() ? pipeline::kBuiltinSinkRuleSource : o.config;
-  if (o.dormant_row_max) s.rule["dormant_row_max"] = *o.dormant_row_max;
-  if (o.dormant_col_min) s.rule["dormant_col_min"] = *o.dormant_col_min;
+  if (o.dormant_row_max) rule["dormant_row_max"] = *o.dormant_row_max;
+  if (o.dormant_col_min) rule["dormant_col_min"] = *o.dormant_col_min;
   try {
-    const auto cfg = analysis::FrameConfig::from_json(s.rule);
-    analysis::sweep_configs(s.rule, cfg);
+    s.rule = report::sink_rule_from_json(rule);
   } catch (const Error& e) {
     fail("{}: {}", o.config.empty() ? "--dormant-row-max/--dormant-col-min" : o.config, e.what());
   }
@@ -81,50 +82,36 @@ void run_sinks(const SinksOptions& o) {
     return;
   }
   if (o.model.empty()) fail("--model: required (or --capture FILE)");
-  const auto [shard_i, shard_n] = parse_shard(o.shard);
+  parse_shard(o.shard);  // a bad --shard before the model loads
   const ModelRun r = open_model_run(o.model, o.input, o.run, "last");
-  std::vector<io::Window> windows = pipeline::shard_windows(r.windows, shard_i, shard_n);
-  const int64_t W = static_cast<int64_t>(windows.size());
-  if (W == 0) fail("--shard {}: no window falls in this shard (of {} windows)", o.shard, r.windows.size());
-  const int64_t T = static_cast<int64_t>(windows.front().ids.size());
-  pipeline::SinksJob job{r.checkpoint, r.decoder};
-  job.windows = std::move(windows);
+  pipeline::SinksJob job{model_job(r, {o.input, o.run, o.shard, o.queries, o.batch, o.quiet}, start)};
   job.sinks = settings;
-  job.data = data_info(o.input, o.shard, W, T);
-  job.settings = {{"ctx", T}, {"queries", "all"}, {"dtype", effective_dtype(o.run)}};
   job.token_text = token_text_for(r.checkpoint);
-  job.batch = o.batch;
-  if (job.batch < 1) fail("--batch {}: must be at least 1", job.batch);
-  job.device = o.run.device;
-  job.quiet = o.quiet;
-  job.load_s = seconds_since(start);
   pipeline::sinks(job, o.out);
+}
+
+void sinks_flags(CLI::App& cmd, SinksOptions& o) {
+  cmd.description("Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference points, "
+                  "attention graph, frame types) -> JSON");
+  cmd.add_option("--model", o.model, "Hugging Face checkpoint folder");
+  cmd.add_option("--capture", o.capture, "a capture file with every query (geoattn capture --queries all) instead");
+  add_input_options(cmd, o.input, /*data_required=*/false);
+  cmd.add_option("--queries", o.queries, "query positions: sinks needs all")->capture_default_str();
+  cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
+  cmd.add_option("--batch", o.batch, "windows per forward")->capture_default_str();
+  cmd.add_option("--eps", o.eps, "a head is a sink head at k when alpha_k > eps")->capture_default_str();
+  cmd.add_option("--taus", o.taus, "attention-graph thresholds on Abar, comma-separated")->capture_default_str();
+  cmd.add_flag("--residual", o.residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
+  cmd.add_option("--profile", o.profile, "alpha_k reported for the first K positions")->capture_default_str();
+  cmd.add_option("--config", o.config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
+  cmd.add_option("--dormant-row-max", o.dormant_row_max, "dormant head: row score <= this (overrides the config)");
+  cmd.add_option("--dormant-col-min", o.dormant_col_min, "dormant head: column score >= this (overrides the config)");
+  add_run_options(cmd, o.run);
+  add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");
 }
 
 }  // namespace
 
-void add_sinks(CLI::App& app, Action& action) {
-  auto o = std::make_shared<SinksOptions>();
-  auto* cmd = app.add_subcommand(
-      "sinks", "Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference "
-               "points, attention graph, frame types) -> JSON");
-  cmd->add_option("--model", o->model, "Hugging Face checkpoint folder");
-  cmd->add_option("--capture", o->capture, "a capture file with every query (geoattn capture --queries all) instead");
-  add_input_options(*cmd, o->input, /*data_required=*/false);
-  cmd->add_option("--queries", o->queries, "query positions: sinks needs all")->capture_default_str();
-  cmd->add_option("--shard", o->shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  cmd->add_option("--batch", o->batch, "windows per forward")->capture_default_str();
-  cmd->add_option("--eps", o->eps, "a head is a sink head at k when alpha_k > eps")->capture_default_str();
-  cmd->add_option("--taus", o->taus, "attention-graph thresholds on Abar, comma-separated")->capture_default_str();
-  cmd->add_flag("--residual", o->residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
-  cmd->add_option("--profile", o->profile, "alpha_k reported for the first K positions")->capture_default_str();
-  cmd->add_option("--config", o->config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
-  cmd->add_option("--dormant-row-max", o->dormant_row_max, "dormant head: row score <= this (overrides the config)");
-  cmd->add_option("--dormant-col-min", o->dormant_col_min, "dormant head: column score >= this (overrides the config)");
-  add_run_options(*cmd, o->run);
-  cmd->add_option("--out", o->out, "result JSON (its state sidecar goes beside it: X.state.safetensors)")->required();
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &action] { action = [o] { run_sinks(*o); }; });
-}
+void add_sinks(CLI::App& app, Action& action) { add_command(app, action, "sinks", sinks_flags, run_sinks); }
 
 }  // namespace geoattn::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli.h"
+#include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/report/taxonomy_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
@@ -24,7 +25,7 @@ void run_taxonomy(const TaxonomyOptions& o) {
   analysis::TaxonomyConfig config;
   if (!o.config.empty()) {
     try {
-      config = analysis::TaxonomyConfig::from_json(read_json(o.config));
+      config = report::taxonomy_config_from_json(read_json(o.config));
     } catch (const Error& e) {
       const std::string what = e.what();
       throw Error(what.rfind(o.config, 0) == 0 ? what : o.config + ": " + what);
@@ -46,16 +47,16 @@ void run_taxonomy(const TaxonomyOptions& o) {
   }
 }
 
+void taxonomy_flags(CLI::App& cmd, TaxonomyOptions& o) {
+  cmd.description("Label every head Retriever / Mixer / Reset from a measure JSON (SPEC §6)");
+  cmd.add_option("--from", o.from, "result JSON of geoattn measure / metrics / merge")->required();
+  cmd.add_option("--config", o.config, "thresholds (default: the built-in ones, as in configs/taxonomy.json)");
+  cmd.add_option("--out", o.out, "result JSON")->required();
+  cmd.add_flag("--quiet", o.quiet, "no summary line");
+}
+
 }  // namespace
 
-void add_taxonomy(CLI::App& app, Action& action) {
-  auto o = std::make_shared<TaxonomyOptions>();
-  auto* cmd = app.add_subcommand("taxonomy", "Label every head Retriever / Mixer / Reset from a measure JSON (SPEC §6)");
-  cmd->add_option("--from", o->from, "result JSON of geoattn measure / metrics / merge")->required();
-  cmd->add_option("--config", o->config, "thresholds (default: the built-in ones, as in configs/taxonomy.json)");
-  cmd->add_option("--out", o->out, "result JSON")->required();
-  cmd->add_flag("--quiet", o->quiet, "no summary line");
-  cmd->callback([o, &action] { action = [o] { run_taxonomy(*o); }; });
-}
+void add_taxonomy(CLI::App& app, Action& action) { add_command(app, action, "taxonomy", taxonomy_flags, run_taxonomy); }
 
 }  // namespace geoattn::cli

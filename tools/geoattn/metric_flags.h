@@ -3,11 +3,9 @@
 // and the typed specification they give the pipeline (pipeline/metric_run.h).
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/pipeline/stage_times.h"
@@ -20,12 +18,12 @@ using pipeline::window_keys;
 
 struct MetricFlags {
   std::string n = "default";
-  std::string distance = "euclidean";
+  metrics::Distance distance = metrics::Distance::Euclidean;
   int64_t decay_k = 64;           // SPEC §4: the largest lag K of the decay fit
   int64_t controls = 16;          // SPEC §2b: random permutations per sample
   int64_t bootstrap = 2000;       // SPEC §2b: replicates (0: none)
-  std::string boot_level = "auto";
-  std::string boot_unit = "document";  // or "window": each window resampled on its own
+  std::optional<metrics::BootLevel> boot_level;  // nullopt: auto
+  metrics::BootUnit boot_unit = metrics::BootUnit::Document;  // or each window resampled on its own
   uint64_t seed = 0;              // controls and bootstrap
   int64_t metrics_memory_mb = 256;  // the metric core's working memory per chunk of samples
 };

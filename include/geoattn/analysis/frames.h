@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 namespace geoattn::analysis {
 
 // SPEC §9 anchor candidates: the keys k = 0..T/2, each seen by at least half of a window's
@@ -20,7 +18,8 @@ inline int64_t anchor_candidates(int64_t T) { return T / 2 + 1; }
 // at most max(1, floor(0.3 T)) (the largest c_j). Ties go to the lower position. Ascending.
 std::vector<int64_t> reference_set(const double* c, int64_t T);
 
-// The frame-type thresholds (configs/sinks.json; defaults as there).
+// The frame-type thresholds (configs/sinks.json, read by report/frame_config_json.h; defaults as
+// there).
 struct FrameConfig {
   double anchor_alpha_min = 0.3;        // S = {k : alpha_k >= this} of Abar's mean profile
   double comparable_ratio = 0.5;        // second anchor "comparable" when alpha_2 >= this * alpha_1
@@ -31,17 +30,8 @@ struct FrameConfig {
   double density_min = 0.05, density_max = 0.95;  // a graph threshold is "effective" inside
   double dormant_row_max = 0.3;         // dormant head: row score <= this ...
   double dormant_col_min = 0.9;         // ... and column score >= this (flags; Guo et al. give none)
-
-  // Missing keys keep their defaults; keys starting with '_' are comments; "sweep" is read by
-  // sweep_configs; any other unknown key, a wrong type or a value out of range is a
-  // geoattn::Error naming the key.
-  static FrameConfig from_json(const nlohmann::json& j);
-  nlohmann::ordered_json to_json() const;
+  bool operator==(const FrameConfig&) const = default;
 };
-
-// The config's "sweep": {"key": [values...], ...}: one config per (key, value), the others at
-// `base`. Empty without a sweep. geoattn::Error on an unknown key or a bad value.
-std::vector<std::pair<std::string, FrameConfig>> sweep_configs(const nlohmann::json& j, const FrameConfig& base);
 
 // What the rule reads of one layer (means over windows of Abar = the mean over heads).
 struct LayerFrameInput {

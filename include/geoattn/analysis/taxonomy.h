@@ -9,22 +9,16 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 namespace geoattn::analysis {
 
-// The thresholds of SPEC §6 (defaults as there; configs/taxonomy.json holds them too).
+// The thresholds of SPEC §6 (defaults as there; configs/taxonomy.json holds them too, read by
+// report/taxonomy_config_json.h).
 struct TaxonomyConfig {
   double retriever_cos_vL_min = 0.5;  // Retriever: mean over N of cos(s, v_L) >= this
   double reset_sink_ratio = 0.8;      // Reset: c_sink >= this * max(c_last, c_rest)
   double reset_cos_vL_max = 0.3;      // Reset: median over N <= reset_n_max of cos(s, v_L) < this
   int64_t reset_n_max = 64;
-
-  // Missing keys keep their defaults; keys starting with '_' are comments; any other unknown
-  // key, a wrong type or a value out of range (cosines in [-1, 1], ratio >= 0,
-  // reset_n_max >= 1) is a geoattn::Error naming the key.
-  static TaxonomyConfig from_json(const nlohmann::json& j);
-  nlohmann::ordered_json to_json() const;
+  bool operator==(const TaxonomyConfig&) const = default;
 };
 
 // Per (layer, head), means over windows (SPEC §6). Curve entries are NaN where no sample

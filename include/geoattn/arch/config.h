@@ -108,6 +108,12 @@ struct ModelConfig {
 // SPEC §1 (GQA/MQA): query head `head` of `heads` reads KV head head / (heads / kv_heads).
 constexpr int64_t kv_head_of(int64_t head, int64_t heads, int64_t kv_heads) { return head / (heads / kv_heads); }
 inline int64_t ModelConfig::kv_head_of(int64_t head) const { return arch::kv_head_of(head, n_heads, n_kv_heads); }
+// kv_head_of of every query head 0..heads-1.
+inline std::vector<int64_t> kv_heads_of(int64_t heads, int64_t kv_heads) {
+  std::vector<int64_t> out(static_cast<size_t>(heads));
+  for (int64_t h = 0; h < heads; ++h) out[h] = kv_head_of(h, heads, kv_heads);
+  return out;
+}
 
 // Names of the enums, as config.json and the result files write them (one table each).
 const char* family_name(Family family);

@@ -35,7 +35,8 @@ enum class Dim {
   QDim,    // heads x head_dim
   KVDim,   // kv_heads x head_dim
   QKVDim,  // QDim + 2 KVDim
-  Ffn, Ffn2 /* 2 x Ffn */
+  Ffn, Ffn2 /* 2 x Ffn */,
+  None     // no second dimension (a vector)
 };
 
 enum class Presence {
@@ -49,10 +50,11 @@ enum class Presence {
 struct TensorSpec {
   TensorKind kind;
   const char* hf_name;  // "{}" is the layer index; "model." is the model root (see tensor_name)
-  bool per_layer;
-  int rank;             // 1 or 2
-  std::array<Dim, 2> shape;
-  Presence presence;
+  std::array<Dim, 2> shape;  // [rows, columns], or [size, Dim::None]
+  Presence presence = Presence::Always;
+
+  constexpr bool per_layer() const { return std::string_view(hf_name).find("{}") != std::string_view::npos; }
+  constexpr int rank() const { return shape[1] == Dim::None ? 1 : 2; }
 };
 
 // The rows of `layout`: model tensors around the per-layer block, in checkpoint order.

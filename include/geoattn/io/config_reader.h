@@ -25,8 +25,8 @@ class ConfigReader {
   bool has(std::string_view key);       // present and not null (marks it read)
   bool contains(std::string_view key);  // present, null included (marks it read)
 
-  // Typed reads: int64_t, double, bool, std::string, std::vector<double>. A present value of
-  // another type is an error naming the key.
+  // Typed reads: int64_t, uint64_t, double, bool, std::string and std::vectors of double,
+  // int64_t and std::string. A present value of another type is an error naming the key.
   template <typename T>
   std::optional<T> get(std::string_view key);
   template <typename T>

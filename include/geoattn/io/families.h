@@ -34,30 +34,31 @@ enum class GemmaAttention {
                  // applies attn_logit_softcapping, so a set one is refused (Gemma-3)
 };
 
+// A family's row. The defaults are LLaMA's: a row names only what differs (families.cpp).
 struct FamilySpec {
   std::string_view architecture;  // config "architectures"[0]
   std::string_view model_type;    // config "model_type"
   arch::Family family;
-  const char* activation_key;           // the config field that names the MLP activation
-  arch::Activation default_activation;  // when that field is absent
-  arch::NormStyle norm_style;
-  arch::NormLayout norm_layout;
-  arch::QkNorm qk_norm;
-  arch::TensorLayout tensors;
-  BiasRule bias;
-  bool mlp_bias;            // reads mlp_bias (LLaMA)
-  bool scale_embeddings;    // embeddings * sqrt(hidden), in the run dtype (Gemma)
-  bool default_tied;        // tie_word_embeddings when the config does not say
-  int64_t default_head_dim; // 0: hidden_size / num_attention_heads
-  WindowRule windows;
-  int64_t default_sliding_window;  // when the config does not say (0: none)
-  GemmaAttention gemma_attention;
-  double default_attn_softcap, default_final_softcap;  // 0: none
-  bool local_rope;          // sliding layers use rope_local_base_freq (Gemma-3)
-  bool phi_rope_keys;       // reads partial_rotary_factor and a top-level original_max_position_embeddings (Phi-3)
-  double default_rope_theta;
-  double default_rms_eps;
-  int64_t default_max_positions;
+  const char* activation_key = "hidden_act";                   // the config field that names the MLP activation
+  arch::Activation default_activation = arch::Activation::SiLU;  // when that field is absent
+  arch::NormStyle norm_style = arch::NormStyle::WeightAfterCast;
+  arch::NormLayout norm_layout = arch::NormLayout::Pre;
+  arch::QkNorm qk_norm = arch::QkNorm::None;
+  arch::TensorLayout tensors = arch::TensorLayout::Llama;
+  BiasRule bias = BiasRule::AttentionBias;
+  bool mlp_bias = false;            // reads mlp_bias (LLaMA)
+  bool scale_embeddings = false;    // embeddings * sqrt(hidden), in the run dtype (Gemma)
+  bool default_tied = false;        // tie_word_embeddings when the config does not say
+  int64_t default_head_dim = 0;     // 0: hidden_size / num_attention_heads
+  WindowRule windows = WindowRule::None;
+  int64_t default_sliding_window = 0;  // when the config does not say (0: none)
+  GemmaAttention gemma_attention = GemmaAttention::None;
+  double default_attn_softcap = 0, default_final_softcap = 0;  // 0: none
+  bool local_rope = false;          // sliding layers use rope_local_base_freq (Gemma-3)
+  bool phi_rope_keys = false;       // reads partial_rotary_factor and a top-level original_max_position_embeddings (Phi-3)
+  double default_rope_theta = 10000.0;
+  double default_rms_eps = 1e-6;
+  int64_t default_max_positions = 2048;
 };
 
 std::span<const FamilySpec> families();

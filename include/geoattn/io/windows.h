@@ -6,11 +6,14 @@
 #include <vector>
 
 #include "geoattn/io/shards.h"
+#include "geoattn/util/enum_names.h"
 
 namespace geoattn::io {
 
 enum class WindowMode { Doc, Stream };
+inline constexpr EnumName<WindowMode> kWindowModeNames[] = {{WindowMode::Doc, "doc"}, {WindowMode::Stream, "stream"}};
 enum class OffsetMode { Start, Hashed };
+inline constexpr EnumName<OffsetMode> kOffsetModeNames[] = {{OffsetMode::Start, "start"}, {OffsetMode::Hashed, "hashed"}};
 
 struct WindowOptions {
   int64_t T = 1024;

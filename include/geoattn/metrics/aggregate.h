@@ -8,8 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/metric_names.h"
 
@@ -84,9 +82,9 @@ class GroupStats {
   // NaN with fewer than 2 samples or when either side does not vary.
   double sink_recall_corr(int64_t g) const;
 
-  // `curves` is row-major [kCurveMetrics][G]; only grid indices g < n_valid are added.
-  // The values must already be accepted by Moments::accepts.
-  void add(const double* curves, int64_t n_valid, const double* scalars);
+  // Only grid indices g < n_valid are added; the values must already be accepted by
+  // Moments::accepts, and the curves be [kCurveMetrics][grid_size()].
+  void add(const SampleValues& sample);
   void merge(const GroupStats& other);  // geoattn::Error if the grid sizes differ
 
   // Serialisation: every Moments slot (see the class comment) and the cross sums ΣRρ per g.
@@ -112,12 +110,10 @@ class Aggregator {
   // geoattn::Error unless layers, heads >= 1 and n_grid is non-empty, sorted, unique, >= 1.
   Aggregator(int64_t layers, int64_t heads, std::vector<int64_t> n_grid);
 
-  // One sample (window, query, layer, head). `curves` is row-major [kCurveMetrics][G] with
-  // G = n_grid().size(); only grid indices g < n_valid are added (grid values above q+1 are
-  // skipped for that sample, SPEC §2). `scalars` is [kScalarMetrics]. Every value is checked
-  // before anything is added: geoattn::Error (naming metric, layer, head) on a non-finite
-  // value or |x| >= 2^20, and the aggregator is left unchanged.
-  void add_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid, const double* scalars);
+  // One sample (window, query, layer, head) over this grid. Every value is checked before
+  // anything is added: geoattn::Error (naming metric, layer, head) on a curve of another grid
+  // size, a non-finite value or |x| >= 2^20, and the aggregator is left unchanged.
+  void add_sample(int64_t layer, int64_t head, const SampleValues& sample);
   // geoattn::Error if layers, heads or the grid differ.
   void merge(const Aggregator& other);
 
@@ -132,18 +128,12 @@ class Aggregator {
   GroupStats global_stats() const;              // every head merged
 
  private:
-  void check_sample(int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                    const double* scalars) const;
+  void check_sample(int64_t layer, int64_t head, const SampleValues& sample) const;
 
   int64_t layers_, heads_;
   std::vector<int64_t> n_grid_;
   std::vector<GroupStats> stats_;  // [layer * heads + head]
 };
 
-
-// Whether two runs (run_info or measure JSON objects) may be merged: equal "model",
-// "settings" and "n_grid" (a key missing from both counts as equal). On false, `why` (if
-// given) says what differs, e.g. "settings.ctx differs: 1024 vs 512".
-bool same_run(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, std::string* why);
 
 }  // namespace geoattn::metrics

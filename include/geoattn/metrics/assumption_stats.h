@@ -5,37 +5,36 @@
 // attention row by position. Pure C++ (no LibTorch).
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/head_grid.h"
+#include "geoattn/metrics/array_view.h"
 
 namespace geoattn::metrics {
 
 // One window's contribution to one (layer, head), all at the last query q = T - 1.
 struct AssumptionWindow {
-  const double* norm;        // [T]  ||v_i||
-  double cv;                 //      std/mean of ||v_i||, i > 0 (population std; 0 if the mean is 0)
-  const double* row;         // [T]  alpha_i of the last query
-  const double* decay_sum;   // [K]  sum of cos(v_i, v_j) over pairs i, j > 0 with j - i = k
-  const int64_t* decay_pairs;// [K]  the number of those pairs
+  std::span<const double> norm;          // [T]  ||v_i||
+  double cv;                             //      std/mean of ||v_i||, i > 0 (population std; 0 if the mean is 0)
+  std::span<const double> row;           // [T]  alpha_i of the last query
+  std::span<const double> decay_sum;     // [K]  sum of cos(v_i, v_j) over pairs i, j > 0 with j - i = k
+  std::span<const int64_t> decay_pairs;  // [K]  the number of those pairs
 };
 
-class AssumptionStats {
+class AssumptionStats : public HeadGrid {
  public:
   AssumptionStats() = default;
   // geoattn::Error unless every size is >= 1.
   AssumptionStats(int64_t layers, int64_t heads, int64_t T, int64_t K);
 
-  bool empty() const { return layers_ == 0; }
-  int64_t layers() const { return layers_; }
-  int64_t heads() const { return heads_; }
-  int64_t T() const { return T_; }
-  int64_t K() const { return K_; }
-
   void add(int64_t layer, int64_t head, const AssumptionWindow& w);
   void merge(const AssumptionStats& other);  // geoattn::Error if the shapes differ
+
+  int64_t T() const { return T_; }  // the window length
+  int64_t K() const { return K_; }  // the largest lag of the decay fit
 
   int64_t windows(int64_t layer, int64_t head) const;
   std::vector<double> mean_norm(int64_t layer, int64_t head) const;  // [T]; NaN with no windows
@@ -43,13 +42,10 @@ class AssumptionStats {
   std::vector<double> mean_row(int64_t layer, int64_t head) const;   // [T]
   std::vector<double> decay(int64_t layer, int64_t head) const;      // [K] c(k), k = 1..K; NaN without pairs
 
-  // The state sidecar's tensors (aggregate.h): "assume_sums" I64 [L, H, 2T + K + 1, 2]
+  // The state sidecar's arrays (report/state_file.h): "assume_sums" I64 [L, H, 2T + K + 1, 2]
   // (norm[T], row[T], decay[K], cv as ExactSum [lo, hi]) and "assume_counts" I64 [L, H, K + 1]
-  // (decay pairs[K], windows). The blobs point into `storage`, which must outlive them.
-  struct Arrays {
-    std::vector<int64_t> sums, counts;
-  };
-  std::vector<io::TensorBlob> to_tensors(Arrays& storage) const;
+  // (decay pairs[K], windows); views of this object's own sums and counts.
+  std::vector<ArrayView> arrays() const;
   static AssumptionStats from_tensors(int64_t layers, int64_t heads, int64_t T, int64_t K, const std::vector<int64_t>& sums,
                                       const std::vector<int64_t>& counts);
 
@@ -58,7 +54,7 @@ class AssumptionStats {
   int64_t per_head_sums() const { return 2 * T_ + K_ + 1; }
   int64_t per_head_counts() const { return K_ + 1; }
 
-  int64_t layers_ = 0, heads_ = 0, T_ = 0, K_ = 0;
+  int64_t T_ = 0, K_ = 0;
   std::vector<ExactSum> sums_;    // [L, H, 2T + K + 1]
   std::vector<int64_t> counts_;   // [L, H, K + 1]
 };

@@ -16,9 +16,12 @@
 #include <limits>
 #include <vector>
 
+#include "geoattn/util/enum_names.h"
+
 namespace geoattn::metrics {
 
 enum class Distance { Euclidean, Cosine };
+inline constexpr EnumName<Distance> kDistanceNames[] = {{Distance::Euclidean, "euclidean"}, {Distance::Cosine, "cosine"}};
 
 // SPEC §2b's cosine distance: 1 - <x, y> / (||x|| ||y|| + kCosineEps).
 constexpr double kCosineEps = 1e-12;

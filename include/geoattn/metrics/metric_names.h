@@ -2,6 +2,8 @@
 // The per-sample quantities geoattn aggregates, in one table: their JSON names and whether
 // they are curves over the N grid or one number per sample. Pure C++.
 #include <array>
+#include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace geoattn::metrics {
@@ -43,5 +45,16 @@ enum ScalarMetric : int {
   kScalarMetrics
 };
 constexpr std::array<std::string_view, kScalarMetrics> kScalarNames = {"rho0", "c_sink", "c_last", "c_rest"};
+
+// One sample's numbers as the metric core hands them on: the curves row-major
+// [kCurveMetrics][G] over the N grid, defined at the grid indices g < n_valid (grid values above
+// q + 1 are skipped for a query q, SPEC §2; the random-control curves are NaN without
+// controls), and the scalars.
+struct SampleValues {
+  std::span<const double> curves;  // [kCurveMetrics * G]
+  int64_t n_valid = 0;
+  std::span<const double, kScalarMetrics> scalars;
+  int64_t grid_size() const { return static_cast<int64_t>(curves.size()) / kCurveMetrics; }
+};
 
 }  // namespace geoattn::metrics

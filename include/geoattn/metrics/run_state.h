@@ -1,13 +1,12 @@
 #pragma once
 // Everything a run accumulates, as one value that merges exactly and round-trips through the
 // state sidecar (report/state_file.h): the metric moments (aggregate.h), the assumption stats (assumption_stats.h,
-// empty when the run had no last query), and the run's description. Pure C++.
+// empty when the run had no last query), and the run's description (run_info.h). Pure C++.
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/assumption_stats.h"
+#include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/unit_stats.h"
 
 namespace geoattn::metrics {
@@ -15,14 +14,13 @@ namespace geoattn::metrics {
 struct RunState {
   Aggregator metrics;
   AssumptionStats assumptions;
-  nlohmann::ordered_json run_info;
+  MeasureInfo run_info;
   UnitStats units;  // per-document sums for the bootstrap (empty: no bootstrap)
 
   // geoattn::Error when the shapes differ or a document is in both.
   void merge(const RunState& other);
   // One sample into the metrics and, when kept, its unit's sums.
-  void add_sample(const std::string& unit, int64_t layer, int64_t head, const double* curves, int64_t n_valid,
-                  const double* scalars);
+  void add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample);
 };
 
 

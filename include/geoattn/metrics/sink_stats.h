@@ -7,23 +7,26 @@
 // Pure C++ (no LibTorch); metrics/sink_window.h computes a window's numbers.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/array_view.h"
 
 namespace geoattn::metrics {
 
-// The attention-graph statistics of one layer at one threshold tau (SPEC §9), in this order.
-inline constexpr const char* kGraphStats[] = {"density", "gini", "star", "centralization", "fiedler", "gap"};
-inline constexpr int64_t kNumGraphStats = 6;
+// The attention-graph statistics of one layer at one threshold tau (SPEC §9): their order in
+// every array, and their names in the result (docs/schema/geoattn.sinks-1.schema.json,
+// "graph_entry": ctest Schema checks that the two agree).
+enum GraphStat : int64_t { kDensity, kGini, kStar, kCentralization, kFiedler, kGap, kNumGraphStats };
+inline constexpr const char* kGraphStats[kNumGraphStats] = {"density", "gini", "star", "centralization", "fiedler", "gap"};
 
 // The reference-point measures of one (layer, head) or layer: |R|, then the means over the
-// queries not in R of ||r_i|| / ||y_i|| and (1 + cos(r_i, y_i)) / 2.
-inline constexpr const char* kReferenceStats[] = {"size", "relative_magnitude", "directional_influence"};
-inline constexpr int64_t kNumReferenceStats = 3;
+// queries not in R of ||r_i|| / ||y_i|| and (1 + cos(r_i, y_i)) / 2 (schema: "head_reference").
+enum ReferenceStat : int64_t { kReferenceSize, kRelativeMagnitude, kDirectionalInfluence, kNumReferenceStats };
+inline constexpr const char* kReferenceStats[kNumReferenceStats] = {"size", "relative_magnitude", "directional_influence"};
 
 struct SinkShape {
   int64_t layers = 0, heads = 0, kv_heads = 0, T = 0;
@@ -59,8 +62,8 @@ class SinkStats {
   double eps() const { return eps_; }
   int64_t windows() const { return windows_; }
 
-  // One window; tokens [T] are its token ids. geoattn::Error if the shape differs.
-  void add(const SinkWindow& w, const int64_t* tokens);
+  // One window and its token ids [T]. geoattn::Error if the shape or the token count differs.
+  void add(const SinkWindow& w, std::span<const int64_t> tokens);
   // geoattn::Error if the shapes or eps differ.
   void merge(const SinkStats& other);
 
@@ -79,13 +82,12 @@ class SinkStats {
   // Top anchors of the head's (h >= 0) or of Abar's (h = -1) window profiles; rank 0 or 1.
   const AnchorCounts& anchors(int64_t l, int64_t h, int64_t rank) const;
 
-  // The state sidecar's tensors: "sink_sums" I64 [n, 2] (every ExactSum as [lo, hi], in the
+  // The state sidecar's arrays: "sink_sums" I64 [n, 2] (every ExactSum as [lo, hi], in the
   // order of the accessors above), "sink_counts" I64 [L, H, T], "sink_anchors" I64 [m, 5]
   // (layer, head or -1, rank, position, token; then the count in "sink_anchor_counts" I64 [m]).
-  struct Arrays {
-    std::vector<int64_t> sums, counts, anchors, anchor_counts;
-  };
-  std::vector<io::TensorBlob> to_tensors(Arrays& storage) const;
+  // The sums in one run and the anchors as rows are derived (held by their views); the counts
+  // are viewed in place, valid until the object changes.
+  std::vector<ArrayView> arrays() const;
   // geoattn::Error (naming `what`) when a size or a value does not fit the shape.
   static SinkStats from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,
                                 const std::vector<int64_t>& counts, const std::vector<int64_t>& anchors,

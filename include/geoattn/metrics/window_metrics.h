@@ -46,10 +46,8 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
 // [L, KV, T, d] -> value_norms [L, KV, T], decay_sums [L, KV, decay_k].
 std::pair<torch::Tensor, torch::Tensor> value_statistics(const torch::Tensor& values, int64_t decay_k);
 
-// Receives each sample: curves row-major [kCurveMetrics][G] (grid indices g < n_valid are
-// defined; the random-control curves are NaN without controls), scalars [kScalarMetrics].
-using SampleSink =
-    std::function<void(int64_t layer, int64_t head, const double* curves, int64_t n_valid, const double* scalars)>;
+// Receives each sample (metric_names.h: SampleValues).
+using SampleSink = std::function<void(int64_t layer, int64_t head, const SampleValues& sample)>;
 // Every sample of `m`, query by query, layer by layer, head by head.
 void for_each_sample(const WindowMetrics& m, const SampleSink& sink);
 

@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include "geoattn/arch/config.h"
+#include "geoattn/util/enum_names.h"
 
 // LibTorch 2.1+ has scaled_dot_product_attention with an explicit scale (2.0's has none).
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
@@ -55,6 +56,7 @@ enum class RowsDtype {
   Float32,  // geoattn's: softmax of float32 scores from the run dtype's q and k (exact upcasts)
   Run,      // upstream eager's: scores in the run dtype, softmax in float32, rounded to the run dtype
 };
+inline constexpr EnumName<RowsDtype> kRowsDtypeNames[] = {{RowsDtype::Float32, "float32"}, {RowsDtype::Run, "run"}};
 
 // The probability rows of the query positions `rows` [Q] only, as float32: [B, H, Q, T].
 // q_rows [B, H, Q, d] holds the queries at those positions; k [B, KV, T, d].

@@ -7,13 +7,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/model/capture_file.h"
-#include "geoattn/model/decoder.h"
 #include "geoattn/pipeline/metric_run.h"
+#include "geoattn/pipeline/model_job.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/stage_times.h"
 
@@ -24,19 +21,11 @@ namespace geoattn::pipeline {
 std::vector<io::Window> shard_windows(const std::vector<io::Window>& all, int64_t i, int64_t n);
 
 struct MeasureJob {
-  const io::Checkpoint& checkpoint;
-  const model::Decoder& decoder;
-  std::vector<io::Window> windows;  // this shard's
+  ModelJob run;                     // the model and windows; the metric's settings follow the command's
   std::vector<int64_t> queries;     // query positions
   int64_t T = 0;
   MetricSpec metric;
-  nlohmann::ordered_json data;      // the result's "data" (files, mode, shard, ...), as the command names them
-  nlohmann::ordered_json settings;  // the command's own settings (ctx, queries, dtype); the metric's are added
-  int64_t batch = 1;                // windows per forward
   int64_t checkpoint_every = 50;    // save the state every K windows (0: never); a rerun resumes
-  std::string device;               // recorded in "timing"
-  bool quiet = false;               // no progress line
-  double load_s = 0;                // time spent opening the model and reading the windows
 };
 // Runs the job and writes `out`, its arrays file and its state sidecar. A partial state of the
 // same run beside `out` (same model, data and settings) is resumed after its last saved window.

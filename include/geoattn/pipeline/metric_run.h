@@ -7,20 +7,21 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <optional>
+
 #include <torch/torch.h>
 
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
+#include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/unit_stats.h"
 #include "geoattn/pipeline/stage_times.h"
-#include "geoattn/report/settings.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::pipeline {
 
-enum class BootUnit { Document, Window };  // what the bootstrap resamples (SPEC §2b)
+using metrics::BootUnit;  // what the bootstrap resamples (SPEC §2b)
 
 // Everything the metric run needs, typed; the CLI builds it from its flags and names the flag
 // in its errors (tools/geoattn/metric_flags.cpp).
@@ -32,8 +33,7 @@ struct MetricSpec {
   int64_t decay_k = 64;            // SPEC §4: the largest lag K of the decay fit
   int64_t controls = 16;           // SPEC §2b: random permutations per sample
   int64_t bootstrap = 2000;        // SPEC §2b: replicates (0: none)
-  bool boot_level_auto = true;     // else boot_level
-  metrics::BootLevel boot_level = metrics::BootLevel::Head;
+  std::optional<metrics::BootLevel> boot_level;  // nullopt: auto (metrics::auto_boot_level)
   BootUnit boot_unit = BootUnit::Document;
   uint64_t seed = 0;               // controls and bootstrap
   int64_t chunk_bytes = int64_t(256) << 20;  // the tensor path's working memory per chunk
@@ -56,9 +56,8 @@ class MetricRun {
   const MetricSpec& spec() const { return spec_; }
   metrics::RunState& state() { return state_; }
   StageTimes& times() { return times_; }
-  // The "settings" entries of the metrics (merged into the command's own).
-  report::MetricSettings typed_settings() const;
-  nlohmann::ordered_json settings() const;
+  // The metric run's "settings" (after the command's own).
+  metrics::MetricSettings settings() const;
 
  private:
   WorkerPool& pool_;

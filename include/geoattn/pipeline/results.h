@@ -35,7 +35,12 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
                    StageTimes* times = nullptr);
 void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state);  // finalize + write
-// The "model" object of the result JSON: of a checkpoint, or of a capture file.
-nlohmann::ordered_json model_info(const io::Checkpoint& checkpoint);
-nlohmann::ordered_json capture_model_info(const model::CaptureFile& capture, const std::string& path);
+// The "model" of the run's description: a checkpoint, or a capture file.
+metrics::ModelInfo model_info(const io::Checkpoint& checkpoint);
+metrics::ModelInfo capture_model_info(const model::CaptureFile& capture, const std::string& path);
+// The "data" of the W windows of T tokens of a capture file (or of the capture in memory that
+// `path` stands for).
+metrics::DataInfo capture_data(const std::string& path, int64_t W, int64_t T);
+// The "data" of a merge of `inputs`: their windows and tokens summed, and each shard's own "data".
+metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards);
 }  // namespace geoattn::pipeline

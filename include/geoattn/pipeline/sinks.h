@@ -10,41 +10,23 @@
 
 #include <nlohmann/json.hpp>
 
-#include "geoattn/analysis/frames.h"
-#include "geoattn/io/checkpoint.h"
-#include "geoattn/io/windows.h"
 #include "geoattn/model/capture_file.h"
-#include "geoattn/model/decoder.h"
+#include "geoattn/pipeline/model_job.h"
 #include "geoattn/report/sinks_json.h"
 
 namespace geoattn::pipeline {
 
-// What every sinks run shares: what it measures and how it reports.
-struct SinkSettings {
-  double eps = 0.3;                          // sink head at k: alpha_k > eps
-  std::vector<double> taus{0.01, 0.05, 0.1, 0.2};  // attention-graph thresholds
-  bool residual = false;                     // reference points on blocks.*.hook_resid_pre too
-  int64_t profile_positions = 64;            // alpha_k shown for k < this
-  nlohmann::ordered_json rule;               // the frame-type config as read (FrameConfig + "sweep")
-  std::string rule_source = "built-in";      // its file
-};
+// What every sinks run shares: what it measures and how it reports (metrics/run_info.h).
+using metrics::SinkSettings;
 
 // configs/sinks.json, embedded at build time: the frame-type rule when no config is given.
-nlohmann::ordered_json builtin_sink_rule();
+metrics::SinkRule builtin_sink_rule();
 constexpr const char* kBuiltinSinkRuleSource = "built-in (configs/sinks.json)";
 
 struct SinksJob {
-  const io::Checkpoint& checkpoint;
-  const model::Decoder& decoder;
-  std::vector<io::Window> windows;           // this shard's
+  ModelJob run;                              // the model and windows; the sinks' settings follow the command's
   SinkSettings sinks;
-  nlohmann::ordered_json data;               // the result's "data", as the command names it
-  nlohmann::ordered_json settings;           // the command's own settings (ctx, dtype, ...)
   std::function<std::string(int64_t)> token_text;  // an anchor token's text
-  int64_t batch = 1;
-  std::string device;
-  bool quiet = false;
-  double load_s = 0;
 };
 void sinks(const SinksJob& job, const std::string& out);
 

@@ -1,7 +1,9 @@
 #pragma once
 // Where a run's time goes, stage by stage: the "timing.stages" of the result JSON and the
 // profile `geoattn bench metrics` prints. Wall seconds.
-#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "geoattn/metrics/selection.h"
 
@@ -22,8 +24,8 @@ struct StageTimes {
     gram += core.gram_s, top += core.top_s, controls += core.controls_s;
   }
   double total() const { return load + forward + gram + top + controls + aggregate + bootstrap + fits + write; }
-  // Everything but `write` (the JSON holding it is written after).
-  nlohmann::ordered_json json() const {
+  // "timing.stages" (metrics::Timing): everything but `write` (the JSON holding it is written after).
+  std::vector<std::pair<std::string, double>> seconds() const {
     return {{"load", load},           {"forward_and_capture", forward}, {"gram", gram},
             {"orderings_top_n", top}, {"orderings_controls", controls}, {"aggregate", aggregate},
             {"bootstrap", bootstrap}, {"fits", fits}};

@@ -1,43 +1,38 @@
 #pragma once
-// The "settings" a metric run records in its result and state sidecar, typed: written by the
-// run (pipeline/metric_run.cpp), read back by finalize, merge and resume. One definition of
-// each key (docs/schema/geoattn.measure-2.schema.json, "settings").
-#include <cstdint>
-#include <string>
-
+// The "settings" block of the result files and state sidecars (metrics/run_info.h) as JSON: the
+// command's own entries (ctx, queries, dtype), then the metric run's (measure, metrics, merge;
+// docs/schema/geoattn.measure-2.schema.json) or the sinks run's. One definition of each key.
+// Pure C++.
 #include <nlohmann/json.hpp>
+
+#include "geoattn/io/config_reader.h"
+#include "geoattn/metrics/run_info.h"
+#include "geoattn/util/error.h"
 
 namespace geoattn::report {
 
-// SPEC §2b: the random-selection control.
-struct ControlSettings {
-  int64_t random_permutations = 0;  // per sample (0: none)
-  uint64_t seed = 0;
-};
-
-// SPEC §2b: the bootstrap; `level` and `unit` are empty where it did not run.
-struct BootstrapSettings {
-  int64_t replicates = 0;  // 0: none
-  uint64_t seed = 0;
-  std::string level;       // head, layer or global
-  std::string unit;        // document or window
-};
-
-// The metric run's settings (the command adds its own: ctx, queries, dtype).
-struct MetricSettings {
-  std::string n;         // the N grid as the user wrote it
-  int64_t decay_k = 64;  // SPEC §4: the largest lag of the decay fit
-  std::string distance;  // euclidean or cosine (SPEC §2b)
-  ControlSettings controls;
-  BootstrapSettings bootstrap;
-};
-
-void to_json(nlohmann::ordered_json& j, const ControlSettings& s);
-void from_json(const nlohmann::ordered_json& j, ControlSettings& s);
-void to_json(nlohmann::ordered_json& j, const BootstrapSettings& s);
-void from_json(const nlohmann::ordered_json& j, BootstrapSettings& s);
+// Writers append their entries to `j` (an object), in the files' order.
+void put_json(nlohmann::ordered_json& j, const metrics::CommandSettings& s);
 // Also writes the fixed facts of the method: ball, comparisons, metrics_precision.
-void to_json(nlohmann::ordered_json& j, const MetricSettings& s);
-void from_json(const nlohmann::ordered_json& j, MetricSettings& s);
+void put_json(nlohmann::ordered_json& j, const metrics::MetricSettings& s);
+void put_json(nlohmann::ordered_json& j, const metrics::SinkSettings& s);
+
+// Readers of a settings object: a key of the wrong type or an unknown name is a geoattn::Error
+// naming it; a missing key keeps its default (files of older versions lack some); keys of the
+// other parts, and of older versions, are skipped.
+metrics::CommandSettings read_command_settings(io::ConfigReader& r);
+metrics::MetricSettings read_metric_settings(io::ConfigReader& r);
+// `ordered`: the same object as read, in its order (the rule's notes and sweep keep theirs).
+metrics::SinkSettings read_sink_settings(io::ConfigReader& r, const nlohmann::ordered_json& ordered);
+
+// An enum spelled by its table's name: geoattn::Error naming the key unless it is one of them.
+template <typename E, size_t N>
+std::optional<E> read_enum(io::ConfigReader& r, std::string_view key, const EnumName<E> (&table)[N]) {
+  const auto name = r.get<std::string>(key);
+  if (!name) return std::nullopt;
+  const auto value = value_of(table, *name);
+  if (!value) fail("{} is '{}', not {}", r.where(key), *name, names_of(table));
+  return value;
+}
 
 }  // namespace geoattn::report

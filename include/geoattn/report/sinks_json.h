@@ -1,5 +1,6 @@
 #pragma once
-// The result of `geoattn sinks` (SPEC §9) and its state sidecar. Pure C++.
+// The result of `geoattn sinks` (SPEC §9); its state sidecar is report/sink_state_file.h.
+// Pure C++.
 //
 // sinks.json, schema "geoattn.sinks/1" (docs/schema/geoattn.sinks-1.schema.json):
 //   {"schema": "geoattn.sinks/1",
@@ -10,7 +11,7 @@
 //    "summary": {
 //      "sink_rate": [P],            Sink_k^eps in % of (window, layer, head), k = 0..P-1
 //      "frame_profile": {"centralized", "bidirectional", "distributed", "none"}  shares of layers
-//      "sweep": [{"key", "value", "frame_profile": {...}, "types": [per layer]}],
+//      "sweep": [{"key", "value", "frame_profile": {...}, "types": [per layer]}]  by the key's name,
 //      "dormant_heads": n, "sink_heads_at_0": n (heads with mean alpha_0 > eps)},
 //    "layers": [{                   one per layer, ascending
 //      "layer",
@@ -42,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/frames.h"
+#include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/sink_stats.h"
 
 namespace geoattn::report {
@@ -52,24 +54,12 @@ constexpr const char* kSinksSchema = "geoattn.sinks/1";
 // "data", "settings", "timing") and the text of every token id that is an anchor.
 struct SinkRun {
   metrics::SinkStats stats;
-  nlohmann::ordered_json run_info;
+  metrics::SinkInfo run_info;
   std::map<int64_t, std::string> token_text;
 };
 
-// The result JSON. `sweep`: the rule's sweep (analysis::sweep_configs).
-nlohmann::ordered_json sinks_report(const SinkRun& run, const analysis::FrameConfig& cfg,
-                                    const std::vector<std::pair<std::string, analysis::FrameConfig>>& sweep,
-                                    int64_t profile_positions);
-// The same with what the run's settings say: the frame rule and its sweep from
-// settings.rule, the profile length from settings.profile_positions (what the command and
-// merge write).
+// The result JSON, with what the run's settings say: the thresholds (taus), the frame rule and
+// its sweep, the profile length.
 nlohmann::ordered_json sinks_report(const SinkRun& run);
-
-// The state sidecar X.state.safetensors (format "geoattn-sinks-state-1"), written atomically;
-// load: geoattn::Error naming the file on anything malformed.
-void save_sink_state(const std::string& path, const SinkRun& run);
-SinkRun load_sink_state(const std::string& path);
-// Whether a state sidecar is a sinks state (else a measure state).
-bool is_sink_state(const std::string& path);
 
 }  // namespace geoattn::report

@@ -10,6 +10,7 @@
 
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/array_view.h"
 #include "geoattn/metrics/run_state.h"
 
 namespace geoattn::report {
@@ -23,7 +24,7 @@ namespace geoattn::report {
 //   "extrema" F64 [L, H, M, 2]     [min, max] (+inf, -inf where the count is 0)
 // __metadata__: "format" = "geoattn-state-1", "layers", "heads" (decimal), and the JSON texts
 // "n_grid", "curves", "scalars" (the metric names, so a state of other metrics is refused)
-// and "run_info". Written atomically.
+// and "run_info" (report/run_info_json.h). Written atomically.
 // `extra`: further tensors of the same run (the assumption stats, run_state.h), stored beside.
 void save_state(const std::string& path, const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
                 const std::vector<io::TensorBlob>& extra = {});
@@ -31,8 +32,14 @@ void save_state(const std::string& path, const metrics::Aggregator& agg, const n
 // naming the file.
 std::pair<metrics::Aggregator, nlohmann::ordered_json> load_state(const std::string& path);
 
+// The state sidecar of a metric run: the above, with the assumption stats and the per-document
+// sums of the bootstrap beside it, and the typed run_info.
 void save_run_state(const std::string& path, const metrics::RunState& state);
 // geoattn::Error naming the file on anything malformed.
 metrics::RunState load_run_state(const std::string& path);
+
+// The arrays of a statistic (metrics/array_view.h) as the safetensors writer takes them; the
+// blobs point where the views do, so the views must outlive them (a derived array lives in its view).
+std::vector<io::TensorBlob> tensor_blobs(const std::vector<metrics::ArrayView>& arrays);
 
 }  // namespace geoattn::report

@@ -2,6 +2,7 @@
 // Enum <-> name lookups over one constexpr table per enum: the one way geoattn spells an enum
 // in files and flags (no switch ladders that drift from the table).
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace geoattn {
@@ -26,6 +27,14 @@ constexpr std::optional<E> value_of(const EnumName<E> (&table)[N], std::string_v
   for (const auto& row : table)
     if (name == row.name) return row.value;
   return std::nullopt;
+}
+
+// Every name of `table` for an error message: "a, b or c".
+template <typename E, size_t N>
+std::string names_of(const EnumName<E> (&table)[N]) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) out += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + table[i].name;
+  return out;
 }
 
 }  // namespace geoattn

@@ -105,9 +105,8 @@ def fig_sinks_mass_lambda(sinks):
         best = np.argsort(ratio, axis=None)[::-1][:3]
         name_heads(ax, m, [np.unravel_index(k, x.shape) for k in best if np.isfinite(ratio.flat[k])],
                    x, y)
-        ax.set_xlim(-0.02, 1.02)
-        ax.set_xlabel(r"sink mass $\alpha_0$ (mean over windows)")
-        ax.set_ylabel(r"$\lambda = \Vert v_0\Vert / C$")
+        ax.set(xlim=(-0.02, 1.02), xlabel=r"sink mass $\alpha_0$ (mean over windows)",
+               ylabel=r"$\lambda = \Vert v_0\Vert / C$")
         ax.set_title(f"{m.label}: {int(ok.sum())} heads\n(no-value sinks: right, low)",
                      fontsize=9)
         ax.legend(loc="best")
@@ -133,10 +132,9 @@ def fig_sinks_dormant(sinks):
                    label=f"{int((ok & dormant).sum())} dormant")
         sleepiest = sorted(zip(*np.nonzero(ok & dormant)), key=lambda lh: x[lh])[:4]  # the lowest row scores
         name_heads(ax, m, sleepiest, x, y)
-        ax.set_xlim(-0.05, 1.05)
-        ax.set_ylim(-0.05, 1.05)
-        ax.set_xlabel(r"row score: mean$_{i \geq 1}$ H(A$_i$) / log(i+1)")
-        ax.set_ylabel(r"column score: max$_j$ normalised column entropy")
+        ax.set(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05),
+               xlabel=r"row score: mean$_{i \geq 1}$ H(A$_i$) / log(i+1)",
+               ylabel=r"column score: max$_j$ normalised column entropy")
         ax.set_title(f"{m.label}: dormant heads (shaded: row <= {row_max:g}, col >= {col_min:g})",
                      fontsize=9)
         ax.legend(loc="lower right")

@@ -1,0 +1,22 @@
+#pragma once
+// The (layer, head) grid a statistic is kept over. A default-constructed grid is empty: the
+// statistic was not asked for. Pure C++.
+#include <cstdint>
+
+namespace geoattn::metrics {
+
+class HeadGrid {
+ public:
+  HeadGrid() = default;
+  HeadGrid(int64_t layers, int64_t heads) : layers_(layers), heads_(heads) {}
+
+  bool empty() const { return layers_ == 0; }
+  int64_t layers() const { return layers_; }
+  int64_t heads() const { return heads_; }
+  bool same_grid(const HeadGrid& other) const { return layers_ == other.layers_ && heads_ == other.heads_; }
+
+ protected:
+  int64_t layers_ = 0, heads_ = 0;
+};
+
+}  // namespace geoattn::metrics

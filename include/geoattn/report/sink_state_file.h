@@ -1,0 +1,19 @@
+#pragma once
+// The state sidecar of `geoattn sinks`, X.state.safetensors beside the result X.json (format
+// "geoattn-sinks-state-1"): the sink statistics' arrays (metrics/sink_stats.h), and in
+// __metadata__ the shape, eps, windows, run_info (report/run_info_json.h) and the text of every
+// anchor token, for merging shards. Measure's sidecar is report/state_file.h. Pure C++.
+#include <string>
+
+#include "geoattn/report/sinks_json.h"
+
+namespace geoattn::report {
+
+// Written atomically.
+void save_sink_state(const std::string& path, const SinkRun& run);
+// geoattn::Error naming the file on anything malformed.
+SinkRun load_sink_state(const std::string& path);
+// Whether a state sidecar is a sinks state (else a measure state).
+bool is_sink_state(const std::string& path);
+
+}  // namespace geoattn::report

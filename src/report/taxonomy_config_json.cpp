@@ -1,0 +1,54 @@
+// The taxonomy thresholds <-> JSON (analysis/taxonomy.h, SPEC §6).
+#include "geoattn/report/taxonomy_config_json.h"
+
+#include <cmath>
+#include <string>
+
+#include "geoattn/util/error.h"
+
+namespace geoattn::report {
+
+namespace {
+void read_cos(const nlohmann::json& v, const std::string& key, double& out) {
+  if (!v.is_number()) fail("taxonomy config: '{}' must be a number, got {}", key, v.dump());
+  out = v.get<double>();
+  if (!(out >= -1 && out <= 1)) fail("taxonomy config: '{}' = {} must be a cosine in [-1, 1]", key, out);
+}
+
+}  // namespace
+
+analysis::TaxonomyConfig taxonomy_config_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) fail("taxonomy config: expected a JSON object, got {}", j.type_name());
+  analysis::TaxonomyConfig c;
+  for (const auto& [key, v] : j.items()) {
+    if (!key.empty() && key[0] == '_') continue;  // a comment
+    if (key == "retriever_cos_vL_min") {
+      read_cos(v, key, c.retriever_cos_vL_min);
+    } else if (key == "reset_cos_vL_max") {
+      read_cos(v, key, c.reset_cos_vL_max);
+    } else if (key == "reset_sink_ratio") {
+      if (!v.is_number()) fail("taxonomy config: '{}' must be a number, got {}", key, v.dump());
+      c.reset_sink_ratio = v.get<double>();
+      if (!(c.reset_sink_ratio >= 0) || !std::isfinite(c.reset_sink_ratio))
+        fail("taxonomy config: '{}' = {} must be a finite number >= 0", key, c.reset_sink_ratio);
+    } else if (key == "reset_n_max") {
+      if (!v.is_number_integer()) fail("taxonomy config: '{}' must be an integer, got {}", key, v.dump());
+      c.reset_n_max = v.get<int64_t>();
+      if (c.reset_n_max < 1) fail("taxonomy config: '{}' = {} must be >= 1", key, c.reset_n_max);
+    } else {
+      fail("taxonomy config: unknown key '{}' (known: retriever_cos_vL_min, reset_sink_ratio, "
+           "reset_cos_vL_max, reset_n_max)",
+           key);
+    }
+  }
+  return c;
+}
+
+nlohmann::ordered_json to_json(const analysis::TaxonomyConfig& c) {
+  return {{"retriever_cos_vL_min", c.retriever_cos_vL_min},
+          {"reset_sink_ratio", c.reset_sink_ratio},
+          {"reset_cos_vL_max", c.reset_cos_vL_max},
+          {"reset_n_max", c.reset_n_max}};
+}
+
+}  // namespace geoattn::report

@@ -1,0 +1,262 @@
+// The typed settings from flags to files (metrics/run_info.h, arch/device.h): the run's
+// description and the sink rule round-trip through their JSON byte for byte, files of older
+// versions load, a bad entry is one error naming it, and the stats hand their arrays as views.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/arch/device.h"
+#include "geoattn/metrics/assumption_stats.h"
+#include "geoattn/report/frame_config_json.h"
+#include "geoattn/report/run_info_json.h"
+#include "geoattn/report/sink_state_file.h"
+#include "geoattn/report/state_file.h"
+#include "geoattn/util/error.h"
+#include "test_util.h"
+
+using namespace geoattn;
+using geoattn::testing::error_of;
+using nlohmann::ordered_json;
+
+namespace {
+
+metrics::MeasureInfo measure_info() {
+  metrics::MeasureInfo info;
+  info.model = {metrics::ModelInfo::Source::Checkpoint, "models/x", {{"architecture", "LlamaForCausalLM"}, {"layers", 2}}};
+  info.data = {metrics::WindowData{{"a.txt", "b.jsonl"}, io::WindowMode::Stream, io::OffsetMode::Hashed, 7, 64, "1/2"},
+               12, 12 * 256, std::nullopt, true};
+  info.command = {256, std::string("last"), arch::ForwardDtype::Bf16};
+  info.method.n = "1:16,32";
+  info.method.decay_k = 8;
+  info.method.distance = metrics::Distance::Cosine;
+  info.method.controls = {4, 7};
+  info.method.bootstrap = {200, 7, metrics::BootLevel::Layer, metrics::BootUnit::Window};
+  info.timing.device = arch::Device{arch::Device::Kind::Cuda, 1};
+  info.timing.batch = 2;
+  info.timing.seconds_total = 1.5;
+  info.timing.peak_rss_bytes = 123456789;
+  info.timing.stages = {{"load", 0.25}, {"gram", 0.5}};
+  return info;
+}
+
+// What a file holds: the JSON text, parsed back in order.
+ordered_json through_text(const ordered_json& j) { return ordered_json::parse(j.dump()); }
+
+ordered_json builtin_rule_file() {
+  return ordered_json::parse(geoattn::testing::read_file(geoattn::testing::source("configs/sinks.json")));
+}
+
+}  // namespace
+
+TEST(RunInfo, MeasureRoundTripsByteForByte) {
+  const metrics::MeasureInfo info = measure_info();
+  const ordered_json j = report::to_json(info);
+  EXPECT_EQ(j.dump(), report::to_json(report::measure_info_from_json(through_text(j))).dump());
+  EXPECT_EQ(report::measure_info_from_json(through_text(j)), info);
+  // The files' order and spelling: the command's settings, then the method's.
+  const auto& s = j.at("settings");
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : s.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"ctx", "queries", "dtype", "n", "decay_k", "distance", "ball", "comparisons",
+                                            "metrics_precision", "controls", "bootstrap"}));
+  EXPECT_EQ(s.at("dtype"), "bf16");
+  EXPECT_EQ(s.at("distance"), "cosine");
+  EXPECT_EQ(s.at("bootstrap").dump(), R"({"replicates":200,"seed":7,"level":"layer","unit":"window"})");
+  EXPECT_EQ(j.at("data").dump(),
+            R"({"files":["a.txt","b.jsonl"],"mode":"stream","offset":"hashed","seed":7,"max_windows":64,"shard":"1/2",)"
+            R"("windows":12,"tokens":3072,"complete":true})");
+  EXPECT_EQ(j.at("timing").at("device"), "cuda:1");
+  EXPECT_EQ(j.at("model").dump(), R"({"path":"models/x","architecture":"LlamaForCausalLM","layers":2})");
+}
+
+TEST(RunInfo, CaptureAndMergedDataRoundTrip) {
+  metrics::MeasureInfo info = measure_info();
+  info.model = {metrics::ModelInfo::Source::Capture, "c.safetensors", {{"layers", 2}, {"metadata", {{"dtype", "fp32"}}}}};
+  info.command = {64, std::vector<int64_t>{31, 63}, std::nullopt};
+  metrics::DataInfo capture{metrics::CaptureData{"c.safetensors"}, 3, 192, std::nullopt, std::nullopt};
+  metrics::DataInfo inner{metrics::MergedData{{"a.json", "b.json"}, {capture, capture}}, 6, 384, std::nullopt, std::nullopt};
+  info.data = {metrics::MergedData{{"m.json", "c.json"}, {inner, capture}}, 9, 576, std::nullopt, std::nullopt};
+  info.timing = {};
+  info.timing.merged = 2;
+  const ordered_json j = report::to_json(info);
+  EXPECT_EQ(report::measure_info_from_json(through_text(j)), info);
+  EXPECT_EQ(j.at("settings").at("queries").dump(), "[31,63]");
+  EXPECT_FALSE(j.at("settings").contains("dtype"));
+  EXPECT_EQ(j.at("model").begin().key(), "capture");
+  EXPECT_EQ(j.at("data").at("shards").at(0).at("shards").at(1).dump(), R"({"capture":"c.safetensors","windows":3,"tokens":192})");
+  EXPECT_EQ(j.at("timing").dump(), R"({"merged":2})");
+  // A partial state times nothing: no "timing" at all.
+  info.timing = {};
+  EXPECT_FALSE(report::to_json(info).contains("timing"));
+}
+
+TEST(RunInfo, OlderFilesLoadAndSaveAsThisVersionWrites) {
+  // A run_info of an earlier version: a shorter model description, "tie_tolerance" where this
+  // version writes "comparisons", a timing key it no longer knows, no "offset".
+  const ordered_json old = ordered_json::parse(R"j({"model":{"path":"/tmp/tiny","layers":1,"heads":2},
+    "data":{"files":["t.bin"],"mode":"doc","seed":0,"max_windows":1,"shard":"0/1","windows":1,"tokens":6,"complete":true},
+    "settings":{"ctx":6,"queries":"all","dtype":"fp32","n":"1,2","decay_k":64,"distance":"euclidean",
+                "ball":"closed (paper appendix A.1)","tie_tolerance":1e-11,"metrics_precision":"float64",
+                "controls":{"random_permutations":0,"seed":0},"bootstrap":{"replicates":0,"seed":0}},
+    "timing":{"device":"cpu","seconds":0.5,"seconds_total":0.02}})j");
+  const metrics::MeasureInfo info = report::measure_info_from_json(old);
+  EXPECT_EQ(info.model.path, "/tmp/tiny");
+  EXPECT_EQ(info.command.queries, metrics::Queries(std::string("all")));
+  EXPECT_EQ(std::get<metrics::WindowData>(info.data.source).offset, io::OffsetMode::Start);
+  EXPECT_EQ(info.timing.seconds_total, 0.02);
+  // Once saved as this version writes it, it loads and saves back to the same text.
+  const std::string once = report::to_json(info).dump();
+  EXPECT_EQ(report::to_json(report::measure_info_from_json(ordered_json::parse(once))).dump(), once);
+  EXPECT_EQ(once.find("tie_tolerance"), std::string::npos);
+}
+
+TEST(RunInfo, BadEntryIsOneErrorNamingIt) {
+  struct Case {
+    const char* edit;
+    const char* needle;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"settings":{"distance":"manhattan"}})", "key 'settings.distance' is 'manhattan', not euclidean or cosine"},
+           {R"({"settings":{"ctx":"long"}})", "key 'settings.ctx' must be an integer"},
+           {R"({"settings":{"dtype":"fp64"}})", "key 'settings.dtype' is 'fp64', not fp32, bf16 or fp16"},
+           {R"({"settings":{"queries":{"a":1}}})", "key 'settings.queries' must be a list of integers"},
+           {R"({"settings":{"bootstrap":{"level":"heads"}}})", "key 'settings.bootstrap.level' is 'heads'"},
+           {R"({"settings":{"bootstrap":{"seed":-1}}})", "key 'settings.bootstrap.seed' must be an integer >= 0"},
+           {R"({"data":{"mode":"chunks"}})", "key 'data.mode' is 'chunks', not doc or stream"},
+           {R"({"data":{"merged_from":["a"],"shards":[{"windows":"x"}]}})", "key 'data.shards[0].windows' must be an integer"},
+           {R"({"timing":{"device":"tpu"}})", "key 'timing.device' is 'tpu', not cpu, cuda or cuda:N"},
+           {R"({"model":{"path":5}})", "key 'model.path' must be a string"},
+           {R"([1])", "run_info is not a JSON object"},
+       }) {
+    const std::string what = error_of([&] { report::measure_info_from_json(ordered_json::parse(c.edit)); });
+    EXPECT_NE(what.find(c.needle), std::string::npos) << c.edit << ": " << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(RunInfo, SameRunNamesTheDifference) {
+  metrics::MeasureInfo a = measure_info(), b = measure_info();
+  b.data.windows = 99, b.timing.seconds_total = 7;  // neither counts
+  std::string why;
+  EXPECT_TRUE(report::same_run(a, b, &why));
+  b.command.ctx = 512;
+  EXPECT_FALSE(report::same_run(a, b, &why));
+  EXPECT_EQ(why, "settings.ctx differs: 256 vs 512");
+  b = measure_info();
+  b.method.distance = metrics::Distance::Euclidean;
+  EXPECT_FALSE(report::same_run(a, b, &why));
+  EXPECT_EQ(why, R"(settings.distance differs: "cosine" vs "euclidean")");
+}
+
+TEST(SinkRule, BuiltInConfigRoundTripsByteForByte) {
+  const ordered_json file = builtin_rule_file();
+  const metrics::SinkRule rule = report::sink_rule_from_json(file);
+  EXPECT_EQ(report::to_json(rule).dump(), file.dump());  // _comment first, sweep last, integers as integers
+  EXPECT_EQ(rule.config, analysis::FrameConfig{});
+  ASSERT_EQ(rule.notes.size(), 1u);
+  EXPECT_EQ(rule.notes[0].first, "_comment");
+  ASSERT_EQ(rule.sweep.size(), 4u);
+  EXPECT_EQ(rule.sweep[1].key, "comparable_ratio");  // the file's order, not sorted
+  EXPECT_EQ(rule.sweep[0].configs.size(), 3u);
+  EXPECT_EQ(rule.sweep[0].configs[1].anchor_alpha_min, 0.4);
+  EXPECT_EQ(rule.sweep[0].configs[1].comparable_ratio, 0.5);  // the others at the config's
+
+  // In a sinks run's description, and through the sidecar's text.
+  metrics::SinkInfo info;
+  info.model = {metrics::ModelInfo::Source::Capture, "c.st", ordered_json::object()};
+  info.data = {metrics::CaptureData{"c.st"}, 2, 128, std::nullopt, std::nullopt};
+  info.command = {64, std::string("all"), std::nullopt};
+  info.method.rule = rule;
+  info.method.taus = {0.05, 0.2};
+  info.method.rule_source = "built-in (configs/sinks.json)";
+  const ordered_json j = report::to_json(info);
+  EXPECT_EQ(j.at("settings").at("rule").dump(), file.dump());
+  EXPECT_EQ(report::sink_info_from_json(through_text(j)), info);
+  EXPECT_EQ(report::to_json(report::sink_info_from_json(through_text(j))).dump(), j.dump());
+}
+
+TEST(SinkRule, CommentKeysAreNotesBeforeTheThresholds) {
+  // A user's config: comments anywhere, some thresholds, an integer sweep.
+  const ordered_json user = ordered_json::parse(R"({"distributed_min_S": 2, "_why": "lower S", "density_min": 0.1,
+    "_source": "issue 25", "sweep": {"distributed_min_R": [1, 3]}})");
+  const metrics::SinkRule rule = report::sink_rule_from_json(user);
+  ASSERT_EQ(rule.notes.size(), 2u);
+  EXPECT_EQ(rule.notes[0], (std::pair<std::string, std::string>{"_why", "lower S"}));
+  EXPECT_EQ(rule.notes[1], (std::pair<std::string, std::string>{"_source", "issue 25"}));
+  const ordered_json j = report::to_json(rule);
+  auto it = j.begin();
+  EXPECT_EQ((it++).key(), "_why");
+  EXPECT_EQ((it++).key(), "_source");
+  EXPECT_EQ(it.key(), "anchor_alpha_min");  // then every threshold, in configs/sinks.json's order
+  EXPECT_EQ(j.at("distributed_min_S"), 2);
+  EXPECT_EQ(j.at("sweep").dump(), R"({"distributed_min_R":[1,3]})");
+  EXPECT_EQ(report::sink_rule_from_json(through_text(j)), rule);
+  EXPECT_EQ(report::sweep_value(rule.sweep[0], rule.sweep[0].configs[1]).dump(), "3");
+
+  const std::string what = error_of([] { report::sink_rule_from_json(ordered_json::parse(R"({"_note": 5})")); });
+  EXPECT_NE(what.find("'_note' is a comment"), std::string::npos) << what;
+  EXPECT_NE(error_of([] { report::sink_rule_from_json(ordered_json::parse(R"({"sweep": {"eps": [1]}})")); })
+                .find("unknown key 'eps'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { report::frame_config_from_json(ordered_json::parse(R"({"comparable_ratio": 2})")); })
+                .find("'comparable_ratio'"),
+            std::string::npos);
+}
+
+TEST(Device, NamesParseAndAutoDtype) {
+  for (const char* name : {"cpu", "cuda", "cuda:0", "cuda:12"}) {
+    const auto d = arch::parse_device(name);
+    ASSERT_TRUE(d) << name;
+    EXPECT_EQ(arch::device_name(*d), name);
+  }
+  for (const char* bad : {"", "gpu", "cuda:", "cuda:-1", "cuda:1x", "cuda0", "CPU"}) EXPECT_FALSE(arch::parse_device(bad)) << bad;
+  const arch::Device cpu, cuda{arch::Device::Kind::Cuda, 0};
+  EXPECT_EQ(arch::forward_dtype(std::nullopt, cpu), arch::ForwardDtype::Fp32);
+  EXPECT_EQ(arch::forward_dtype(std::nullopt, cuda), arch::ForwardDtype::Bf16);
+  EXPECT_EQ(arch::forward_dtype(arch::ForwardDtype::Fp16, cuda), arch::ForwardDtype::Fp16);
+  EXPECT_EQ(names_of(arch::kForwardDtypeNames), "fp32, bf16 or fp16");
+}
+
+TEST(ArrayViews, StatsOwnTheBytesTheSidecarWrites) {
+  metrics::AssumptionStats stats(1, 2, 4, 2);
+  const double norm[4] = {1, 2, 3, 4}, row[4] = {0.25, 0.25, 0.25, 0.25}, decay[2] = {0.5, -0.125};
+  const int64_t pairs[2] = {2, 1};
+  stats.add(0, 1, {norm, 0.3, row, decay, pairs});
+  const auto arrays = stats.arrays();
+  ASSERT_EQ(arrays.size(), 2u);
+  EXPECT_EQ(arrays[0].name, "assume_sums");
+  EXPECT_EQ(arrays[0].shape, (std::vector<int64_t>{1, 2, 11, 2}));
+  ASSERT_EQ(arrays[0].bytes.size(), size_t(1 * 2 * 11 * 2 * 8));
+  // The ExactSum halves [lo, hi] as from_tensors reads them back.
+  std::vector<int64_t> sums(arrays[0].bytes.size() / 8), counts(arrays[1].bytes.size() / 8);
+  std::memcpy(sums.data(), arrays[0].bytes.data(), arrays[0].bytes.size());
+  std::memcpy(counts.data(), arrays[1].bytes.data(), arrays[1].bytes.size());
+  const auto back = metrics::AssumptionStats::from_tensors(1, 2, 4, 2, sums, counts);
+  EXPECT_EQ(back.mean_norm(0, 1), stats.mean_norm(0, 1));
+  EXPECT_EQ(back.decay(0, 1), stats.decay(0, 1));
+  EXPECT_EQ(back.mean_cv(0, 1), stats.mean_cv(0, 1));
+  const auto blobs = report::tensor_blobs(arrays);
+  EXPECT_EQ(blobs[1].name, "assume_counts");
+  EXPECT_EQ(blobs[1].data, static_cast<const void*>(arrays[1].bytes.data()));
+}
+
+TEST(RunInfo, CommittedSidecarsOfEarlierVersionsLoad) {
+  // The fuzz corpus's seeds were written by earlier versions (older model descriptions and
+  // settings): each loads, and saves back as this version writes it, stably.
+  geoattn::testing::TempDir tmp;
+  const std::string corpus = geoattn::testing::source("tests/fuzz/corpus/");
+  for (const char* name : {"plain", "bootstrap"}) {
+    const auto state = report::load_run_state(corpus + "run_state/" + name + ".state.safetensors");
+    report::save_run_state(tmp / "once", state);
+    EXPECT_EQ(report::load_run_state(tmp / "once").run_info, state.run_info) << name;
+  }
+  for (const char* name : {"plain", "merged", "one-head", "one-tau", "residual", "sweep", "windows-limit"}) {
+    const auto run = report::load_sink_state(corpus + "sink_state/" + name + ".state.safetensors");
+    report::save_sink_state(tmp / "once", run);
+    EXPECT_EQ(report::load_sink_state(tmp / "once").run_info, run.run_info) << name;
+  }
+  const auto merged = report::load_sink_state(corpus + "sink_state/merged.state.safetensors");
+  EXPECT_EQ(std::get<metrics::MergedData>(merged.run_info.data.source).shards.size(), 2u);
+}

@@ -15,8 +15,12 @@ void RunState::merge(const RunState& other) {
 }
 
 void RunState::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {
+  add_sample(unit_row(unit), layer, head, sample);
+}
+
+void RunState::add_sample(int64_t unit_row, int64_t layer, int64_t head, const SampleValues& sample) {
   metrics.add_sample(layer, head, sample);  // checks every value first
-  if (!units.empty()) units.add_sample(unit, layer, head, sample);
+  if (!units.empty()) units.add_sample(unit_row, layer, head, sample);
 }
 
 }  // namespace geoattn::metrics

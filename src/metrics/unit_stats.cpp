@@ -42,9 +42,8 @@ int64_t UnitStats::row(const std::string& unit) {
   return it->second;
 }
 
-void UnitStats::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {
+void UnitStats::add_sample(int64_t u, int64_t layer, int64_t head, const SampleValues& sample) {
   const auto& [curves, n_valid, scalars] = sample;
-  const int64_t u = row(unit);
   double* s = sums_.data() + (u * groups() + group_of(layer, head)) * stats_per_group();
   for (int m = 0; m < kCurveMetrics; ++m)
     for (int64_t g = 0; g < n_valid; ++g) {

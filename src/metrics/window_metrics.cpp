@@ -90,15 +90,16 @@ std::pair<torch::Tensor, torch::Tensor> value_statistics(const torch::Tensor& va
   return {norms.cpu().view({L, KV, T}), decay.cpu().view({L, KV, decay_k})};
 }
 
-void for_each_sample(const WindowMetrics& m, const SampleSink& sink) {
+void for_each_sample(const WindowMetrics& m, const SampleSink& sink, int64_t layer_begin, int64_t layer_end) {
   const int64_t Q = m.curves.size(0), L = m.curves.size(1), H = m.curves.size(2), G = m.curves.size(4);
+  if (layer_end < 0) layer_end = L;
   auto curves = m.curves.contiguous();
   auto scalars = m.scalars.contiguous();
   const std::span<const double> c(curves.data_ptr<double>(), static_cast<size_t>(curves.numel()));
   const std::span<const double> s(scalars.data_ptr<double>(), static_cast<size_t>(scalars.numel()));
   for (int64_t qi = 0; qi < Q; ++qi) {
     if (m.n_valid[qi] == 0) continue;
-    for (int64_t l = 0; l < L; ++l)
+    for (int64_t l = layer_begin; l < layer_end; ++l)
       for (int64_t h = 0; h < H; ++h) {
         const int64_t b = (qi * L + l) * H + h;
         sink(l, h, {c.subspan(b * kCurveMetrics * G, kCurveMetrics * G), m.n_valid[qi],

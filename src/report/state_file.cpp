@@ -37,7 +37,11 @@ struct StateArrays {
 };
 
 StateArrays flatten(const Aggregator& agg) {
+  const int64_t heads = agg.layers() * agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
+  const auto slots = static_cast<size_t>(heads * GroupStats(G).slots());
   StateArrays a;
+  a.counts.reserve(slots), a.sums.reserve(4 * slots), a.extrema.reserve(2 * slots);
+  a.cross.reserve(static_cast<size_t>(2 * heads * G));
   for (int64_t l = 0; l < agg.layers(); ++l)
     for (int64_t h = 0; h < agg.heads(); ++h) {
       const GroupStats& s = agg.head_stats(l, h);

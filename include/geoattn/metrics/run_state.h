@@ -21,6 +21,13 @@ struct RunState {
   void merge(const RunState& other);
   // One sample into the metrics and, when kept, its unit's sums.
   void add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample);
+  // The same by the unit's row (unit_row: registers the unit once; -1 without units). Samples
+  // of different layers may be added from different threads at once, unless the units are kept
+  // at level global (layers_apart()): each layer's slots then see their samples in the order
+  // one thread would add them, bit for bit the same sums.
+  int64_t unit_row(const std::string& unit) { return units.empty() ? -1 : units.row(unit); }
+  void add_sample(int64_t unit_row, int64_t layer, int64_t head, const SampleValues& sample);
+  bool layers_apart() const { return units.empty() || units.level() != BootLevel::Global; }
 };
 
 

@@ -55,7 +55,12 @@ class UnitStats : public HeadGrid {
   int64_t corr_index(int part, int64_t g) const { return (kCurveMetrics + part) * G_ + g; }
   int64_t scalar_index(int k) const { return (kCurveMetrics + kCorrSums) * G_ + k; }
 
-  void add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample);
+  // The row of `unit`, added with zero sums when new (not thread-safe).
+  int64_t row(const std::string& unit);
+  // A sample into row `row`'s group of (layer, head): samples of different groups may be added
+  // from different threads at once (group_of: a layer's heads share one at level layer, every
+  // head one at level global).
+  void add_sample(int64_t row, int64_t layer, int64_t head, const SampleValues& sample);
   // geoattn::Error when the shapes differ or a unit appears in both (a unit is never split).
   void merge(const UnitStats& other);
 
@@ -79,8 +84,6 @@ class UnitStats : public HeadGrid {
                                const std::string& ids_json);
 
  private:
-  int64_t row(const std::string& unit);
-
   int64_t G_ = 0;
   BootLevel level_ = BootLevel::Head;
   std::vector<std::string> ids_;

@@ -48,8 +48,9 @@ std::pair<torch::Tensor, torch::Tensor> value_statistics(const torch::Tensor& va
 
 // Receives each sample (metric_names.h: SampleValues).
 using SampleSink = std::function<void(int64_t layer, int64_t head, const SampleValues& sample)>;
-// Every sample of `m`, query by query, layer by layer, head by head.
-void for_each_sample(const WindowMetrics& m, const SampleSink& sink);
+// Every sample of `m` in layers [layer_begin, layer_end) (default: all), query by query,
+// layer by layer, head by head.
+void for_each_sample(const WindowMetrics& m, const SampleSink& sink, int64_t layer_begin = 0, int64_t layer_end = -1);
 
 // window_metrics into a sink, and into an aggregator (without controls).
 void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,

@@ -2,6 +2,7 @@
 // (Assumptions 1-3), so the theory can be plotted with no model at all.
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <random>
 #include <string>
@@ -16,7 +17,6 @@
 namespace geoattn::analysis {
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 constexpr const char* kWhat = "assumption parameters";
 // A uniform in (0, 1) from the top 53 bits: ((x >> 11) + 1/2) 2^-53 (never 0 or 1).
 double uniform(std::mt19937_64& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
@@ -24,7 +24,7 @@ double uniform(std::mt19937_64& rng) { return (static_cast<double>(rng() >> 11) 
 // Box-Muller, cosine branch only: portable across standard libraries (std::normal_distribution is not).
 double standard_normal(std::mt19937_64& rng) {
   const double u1 = uniform(rng), u2 = uniform(rng);
-  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * kPi * u2);
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
 }
 }  // namespace
 

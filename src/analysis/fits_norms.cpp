@@ -5,18 +5,11 @@
 #include <fmt/format.h>
 
 #include "geoattn/analysis/fits.h"
+#include "median.h"
 
 namespace geoattn::analysis {
 
 namespace {
-double median(std::vector<double> x) {
-  const size_t n = x.size(), mid = n / 2;
-  std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(mid), x.end());
-  const double upper = x[mid];
-  if (n % 2 == 1) return upper;
-  return 0.5 * (*std::max_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(mid)) + upper);
-}
-
 NormFit failed(NormFit fit, std::string why) {
   fit.status = {false, std::move(why)};
   return fit;

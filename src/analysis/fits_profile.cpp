@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <numbers>
 
 #include <fmt/format.h>
 #include <unsupported/Eigen/FFT>
@@ -19,7 +20,6 @@ using detail::LogRow;
 using detail::Phases;
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 
 // A lattice of (T1, T2) candidates: 0, s, 2s, ... and T-1.
 std::vector<int64_t> lattice(int64_t T, int64_t step) {
@@ -69,7 +69,7 @@ std::vector<double> candidate_omegas(const LogRow& row, const BaseSums& base, si
   std::sort(peaks.begin(), peaks.end());
   std::vector<double> omegas;
   for (size_t i = 0; i < std::min(count, peaks.size()); ++i)
-    omegas.push_back(kPi * static_cast<double>(peaks[i].second) / static_cast<double>(2 * T));
+    omegas.push_back(std::numbers::pi * static_cast<double>(peaks[i].second) / static_cast<double>(2 * T));
   return omegas;
 }
 
@@ -135,8 +135,8 @@ void refine_at(const LogRow& row, const BaseSums& base, Phases& ph, double& omeg
 
 // omega and 2 pi - omega (and -omega) give the same cos(omega i) at integer i: fold to [0, pi].
 double fold_omega(double omega) {
-  double w = std::fmod(std::abs(omega), 2 * kPi);
-  return w > kPi ? 2 * kPi - w : w;
+  double w = std::fmod(std::abs(omega), 2 * std::numbers::pi);
+  return w > std::numbers::pi ? 2 * std::numbers::pi - w : w;
 }
 
 ProfileFit failed(ProfileFit fit, std::string why) {

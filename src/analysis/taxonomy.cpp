@@ -9,24 +9,18 @@
 #include <fmt/format.h>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/nan.h"
+#include "median.h"
 
 namespace geoattn::analysis {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double mean(const std::vector<double>& x) {
   if (x.empty()) return kNaN;
   double s = 0;
   for (const double v : x) s += v;
   return s / static_cast<double>(x.size());
-}
-
-double median(std::vector<double> x) {
-  if (x.empty()) return kNaN;
-  std::sort(x.begin(), x.end());
-  const size_t m = x.size() / 2;
-  return x.size() % 2 ? x[m] : 0.5 * (x[m - 1] + x[m]);
 }
 
 // taxonomy.h: least-squares slope of y against ln(N) over the defined entries.

@@ -4,11 +4,11 @@
 #include <limits>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/nan.h"
 
 namespace geoattn::metrics {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 AssumptionStats::AssumptionStats(int64_t layers, int64_t heads, int64_t T, int64_t K)

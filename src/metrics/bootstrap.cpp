@@ -9,6 +9,7 @@
 
 #include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/nan.h"
 #include "geoattn/util/random.h"
 #include "geoattn/util/simd.h"
 
@@ -16,7 +17,6 @@ namespace geoattn::metrics {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The k-th and (k+1)-th smallest of xs[0..m) (k + 1 < m), xs reordered.

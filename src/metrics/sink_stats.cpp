@@ -5,11 +5,11 @@
 
 #include "geoattn/analysis/frames.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/nan.h"
 
 namespace geoattn::metrics {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // The most windows a run may hold: doubles count them exactly, and no count or product of them
 // with a shape (sink rates, anchor histograms, merges) can overflow.
 constexpr int64_t kMaxWindows = int64_t{1} << 53;

@@ -7,14 +7,13 @@
 #include "geoattn/util/error.h"
 
 #include "geoattn/metrics/metric_names.h"
+#include "json_number.h"
 
 namespace geoattn::report {
 
 using nlohmann::ordered_json;
 
 namespace {
-ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
-
 void put_bounds(ordered_json& out, const analysis::BoundsCurves& curves) {
   const auto fields = analysis::bound_curves(curves);
   for (size_t k = 0; k < fields.size(); ++k) {

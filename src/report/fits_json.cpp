@@ -6,14 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/fits.h"
+#include "json_number.h"
 
 namespace geoattn::report {
 
 using nlohmann::ordered_json;
 
 namespace {
-ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
-
 ordered_json numbers(const std::vector<double>& xs) {
   ordered_json out = ordered_json::array();
   for (double x : xs) out.push_back(number(x));

@@ -12,6 +12,7 @@
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
+#include "json_number.h"
 
 namespace geoattn::report {
 
@@ -33,8 +34,6 @@ void write_measure_arrays(const std::string& path, const MeasureArrays& arrays) 
 }
 
 namespace {
-ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
-
 // The entry values of one array as JSON: numbers (null for NaN), or for a trailing dimension
 // of 2 on a [G, 2] entry, intervals [lo, hi] (null unless both are finite).
 ordered_json entry_json(const double* v, const std::vector<int64_t>& inner) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
+#include "json_number.h"
 
 namespace geoattn::report {
 
@@ -19,8 +20,6 @@ bool is_measure_schema(const nlohmann::ordered_json& doc) {
 
 namespace {
 // NaN (and, defensively, inf) print as null.
-ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
-
 ordered_json interval(double lo, double hi) {
   return std::isfinite(lo) && std::isfinite(hi) ? ordered_json::array({lo, hi}) : ordered_json(nullptr);
 }

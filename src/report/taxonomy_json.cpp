@@ -10,15 +10,14 @@
 
 #include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/nan.h"
+#include "json_number.h"
 
 namespace geoattn::report {
 
 using nlohmann::ordered_json;
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-ordered_json number(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
 
 // ---- measure JSON ----
 

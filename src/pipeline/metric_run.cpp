@@ -46,13 +46,13 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
   const auto m = metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options);
   times_.add(m.core);
   const auto t = Clock::now();
-  // Layers in parallel where no two share a slot (RunState::layers_apart).
+  // Layers in parallel where no two share a slot (RunState::layers_apart), else all in one part.
   const int64_t u = state_.unit_row(unit), L = state_.metrics.layers();
-  pool_.parallel_for(state_.layers_apart() ? L : 1, [&](int64_t l0, int64_t l1, int) {
-    const bool all = !state_.layers_apart();
+  const int64_t per_part = state_.layers_apart() ? 1 : L;  // layers
+  pool_.parallel_for(L / per_part, [&](int64_t p0, int64_t p1, int) {
     metrics::for_each_sample(
         m, [&](int64_t l, int64_t h, const metrics::SampleValues& sample) { state_.add_sample(u, l, h, sample); },
-        all ? 0 : l0, all ? L : l1);
+        p0 * per_part, p1 * per_part);
   });
   if (!state_.assumptions.empty())
     metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, spec_.queries, state_.assumptions);

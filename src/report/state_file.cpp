@@ -38,7 +38,7 @@ struct StateArrays {
 
 StateArrays flatten(const Aggregator& agg) {
   const int64_t heads = agg.layers() * agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
-  const auto slots = static_cast<size_t>(heads * GroupStats(G).slots());
+  const auto slots = static_cast<size_t>(heads * agg.head_stats(0, 0).slots());
   StateArrays a;
   a.counts.reserve(slots), a.sums.reserve(4 * slots), a.extrema.reserve(2 * slots);
   a.cross.reserve(static_cast<size_t>(2 * heads * G));
@@ -108,7 +108,7 @@ std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) 
   Aggregator agg(meta_positive(header, "layers"), meta_positive(header, "heads"), meta_grid(header));
 
   const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
-  const int64_t M = GroupStats(G).slots();
+  const int64_t M = agg.head_stats(0, 0).slots();
   StateArrays a;
   a.counts = file.read<int64_t>("counts", io::Dtype::I64, {L, H, M});
   a.sums = file.read<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2});
@@ -131,7 +131,7 @@ std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) 
 void save_state(const std::string& path, const Aggregator& agg, const ordered_json& run_info,
                 const std::vector<io::TensorBlob>& extra) {
   const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
-  const int64_t M = GroupStats(G).slots();
+  const int64_t M = agg.head_stats(0, 0).slots();
   const StateArrays a = flatten(agg);
   const std::map<std::string, std::string> metadata = {
       {"format", kStateFormat},

@@ -59,16 +59,22 @@ CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, E& value, c
       name_of(table, value), help);
 }
 // The same, or "auto" (nullopt: the command decides).
+inline constexpr const char* kAutoName = "auto";
+// An optional enum's name on the command line: its value's, or "auto".
+template <typename E, size_t N>
+std::string optional_name(const EnumName<E> (&table)[N], const std::optional<E>& value) {
+  return value ? name_of(table, *value) : kAutoName;
+}
 template <typename E, size_t N>
 CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, std::optional<E>& value,
                              const EnumName<E> (&table)[N], const std::string& help) {
   const auto parse = [&table](const std::string& text) -> std::optional<std::optional<E>> {
-    if (text == "auto") return std::optional<E>();
+    if (text == kAutoName) return std::optional<E>();
     if (const auto v = value_of(table, text)) return v;
     return std::nullopt;
   };
-  return add_parsed_option(cmd, flag, value, parse, "auto, " + names_of(table), value ? name_of(table, *value) : "auto",
-                           help);
+  return add_parsed_option(cmd, flag, value, parse, std::string(kAutoName) + ", " + names_of(table),
+                           optional_name(table, value), help);
 }
 
 struct RunOptions {

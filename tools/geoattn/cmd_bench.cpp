@@ -91,7 +91,7 @@ double whole_process(const std::string& capture, const MetricFlags& f, int threa
                                          name_of(metrics::kDistanceNames, f.distance), "--decay-k",
                                          std::to_string(f.decay_k), "--controls", std::to_string(f.controls),
                                          "--bootstrap", std::to_string(f.bootstrap), "--bootstrap-level",
-                                         f.boot_level ? name_of(metrics::kBootLevelNames, *f.boot_level) : "auto",
+                                         optional_name(metrics::kBootLevelNames, f.boot_level),
                                          "--bootstrap-unit", name_of(metrics::kBootUnitNames, f.boot_unit),
                                          "--metrics-memory", std::to_string(f.metrics_memory_mb), "--seed",
                                          std::to_string(f.seed), "--threads", std::to_string(threads), "--out", out};

@@ -61,6 +61,24 @@ TEST(Cli, HelpListsTheCommands) {
   EXPECT_NE(r.out.find("inspect"), std::string::npos);
 }
 
+TEST(Cli, VersionExitsCleanly) {
+  TempDir tmp;
+  auto r = run("geoattn --version", tmp);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "geoattn 0.1.0\n");
+}
+
+// The bench's figures go to the README, not into tests; this runs it on a tiny shape so that the
+// command itself (its child processes, the stage table) keeps working.
+TEST(Cli, BenchMetricsRunsOnATinyShape) {
+  TempDir tmp;
+  auto r = run("geoattn bench metrics --T 64 --d 8 --heads 2 --layers 1 --controls 2 --bootstrap 20 --repeats 1", tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* line : {"the float32 Gram floor", "the whole process", "an idle process", "control orderings",
+                           "outside the stages"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << " not in\n" << r.out;
+}
+
 TEST(Cli, CaptureEveryFamilyFromIds) {
   TempDir tmp;
   const std::string ids = "--ids 3,10,17,24,31,38,45,52,59,66,73,80,87,94,101,108,115,122,129,136";

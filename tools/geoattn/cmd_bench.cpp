@@ -84,17 +84,9 @@ double gram_floor(WorkerPool& pool, int64_t B, int64_t T, int64_t d, torch::Dtyp
   });
 }
 
-// `geoattn metrics` on the capture as a process of its own (this binary, /proc/self/exe), with
-// the bench's metric flags: its wall time, start-up and exit included.
-double whole_process(const std::string& capture, const MetricFlags& f, int threads, const std::string& out) {
-  const std::vector<std::string> args = {"geoattn", "metrics", "--capture", capture, "--n", f.n, "--distance",
-                                         name_of(metrics::kDistanceNames, f.distance), "--decay-k",
-                                         std::to_string(f.decay_k), "--controls", std::to_string(f.controls),
-                                         "--bootstrap", std::to_string(f.bootstrap), "--bootstrap-level",
-                                         optional_name(metrics::kBootLevelNames, f.boot_level),
-                                         "--bootstrap-unit", name_of(metrics::kBootUnitNames, f.boot_unit),
-                                         "--metrics-memory", std::to_string(f.metrics_memory_mb), "--seed",
-                                         std::to_string(f.seed), "--threads", std::to_string(threads), "--out", out};
+// This binary (/proc/self/exe) run with `args` as a process of its own: its wall time, start-up
+// and exit included.
+double child_process(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -104,11 +96,24 @@ double whole_process(const std::string& capture, const MetricFlags& f, int threa
     fail("bench: cannot start /proc/self/exe metrics");
   int status = 0;
   if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    fail("bench: geoattn metrics --capture {} failed", capture);
+    fail("bench: geoattn {} failed", args.size() > 1 ? args[1] : "");
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void print_stages(const char* title, const StageTimes& t, double whole) {
+// `geoattn metrics` on the capture with the bench's metric flags, as a process of its own.
+double whole_process(const std::string& capture, const MetricFlags& f, int threads, const std::string& out) {
+  return child_process({"geoattn", "metrics", "--capture", capture, "--n", f.n, "--distance",
+                        name_of(metrics::kDistanceNames, f.distance), "--decay-k", std::to_string(f.decay_k),
+                        "--controls", std::to_string(f.controls), "--bootstrap", std::to_string(f.bootstrap),
+                        "--bootstrap-level", optional_name(metrics::kBootLevelNames, f.boot_level),
+                        "--bootstrap-unit", name_of(metrics::kBootUnitNames, f.boot_unit), "--metrics-memory",
+                        std::to_string(f.metrics_memory_mb), "--seed", std::to_string(f.seed), "--threads",
+                        std::to_string(threads), "--out", out});
+}
+
+// `idle`: a process of this binary that does nothing (`geoattn --version`): the dynamic loader and
+// LibTorch's static initialisers, then exit.
+void print_stages(const char* title, const StageTimes& t, double whole, double idle) {
   const double total = t.total();
   fmt::print("  {}: {:.3f} s in the stages (in this process, best of the repeats)\n", title, total);
   const std::pair<const char*, double> rows[] = {
@@ -116,8 +121,12 @@ void print_stages(const char* title, const StageTimes& t, double whole) {
       {"control orderings", t.controls},   {"aggregation", t.aggregate},     {"bootstrap", t.bootstrap},
       {"fits", t.fits},                    {"write JSON + sidecar", t.write}};
   for (const auto& [name, s] : rows) fmt::print("    {:<26} {:8.3f} s  {:5.1f}%\n", name, s, 100 * s / total);
-  fmt::print("    {:<26} {:8.3f} s  (the whole process less its stages: start-up, exit)\n", "outside the stages",
+  fmt::print("    {:<26} {:8.3f} s  (the whole process less its stages), of which\n", "outside the stages",
              whole - total);
+  fmt::print("      {:<24} {:8.3f} s  (geoattn --version: the dynamic loader and LibTorch's initialisers, exit)\n",
+             "an idle process", idle);
+  fmt::print("      {:<24} {:8.3f} s  (reading the flags, the run's set-up, the samples' grouping and curves, exit)\n",
+             "the rest", whole - total - idle);
 }
 
 void run_bench(const BenchOptions& o) {
@@ -144,9 +153,13 @@ void run_bench(const BenchOptions& o) {
   // The command itself as a process: start-up, load, stages, write, exit.
   const std::string out = (dir / "process.json").string();
   const double whole = best_of(o.repeats, [&] { whole_process(capture, o.metric, pool.size(), out); });
+  const double idle = best_of(o.repeats, [&] { child_process({"geoattn", "--version"}); });
   fmt::print("  the whole process, geoattn metrics --capture {} --n {} (best of {}): {:.3f} s = {:.2f}x the float32 "
              "Gram floor\n",
              capture, o.metric.n, o.repeats, whole, whole / floor);
+  fmt::print("  an idle process, geoattn --version (best of {}): {:.3f} s = {:.2f}x the floor; the whole process less "
+             "it: {:.2f}x\n",
+             o.repeats, idle, idle / floor, (whole - idle) / floor);
 
   // The metrics command itself (in process), best of `repeats`, with and without the control.
   auto best_run = [&](const MetricFlags& flags) {
@@ -162,7 +175,8 @@ void run_bench(const BenchOptions& o) {
   MetricFlags bare = o.metric;
   bare.controls = 0;
   const StageTimes without = best_run(bare);
-  print_stages(fmt::format("--controls {} --bootstrap {}", o.metric.controls, o.metric.bootstrap).c_str(), full, whole);
+  print_stages(fmt::format("--controls {} --bootstrap {}", o.metric.controls, o.metric.bootstrap).c_str(), full, whole,
+               idle);
   const double core = without.gram + without.top, core_controls = full.gram + full.top + full.controls;
   fmt::print("  the metric core (Gram + orderings + counts): {:.3f} s without the control, {:.3f} s with {} "
              "random orderings per sample ({:.2f}x)\n",

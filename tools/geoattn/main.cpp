@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    const int code = app.exit(e) == 0 ? 0 : 2;
+    std::fflush(nullptr);
+    std::_Exit(code);  // as below: no static destructors
   }
   try {
     action();

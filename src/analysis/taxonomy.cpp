@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -15,7 +14,6 @@
 namespace geoattn::analysis {
 
 namespace {
-
 double mean(const std::vector<double>& x) {
   if (x.empty()) return kNaN;
   double s = 0;

@@ -1,15 +1,11 @@
 #include "geoattn/metrics/assumption_stats.h"
 
 #include <iterator>
-#include <limits>
 
 #include "geoattn/util/error.h"
 #include "geoattn/util/nan.h"
 
 namespace geoattn::metrics {
-
-namespace {
-}
 
 AssumptionStats::AssumptionStats(int64_t layers, int64_t heads, int64_t T, int64_t K)
     : HeadGrid(layers, heads), T_(T), K_(K) {

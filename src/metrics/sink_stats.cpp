@@ -1,7 +1,6 @@
 // Attention-sink statistics accumulated over windows, exactly (SPEC §9).
 #include "geoattn/metrics/sink_stats.h"
 
-#include <limits>
 
 #include "geoattn/analysis/frames.h"
 #include "geoattn/util/error.h"

@@ -1,7 +1,6 @@
 #include "geoattn/report/taxonomy_json.h"
 
 #include <cmath>
-#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,7 +17,6 @@ namespace geoattn::report {
 using nlohmann::ordered_json;
 
 namespace {
-
 // ---- measure JSON ----
 
 const ordered_json& need(const ordered_json& j, const std::string& where, const char* key) {

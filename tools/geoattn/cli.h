@@ -58,13 +58,13 @@ CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, E& value, c
       cmd, flag, value, [&table](const std::string& text) { return value_of(table, text); }, names_of(table),
       name_of(table, value), help);
 }
-// The same, or "auto" (nullopt: the command decides).
 inline constexpr const char* kAutoName = "auto";
 // An optional enum's name on the command line: its value's, or "auto".
 template <typename E, size_t N>
 std::string optional_name(const EnumName<E> (&table)[N], const std::optional<E>& value) {
   return value ? name_of(table, *value) : kAutoName;
 }
+// One of the names of the enum's table, or "auto" (nullopt: the command decides).
 template <typename E, size_t N>
 CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, std::optional<E>& value,
                              const EnumName<E> (&table)[N], const std::string& help) {

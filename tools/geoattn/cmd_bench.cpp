@@ -93,7 +93,7 @@ double child_process(const std::vector<std::string>& args) {
   const auto start = Clock::now();
   pid_t pid = 0;
   if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
-    fail("bench: cannot start /proc/self/exe metrics");
+    fail("bench: cannot start /proc/self/exe {}", args.size() > 1 ? args[1] : "");
   int status = 0;
   if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     fail("bench: geoattn {} failed", args.size() > 1 ? args[1] : "");

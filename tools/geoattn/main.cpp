@@ -24,6 +24,13 @@ static void keep_freed_memory() {
   mallopt(M_ARENA_MAX, 1);
 }
 
+// Every result file is closed and in place (or none was written): leave without the static
+// destructors, which in Debian's LibTorch unregister every operator kernel one by one (0.1-0.2 s).
+[[noreturn]] static void leave(int code) {
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 int main(int argc, char** argv) {
   keep_freed_memory();
   // The process's thread policy, once: geoattn's worker pools take the cores (each command
@@ -50,16 +57,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e) == 0 ? 0 : 2;
-    std::fflush(nullptr);
-    std::_Exit(code);  // as below: no static destructors
+    leave(app.exit(e) == 0 ? 0 : 2);
   }
   try {
     action();
-    // Every result file is closed and in place: leave without the static destructors, which
-    // in Debian's LibTorch unregister every operator kernel one by one (0.1-0.2 s).
-    std::fflush(nullptr);
-    std::_Exit(0);
+    leave(0);
   } catch (const geoattn::Error& e) {
     std::fprintf(stderr, "geoattn: error: %s\n", e.what());
   } catch (const c10::Error& e) {
@@ -68,5 +70,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "geoattn: error: %s\n", e.what());
   }
-  return 1;
+  leave(1);
 }

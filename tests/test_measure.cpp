@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/state_file.h"
 #include "test_util.h"
 
 using geoattn::testing::read_file;
@@ -120,6 +121,36 @@ TEST(Measure, MetricsOfACaptureEqualMeasure) {
   EXPECT_EQ(m["n_grid"], x["n_grid"]);
   EXPECT_EQ(m["global"], x["global"]);
   EXPECT_EQ(m["heads"], x["heads"]);
+}
+
+// The state sidecar is written from the state as it is once the windows are in, while the
+// bootstrap and the fits run: its timing stops before them (the JSON's does not), a measure
+// sidecar is marked complete, and the sidecar alone merges back into the run's numbers.
+TEST(Measure, SidecarIsTheStateOnceTheWindowsAreIn) {
+  TempDir tmp;
+  const std::string data = " --data " + jsonl(tmp, "docs.jsonl", 0, 3) + " --ctx 64";
+  std::string err;
+  ASSERT_EQ(run("measure --quiet" + kModel + data + " --out " + (tmp / "m.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("capture --quiet" + kModel + data + " --out " + (tmp / "c.safetensors"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("metrics --capture " + (tmp / "c.safetensors") + " --out " + (tmp / "x.json"), tmp, &err), 0) << err;
+  auto stage = [](const geoattn::metrics::Timing& t, const std::string& name) {
+    for (const auto& [n, s] : t.stages)
+      if (n == name) return s;
+    return -1.0;
+  };
+  for (const std::string name : {"m", "x"}) {
+    SCOPED_TRACE(name);
+    const auto state = geoattn::report::load_run_state(tmp / (name + ".state.safetensors"));
+    EXPECT_EQ(state.run_info.data.complete.value_or(true), true);
+    EXPECT_EQ(stage(state.run_info.timing, "bootstrap"), 0.0);
+    EXPECT_EQ(stage(state.run_info.timing, "fits"), 0.0);
+    EXPECT_GT(stage(state.run_info.timing, "gram"), 0.0);
+    const json result = load(tmp / (name + ".json"));
+    EXPECT_GT(result["timing"]["stages"]["bootstrap"].get<double>(), 0.0);
+    EXPECT_GE(result["timing"]["seconds_total"].get<double>(), state.run_info.timing.seconds_total.value_or(0));
+    ASSERT_EQ(run("merge " + (tmp / (name + ".json")) + " --out " + (tmp / (name + "-again.json")), tmp, &err), 0) << err;
+    EXPECT_EQ(numbers(load(tmp / (name + "-again.json"))).dump(), numbers(result).dump());
+  }
 }
 
 // Two shards merged give the numbers of one run over both, to the last bit.

@@ -88,17 +88,24 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
 
   StageTimes stages = run.times();
   stages.load = m.load_s, stages.forward = times.forward_s;
-  const Finalized finalized = finalize(pool, state, &stages);
-  const double total_s = m.load_s + seconds_since(start);
   run_info.data.windows_done.reset();
   run_info.data.complete = true;
-  auto& timing = run_info.timing = forward_timing(m, times, total_s, W - done, T);
-  timing.resumed_after_windows = done;
-  timing.seconds_metrics = times.visit_s;
-  timing.seconds_window_loop = times.wall_s;
-  timing.share_outside_forward = std::max(0.0, times.wall_s - times.forward_s) / std::max(1e-9, times.wall_s);
-  timing.stages = stages.seconds();
-  write_results(out, state, finalized, &stages);
+  // The run's timing so far: once for the state sidecar (the windows), once for the JSON (all).
+  double total_s = 0;
+  auto note_timing = [&] {
+    total_s = m.load_s + seconds_since(start);
+    auto& timing = run_info.timing = forward_timing(m, times, total_s, W - done, T);
+    timing.resumed_after_windows = done;
+    timing.seconds_metrics = times.visit_s;
+    timing.seconds_window_loop = times.wall_s;
+    timing.share_outside_forward = std::max(0.0, times.wall_s - times.forward_s) / std::max(1e-9, times.wall_s);
+    timing.stages = stages.seconds();
+  };
+  note_timing();
+  SidecarWrite sidecar(out, state);  // the state is final: written while the bootstrap and the fits run
+  const Finalized finalized = finalize(pool, state, &stages);
+  note_timing();
+  write_results(out, state, finalized, sidecar, &stages);
   if (!m.quiet)
     fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s)\n", out,
                W, c.n_layers * c.n_heads * static_cast<int64_t>(job.queries.size()), total_s, times.forward_s,
@@ -122,8 +129,8 @@ std::vector<std::string> capture_documents(const model::CaptureFile& capture, co
   return docs;
 }
 
-CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
-                                  const std::string& source, const SpecFor& spec_for) {
+CaptureMetrics capture_windows(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
+                               const std::string& source, const SpecFor& spec_for, double load_s) {
   const auto start = Clock::now();
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
   if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
@@ -133,6 +140,7 @@ CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& ca
   for (int64_t w = 0; w < W; ++w) run.add_window(capture.alpha[w], capture.values[w], keys[w], docs[w]);
   const metrics::MetricSettings settings = run.settings();
   CaptureMetrics out{std::move(run.state()), {}, {}};
+  out.times.load = load_s;
   out.times.gram = run.times().gram, out.times.top = run.times().top, out.times.controls = run.times().controls;
   out.times.aggregate = run.times().aggregate;
 
@@ -141,22 +149,35 @@ CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& ca
   run_info.data = capture_data(source, W, T);
   run_info.command = {T, queries, std::nullopt};
   run_info.method = settings;
-  out.done = finalize(pool, out.state, &out.times);
-  run_info.timing.seconds_total = seconds_since(start);
+  run_info.timing.seconds_total = load_s + seconds_since(start);
   run_info.timing.stages = out.times.seconds();
   return out;
+}
+
+void finalize_capture(WorkerPool& pool, CaptureMetrics& run) {
+  const auto start = Clock::now();
+  run.done = finalize(pool, run.state, &run.times);
+  auto& timing = run.state.run_info.timing;
+  timing.seconds_total = timing.seconds_total.value_or(0) + seconds_since(start);
+  timing.stages = run.times.seconds();
+}
+
+CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
+                                  const std::string& source, const SpecFor& spec_for) {
+  CaptureMetrics run = capture_windows(pool, capture, docs, source, spec_for);
+  finalize_capture(pool, run);
+  return run;
 }
 
 StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
                                 const std::string& out) {
   const auto start = Clock::now();
   const model::CaptureFile capture = model::read_capture_file(capture_path);
-  const double load_s = seconds_since(start);
-  CaptureMetrics run = metrics_of_capture(pool, capture, capture_documents(capture, capture_path), capture_path, spec_for);
-  run.times.load = load_s;
-  run.state.run_info.timing.seconds_total = seconds_since(start);
-  run.state.run_info.timing.stages = run.times.seconds();
-  write_results(out, run.state, run.done, &run.times);
+  CaptureMetrics run = capture_windows(pool, capture, capture_documents(capture, capture_path), capture_path, spec_for,
+                                       seconds_since(start));
+  SidecarWrite sidecar(out, run.state);  // the state is final: written while the bootstrap and the fits run
+  finalize_capture(pool, run);
+  write_results(out, run.state, run.done, sidecar, &run.times);
   return run.times;
 }
 

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <optional>
 
 #include "geoattn/metrics/bootstrap.h"
@@ -40,19 +39,31 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
                               arrays, arrays_file);
 }
 
-void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, StageTimes* times) {
+SidecarWrite::SidecarWrite(const std::string& out, const metrics::RunState& state)
+    : written_(std::async(std::launch::async, [path = state_path(out), &state, info = state.run_info] {
+        report::save_run_state(path, state, info);
+      })) {}
+
+void SidecarWrite::wait() {
+  if (written_.valid()) written_.get();
+}
+
+void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, SidecarWrite& sidecar,
+                   StageTimes* times) {
   const auto t = Clock::now();
   // Three files, each whole or not at all; the JSON, which names the arrays file, comes last.
-  // The state sidecar is written on a thread of its own beside the JSON and the arrays (all
-  // three only read the state).
-  auto sidecar = std::async(std::launch::async, [&] { report::save_run_state(state_path(out), state); });
   report::MeasureArrays arrays;
   const std::string arrays_file = report::arrays_path(out);
   const auto json = results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string());
   report::write_measure_arrays(arrays_file, arrays);
-  sidecar.get();
+  sidecar.wait();
   write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
   if (times) times->write += seconds_since(t);
+}
+
+void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, StageTimes* times) {
+  SidecarWrite sidecar(out, state);
+  write_results(out, state, done, sidecar, times);
 }
 
 void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state) {

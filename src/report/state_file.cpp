@@ -165,12 +165,14 @@ std::vector<io::TensorBlob> tensor_blobs(const std::vector<ArrayView>& arrays) {
   return out;
 }
 
-void save_run_state(const std::string& path, const RunState& state) {
+void save_run_state(const std::string& path, const RunState& state, const MeasureInfo& info) {
   std::vector<ArrayView> views;  // alive until the file is written: derived arrays live in them
   if (!state.assumptions.empty()) views = state.assumptions.arrays();
   if (!state.units.empty()) std::ranges::move(state.units.arrays(), std::back_inserter(views));
-  save_state(path, state.metrics, to_json(state.run_info), tensor_blobs(views));
+  save_state(path, state.metrics, to_json(info), tensor_blobs(views));
 }
+
+void save_run_state(const std::string& path, const RunState& state) { save_run_state(path, state, state.run_info); }
 
 namespace {
 // With per-document sums, the result JSON runs the bootstrap with the run's

@@ -119,7 +119,7 @@ void print_stages(const char* title, const StageTimes& t, double whole, double i
   const std::pair<const char*, double> rows[] = {
       {"load the capture", t.load},        {"Gram matrices", t.gram},         {"top-N ordering, counts", t.top},
       {"control orderings", t.controls},   {"aggregation", t.aggregate},     {"bootstrap", t.bootstrap},
-      {"fits", t.fits},                    {"write JSON + sidecar", t.write}};
+      {"fits", t.fits},                    {"write JSON + arrays", t.write}};
   for (const auto& [name, s] : rows) fmt::print("    {:<26} {:8.3f} s  {:5.1f}%\n", name, s, 100 * s / total);
   fmt::print("    {:<26} {:8.3f} s  (the whole process less its stages), of which\n", "outside the stages",
              whole - total);

@@ -50,6 +50,11 @@ struct CaptureMetrics {
 };
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
                                   const std::string& source, const SpecFor& spec_for);
+// Its two halves: the windows into the run's state and description (`load_s`: the seconds it
+// took to read the capture, counted in), then the bootstrap and the fits of that state.
+CaptureMetrics capture_windows(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
+                               const std::string& source, const SpecFor& spec_for, double load_s = 0);
+void finalize_capture(WorkerPool& pool, CaptureMetrics& run);
 // The windows' documents as geoattn capture records them (__metadata__ doc_ids); a capture
 // without them (another tool's) makes each window its own document.
 std::vector<std::string> capture_documents(const model::CaptureFile& capture, const std::string& path);

@@ -1,6 +1,8 @@
 #pragma once
-// What measure, metrics and merge share once the windows are in: the bootstrap and the fits
-// (finalize), then the result JSON, its arrays file and its state sidecar (write_results).
+// What measure, metrics and merge share once the windows are in: the state sidecar (written
+// meanwhile, SidecarWrite), the bootstrap and the fits (finalize), then the result JSON and its
+// arrays file (write_results).
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,7 +33,23 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
 // there and the JSON names `arrays_file` (what write_results writes); without, all inline.
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done,
                                     report::MeasureArrays* arrays = nullptr, const std::string& arrays_file = "");
-// Writes the result JSON and its state sidecar (each atomically).
+// The state sidecar of result `out`, written (atomically) on a thread of its own from
+// construction on: once the windows are in, the state no longer changes, and the bootstrap, the
+// fits and the JSON only read it, so the 100 MB of a large grid are written while they run. The
+// run's description is copied as it is at construction (its timing covers the windows).
+// wait() rethrows the writer's error; the destructor waits too.
+class SidecarWrite {
+ public:
+  SidecarWrite(const std::string& out, const metrics::RunState& state);
+  void wait();
+
+ private:
+  std::future<void> written_;
+};
+// Writes the result JSON, its arrays file and, unless `sidecar` is already writing it, its state
+// sidecar (each atomically; the JSON, which names the arrays file, last).
+void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, SidecarWrite& sidecar,
+                   StageTimes* times = nullptr);
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
                    StageTimes* times = nullptr);
 void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state);  // finalize + write

@@ -18,7 +18,7 @@ struct StageTimes {
   double aggregate = 0;  // exact streaming sums, per-document sums, assumption statistics
   double bootstrap = 0;  // SPEC §2b intervals
   double fits = 0;       // SPEC §4 fits of every head
-  double write = 0;      // the result JSON and the state sidecar
+  double write = 0;      // the result JSON and its arrays, and the end of the state sidecar (SidecarWrite)
 
   void add(const metrics::CoreStats& core) {
     gram += core.gram_s, top += core.top_s, controls += core.controls_s;

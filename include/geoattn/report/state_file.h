@@ -33,8 +33,10 @@ void save_state(const std::string& path, const metrics::Aggregator& agg, const n
 std::pair<metrics::Aggregator, nlohmann::ordered_json> load_state(const std::string& path);
 
 // The state sidecar of a metric run: the above, with the assumption stats and the per-document
-// sums of the bootstrap beside it, and the typed run_info.
+// sums of the bootstrap beside it, and the typed run_info (`info`: another description of the
+// same run, as a writer on another thread holds it while the state's own is filled in).
 void save_run_state(const std::string& path, const metrics::RunState& state);
+void save_run_state(const std::string& path, const metrics::RunState& state, const metrics::MeasureInfo& info);
 // geoattn::Error naming the file on anything malformed.
 metrics::RunState load_run_state(const std::string& path);
 

@@ -98,37 +98,44 @@ Interval tails(double* xs, int64_t m, double* low, double* high) {
 // never -0, so no term needs skipping.
 constexpr int64_t kRows = 8, kCols = 8;
 
-// One tile: R[r + j ldr] = sum_u W[r + u ldw] X[u + j ldx], r < rows, j < cols (column-major).
+// One tile: R[r + j ldr] = sum_u W[r + u ldw] X[u + j ldx], r < kRows, j < kCols (column-major).
 GEOATTN_SIMD_CLONES void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, int64_t U, double* R,
-                                        int64_t ldr, int64_t rows, int64_t cols) {
-  if (rows == kRows && cols == kCols) {
-    double sums[kCols][kRows] = {};
-    for (int64_t u = 0; u < U; ++u) {
-      const double* w = W + u * ldw;
-      for (int64_t j = 0; j < kCols; ++j) {
-        const double x = X[u + j * ldx];
+                                        int64_t ldr) {
+  double sums[kCols][kRows] = {};
+  for (int64_t u = 0; u < U; ++u) {
+    const double* w = W + u * ldw;
+    for (int64_t j = 0; j < kCols; ++j) {
+      const double x = X[u + j * ldx];
 #pragma omp simd
-        for (int64_t r = 0; r < kRows; ++r) sums[j][r] = std::fma(w[r], x, sums[j][r]);
-      }
+      for (int64_t r = 0; r < kRows; ++r) sums[j][r] = std::fma(w[r], x, sums[j][r]);
     }
-    for (int64_t j = 0; j < kCols; ++j)
-      for (int64_t r = 0; r < kRows; ++r) R[r + j * ldr] = sums[j][r];
-    return;
   }
-  for (int64_t j = 0; j < cols; ++j)  // an edge tile: the same sums, one at a time
-    for (int64_t r = 0; r < rows; ++r) {
-      double sum = 0;
-      for (int64_t u = 0; u < U; ++u) sum = std::fma(W[r + u * ldw], X[u + j * ldx], sum);
-      R[r + j * ldr] = sum;
-    }
+  for (int64_t j = 0; j < kCols; ++j)
+    for (int64_t r = 0; r < kRows; ++r) R[r + j * ldr] = sums[j][r];
 }
 
 Eigen::MatrixXd replicate_sums(const Eigen::MatrixXd& W, const Eigen::MatrixXd& X) {
   const int64_t B = W.rows(), U = W.cols(), C = X.cols();
   Eigen::MatrixXd R(B, C);
-  for (int64_t c0 = 0; c0 < C; c0 += kCols)
-    for (int64_t b0 = 0; b0 < B; b0 += kRows)
-      replicate_tile(&W(b0, 0), B, &X(0, c0), U, U, &R(b0, c0), B, std::min(kRows, B - b0), std::min(kCols, C - c0));
+  // Edge tiles run the same kernel on zero-padded copies (the padding's sums are dropped).
+  Eigen::MatrixXd X_pad = Eigen::MatrixXd::Zero(U, kCols), W_pad = Eigen::MatrixXd::Zero(kRows, U), tile(kRows, kCols);
+  for (int64_t c0 = 0; c0 < C; c0 += kCols) {
+    const int64_t cols = std::min(kCols, C - c0);
+    if (cols < kCols) X_pad.leftCols(cols) = X.middleCols(c0, cols);
+    const double* Xc = cols < kCols ? X_pad.data() : &X(0, c0);
+    for (int64_t b0 = 0; b0 < B; b0 += kRows) {
+      const int64_t rows = std::min(kRows, B - b0);
+      if (rows < kRows) W_pad.topRows(rows) = W.middleRows(b0, rows);
+      const double* Wb = rows < kRows ? W_pad.data() : &W(b0, 0);
+      const int64_t ldw = rows < kRows ? kRows : B;
+      if (rows == kRows && cols == kCols) {
+        replicate_tile(Wb, ldw, Xc, U, U, &R(b0, c0), B);
+      } else {
+        replicate_tile(Wb, ldw, Xc, U, U, tile.data(), kRows);
+        R.block(b0, c0, rows, cols) = tile.topLeftCorner(rows, cols);
+      }
+    }
+  }
   return R;
 }
 

@@ -109,14 +109,24 @@ TEST(Measure, OpenWebTextArchive) {
   EXPECT_EQ(j["global"]["samples"], 4 * 256 * 40);
 }
 
-// The capture file route gives exactly the numbers of the direct route.
-TEST(Measure, MetricsOfACaptureEqualMeasure) {
-  TempDir tmp;
-  const std::string data = " --data " + jsonl(tmp, "docs.jsonl", 0, 4) + " --ctx 96";
+namespace {
+
+// The two routes over `docs` documents of `ctx` tokens: measure -> m.json, and capture ->
+// c.safetensors, then metrics -> x.json.
+void both_routes(const TempDir& tmp, int docs, int ctx) {
+  const std::string data = " --data " + jsonl(tmp, "docs.jsonl", 0, docs) + " --ctx " + std::to_string(ctx);
   std::string err;
   ASSERT_EQ(run("measure --quiet" + kModel + data + " --out " + (tmp / "m.json"), tmp, &err), 0) << err;
   ASSERT_EQ(run("capture --quiet" + kModel + data + " --out " + (tmp / "c.safetensors"), tmp, &err), 0) << err;
   ASSERT_EQ(run("metrics --capture " + (tmp / "c.safetensors") + " --out " + (tmp / "x.json"), tmp, &err), 0) << err;
+}
+
+}  // namespace
+
+// The capture file route gives exactly the numbers of the direct route.
+TEST(Measure, MetricsOfACaptureEqualMeasure) {
+  TempDir tmp;
+  ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 4, 96));
   const json m = load(tmp / "m.json"), x = load(tmp / "x.json");
   EXPECT_EQ(m["n_grid"], x["n_grid"]);
   EXPECT_EQ(m["global"], x["global"]);
@@ -128,11 +138,8 @@ TEST(Measure, MetricsOfACaptureEqualMeasure) {
 // sidecar is marked complete, and the sidecar alone merges back into the run's numbers.
 TEST(Measure, SidecarIsTheStateOnceTheWindowsAreIn) {
   TempDir tmp;
-  const std::string data = " --data " + jsonl(tmp, "docs.jsonl", 0, 3) + " --ctx 64";
+  ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 3, 64));
   std::string err;
-  ASSERT_EQ(run("measure --quiet" + kModel + data + " --out " + (tmp / "m.json"), tmp, &err), 0) << err;
-  ASSERT_EQ(run("capture --quiet" + kModel + data + " --out " + (tmp / "c.safetensors"), tmp, &err), 0) << err;
-  ASSERT_EQ(run("metrics --capture " + (tmp / "c.safetensors") + " --out " + (tmp / "x.json"), tmp, &err), 0) << err;
   auto stage = [](const geoattn::metrics::Timing& t, const std::string& name) {
     for (const auto& [n, s] : t.stages)
       if (n == name) return s;

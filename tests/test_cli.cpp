@@ -74,8 +74,8 @@ TEST(Cli, BenchMetricsRunsOnATinyShape) {
   TempDir tmp;
   auto r = run("geoattn bench metrics --T 64 --d 8 --heads 2 --layers 1 --controls 2 --bootstrap 20 --repeats 1", tmp);
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* line : {"the float32 Gram floor", "the whole process", "an idle process", "control orderings",
-                           "outside the stages"})
+  for (const char* line : {"the float32 Gram floor", "the whole process", "its CPU time", "an idle process",
+                           "control orderings", "outside the stages"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << " not in\n" << r.out;
 }
 

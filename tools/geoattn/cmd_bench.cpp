@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,9 +85,14 @@ double gram_floor(WorkerPool& pool, int64_t B, int64_t T, int64_t d, torch::Dtyp
   });
 }
 
-// This binary (/proc/self/exe) run with `args` as a process of its own: its wall time, start-up
-// and exit included.
-double child_process(const std::vector<std::string>& args) {
+// A child process's wall time (start-up and exit included) and the CPU time its threads spent
+// (user + system, from wait4): CPU / (wall x cores) says how busy it kept the cores.
+struct ProcessTime {
+  double wall = 0, cpu = 0;
+};
+
+// This binary (/proc/self/exe) run with `args` as a process of its own.
+ProcessTime child_process(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -95,13 +101,26 @@ double child_process(const std::vector<std::string>& args) {
   if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
     fail("bench: cannot start /proc/self/exe {}", args.size() > 1 ? args[1] : "");
   int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     fail("bench: geoattn {} failed", args.size() > 1 ? args[1] : "");
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return {std::chrono::duration<double>(Clock::now() - start).count(), seconds(usage.ru_utime) + seconds(usage.ru_stime)};
+}
+
+// The run of least wall time of `repeats` runs of `f` (a child process).
+template <typename F>
+ProcessTime fastest_process(int repeats, F&& f) {
+  ProcessTime best{std::numeric_limits<double>::infinity(), 0};
+  for (int r = 0; r < repeats; ++r) {
+    const ProcessTime t = f();
+    if (t.wall < best.wall) best = t;
+  }
+  return best;
 }
 
 // `geoattn metrics` on the capture with the bench's metric flags, as a process of its own.
-double whole_process(const std::string& capture, const MetricFlags& f, int threads, const std::string& out) {
+ProcessTime whole_process(const std::string& capture, const MetricFlags& f, int threads, const std::string& out) {
   return child_process({"geoattn", "metrics", "--capture", capture, "--n", f.n, "--distance",
                         name_of(metrics::kDistanceNames, f.distance), "--decay-k", std::to_string(f.decay_k),
                         "--controls", std::to_string(f.controls), "--bootstrap", std::to_string(f.bootstrap),
@@ -152,11 +171,14 @@ void run_bench(const BenchOptions& o) {
 
   // The command itself as a process: start-up, load, stages, write, exit.
   const std::string out = (dir / "process.json").string();
-  const double whole = best_of(o.repeats, [&] { whole_process(capture, o.metric, pool.size(), out); });
-  const double idle = best_of(o.repeats, [&] { child_process({"geoattn", "--version"}); });
+  const ProcessTime process = fastest_process(o.repeats, [&] { return whole_process(capture, o.metric, pool.size(), out); });
+  const double whole = process.wall;
+  const double idle = fastest_process(o.repeats, [&] { return child_process({"geoattn", "--version"}); }).wall;
   fmt::print("  the whole process, geoattn metrics --capture {} --n {} (best of {}): {:.3f} s = {:.2f}x the float32 "
              "Gram floor\n",
              capture, o.metric.n, o.repeats, whole, whole / floor);
+  fmt::print("    its CPU time (user + system, all threads): {:.3f} s = the {} cores {:.0f}% busy over its wall time\n",
+             process.cpu, pool.size(), 100 * process.cpu / (whole * pool.size()));
   fmt::print("  an idle process, geoattn --version (best of {}): {:.3f} s = {:.2f}x the floor; the whole process less "
              "it: {:.2f}x\n",
              o.repeats, idle, idle / floor, (whole - idle) / floor);

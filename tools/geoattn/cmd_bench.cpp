@@ -96,14 +96,15 @@ ProcessTime child_process(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  const std::string command = args.size() > 1 ? args[1] : "";  // the subcommand or flag, for errors
   const auto start = Clock::now();
   pid_t pid = 0;
   if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
-    fail("bench: cannot start /proc/self/exe {}", args.size() > 1 ? args[1] : "");
+    fail("bench: cannot start /proc/self/exe {}", command);
   int status = 0;
   rusage usage{};
   if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    fail("bench: geoattn {} failed", args.size() > 1 ? args[1] : "");
+    fail("bench: geoattn {} failed", command);
   auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
   return {std::chrono::duration<double>(Clock::now() - start).count(), seconds(usage.ru_utime) + seconds(usage.ru_stime)};
 }

@@ -5,15 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <numeric>
 
+#include "bootstrap_definition.h"
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/window_metrics.h"
 #include "geoattn/util/error.h"
-#include "geoattn/util/random.h"
 
 using namespace geoattn::metrics;
 using geoattn::WorkerPool;
@@ -118,64 +116,26 @@ TEST_F(Controls, UninformativeAlphaCoversZero) {
   EXPECT_GE(covering, 6);
 }
 
-// The bootstrap's intervals from their definition (SPEC §2b), one replicate at a time: the
-// documents in the order of their ids, each replicate drawing as many as there are with
-// replacement (the same portable generator), a group's statistic summed over its heads and then
-// over the draws term by term (each term fused, in the documents' order), divided by the samples
-// drawn, and the 2.5% and 97.5% percentiles of the finite means linear between order statistics
-// of a full sort (numpy's default). Equal to the last bit. (123 replicates and this grid's
-// statistics fill no whole 8 x 8 tile at the edges: the padded tiles are checked too.)
+// The bootstrap's intervals equal their definition (bootstrap_definition.h) to the last bit.
+// (123 replicates and this grid's statistics fill no whole 8 x 8 tile at the edges: the padded
+// tiles are checked too.)
 TEST_F(Controls, IntervalsEqualTheirDefinition) {
   RunState state = run(pool, true, 0, 7);
-  const int64_t B = 123, U = state.units.units(), G = state.units.grid_size(), S = state.units.stats_per_group();
+  const int64_t B = 123, G = state.units.grid_size();
   const uint64_t seed = 11;
   const auto boot = bootstrap(pool, state.units, B, seed);
-  std::vector<int64_t> order(static_cast<size_t>(U));
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return state.units.unit_ids()[a] < state.units.unit_ids()[b]; });
-  std::vector<std::vector<double>> draws(static_cast<size_t>(B), std::vector<double>(static_cast<size_t>(U), 0.0));
-  for (int64_t b = 0; b < B; ++b) {
-    uint64_t s = seed ^ 0xBB67AE8584CAA73BULL;
-    s = geoattn::splitmix64_next(s) ^ static_cast<uint64_t>(b);
-    for (int64_t i = 0; i < U; ++i) draws[b][geoattn::uniform_below(s, static_cast<uint64_t>(U))] += 1;
-  }
-  auto percentiles = [](std::vector<double> xs) -> Interval {
-    std::erase_if(xs, [](double x) { return !std::isfinite(x); });
-    std::sort(xs.begin(), xs.end());
-    auto at = [&](double q) {
-      const double h = q * static_cast<double>(xs.size() - 1);
-      const auto k = static_cast<size_t>(std::floor(h));
-      const double hi = k + 1 < xs.size() ? xs[k + 1] : xs[k];
-      return xs[k] + (h - static_cast<double>(k)) * (hi - xs[k]);
-    };
-    return xs.front() == xs.back() ? Interval{xs.front(), xs.front()} : Interval{at(0.025), at(0.975)};
-  };
-  // The interval of statistic `stat` over the heads `members`, per sample at grid index g.
-  auto interval = [&](const std::vector<int64_t>& members, int64_t stat, int64_t g) {
-    std::vector<double> means;
-    for (int64_t b = 0; b < B; ++b) {
-      double sum = 0, samples = 0;
-      for (int64_t i = 0; i < U; ++i) {
-        double x = 0;
-        for (int64_t grp : members) x += state.units.unit_sums(order[i])[grp * S + stat];
-        sum = std::fma(draws[b][i], x, sum);
-        samples += draws[b][i] * static_cast<double>(state.units.unit_count(order[i], g) * std::ssize(members));
-      }
-      means.push_back(sum / samples);
-    }
-    return percentiles(means);
-  };
+  const geoattn::testing::BootstrapDefinition definition(state.units, B, seed);
   const std::vector<std::pair<std::vector<int64_t>, const GroupIntervals*>> groups = {
       {{0, 1}, &boot.global}, {{0}, &boot.heads[0]}, {{1}, &boot.heads[1]}};
   for (const auto& [members, got] : groups) {
     for (int m : {kP_rmax, kR_rmin, kP_rmax_random})
       for (int64_t g = 0; g < G; ++g) {
-        const Interval want = interval(members, state.units.curve_index(m, g), g);
+        const Interval want = definition.interval(members, state.units.curve_index(m, g), g);
         EXPECT_EQ(std::memcmp(&got->curve[m][g], &want, sizeof(Interval)), 0)
             << "metric " << m << " g " << g << ": " << got->curve[m][g][0] << " " << want[0];
       }
     for (int k : {kRho0, kC_sink, kC_last, kC_rest}) {
-      const Interval want = interval(members, state.units.scalar_index(k), 0);
+      const Interval want = definition.interval(members, state.units.scalar_index(k), 0);
       EXPECT_EQ(std::memcmp(&got->scalar[k], &want, sizeof(Interval)), 0) << "scalar " << k;
     }
   }

@@ -10,10 +10,14 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
+#include "bootstrap_definition.h"
+#include "geoattn/metrics/bootstrap.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/state_file.h"
 #include "test_util.h"
@@ -157,6 +161,39 @@ TEST(Measure, SidecarIsTheStateOnceTheWindowsAreIn) {
     EXPECT_GE(result["timing"]["seconds_total"].get<double>(), state.run_info.timing.seconds_total.value_or(0));
     ASSERT_EQ(run("merge " + (tmp / (name + ".json")) + " --out " + (tmp / (name + "-again.json")), tmp, &err), 0) << err;
     EXPECT_EQ(numbers(load(tmp / (name + "-again.json"))).dump(), numbers(result).dump());
+  }
+}
+
+// On a real capture (stories260K's per-document sums, from the state sidecar), the bootstrap's
+// intervals equal their definition (bootstrap_definition.h) to the last bit: the whole model,
+// a layer and a head, every curve at every N, and the scalars.
+TEST(Measure, BootstrapOfARealCaptureEqualsItsDefinition) {
+  TempDir tmp;
+  ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 4, 64));
+  const auto state = geoattn::report::load_run_state(tmp / "x.state.safetensors");
+  const auto& units = state.units;
+  ASSERT_EQ(units.level(), geoattn::metrics::BootLevel::Head);
+  ASSERT_EQ(units.units(), 4);
+  const int64_t B = 203, H = units.heads(), G = units.grid_size();
+  const uint64_t seed = 5;
+  geoattn::WorkerPool pool(2);
+  const auto boot = geoattn::metrics::bootstrap(pool, units, B, seed);
+  const geoattn::testing::BootstrapDefinition definition(units, B, seed);
+  std::vector<int64_t> all(static_cast<size_t>(units.groups())), layer1(static_cast<size_t>(H));
+  std::iota(all.begin(), all.end(), 0);
+  std::iota(layer1.begin(), layer1.end(), H);
+  const std::vector<std::pair<std::vector<int64_t>, const geoattn::metrics::GroupIntervals*>> groups = {
+      {all, &boot.global}, {layer1, &boot.layers[1]}, {{H + 3}, &boot.heads[H + 3]}};
+  for (const auto& [members, got] : groups) {
+    for (int m = 0; m < geoattn::metrics::kCurveMetrics; ++m)
+      for (int64_t g = 0; g < G; ++g) {
+        const auto want = definition.interval(members, units.curve_index(m, g), g);
+        EXPECT_EQ(std::memcmp(&got->curve[m][g], &want, sizeof(want)), 0) << "metric " << m << " g " << g;
+      }
+    for (int k = 0; k < geoattn::metrics::kScalarMetrics; ++k) {
+      const auto want = definition.interval(members, units.scalar_index(k), 0);
+      EXPECT_EQ(std::memcmp(&got->scalar[k], &want, sizeof(want)), 0) << "scalar " << k;
+    }
   }
 }
 

@@ -1,0 +1,71 @@
+#pragma once
+// The bootstrap's intervals from their definition (SPEC §2b), one replicate at a time, for tests
+// that compare metrics::bootstrap with it to the last bit: the documents in the order of their
+// ids, each replicate drawing as many as there are with replacement (the same portable
+// generator), a group's statistic summed over its heads and then over the draws term by term
+// (each term fused, in the documents' order), divided by the samples drawn, and the 2.5% and
+// 97.5% percentiles of the finite means linear between order statistics of a full sort (numpy's
+// default).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/unit_stats.h"
+#include "geoattn/util/random.h"
+
+namespace geoattn::testing {
+
+class BootstrapDefinition {
+ public:
+  BootstrapDefinition(const metrics::UnitStats& units, int64_t replicates, uint64_t seed)
+      : units_(units), order_(static_cast<size_t>(units.units())) {
+    const int64_t U = units.units();
+    std::iota(order_.begin(), order_.end(), 0);
+    std::sort(order_.begin(), order_.end(), [&](int64_t a, int64_t b) { return units.unit_ids()[a] < units.unit_ids()[b]; });
+    draws_.assign(static_cast<size_t>(replicates), std::vector<double>(static_cast<size_t>(U), 0.0));
+    for (int64_t b = 0; b < replicates; ++b) {
+      uint64_t s = seed ^ 0xBB67AE8584CAA73BULL;
+      s = splitmix64_next(s) ^ static_cast<uint64_t>(b);
+      for (int64_t i = 0; i < U; ++i) draws_[b][uniform_below(s, static_cast<uint64_t>(U))] += 1;
+    }
+  }
+
+  // The interval of statistic `stat` (UnitStats' layout) over the groups `members`, per sample
+  // at grid index g.
+  metrics::Interval interval(const std::vector<int64_t>& members, int64_t stat, int64_t g) const {
+    const int64_t S = units_.stats_per_group();
+    std::vector<double> means;
+    for (const auto& draw : draws_) {
+      double sum = 0, samples = 0;
+      for (size_t i = 0; i < order_.size(); ++i) {
+        double x = 0;
+        for (int64_t grp : members) x += units_.unit_sums(order_[i])[grp * S + stat];
+        sum = std::fma(draw[i], x, sum);
+        samples += draw[i] * static_cast<double>(units_.unit_count(order_[i], g) * std::ssize(members));
+      }
+      means.push_back(sum / samples);
+    }
+    return percentiles(std::move(means));
+  }
+
+ private:
+  static metrics::Interval percentiles(std::vector<double> xs) {
+    std::erase_if(xs, [](double x) { return !std::isfinite(x); });
+    std::sort(xs.begin(), xs.end());
+    auto at = [&](double q) {
+      const double h = q * static_cast<double>(xs.size() - 1);
+      const auto k = static_cast<size_t>(std::floor(h));
+      const double hi = k + 1 < xs.size() ? xs[k + 1] : xs[k];
+      return xs[k] + (h - static_cast<double>(k)) * (hi - xs[k]);
+    };
+    return xs.front() == xs.back() ? metrics::Interval{xs.front(), xs.front()} : metrics::Interval{at(0.025), at(0.975)};
+  }
+
+  const metrics::UnitStats& units_;
+  std::vector<int64_t> order_;              // the units in the order of their ids
+  std::vector<std::vector<double>> draws_;  // [replicate][unit in that order]: times drawn
+};
+
+}  // namespace geoattn::testing

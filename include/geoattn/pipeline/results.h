@@ -36,7 +36,8 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
 // The state sidecar of result `out`, written (atomically) on a thread of its own from
 // construction on: once the windows are in, the state no longer changes, and the bootstrap, the
 // fits and the JSON only read it, so the 100 MB of a large grid are written while they run. The
-// run's description is copied as it is at construction (its timing covers the windows).
+// run's description is copied as it is at construction (its timing covers the windows); the
+// rest is read in place, so `state` must neither change nor move until the write is done.
 // wait() rethrows the writer's error; the destructor waits too.
 class SidecarWrite {
  public:

@@ -1,5 +1,10 @@
 // The metric core's fused loops (core_kernels.h). Each kernel is one pass over the tokens with
 // `omp simd` reductions (vectorisation only: no OpenMP runtime).
+//
+// The same bits from every clone (AVX-512, AVX2, baseline; util/simd.h): every product added to
+// a sum is fused into it with std::fma (one rounding), and every sum of products takes the order
+// lane_sum writes down, not the one the vector width would pick. The max, min and count
+// reductions are exact in any order.
 #include "core_kernels.h"
 
 #include <algorithm>
@@ -20,6 +25,26 @@ constexpr int64_t kPrefetchBlock = 256;
 }
 
 int64_t size_of(std::span<const double> x) { return static_cast<int64_t>(x.size()); }
+
+// The order of a sum of n terms, the same on every CPU: lane j of kLanes takes the terms
+// k = j (mod kLanes) in turn, each fused into it by `term(k, lane)`; the terms after the last
+// whole kLanes go to lane 0; then the lanes are added in order to 0. (The order GCC's AVX-512
+// clone of an `omp simd reduction(+)` loop took, written down: its AVX2 clone took 4 lanes and
+// the baseline 2, and the last bits of each s(N) diagnostic and value norm moved with them.)
+constexpr int64_t kLanes = 8;
+
+template <class Term>
+[[gnu::always_inline]] inline double lane_sum(int64_t n, Term term) {
+  double lane[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+#pragma omp simd
+    for (int64_t j = 0; j < kLanes; ++j) lane[j] = term(k + j, lane[j]);
+  for (; k < n; ++k) lane[0] = term(k, lane[0]);
+  double acc = 0;
+  for (int64_t j = 0; j < kLanes; ++j) acc += lane[j];
+  return acc;
+}
 
 // SPEC §2 "Exact": E_k = ||y_k||^2 - 2 <s(N), y_k> = g_k - 2 alpha_k c_k, the same rounding in
 // every pass (2 alpha c is exact, so a fused multiply-subtract rounds as the two operations do).
@@ -55,7 +80,7 @@ template <bool kCount>
         ic += sel_prev > lo_in;
         ip += sel_prev > hi_in;
       }
-      const double ck = ck_old + a * x[k];
+      const double ck = std::fma(a, x[k], ck_old);
       c_new[k] = ck;
       const double e = energy(g[k], alpha[k], ck);
       if constexpr (!kCount) E[k] = e;
@@ -75,7 +100,7 @@ GEOATTN_SIMD_CLONES void add_row(double a, std::span<const double> x_, std::span
   double* c = c_.data();
   const int64_t n = static_cast<int64_t>(c_.size());
 #pragma omp simd
-  for (int64_t k = 0; k < n; ++k) c[k] += a * x[k];
+  for (int64_t k = 0; k < n; ++k) c[k] = std::fma(a, x[k], c[k]);
 }
 
 GEOATTN_SIMD_CLONES void add_row_prefetching(const StepRow& row, std::span<double> c_) {
@@ -87,7 +112,7 @@ GEOATTN_SIMD_CLONES void add_row_prefetching(const StepRow& row, std::span<doubl
     const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
     prefetch_block(next, k0, k1);
 #pragma omp simd
-    for (int64_t k = k0; k < k1; ++k) c[k] += a * x[k];
+    for (int64_t k = k0; k < k1; ++k) c[k] = std::fma(a, x[k], c[k]);
   }
 }
 
@@ -168,23 +193,15 @@ GEOATTN_SIMD_CLONES BandCounts token_band_counts(std::span<const double> E_, std
 
 GEOATTN_SIMD_CLONES double dot(std::span<const double> x_, std::span<const double> y_) {
   const double *x = x_.data(), *y = y_.data();
-  const int64_t d = size_of(x_);
-  double acc = 0;
-#pragma omp simd reduction(+ : acc)
-  for (int64_t m = 0; m < d; ++m) acc += x[m] * y[m];
-  return acc;
+  return lane_sum(size_of(x_), [&](int64_t m, double acc) { return std::fma(x[m], y[m], acc); });
 }
 
 GEOATTN_SIMD_CLONES double distance_to_scaled(std::span<const double> x_, double a, std::span<const double> y_) {
   const double *x = x_.data(), *y = y_.data();
-  const int64_t d = size_of(x_);
-  double acc = 0;
-#pragma omp simd reduction(+ : acc)
-  for (int64_t m = 0; m < d; ++m) {
-    const double r = x[m] - a * y[m];
-    acc += r * r;
-  }
-  return std::sqrt(acc);
+  return std::sqrt(lane_sum(size_of(x_), [&](int64_t m, double acc) {
+    const double r = std::fma(-a, y[m], x[m]);  // x - a y, one rounding
+    return std::fma(r, r, acc);
+  }));
 }
 
 }  // namespace geoattn::metrics::detail

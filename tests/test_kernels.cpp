@@ -1,0 +1,119 @@
+// The metric core's fused loops (src/metrics/core_kernels.h) give the same bits on every CPU:
+// the clone the loader picks here (AVX-512, AVX2 or the x86-64 baseline; util/simd.h) equals a
+// definition written out one term at a time, with std::fma for every product added to a sum and
+// the one order of core_kernels.cpp's lane_sum. Before, the AVX2 clone summed in 4 lanes where
+// the AVX-512 clone summed in 8, and the baseline rounded each product apart: the s(N)
+// diagnostics, the value norms and the state sidecars of 16 of the 19 result files of the demo,
+// stories15M and the 128-head bench moved in their last bits from one CPU to another.
+// (The build that runs this test checks its own CPU's clone; the others were checked by building
+// with one clone only, README "Same bits on every CPU".)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core_kernels.h"
+
+using namespace geoattn::metrics::detail;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+namespace {
+
+// Doubles of mixed signs over 2^-20 .. 2^20, so that the order of a sum shows in its last bits.
+std::vector<double> wide(std::mt19937_64& rng, int64_t n) {
+  std::uniform_real_distribution<double> mantissa(-1, 1);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  std::vector<double> x(static_cast<size_t>(n));
+  for (auto& v : x) v = std::ldexp(mantissa(rng), exponent(rng));
+  return x;
+}
+
+// The definition: lane j of 8 takes the terms k = j (mod 8) in turn, fused; the terms after the
+// last whole 8 go to lane 0; the lanes add up in order, from 0.
+template <class Term>
+double lane_sum_definition(int64_t n, Term term) {
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const int64_t whole = n / 8 * 8;
+  for (int64_t k = 0; k < whole; ++k) lane[k % 8] = term(k, lane[k % 8]);
+  for (int64_t k = whole; k < n; ++k) lane[0] = term(k, lane[0]);
+  double acc = 0;
+  for (double v : lane) acc += v;
+  return acc;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+const std::vector<int64_t> kLengths = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 47, 48, 64, 80, 96, 127, 128, 129, 256, 1000};
+
+}  // namespace
+
+TEST(Kernels, SumsOfProductsTakeOneOrderOnEveryCpu) {
+  std::mt19937_64 rng(25);
+  int order_shows = 0;  // lengths where one sequential sum would have given other bits
+  for (int64_t n : kLengths) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const auto x = wide(rng, n), y = wide(rng, n);
+      const double a = std::ldexp(0.7853981633974483, static_cast<int>(trial) - 10);
+      const double want_dot = lane_sum_definition(n, [&](int64_t k, double acc) { return std::fma(x[k], y[k], acc); });
+      const double got_dot = dot(x, y);
+      ASSERT_TRUE(same_bits(got_dot, want_dot)) << "dot, n = " << n << ": " << got_dot << " against " << want_dot;
+      const double want_dist = std::sqrt(lane_sum_definition(n, [&](int64_t k, double acc) {
+        const double r = std::fma(-a, y[k], x[k]);
+        return std::fma(r, r, acc);
+      }));
+      const double got_dist = distance_to_scaled(x, a, y);
+      ASSERT_TRUE(same_bits(got_dist, want_dist)) << "distance, n = " << n << ": " << got_dist << " against " << want_dist;
+      double sequential = 0;
+      for (int64_t k = 0; k < n; ++k) sequential += x[k] * y[k];
+      order_shows += !same_bits(sequential, want_dot);
+    }
+  }
+  EXPECT_GT(order_shows, 100) << "the data must be such that the order of the sum shows";
+}
+
+TEST(Kernels, RowUpdatesAreFusedOnEveryCpu) {
+  std::mt19937_64 rng(26);
+  for (int64_t n : kLengths) {
+    const auto x = wide(rng, n), c0 = wide(rng, n), next = wide(rng, n);
+    const double a = 0.1234567890123;
+    std::vector<double> want(c0.size());
+    int fused_shows = 0;
+    for (size_t k = 0; k < c0.size(); ++k) {
+      want[k] = std::fma(a, x[k], c0[k]);
+      fused_shows += !same_bits(want[k], c0[k] + a * x[k]);
+    }
+    if (n >= 64) EXPECT_GT(fused_shows, 0) << "n = " << n << ": fused and unfused must differ somewhere";
+
+    auto c = c0;
+    add_row(a, x, c);
+    for (size_t k = 0; k < c.size(); ++k) ASSERT_TRUE(same_bits(c[k], want[k])) << "add_row, n = " << n << ", k = " << k;
+
+    c = c0;
+    add_row_prefetching({a, x, next}, c);
+    for (size_t k = 0; k < c.size(); ++k) ASSERT_TRUE(same_bits(c[k], want[k])) << "add_row_prefetching, n = " << n;
+
+    // The evaluating pass: c fused the same way, E_k = g_k - 2 alpha_k c_k from it, and the
+    // extremes over the selected (m = +inf) and the rest (m = -inf).
+    const auto g = wide(rng, n), alpha = wide(rng, n);
+    std::vector<double> m(c0.size());
+    for (size_t k = 0; k < m.size(); ++k) m[k] = k % 3 == 0 ? kInf : -kInf;
+    std::vector<double> E(c0.size());
+    c = c0;
+    const Extremes got = add_row_and_evaluate({a, x, next}, {g, alpha, m}, c, E);
+    double r_max = -kInf, r_min = kInf;
+    for (size_t k = 0; k < c.size(); ++k) {
+      ASSERT_TRUE(same_bits(c[k], want[k])) << "add_row_and_evaluate, n = " << n;
+      const double e = g[k] - 2 * (alpha[k] * want[k]);
+      ASSERT_TRUE(same_bits(E[k], e)) << "E, n = " << n << ", k = " << k;
+      if (k % 3 == 0) r_max = std::max(r_max, e);
+      else r_min = std::min(r_min, e);
+    }
+    EXPECT_TRUE(same_bits(got.r_max, r_max) && same_bits(got.r_min, r_min)) << "extremes, n = " << n;
+  }
+}

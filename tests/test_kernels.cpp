@@ -6,7 +6,7 @@
 // diagnostics, the value norms and the state sidecars of 16 of the 19 result files of the demo,
 // stories15M and the 128-head bench moved in their last bits from one CPU to another.
 // (The build that runs this test checks its own CPU's clone; the others were checked by building
-// with one clone only, README "Same bits on every CPU".)
+// with one clone only: README "Bad input, determinism, memory".)
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -115,5 +115,14 @@ TEST(Kernels, RowUpdatesAreFusedOnEveryCpu) {
       else r_min = std::min(r_min, e);
     }
     EXPECT_TRUE(same_bits(got.r_max, r_max) && same_bits(got.r_min, r_min)) << "extremes, n = " << n;
+
+    // The counting pass (the control's, at every N): c_new fused the same way from c_old, the
+    // same extremes; token 0 is the one step N selects (its mask already set).
+    std::vector<double> c_new(c0.size());
+    const auto counted = add_row_evaluate_and_count({a, x, next}, {g, alpha, m}, c0, c_new, {0, 0, 0, 0}, 0, 0);
+    for (size_t k = 0; k < c_new.size(); ++k)
+      ASSERT_TRUE(same_bits(c_new[k], want[k])) << "add_row_evaluate_and_count, n = " << n << ", k = " << k;
+    EXPECT_TRUE(same_bits(counted.extremes.r_max, r_max) && same_bits(counted.extremes.r_min, r_min))
+        << "counting pass's extremes, n = " << n;
   }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages geoattn needs, only those missing. Sourced by test.sh and demo.sh.
-# Everything comes from Debian 12: no vendored code. (The real model of the tests comes from
-# PyPI: geoattn_fetch_real_model.)
+# Installs the Debian packages of the Debian route, only those missing. Sourced by test.sh and
+# demo.sh. The libraries are then the system's; a build without them takes vendor/'s copies
+# (cmake/dependencies.cmake), and one without root takes a pip torch (pip install ./python).
+# (The real models of the tests come from PyPI: geoattn_fetch_real_model.)
 GEOATTN_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libtorch-dev            # LibTorch 1.13 (CPU)

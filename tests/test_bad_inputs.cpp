@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/io/features.h"
 #include "geoattn/report/measure_json.h"
 #include "test_util.h"
 
@@ -105,6 +106,7 @@ TEST(BadInputs, EveryCommand) {
 // Determinism: the same arguments give byte-identical JSON apart from timing; the seed changes
 // the hashed window offsets, the controls and the bootstrap, and is recorded.
 TEST(Determinism, SeedIsRecordedAndMatters) {
+  if (!geoattn::io::kHaveLibarchive) GTEST_SKIP() << "built without libarchive (its shard is OpenWebText's tar)";
   TempDir tmp;
   const std::string args = "geoattn measure --quiet --model " + source("models/stories260K") + " --data " +
                            source("data/openwebtext/urlsf_subset00.tar") + " --ctx 64 --offset hashed --bootstrap 200";

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/io/features.h"
 #include "geoattn/io/safetensors.h"
 #include "test_util.h"
 
@@ -65,7 +66,12 @@ TEST(Cli, VersionExitsCleanly) {
   TempDir tmp;
   auto r = run("geoattn --version", tmp);
   EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, "geoattn 0.1.0\n");
+  // The build in one line: its LibTorch and its optional parts (io/features.h).
+  EXPECT_EQ(r.out.rfind("geoattn 0.1.0 (LibTorch ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(geoattn::io::kHaveSentencepiece ? "; sentencepiece yes;" : "; sentencepiece no: text comes tokenised;"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(geoattn::io::kHaveLibarchive ? "; libarchive yes)\n" : "; libarchive no: tar shards are refused)\n"),
+            std::string::npos) << r.out;
 }
 
 // The bench's figures go to the README, not into tests; this runs it on a tiny shape so that the
@@ -145,6 +151,7 @@ TEST(Cli, CaptureStories260KFromTextAndFromData) {
   EXPECT_EQ(shape_of(tmp / "d.safetensors", "values"), (std::vector<int64_t>{3, 5, 4, 64, 8}));
   EXPECT_EQ(shape_of(tmp / "d.safetensors", "queries"), (std::vector<int64_t>{2}));
 
+  if (!geoattn::io::kHaveLibarchive) return;  // OpenWebText's tar needs libarchive (Shards.*)
   r = run("geoattn capture --quiet --model " + model + " --data " + source("data/openwebtext/urlsf_subset00.tar") +
               " --ctx 256 --max-windows 2 --out " + (tmp / "owt.safetensors"), tmp);
   ASSERT_EQ(r.code, 0) << r.err;

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bootstrap_definition.h"
+#include "geoattn/io/features.h"
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/state_file.h"
@@ -102,6 +103,7 @@ TEST(Measure, SchemaOnTinyStories) {
 }
 
 TEST(Measure, OpenWebTextArchive) {
+  if (!geoattn::io::kHaveLibarchive) GTEST_SKIP() << "built without libarchive";
   TempDir tmp;
   std::string err;
   ASSERT_EQ(run("measure --quiet" + kModel + " --data " + source("data/openwebtext/urlsf_subset00.tar") +

@@ -1,9 +1,11 @@
 // Shard readers and normalisation (SPEC §7).
 #include "geoattn/io/shards.h"
 
+#include <gtest/gtest.h>
+#if GEOATTN_HAVE_LIBARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
-#include <gtest/gtest.h>
+#endif
 
 #include "test_util.h"
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <fstream>
 #include <utility>
 
+#include "geoattn/io/features.h"
 #include "geoattn/util/error.h"
 
 namespace fs = std::filesystem;
@@ -70,6 +73,11 @@ void expect_error(const std::string& path, const std::string& what, TokenWidth w
   }
 }
 
+// The tests of tar shards run where this build reads them (io/features.h).
+#define REQUIRE_LIBARCHIVE() \
+  if (!geoattn::io::kHaveLibarchive) GTEST_SKIP() << "built without libarchive"
+
+#if GEOATTN_HAVE_LIBARCHIVE
 // A tar (xz-compressed when `xz`) of the given (name, bytes) members, written with libarchive.
 std::string tar_bytes(const std::vector<std::pair<std::string, std::string>>& members, bool xz) {
   std::string out(1 << 20, '\0');
@@ -93,6 +101,9 @@ std::string tar_bytes(const std::vector<std::pair<std::string, std::string>>& me
   out.resize(used);
   return out;
 }
+#else
+std::string tar_bytes(const std::vector<std::pair<std::string, std::string>>&, bool) { return {}; }
+#endif
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -158,6 +169,7 @@ TEST_F(Shards, DirectoryReadsEveryTxtRecursivelySortedByPath) {
 }
 
 TEST_F(Shards, OpenWebTextReleaseTar) {
+  REQUIRE_LIBARCHIVE();
   const auto docs = read_all(kOwtTar);
   EXPECT_EQ(ids_of(docs),
             (std::vector<std::string>{
@@ -181,6 +193,7 @@ TEST_F(Shards, OpenWebTextReleaseTar) {
 }
 
 TEST_F(Shards, VisitorStopsEarly) {
+  REQUIRE_LIBARCHIVE();
   std::vector<std::string> seen;
   for_each_document(kOwtTar, [&](const Document& d) {
     seen.push_back(d.id);
@@ -190,6 +203,7 @@ TEST_F(Shards, VisitorStopsEarly) {
 }
 
 TEST_F(Shards, PlainTarAndTarXzOfTxt) {
+  REQUIRE_LIBARCHIVE();
   const std::vector<std::pair<std::string, std::string>> members = {
       {"docs/one.txt", "one\n\n\n\n"}, {"docs/readme.md", "skipped"}, {"docs/two.txt", "two"}};
   for (const bool xz : {false, true}) {
@@ -203,6 +217,7 @@ TEST_F(Shards, PlainTarAndTarXzOfTxt) {
 }
 
 TEST_F(Shards, NestedDataXzMembersInArchiveOrder) {
+  REQUIRE_LIBARCHIVE();
   const auto inner2 = tar_bytes({{"x-2_data/b.txt", "second member"}}, true);
   const auto inner1 = tar_bytes({{"x-1_data/z.txt", "zed"}, {"x-1_data/a.txt", "ay"}}, true);
   const auto path = write("x.tar", tar_bytes({{"owt/x-2_data.xz", inner2}, {"owt/x-1_data.xz", inner1}}, false));
@@ -270,7 +285,8 @@ TEST_F(Shards, EmptyFiles) {
 TEST_F(Shards, NoNonEmptyDocument) {
   expect_error(write("blank.jsonl", "{\"text\": \"  \"}\n{\"text\": \"\\n\\n\"}\n"), "no non-empty document");
   expect_error(write("blank.txt", " \n\n\n "), "no non-empty document");
-  expect_error(write("none.tar", tar_bytes({{"readme.md", "no .txt here"}}, false)), "no non-empty document");
+  if (geoattn::io::kHaveLibarchive)
+    expect_error(write("none.tar", tar_bytes({{"readme.md", "no .txt here"}}, false)), "no non-empty document");
   fs::create_directories(dir_ / "empty-dir");
   expect_error((dir_ / "empty-dir").string(), "no .txt");
 }
@@ -297,6 +313,7 @@ TEST_F(Shards, BinSizeNotAMultipleOfTheWidth) {
 }
 
 TEST_F(Shards, TruncatedOpenWebTextTar) {
+  REQUIRE_LIBARCHIVE();
   const std::string bytes = file_bytes(kOwtTar);
   ASSERT_EQ(bytes.size(), 20480u);
   // Cut inside the first member's data, then inside the second member's data.
@@ -304,7 +321,14 @@ TEST_F(Shards, TruncatedOpenWebTextTar) {
   expect_error(write("cut2.tar", bytes.substr(0, 8000)), "corrupt archive");
 }
 
+// Built without libarchive: a tar is refused in one line that names it and says what to do.
+TEST_F(Shards, TarWithoutLibarchiveIsRefusedByName) {
+  if (geoattn::io::kHaveLibarchive) GTEST_SKIP() << "built with libarchive";
+  expect_error(kOwtTar, "built without libarchive: extract it first");
+}
+
 TEST_F(Shards, CorruptArchive) {
+  REQUIRE_LIBARCHIVE();
   expect_error(write("junk.tar", std::string(2048, 'x')), "corrupt archive");
   // A damaged nested member: the outer tar is fine, the xz inside is not.
   auto inner = tar_bytes({{"y-1_data/a.txt", std::string(5000, 'a')}}, true);
@@ -317,7 +341,8 @@ TEST_F(Shards, InvalidUtf8NamesTheDocument) {
   expect_error(write("latin1.txt", "caf\xe9 au lait"), "document latin1.txt is not valid UTF-8 (byte 3)");
   expect_error(write("surrogate.txt", "ok \xed\xa0\x80"), "not valid UTF-8 (byte 3)");
   expect_error(write("overlong.txt", "\xc0\xaf"), "not valid UTF-8 (byte 0)");
-  expect_error(write("u.tar", tar_bytes({{"docs/bad.txt", "ab\xff"}}, false)), "document u.tar:docs/bad.txt is not valid UTF-8");
+  if (geoattn::io::kHaveLibarchive)
+    expect_error(write("u.tar", tar_bytes({{"docs/bad.txt", "ab\xff"}}, false)), "document u.tar:docs/bad.txt is not valid UTF-8");
   write("d/ok.txt", "fine");
   write("d/sub/bad.txt", "\x80");
   expect_error((dir_ / "d").string(), "document d:sub/bad.txt is not valid UTF-8");

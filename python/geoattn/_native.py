@@ -25,10 +25,15 @@ def core():
             _core = module
         else:
             try:
-                from . import _core as module
+                from . import _build_info
             except ImportError as e:
                 raise ImportError(
-                    "geoattn's compiled module is not built: pip install --no-build-isolation ./python "
+                    "geoattn's compiled module is not built: pip install ./python "
                     f"(in the environment whose torch it must use), or set GEOATTN_CORE ({e})") from e
+            if _build_info.TORCH_VERSION != torch.__version__:
+                raise ImportError(
+                    f"geoattn was built against torch {_build_info.TORCH_VERSION}, and this environment has torch "
+                    f"{torch.__version__}: reinstall geoattn here (pip install --force-reinstall ./python)")
+            from . import _core as module
             _core = module
     return _core

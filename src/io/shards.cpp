@@ -1,7 +1,11 @@
 #include "geoattn/io/shards.h"
 
+#include "geoattn/io/features.h"
+
+#if GEOATTN_HAVE_LIBARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -38,7 +42,7 @@ bool is_archive_name(std::string_view name) {
 
 // SPEC §7: inside an archive, a .txt member is a document, and an OpenWebText `*_data.xz`
 // member (or any nested tar) is an archive of documents.
-bool is_nested_archive_name(std::string_view name) { return ends_with(name, "_data.xz") || is_archive_name(name); }
+[[maybe_unused]] bool is_nested_archive_name(std::string_view name) { return ends_with(name, "_data.xz") || is_archive_name(name); }
 
 // The shard's own name, the first half of every document id ("dir/" names "dir").
 std::string shard_name(const std::string& path) {
@@ -205,6 +209,8 @@ void read_directory(Emitter& out) {
 
 // ---- archives (libarchive) ------------------------------------------------------------
 
+#if GEOATTN_HAVE_LIBARCHIVE
+
 using Archive = std::unique_ptr<struct archive, int (*)(struct archive*)>;
 
 Archive new_tar_reader() {
@@ -268,6 +274,13 @@ void read_archive(Emitter& out) {
     fail_archive(out.path(), a.get());
   walk_archive(out.path(), a.get(), out);
 }
+#else
+void read_archive(Emitter& out) {
+  fail("{}: a tar archive, and this geoattn was built without libarchive: extract it first (tar -xf, then "
+       "tar -xJf each *_data.xz inside) and pass the folder of .txt files",
+       out.path());
+}
+#endif
 
 // ---- .bin -----------------------------------------------------------------------------
 

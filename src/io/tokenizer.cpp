@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "geoattn/util/error.h"
+#include "geoattn/io/features.h"
 #include "spm_shim/spm_shim.h"
 
 namespace geoattn::io {
@@ -102,9 +103,20 @@ constexpr bool kUnderAddressSanitizer = false;
 constexpr bool kUnderAddressSanitizer = false;
 #endif
 
+// The shim of vendor/sentencepiece holds sentencepiece and its protobuf-lite inside, hidden
+// (src/CMakeLists.txt): nothing of it can meet LibTorch's, and RTLD_DEEPBIND would only harm it.
+// (Deep-bound, it would reach libstdc++'s own std::cerr rather than the executable's copy of it,
+// which is the one initialised, and crash at its first log line.)
+#if GEOATTN_SPM_SELF_CONTAINED
+constexpr bool kShimSelfContained = true;
+#else
+constexpr bool kShimSelfContained = false;
+#endif
+
 // Opens the shim so that its symbols (and sentencepiece's protobuf) never meet LibTorch's.
 void* open_isolated(const fs::path& path) {
   if (kUnderAddressSanitizer) return dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (kShimSelfContained) return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
 }
 
@@ -221,6 +233,11 @@ void check_model_file(const std::string& model_path) {
 
 std::unique_ptr<Tokenizer> Tokenizer::load(const std::string& model_path) {
   check_model_file(model_path);
+  if (!kHaveSentencepiece) {
+    fail("{}: this geoattn was built without sentencepiece (GEOATTN_WITH_SENTENCEPIECE=OFF): tokenise the text first, "
+         "scripts/tokenize_docs.py --tokenizer DIR/tokenizer.json SHARD... --out X.bin, then --data X.bin",
+         model_path);
+  }
   const Shim& opened = shim();
   if (!opened.error.empty()) fail("{}: {}", model_path, opened.error);
   char* error = nullptr;

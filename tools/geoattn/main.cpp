@@ -8,7 +8,11 @@
 #include <cstdlib>
 #include <string>
 
+#include <fmt/format.h>
+#include <torch/version.h>
+
 #include "cli.h"
+#include "geoattn/io/features.h"
 #include "geoattn/pipeline/library_threads.h"
 #include "geoattn/util/error.h"
 
@@ -38,7 +42,11 @@ int main(int argc, char** argv) {
   const geoattn::pipeline::LibraryThreads library_threads;
   CLI::App app{"geoattn: how attention heads separate the tokens they select (top-N Precision/Recall in value space)",
                "geoattn"};
-  app.set_version_flag("--version", "geoattn 0.1.0");
+  // The build in one line: the LibTorch it links and its optional parts (io/features.h).
+  app.set_version_flag("--version", fmt::format("geoattn 0.1.0 (LibTorch {}.{}.{}; sentencepiece {}; libarchive {})",
+                                                TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH,
+                                                geoattn::io::kHaveSentencepiece ? "yes" : "no: text comes tokenised",
+                                                geoattn::io::kHaveLibarchive ? "yes" : "no: tar shards are refused"));
   app.require_subcommand(1);
   geoattn::cli::Action action;
   geoattn::cli::add_capture(app, action);

@@ -1,6 +1,6 @@
-// libgeoattn_spm.so: Debian's sentencepiece behind the plain C ABI of spm_shim.h. It is loaded
-// only through dlopen(RTLD_LOCAL | RTLD_DEEPBIND) by io/tokenizer.cpp, because
-// libsentencepiece.so.0 carries its own protobuf, which must not meet LibTorch's.
+// libgeoattn_spm.so: sentencepiece behind the plain C ABI of spm_shim.h, loaded only through
+// dlopen by io/tokenizer.cpp. Debian's libsentencepiece.so.0 carries its own protobuf, which must
+// not meet LibTorch's (RTLD_DEEPBIND); vendor/'s copy is linked in, hidden.
 #include "spm_shim.h"
 
 #include <sentencepiece_processor.h>
@@ -60,7 +60,18 @@ int guarded(char** error, Body&& body) {
 
 GEOATTN_SPM_EXPORT int geoattn_spm_abi_version(void) { return GEOATTN_SPM_ABI_VERSION; }
 
+#if GEOATTN_SPM_VENDORED
+// vendor/sentencepiece's logging (src/common.h): its INFO lines (an empty normaliser, say) are
+// not geoattn's to print; warnings and errors still are.
+namespace sentencepiece::logging {
+void SetMinLogLevel(int v);
+}
+#endif
+
 GEOATTN_SPM_EXPORT geoattn_spm* geoattn_spm_load(const char* path, char** error) {
+#if GEOATTN_SPM_VENDORED
+  sentencepiece::logging::SetMinLogLevel(1);
+#endif
   geoattn_spm* sp = nullptr;
   const int rc = guarded(error, [&] {
     auto loaded = std::make_unique<geoattn_spm>();

@@ -1,0 +1,20 @@
+"""The `geoattn` command of the pip-installed package: the C++ binary that the wheel carries in
+geoattn/bin (linked against this environment's torch), run in place of this process."""
+import os
+import sys
+
+
+def binary():
+    """Path of the geoattn executable installed with the package."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "geoattn")
+
+
+def main():
+    path = binary()
+    if not os.access(path, os.X_OK):
+        sys.exit(f"geoattn: {path}: no geoattn executable in the package (reinstall it: pip install ./python)")
+    os.execv(path, [path, *sys.argv[1:]])
+
+
+if __name__ == "__main__":
+    main()

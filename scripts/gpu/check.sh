@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# What is owed on a GPU, as one command that fits one 10-minute call of the GPU machine
+# (../shared/gpu/README.md: CMake, ninja, Python with a CUDA torch; no -dev packages, no registry):
+#   1. build geoattn from this working tree against that Python's torch (cmake/torch.cmake's
+#      python route; every other dependency from vendor/), with the Python module;
+#   2. the tests that need CUDA (every *CudaMatchesCpu* case, the package's CUDA test);
+#   3. the smallest 7B-shape bench: a random LLaMA-2-7B-shaped checkpoint (bf16), `geoattn
+#      measure` bare (--controls 0 --bootstrap 0) and full on a few windows of T = 1024:
+#      windows/s, the metrics' share of the forward, peak GPU memory (nvidia-smi, sampled).
+# A summary and the logs go to $OUT (or ./gpu-check): summary.txt, build.log, tests.log,
+# bench.log, the two result JSONs.
+#
+#   scripts/gpu/check.sh                 on the GPU machine (device tool: run it with timeout_s 540)
+#   PYTHON=.venv/bin/python scripts/gpu/check.sh
+#                                        anywhere else: without a CUDA device it builds and runs
+#                                        the same steps on the CPU, the bench on a tiny shape,
+#                                        and says what it skipped
+# Environment: PYTHON (default python3), JOBS (default nproc), WINDOWS (default 8),
+# BUILD_DIR (default build-gpu), DEADLINE_S (default 540: the bench is cut short before it).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SECONDS=0
+PYTHON=${PYTHON:-python3}
+JOBS=${JOBS:-$(nproc)}
+WINDOWS=${WINDOWS:-8}
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+DEADLINE_S=${DEADLINE_S:-540}
+OUT=${OUT:-$PWD/gpu-check}
+mkdir -p "$OUT"
+summary=$OUT/summary.txt
+: >"$summary"
+say() { echo "$*" | tee -a "$summary" >&2; }
+die() { say "check.sh: error: $*"; exit 1; }
+
+read -r torch_version torch_cuda cuda_ok gpu < <("$PYTHON" -c '
+import torch
+ok = torch.cuda.is_available()
+print(torch.__version__, torch.version.cuda, int(ok), torch.cuda.get_device_name(0).replace(" ", "_") if ok else "none")' 2>/dev/null) ||
+  die "$PYTHON cannot import torch (set PYTHON to a Python with torch)"
+mode=cpu
+[ "$cuda_ok" = 1 ] && mode=cuda
+say "check.sh: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), torch $torch_version (CUDA $torch_cuda), device $gpu, mode $mode, $JOBS jobs"
+
+# 1. The build: only what that machine has.
+t=$SECONDS
+if ! { cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DGEOATTN_TORCH_PYTHON=$(command -v "$PYTHON")" \
+         -DGEOATTN_PYTHON=ON "-DPython3_EXECUTABLE=$(command -v "$PYTHON")" -DGEOATTN_PURE_TESTS=OFF &&
+       cmake --build "$BUILD_DIR" -j"$JOBS"; } >"$OUT/build.log" 2>&1; then
+  tail -20 "$OUT/build.log" >&2
+  die "the build failed after $((SECONDS - t)) s (build.log)"
+fi
+say "build: $((SECONDS - t)) s; $(grep -E '^-- geoattn: ' "$OUT/build.log" | sed 's/^-- geoattn: //' | paste -sd ';' -)"
+
+# 2. The CUDA tests (they skip, saying so, without a device).
+t=$SECONDS
+ctest --test-dir "$BUILD_DIR" -R 'CudaMatchesCpu' --output-on-failure -j4 >"$OUT/tests.log" 2>&1
+ctest_rc=$?
+GEOATTN_CORE=$(ls "$BUILD_DIR"/python/geoattn/_core*.so) GEOATTN_BIN=$BUILD_DIR/bin/geoattn PYTHONPATH=python \
+  "$PYTHON" -m pytest -q -p no:cacheprovider python/tests/test_metrics.py -k cuda -rs >>"$OUT/tests.log" 2>&1
+pytest_rc=$?
+ran=$(grep -cE 'Test +#[0-9]+: .* Passed' "$OUT/tests.log")
+skipped=$(grep -cE 'Test +#[0-9]+: .* Skipped' "$OUT/tests.log")
+failed=$(grep -cE 'Test +#[0-9]+: .* (Failed|\*\*\*)' "$OUT/tests.log")
+say "CUDA tests: $ran passed, $failed failed, $skipped skipped (ctest rc $ctest_rc); package CUDA test: $(tail -1 "$OUT/tests.log") (pytest rc $pytest_rc); $((SECONDS - t)) s"
+
+# 3. The bench: llama2-7b shape on CUDA; on the CPU the same steps on a tiny shape.
+bench=bench-7b
+G=$BUILD_DIR/bin/geoattn
+if [ "$mode" = cuda ]; then
+  shape="--family llama --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000"
+  model=$bench/llama2-7b run="--device cuda --dtype bf16 --batch 4 --ctx 1024"
+else
+  say "bench: no CUDA device: the same steps on a tiny LLaMA shape on the CPU (the 7B figures are owed to a GPU)"
+  shape="--family llama --layers 2 --hidden 64 --heads 4 --ffn 128 --vocab 32000"
+  model=$bench/tiny-llama run="--device cpu --ctx 256"
+fi
+mkdir -p "$bench"
+t=$SECONDS
+# shellcheck disable=SC2086
+[ -f "$model/config.json" ] || "$BUILD_DIR/bin/make-tiny-checkpoint" $shape --max-positions 4096 --dtype BF16 --shards 4 \
+  --std 0.02 --tokenizer tests/fixtures/tokenizers/llama2.tokenizer.model --out "$model" >"$OUT/bench.log" 2>&1 ||
+  die "make-tiny-checkpoint failed (bench.log)"
+say "bench: checkpoint $model written in $((SECONDS - t)) s"
+sampler=
+if [ "$mode" = cuda ] && command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$bench/memory.csv" 2>/dev/null &
+  sampler=$!
+fi
+for config in bare full; do
+  left=$((DEADLINE_S - SECONDS))
+  if [ "$left" -lt 90 ]; then
+    say "bench $config: skipped, $left s left before the deadline"
+    continue
+  fi
+  extra=""
+  [ "$config" = bare ] && extra="--controls 0 --bootstrap 0"
+  t=$SECONDS
+  # shellcheck disable=SC2086
+  if timeout $((left - 30)) "$G" measure --model "$model" --data data/openwebtext/openwebtext-first100.txt --window stream \
+       --max-windows "$WINDOWS" $run $extra --quiet --out "$OUT/$config.json" >>"$OUT/bench.log" 2>&1; then
+    say "bench $config: $("$PYTHON" - "$OUT/$config.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["timing"]
+f, m = t["seconds_forward_and_capture"], t["seconds_metrics"]
+print(f"{t['windows_per_second']:.2f} windows/s, forward+capture {f:.2f} s, metrics {m:.2f} s "
+      f"({100 * m / f:.0f}% of the forward), peak RSS {t['peak_rss_bytes'] / 2**30:.2f} GiB")
+PY
+) ($((SECONDS - t)) s)"
+  else
+    say "bench $config: failed or cut at the deadline after $((SECONDS - t)) s (bench.log)"
+  fi
+done
+if [ -n "$sampler" ]; then
+  kill "$sampler" 2>/dev/null
+  say "bench: peak GPU memory $(sort -n "$bench/memory.csv" | tail -1) MiB (nvidia-smi, every 100 ms, both runs)"
+fi
+say "check.sh: done in $SECONDS s"

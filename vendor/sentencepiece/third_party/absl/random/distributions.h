@@ -1,0 +1,31 @@
+// Copyright 2016 Google Inc.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.!
+
+#ifndef ABSL_CONTAINER_DISTRIBUTIONS_H_
+#define ABSL_CONTAINER_DISTRIBUTIONS_H_
+
+#include <random>
+
+#include "random.h"
+
+namespace absl {
+
+template <typename T>
+T Gaussian(SharedBitGen &generator, T mean, T stddev) {
+  std::normal_distribution<> dist(mean, stddev);
+  return dist(*generator.engine());
+}
+}  // namespace absl
+
+#endif  // ABSL_CONTAINER_DISTRIBUTIONS_H_

@@ -17,6 +17,7 @@ checks a real `geoattn sinks` result the same way. Standard library only.
 Paths default to GEOATTN_SOURCE_DIR / GEOATTN_BIN_DIR, else this checkout and build/bin.
 """
 import copy
+import importlib.util
 import glob
 import json
 import os
@@ -398,7 +399,9 @@ def main():
         lines = (p.stdout + p.stderr).strip().splitlines()
         check(p.returncode == 1 and len(lines) == 1 and "timing.new_seconds: unknown key" in lines[0],
               f"geoattn_schema.py on a broken result: exit 1, one line ({lines})")
-        p, _ = run(["/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable,
+        # plot_figures needs matplotlib: this Python's, else Debian's (python3-matplotlib).
+        has_matplotlib = importlib.util.find_spec("matplotlib") is not None
+        p, _ = run([sys.executable if has_matplotlib or not os.path.exists("/usr/bin/python3") else "/usr/bin/python3",
                     os.path.join(src, "scripts", "plot_figures.py"), "--measure", bad_path,
                     "--out", os.path.join(tmp, "figs")], src)
         lines = p.stderr.strip().splitlines()

@@ -65,7 +65,15 @@ rm -rf "$home/geoattn"
 mkdir -p "$home/geoattn"
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$home/geoattn"
 chown -R "$uid:$uid" "$home/geoattn"
+# This machine's way to the package registry: its resolver, its pip configuration and the CA
+# bundle that configuration names (a TLS-intercepting proxy signs with a CA of its own).
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+pass=()
+while IFS= read -r line; do pass+=("$line"); done < <(env | grep -E '^(PIP_(CERT|INDEX_URL|EXTRA_INDEX_URL|TRUSTED_HOST|DEFAULT_TIMEOUT)|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY)=' || true)
+[ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
+for cert in "${PIP_CERT:-}" $(sed -n 's/^ *cert *= *//p' /etc/pip.conf 2>/dev/null); do
+  [ -f "$cert" ] && mkdir -p "$root$(dirname "$cert")" && cp "$cert" "$root$cert"
+done
 mkdir -p "$cache" "$home/.cache/pip"
 chown "$uid:$uid" "$cache" "$home/.cache" "$home/.cache/pip"
 mount_into "$root/proc" -t proc proc
@@ -73,9 +81,9 @@ mount_into "$root/dev" --bind /dev
 mount_into "$root/dev/shm" -t tmpfs tmpfs
 mount_into "$home/.cache/pip" --bind "$cache"
 
-# 2-4, as the user, with nothing from this machine's environment.
+# 2-4, as the user, with nothing of this machine's environment but the way to the registry.
 chroot --userspec="$user:$user" "$root" /usr/bin/env -i HOME="/home/$user" USER="$user" PATH=/usr/bin:/bin LANG=C.UTF-8 \
-  TORCH_SPEC="$TORCH_SPEC" JOBS="$(nproc)" bash -c '
+  ${pass[@]+"${pass[@]}"} TORCH_SPEC="$TORCH_SPEC" JOBS="$(nproc)" bash -c '
 set -euo pipefail
 cd ~/geoattn
 SECONDS=0
@@ -86,7 +94,7 @@ echo "bare-root: $(python -c "import torch; print(\"torch\", torch.__version__, 
 
 # The one pip command (build isolation on), with the tests configured too so that step 4 reuses its objects.
 CMAKE_BUILD_PARALLEL_LEVEL=$JOBS pip install -q --disable-pip-version-check \
-  -C cmake.define.GEOATTN_BUILD_TESTS=ON -C cmake.define.GEOATTN_PURE_TESTS=OFF ./python
+  --config-settings=cmake.define.GEOATTN_BUILD_TESTS=ON --config-settings=cmake.define.GEOATTN_PURE_TESTS=OFF ./python
 echo "bare-root: pip install ./python done at ${SECONDS} s" >&2
 build=$(ls -d python/build/*/ | head -1)
 scripts/check-links.sh "$(python -c "import geoattn, os; print(os.path.dirname(geoattn.__file__))")/bin/geoattn" \
@@ -98,11 +106,22 @@ geoattn --version
 geoattn measure --quiet --model geoattn/models/stories260K --data geoattn/data/tinystories/tinystories-sample.txt \
   --ctx 64 --max-windows 4 --bootstrap 100 --out /tmp/bare.json
 python -c "import json; j = json.load(open(\"/tmp/bare.json\")); print(\"bare-root: geoattn measure from PATH:\", j[\"data\"][\"windows\"], \"windows\")"
+# No libarchive here: a tar shard is refused in one line that names it, with a non-zero exit.
+if geoattn capture --quiet --model geoattn/models/stories260K --data geoattn/data/openwebtext/urlsf_subset00.tar \
+     --out /tmp/owt.safetensors 2>/tmp/owt.err; then
+  echo "bare-root: a tar shard was read without libarchive" >&2; exit 1
+fi
+[ "$(wc -l </tmp/owt.err)" = 1 ] && grep -q "urlsf_subset00.tar: a tar archive, and this geoattn was built without libarchive" /tmp/owt.err ||
+  { echo "bare-root: not the one-line refusal:" >&2; cat /tmp/owt.err >&2; exit 1; }
+[ ! -e /tmp/owt.safetensors ] || { echo "bare-root: a refused run left its output" >&2; exit 1; }
+echo "bare-root: without libarchive: $(cat /tmp/owt.err)" >&2
 GEOATTN_BIN=$(command -v geoattn) python -m pytest -q -p no:cacheprovider geoattn/python/tests
 echo "bare-root: installed package tests done at ${SECONDS} s" >&2
 
 # The suite that links LibTorch, in the build folder of the wheel.
+# (Configured again with the venv'"'"'s cmake and ninja: those of pip'"'"'s build environment are gone.)
 cd ~/geoattn
+cmake -S . -B "$build" "-DCMAKE_MAKE_PROGRAM=$(command -v ninja)" >/dev/null
 cmake --build "$build" -j"$JOBS"
 ctest --test-dir "$build" --output-on-failure -j"$JOBS" -LE scripts
 echo "bare-root: suite done at ${SECONDS} s" >&2

@@ -2,7 +2,8 @@
 # What is owed on a GPU, as one command that fits one 10-minute call of the GPU machine
 # (../shared/gpu/README.md: CMake, ninja, Python with a CUDA torch; no -dev packages, no registry):
 #   1. build geoattn from this working tree against that Python's torch (cmake/torch.cmake's
-#      python route; every other dependency from vendor/), with the Python module;
+#      python route; every other dependency from vendor/, as there, even where this machine has
+#      it), with the Python module;
 #   2. the tests that need CUDA (every *CudaMatchesCpu* case, the package's CUDA test);
 #   3. the smallest 7B-shape bench: a random LLaMA-2-7B-shaped checkpoint (bf16), `geoattn
 #      measure` bare (--controls 0 --bootstrap 0) and full on a few windows of T = 1024:
@@ -46,7 +47,7 @@ say "check.sh: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/nu
 # 1. The build: only what that machine has.
 t=$SECONDS
 if ! { cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DGEOATTN_TORCH_PYTHON=$(command -v "$PYTHON")" \
-         -DGEOATTN_PYTHON=ON "-DPython3_EXECUTABLE=$(command -v "$PYTHON")" -DGEOATTN_PURE_TESTS=OFF &&
+         -DGEOATTN_PYTHON=ON "-DPython3_EXECUTABLE=$(command -v "$PYTHON")" -DGEOATTN_PURE_TESTS=OFF -DGEOATTN_VENDORED=ON &&
        cmake --build "$BUILD_DIR" -j"$JOBS"; } >"$OUT/build.log" 2>&1; then
   tail -20 "$OUT/build.log" >&2
   die "the build failed after $((SECONDS - t)) s (build.log)"
@@ -65,9 +66,9 @@ else
   echo "skipped: $PYTHON has no pytest" >>"$OUT/tests.log"
   pytest_rc=-
 fi
-ran=$(grep -cE 'Test +#[0-9]+: .* Passed' "$OUT/tests.log")
-skipped=$(grep -cE 'Test +#[0-9]+: .* Skipped' "$OUT/tests.log")
-failed=$(grep -cE 'Test +#[0-9]+: .* (Failed|\*\*\*)' "$OUT/tests.log")
+ran=$(grep -cE 'Test +#[0-9]+: .* Passed +[0-9.]+ sec' "$OUT/tests.log")
+skipped=$(grep -cE 'Test +#[0-9]+: .*\*\*\*Skipped' "$OUT/tests.log")
+failed=$(grep -cE 'Test +#[0-9]+: .*\*\*\*(Failed|Exception|Timeout)' "$OUT/tests.log")
 say "CUDA tests: $ran passed, $failed failed, $skipped skipped (ctest rc $ctest_rc); package CUDA test: $(tail -1 "$OUT/tests.log") (pytest rc $pytest_rc); $((SECONDS - t)) s"
 
 # 3. The bench: llama2-7b shape on CUDA; on the CPU the same steps on a tiny shape.
@@ -104,7 +105,8 @@ for config in bare full; do
   t=$SECONDS
   # shellcheck disable=SC2086
   if timeout $((left - 30)) "$G" measure --model "$model" --data data/openwebtext/openwebtext-first100.txt --window stream \
-       --max-windows "$WINDOWS" $run $extra --quiet --out "$OUT/$config.json" >>"$OUT/bench.log" 2>&1; then
+       --max-windows "$WINDOWS" $run $extra --quiet --out "$bench/$config.json" >>"$OUT/bench.log" 2>&1; then
+    cp "$bench/$config.json" "$OUT/"  # the JSON only: the device tool brings back 8 files at most
     say "bench $config: $("$PYTHON" - "$OUT/$config.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["timing"]

@@ -10,7 +10,7 @@ transformers runs, and the result files and figures.
 
 The result readers (geoattn.results), the schema checker (geoattn.schema) and the figures
 (geoattn.figures) import without the compiled module, so they run on any Python with numpy and
-matplotlib; the metric functions need it (pip install --no-build-isolation ./python).
+matplotlib; the metric functions need it (pip install ./python).
 """
 from .api import Measure, Sinks, fits, load, metrics, read_capture, sinks, taxonomy  # noqa: F401  (torch on first call)
 from . import hf  # noqa: F401,E402  (transformers and torch on first call)

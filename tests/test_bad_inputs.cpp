@@ -3,7 +3,12 @@
 // never a signal.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -101,6 +106,86 @@ TEST(BadInputs, EveryCommand) {
   }
   for (const auto& entry : fs::directory_iterator(tmp.path()))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+}
+
+// An output path that is one of the run's inputs, a file of its model folder, or not a regular
+// file (a FIFO, /dev/null) is refused before anything is written, in one line naming it; the
+// input's bytes are unchanged.
+TEST(BadInputs, OutputsNeverReplaceInputs) {
+  TempDir tmp;
+  const std::string model = " --model " + (tmp / "model");
+  fs::create_directories(tmp / "model");
+  for (const char* f : {"config.json", "model.safetensors", "tokenizer.model"})
+    fs::copy_file(source("models/stories260K/") + f, fs::path(tmp / "model") / f);
+  fs::copy_file(source("data/tinystories/tinystories-sample.txt"), tmp / "d.txt");
+  fs::copy_file(source("configs/bounds-llama2-7b.json"), tmp / "p.json");
+  const std::string data = " --data " + (tmp / "d.txt");
+  ASSERT_EQ(run_tool("geoattn capture --quiet" + model + data + " --ctx 32 --window stream --max-windows 2 --out " +
+                         (tmp / "c.safetensors"), tmp).code, 0);
+  for (const char* shard : {"0/2", "1/2"})
+    ASSERT_EQ(run_tool("geoattn measure --quiet" + model + " --data " + source("data/openwebtext/openwebtext-60docs.jsonl") +
+                       " --ctx 32 --max-windows 4 --bootstrap 0 "
+                       "--controls 0 --shard " + std::string(shard) + " --out " + (tmp / ("s" + std::string(1, shard[0]) + ".json")),
+                       tmp).code, 0);
+  ASSERT_EQ(run_tool("geoattn metrics --capture " + (tmp / "c.safetensors") + " --bootstrap 0 --out " + (tmp / "m.json"),
+                     tmp).code, 0);
+  ASSERT_EQ(::mkfifo((tmp / "fifo").c_str(), 0600), 0);
+  struct Case {
+    std::string name, args, out, needle;
+  };
+  const std::vector<Case> cases = {
+      {"capture over its shard", "capture" + model + data + " --ctx 32", tmp / "d.txt", "is an input of this run"},
+      {"capture over its checkpoint", "capture" + model + data + " --ctx 32", tmp / "model/model.safetensors",
+       "is a file of the input folder"},
+      {"measure over its config", "measure" + model + data + " --ctx 32", tmp / "model/config.json", "is a file of the input folder"},
+      {"metrics over its capture", "metrics --capture " + (tmp / "c.safetensors"), tmp / "c.safetensors", "is an input of this run"},
+      {"sinks over its capture", "sinks --capture " + (tmp / "c.safetensors"), tmp / "c.safetensors", "is an input of this run"},
+      {"taxonomy over its result", "taxonomy --from " + (tmp / "m.json"), tmp / "m.json", "is an input of this run"},
+      {"bounds over its parameters", "bounds --params " + (tmp / "p.json"), tmp / "p.json", "is an input of this run"},
+      {"merge over a shard", "merge " + (tmp / "s0.json") + " " + (tmp / "s1.json"), tmp / "s0.json", "is an input of this run"},
+      {"merge over a shard's sidecar", "merge " + (tmp / "s0.json") + " " + (tmp / "s1.json"), tmp / "s1.state.safetensors",
+       "is an input of this run"},
+      {"a FIFO", "taxonomy --from " + (tmp / "m.json"), tmp / "fifo", "is not a regular file"},
+  };
+  for (const auto& c : cases) {
+    // Every file of the folder, byte for byte, before and after.
+    std::map<std::string, std::string> before;
+    for (const auto& e : fs::recursive_directory_iterator(tmp.path()))
+      if (e.is_regular_file() && e.path().filename() != "stderr.txt" && e.path().filename() != "stdout.txt")
+        before[e.path()] = geoattn::testing::read_file(e.path());
+    const auto r = run_tool("geoattn " + c.args + " --out " + c.out, tmp);
+    EXPECT_EQ(r.code, 1) << c.name << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(fs::path(c.out).filename().string()), std::string::npos) << c.name << ": " << r.err;
+    for (const auto& [path, bytes] : before) EXPECT_EQ(geoattn::testing::read_file(path), bytes) << c.name << ": " << path;
+    EXPECT_TRUE(fs::is_fifo(tmp / "fifo")) << c.name;
+  }
+  if (::geteuid() == 0) {  // only root could replace /dev/null
+    const auto r = run_tool("geoattn taxonomy --quiet --from " + (tmp / "m.json") + " --out /dev/null", tmp);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("/dev/null: output path exists and is not a regular file"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+    EXPECT_FALSE(fs::exists("/dev/null.curves.safetensors"));
+  }
+}
+
+// More threads than the machine can start (a memory limit, as on a cluster node) are a one-line
+// error naming --threads, not an abort, and leave no file.
+TEST(BadInputs, ThreadsTheMachineCannotStart) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#endif
+  TempDir tmp;
+  ASSERT_EQ(run_tool("geoattn capture --quiet --model " + source("models/stories260K") + " --data " +
+                         source("data/tinystories/tinystories-sample.txt") + " --ctx 32 --max-windows 1 --out " +
+                         (tmp / "c.safetensors"), tmp).code, 0);
+  const auto r = run_tool("geoattn metrics --capture " + (tmp / "c.safetensors") + " --threads 2000 --out " + (tmp / "b.json"),
+                          tmp, "ulimit -v 8000000; ");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("geoattn: error: --threads 2000: the machine could start only "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "b.json"));
 }
 
 // Determinism: the same arguments give byte-identical JSON apart from timing; the seed changes

@@ -76,9 +76,10 @@ struct RunResult {
   std::string out, err;
 };
 #ifdef GEOATTN_BIN_DIR
-inline RunResult run_tool(const std::string& args, const TempDir& tmp) {
+// `prefix`: shell words run before it in the same shell (a limit: "ulimit -v N; ").
+inline RunResult run_tool(const std::string& args, const TempDir& tmp, const std::string& prefix = "") {
   const std::string out = tmp / "stdout.txt", err = tmp / "stderr.txt";
-  const std::string cmd = std::string(GEOATTN_BIN_DIR) + "/" + args + " >" + out + " 2>" + err;
+  const std::string cmd = prefix + std::string(GEOATTN_BIN_DIR) + "/" + args + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out), read_file(err)};
 }

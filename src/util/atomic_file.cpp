@@ -12,14 +12,29 @@ namespace geoattn {
 
 namespace fs = std::filesystem;
 
-void check_output_path(const std::string& path) {
-  if (path.empty()) fail("--out: empty output path");
-  fs::path parent = fs::path(path).parent_path();
-  if (parent.empty()) parent = ".";
-  std::error_code ec;
-  if (!fs::is_directory(parent, ec)) fail("{}: output folder {} does not exist", path, parent.string());
-  if (fs::is_directory(path, ec)) fail("{}: output path is a folder", path);
+void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs) {
+  for (const std::string& path : outputs) {
+    if (path.empty()) fail("--out: empty output path");
+    fs::path parent = fs::path(path).parent_path();
+    if (parent.empty()) parent = ".";
+    std::error_code ec;
+    if (!fs::is_directory(parent, ec)) fail("{}: output folder {} does not exist", path, parent.string());
+    const fs::file_status status = fs::status(path, ec);
+    if (fs::is_directory(status)) fail("{}: output path is a folder", path);
+    const bool exists = fs::exists(status);
+    if (exists && !fs::is_regular_file(status))
+      fail("{}: output path exists and is not a regular file (geoattn would replace it): choose another --out", path);
+    for (const std::string& input : inputs) {
+      if (input.empty()) continue;
+      if (exists && fs::equivalent(path, input, ec))
+        fail("{}: output path is an input of this run ({}): choose another --out", path, input);
+      if (exists && fs::is_directory(input, ec) && fs::equivalent(parent, input, ec))
+        fail("{}: output path is a file of the input folder {}: choose another --out", path, input);
+    }
+  }
 }
+
+void check_output_path(const std::string& path) { check_outputs({path}, {}); }
 
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   check_output_path(path);

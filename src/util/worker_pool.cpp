@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "geoattn/util/error.h"
@@ -49,10 +50,19 @@ struct WorkerPool::Shared {
 
 WorkerPool::WorkerPool(int threads)
     : locals_(static_cast<size_t>(threads > 0 ? threads : hardware_threads())), shared_(std::make_unique<Shared>()) {
-  for (int w = 1; w < size(); ++w) shared_->threads.emplace_back([this, w] { work(w); });
+  for (int w = 1; w < size(); ++w) {
+    try {
+      shared_->threads.emplace_back([this, w] { work(w); });
+    } catch (const std::system_error& e) {
+      // The machine (its thread or memory limits) gives fewer threads than asked: the ones
+      // started are stopped and joined, since no destructor runs after a throwing constructor.
+      stop_and_join();
+      fail("--threads {}: the machine could start only {} threads ({}): ask for fewer", size(), w, e.what());
+    }
+  }
 }
 
-WorkerPool::~WorkerPool() {
+void WorkerPool::stop_and_join() {
   {
     std::lock_guard<std::mutex> lock(shared_->mutex);
     shared_->stop = true;
@@ -60,6 +70,8 @@ WorkerPool::~WorkerPool() {
   shared_->wake.notify_all();
   for (auto& t : shared_->threads) t.join();
 }
+
+WorkerPool::~WorkerPool() { stop_and_join(); }
 
 void WorkerPool::work(int w) {
   Shared& s = *shared_;

@@ -8,6 +8,8 @@
 
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/metrics/grid.h"
+#include "geoattn/report/measure_json.h"
+#include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 
@@ -19,6 +21,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   add_enum_option(cmd, "--dtype", o.dtype, arch::kForwardDtypeNames,
                   "forward dtype: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 or fp16 (metrics are always float64)");
   cmd.add_option("--threads", o.threads, "CPU threads for LibTorch (0: all cores)")->capture_default_str();
+}
+
+void check_outputs_of(const std::string& out, const std::vector<std::string>& inputs) {
+  check_outputs({out, report::arrays_path(out), state_path(out)}, inputs);
 }
 
 void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what) {

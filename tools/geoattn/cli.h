@@ -85,6 +85,11 @@ struct RunOptions {
   arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
+// Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)
+// can be written without harm to `inputs` or to anything that is not a regular file
+// (util/atomic_file.h: check_outputs).
+void check_outputs_of(const std::string& out, const std::vector<std::string>& inputs);
+
 // --out FILE (required; `what` says what is written there) and --quiet (no progress line).
 void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what);
 // --device as LibTorch's: geoattn::Error naming the flag when this build or machine has no such device.

@@ -130,7 +130,9 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
 }
 
 void run_bounds(const BoundsOptions& o) {
-  check_output_path(o.out);
+  std::vector<std::string> inputs = o.input.data;
+  inputs.insert(inputs.end(), {o.capture, o.model, o.params});
+  check_outputs_of(o.out, inputs);
   if (!(o.kappa > 0)) fail("--kappa {}: must be > 0", o.kappa);
   const int sources = !o.capture.empty() + !o.model.empty() + !o.params.empty();
   if (sources != 1) fail("give exactly one of --capture, --model (with --data) or --params");

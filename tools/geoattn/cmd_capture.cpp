@@ -37,7 +37,9 @@ std::map<std::string, std::string> capture_metadata(const io::Checkpoint& ck, co
 }
 
 void run_capture(const CaptureOptions& o) {
-  check_output_path(o.out);
+  std::vector<std::string> inputs = o.input.data;
+  inputs.push_back(o.model);
+  check_outputs_of(o.out, inputs);
   const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
   const auto& [checkpoint, windows, T, queries, decoder] = r;
   for (const auto& w : windows)

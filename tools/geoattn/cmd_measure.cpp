@@ -26,7 +26,9 @@ struct MeasureOptions {
 
 void run_measure(const MeasureOptions& o) {
   const auto start = Clock::now();
-  check_output_path(o.out);
+  std::vector<std::string> inputs = o.input.data;
+  inputs.push_back(o.model);
+  check_outputs_of(o.out, inputs);
   parse_shard(o.shard);  // a bad --shard before the model loads
   if (o.checkpoint_every < 0) fail("--checkpoint-every {}: must be 0 (off) or more", o.checkpoint_every);
   const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);

@@ -21,7 +21,9 @@ struct MergeOptions {
 };
 
 void run_merge(const MergeOptions& o) {
-  check_output_path(o.out);
+  std::vector<std::string> inputs = o.inputs;
+  for (const auto& in : o.inputs) inputs.push_back(state_path(in));
+  check_outputs_of(o.out, inputs);
   if (report::is_sink_state(state_path(o.inputs.front()))) return pipeline::merge_sinks(o.inputs, o.out);
   metrics::RunState merged = report::load_run_state(state_path(o.inputs.front()));
   std::vector<metrics::DataInfo> shards;

@@ -9,7 +9,7 @@ namespace geoattn::cli {
 
 StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const MetricFlags& flags,
                                 const std::string& out) {
-  check_output_path(out);
+  check_outputs_of(out, {capture_path});
   return pipeline::metrics_from_capture(
       pool, capture_path, [&](int64_t T, const std::vector<int64_t>& queries) { return metric_spec(flags, T, queries); }, out);
 }

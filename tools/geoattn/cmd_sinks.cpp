@@ -73,7 +73,9 @@ pipeline::SinkSettings sink_settings(const SinksOptions& o) {
 
 void run_sinks(const SinksOptions& o) {
   const auto start = Clock::now();
-  check_output_path(o.out);
+  std::vector<std::string> inputs = o.input.data;
+  inputs.insert(inputs.end(), {o.model, o.capture});
+  check_outputs_of(o.out, inputs);
   const pipeline::SinkSettings settings = sink_settings(o);
   if (o.queries != "all") fail("--queries {}: sinks reads whole attention matrices, only 'all' is possible", o.queries);
   if (!o.capture.empty()) {

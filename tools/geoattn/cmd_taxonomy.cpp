@@ -21,7 +21,7 @@ struct TaxonomyOptions {
 };
 
 void run_taxonomy(const TaxonomyOptions& o) {
-  check_output_path(o.out);
+  check_outputs_of(o.out, {o.from, o.config});
   analysis::TaxonomyConfig config;
   if (!o.config.empty()) {
     try {

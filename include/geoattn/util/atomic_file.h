@@ -3,10 +3,18 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace geoattn {
 
-// Fails (geoattn::Error) before writing anything if the folder of `path` does not exist.
+// Fails (geoattn::Error, naming the path) before anything is written unless every path of
+// `outputs` can be written without harm: its folder exists; it is neither a folder nor any other
+// file that is not a regular one (a FIFO, a device: the write would rename a new file over it);
+// it is none of `inputs` (the same file, links resolved); and it is no existing file inside an
+// input that is a folder (a checkpoint's). Empty inputs are skipped.
+void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs);
+
+// check_outputs({path}, {}).
 void check_output_path(const std::string& path);
 
 // Calls `write` on a stream to a temporary file beside `path`, flushes it, and renames it

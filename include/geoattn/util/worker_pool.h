@@ -50,6 +50,7 @@ class WorkerPool {
  private:
   struct Shared;
   void work(int worker);  // a started thread's life
+  void stop_and_join();   // ends every started thread (the destructor; a constructor that failed)
 
   std::vector<std::unordered_map<std::type_index, std::shared_ptr<void>>> locals_;  // [size]
   std::unique_ptr<Shared> shared_;

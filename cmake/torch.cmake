@@ -20,7 +20,7 @@ set(GEOATTN_TORCH_PYTHON "" CACHE FILEPATH "A Python interpreter whose torch pac
 
 # The torch package of `python`: version, CUDA, root folder and C++ ABI, or FATAL_ERROR.
 function(geoattn_torch_from_python python)
-  # (pip install's isolated build: python/build_backend.py points this at the target
+  # (pip install's isolated build: python/build_backend/geoattn_build.py points this at the target
   # environment's torch, not a second one of its own.)
   execute_process(
     COMMAND "${python}" -c

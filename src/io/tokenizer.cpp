@@ -107,16 +107,16 @@ constexpr bool kUnderAddressSanitizer = false;
 // (src/CMakeLists.txt): nothing of it can meet LibTorch's, and RTLD_DEEPBIND would only harm it.
 // (Deep-bound, it would reach libstdc++'s own std::cerr rather than the executable's copy of it,
 // which is the one initialised, and crash at its first log line.)
-#if GEOATTN_SPM_SELF_CONTAINED
-constexpr bool kShimSelfContained = true;
+#if GEOATTN_SPM_VENDORED
+constexpr bool kShimVendored = true;
 #else
-constexpr bool kShimSelfContained = false;
+constexpr bool kShimVendored = false;
 #endif
 
 // Opens the shim so that its symbols (and sentencepiece's protobuf) never meet LibTorch's.
 void* open_isolated(const fs::path& path) {
   if (kUnderAddressSanitizer) return dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (kShimSelfContained) return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (kShimVendored) return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
 }
 

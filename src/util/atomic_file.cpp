@@ -21,14 +21,14 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
     if (!fs::is_directory(parent, ec)) fail("{}: output folder {} does not exist", path, parent.string());
     const fs::file_status status = fs::status(path, ec);
     if (fs::is_directory(status)) fail("{}: output path is a folder", path);
-    const bool exists = fs::exists(status);
-    if (exists && !fs::is_regular_file(status))
+    if (!fs::exists(status)) continue;  // a new file harms nothing
+    if (!fs::is_regular_file(status))
       fail("{}: output path exists and is not a regular file (geoattn would replace it): choose another --out", path);
     for (const std::string& input : inputs) {
       if (input.empty()) continue;
-      if (exists && fs::equivalent(path, input, ec))
+      if (fs::equivalent(path, input, ec))
         fail("{}: output path is an input of this run ({}): choose another --out", path, input);
-      if (exists && fs::is_directory(input, ec) && fs::equivalent(parent, input, ec))
+      if (fs::is_directory(input, ec) && fs::equivalent(parent, input, ec))
         fail("{}: output path is a file of the input folder {}: choose another --out", path, input);
     }
   }

@@ -1,17 +1,27 @@
 """The checks of the Python API's arguments, before any work: each failure is a ValueError whose
-message starts with the argument's name. The C++ core checks again (geoattn::Error, also a
-ValueError); these exist so that the name is the caller's."""
+message, one line, starts with the argument's name. The C++ core checks again (geoattn::Error,
+also a ValueError); these exist so that the name is the caller's."""
+import json
 import numbers
+import operator
+import os
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
-# How far a row's mass may be from 1, and the mass after its query from 0: rows rounded to
-# bf16 (a bf16 model's, widened or not) are off by up to 2^-9 of their mass; a row that is no
-# distribution (scores, logits, a transposed tensor) is off by far more.
-ROW_TOLERANCE = 2e-2
+# The C++ types the integers end in (pybind11 refuses anything wider with a TypeError).
+INT32_MAX, INT64_MAX, UINT64_MAX = 2**31 - 1, 2**63 - 1, 2**64 - 1
+# The tensors' values (finite, attention rows) are checked by the C++ core, as a capture file's
+# are: geoattn._core.check_capture (model/capture_checks.h).
+
+
+def short(value, limit=60):
+    """repr(value) on one line, at most `limit` characters (a tensor's repr is neither)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def tensor(x, name):
-    """x as a torch tensor (numpy arrays without a copy), a floating dtype of FLOAT_DTYPES."""
+    """x as a torch tensor (numpy arrays without a copy), a floating dtype of FLOAT_DTYPES, dense,
+    on the CPU or a CUDA device."""
     import torch
 
     if not isinstance(x, torch.Tensor):
@@ -30,39 +40,121 @@ def tensor(x, name):
     dtype = str(x.dtype).replace("torch.", "")
     if dtype not in FLOAT_DTYPES:
         raise ValueError(f"{name}: dtype {dtype}, expected one of {', '.join(FLOAT_DTYPES)}")
+    if x.layout != torch.strided or x.device.type not in ("cpu", "cuda"):
+        raise ValueError(f"{name}: a {x.layout} tensor on {x.device}, expected a dense CPU or CUDA tensor")
     return x.detach()  # read, never differentiated
 
 
 def rank(x, name, dims):
+    """x has the dims named, none of them empty."""
     if x.dim() != len(dims):
         raise ValueError(f"{name}: expected {len(dims)} dims [{', '.join(dims)}], got shape {list(x.shape)}")
+    empty = [d for d, size in zip(dims, x.shape) if size == 0]
+    if empty:
+        raise ValueError(f"{name}: shape {list(x.shape)} has no {empty[0]}, expected every dim >= 1")
 
 
-def finite(x, name):
-    """No NaN, no inf: their float64 sum is finite exactly then (no float16/32 tensor can reach
-    float64's overflow), and that is one pass without a mask the size of x."""
-    import torch
-
-    if not bool(torch.isfinite(x.sum(dtype=torch.float64))):
-        raise ValueError(f"{name}: holds NaN or infinite values")
-
-
-def integer(value, name, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name}: {value!r}, expected an integer >= {low}")
+def integer(value, name, low, high=INT64_MAX):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise ValueError(f"{name}: {short(value)}, expected an integer in {low}..{high}")
     return int(value)
 
 
-def choice(value, name, options):
-    if value not in options:
-        raise ValueError(f"{name}: {value!r}, expected one of {', '.join(map(repr, options))}")
+def integers(values, name, what="a list of integers"):
+    """A list of ints from any iterable of integers (lists, numpy arrays, torch tensors)."""
+    try:
+        if isinstance(values, (str, bytes)):
+            raise TypeError
+        items = list(values)
+        if any(isinstance(v, bool) for v in items):
+            raise TypeError
+        return [operator.index(v) for v in items]  # 1.5 is no position: no int() truncation
+    except TypeError:
+        raise ValueError(f"{name}: {short(values)}, expected {what}") from None
+
+
+def fraction(value, name):
+    """A number in [0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < 1:
+        raise ValueError(f"{name}: {short(value)}, expected a number in [0, 1)")
+    return float(value)
+
+
+def string(value, name):
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: {short(value)}, expected a string")
     return value
 
 
+def named(name, error):
+    """A ValueError of the C++ core (which names a file or a setting) as one starting with name."""
+    text = str(error)
+    return ValueError(text if text.startswith(f"{name}: ") else f"{name}: {text}")
+
+
+def choice(value, name, options):
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name}: {short(value)}, expected one of {', '.join(map(repr, options))}")
+    return value
+
+
+def json_text(value, name):
+    """value as JSON text (dicts, lists, strings, finite numbers)."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ValueError(f"{name}: not JSON ({type(e).__name__}: {short(str(e))})") from None
+
+
+def json_object(value, name, what):
+    """A dict as JSON text (None: "", the built-in one)."""
+    if value is None:
+        return ""
+    if not isinstance(value, dict):
+        raise ValueError(f"{name}: {type(value).__name__}, expected a dict ({what})")
+    return json_text(value, name)
+
+
+def path(value, name):
+    """A file path (str or os.PathLike) as a str: not empty, not a folder."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"{name}: {short(value)}, expected a file path (str or os.PathLike)")
+    value = os.fsdecode(value)
+    if not value or "\0" in value:
+        raise ValueError(f"{name}: {short(value)}, expected a file path (not empty, no NUL)")
+    if os.path.isdir(value):
+        raise ValueError(f"{name}: {value} is a folder, expected a file")
+    return value
+
+
+def float_dtype(value, name):
+    """A torch dtype of FLOAT_DTYPES."""
+    import torch
+
+    if not isinstance(value, torch.dtype) or str(value).replace("torch.", "") not in FLOAT_DTYPES:
+        raise ValueError(f"{name}: {short(value)}, expected one of torch.{', torch.'.join(FLOAT_DTYPES)}")
+    return value
+
+
+def token_ids(ids, name):
+    """ids as an int64 tensor: any integer dtype but bool."""
+    import torch
+
+    try:
+        ids = torch.as_tensor(ids)
+    except (TypeError, ValueError, RuntimeError, OverflowError):  # strings, ragged lists, ints past int64
+        raise ValueError(f"{name}: {short(ids)}, expected integer token ids") from None
+    if ids.numel() == 0:
+        raise ValueError(f"{name}: empty, expected integer token ids")
+    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+        raise ValueError(f"{name}: dtype {str(ids.dtype).replace('torch.', '')}, expected integer token ids")
+    return ids.long()
+
+
 def query_positions(queries, Q, T, name="queries"):
-    """The Q query positions of alpha's rows: "last" (T - 1), "all" (0..T-1), a list, or None
-    (all when Q == T, the last when Q == 1)."""
-    if queries is None:
+    """The query positions of alpha's rows: "last" (T - 1), "all" (0..T-1), a list, or None
+    (all when Q == T, the last when Q == 1). Q: the rows there are (None: as many as given)."""
+    if queries is None and Q is not None:
         if Q == T:
             queries = "all"
         elif Q == 1:
@@ -72,36 +164,13 @@ def query_positions(queries, Q, T, name="queries"):
     if isinstance(queries, str):
         positions = {"last": [T - 1], "all": list(range(T))}.get(queries)
         if positions is None:
-            raise ValueError(f"{name}: {queries!r}, expected 'last', 'all' or a list of positions")
+            raise ValueError(f"{name}: {short(queries)}, expected 'last', 'all' or a list of positions")
     else:
-        try:
-            positions = [int(q) for q in queries]
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}: expected 'last', 'all' or a list of integer positions") from None
-    if len(positions) != Q:
+        positions = integers(queries, name, "'last', 'all' or a list of integer positions")
+    if Q is not None and len(positions) != Q:
         raise ValueError(f"{name}: {len(positions)} positions for alpha's {Q} query rows")
-    if any(not 0 <= q < T for q in positions) or any(a >= b for a, b in zip(positions, positions[1:])):
-        raise ValueError(f"{name}: positions must increase strictly within 0..{T - 1}, got {positions[:8]}...")
+    if not positions or any(not 0 <= q < T for q in positions) or any(a >= b for a, b in zip(positions, positions[1:])):
+        raise ValueError(f"{name}: {short(positions)}, expected positions increasing strictly within 0..{T - 1}")
     return positions
 
 
-def attention_rows(alpha, positions, name="alpha"):
-    """Each row alpha[..., i, :] is a distribution over keys 0..positions[i]: non-negative, sum
-    1 within ROW_TOLERANCE, nothing after its query. One window at a time (no copy of
-    the whole tensor)."""
-    import torch
-
-    T = alpha.shape[-1]
-    tol = ROW_TOLERANCE
-    q = torch.tensor(positions, device=alpha.device)
-    after = torch.arange(T, device=alpha.device)[None, :] > q[:, None]  # [Q, T]
-    for w in range(alpha.shape[0]):
-        a = alpha[w].to(torch.float64)                                  # [L, H, Q, T]
-        if bool((a < 0).any()):
-            raise ValueError(f"{name}: window {w} has negative weights")
-        late = float(a.masked_fill(~after, 0).sum(-1).max())
-        if late > tol:
-            raise ValueError(f"{name}: window {w} has weight {late:.3g} after a query's position (rows must be causal)")
-        worst = float((a.sum(-1) - 1).abs().max())
-        if worst > tol:
-            raise ValueError(f"{name}: window {w} has a row whose sum is off 1 by {worst:.3g} (tolerance {tol:g})")

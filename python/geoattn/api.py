@@ -3,10 +3,14 @@ checks its arguments (ValueError naming the argument, before any work), hands th
 the C++ pipeline the CLI runs (geoattn._core, without a copy where the dtype allows) and wraps
 what comes back. No number is computed in Python."""
 import json
+import numbers
+import os
 
 from . import _checks
 from ._native import core
 
+# The limits of controls, bootstrap and decay_k (what the run can hold) are the C++ run's own
+# (pipeline::check_metric_spec, the CLI's too): its ValueError names the argument.
 CAPTURE_DIMS = {"alpha": ("windows", "layers", "heads", "queries", "T"),
                 "values": ("windows", "layers", "kv_heads", "T", "d")}
 
@@ -77,13 +81,21 @@ class Measure:
         """Writes what `geoattn metrics --out path` writes: path, its arrays file
         (X.curves.safetensors) and its state sidecar (X.state.safetensors, which geoattn merge
         reads), each whole or not at all."""
-        if self._native is None:
-            raise ValueError("save: this result was loaded from files; they are its saved form")
-        self._native.save(str(path))
+        _save(self._native, path)
 
     def __repr__(self):
         d = self.doc
         return f"<geoattn.Measure: {len(d['layers'])} layers, {len(d['heads'])} heads, N grid of {len(d['n_grid'])}>"
+
+
+def _save(native, path):
+    if native is None:
+        raise ValueError("save: this result was loaded from files; they are its saved form")
+    path = _checks.path(path, "path")
+    try:
+        native.save(path)
+    except ValueError as e:  # the C++ names the file it could not write
+        raise _checks.named("path", e) from None
 
 
 def _arrays_of_doc(doc):
@@ -126,27 +138,38 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
     if tuple(values.shape[:2]) != (W, L) or values.shape[3] != T:
         raise ValueError(f"values: shape {list(values.shape)} does not fit alpha {list(alpha.shape)} "
                          "(windows, layers and T must agree)")
-    if values.device != alpha.device:
-        raise ValueError(f"values: on {values.device}, alpha on {alpha.device}")
+    _same_device(values, "values", alpha)
     values = _kv_values(values, H, kv_map)
     positions = _checks.query_positions(queries, Q, T)
-    _checks.finite(alpha, "alpha")
-    _checks.finite(values, "values")
-    _checks.attention_rows(alpha, positions)
+    core().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
     spec = _grid_spec(n, T)
     _checks.choice(distance, "distance", ("euclidean", "cosine"))
     _checks.choice(bootstrap_level, "bootstrap_level", ("auto", "head", "layer", "global"))
     _checks.choice(bootstrap_unit, "bootstrap_unit", ("document", "window"))
-    docs = [] if docs is None else [str(d) for d in docs]
-    if docs and len(docs) != W:
-        raise ValueError(f"docs: {len(docs)} names for {W} windows")
     native = core().metrics(
-        alpha, values, positions, docs, spec, _checks.integer(controls, "controls", 0),
-        _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0), distance,
-        _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
-        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1) << 20, str(source), _metadata(metadata),
-        _checks.integer(threads, "threads", 0))
+        alpha, values, positions, _docs(docs, W), spec, _checks.integer(controls, "controls", 0),
+        _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
+        distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
+        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20) << 20,
+        _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, _checks.INT32_MAX))
     return Measure(native=native)
+
+
+def _same_device(x, name, alpha):
+    if x.device != alpha.device:
+        raise ValueError(f"{name}: on {x.device}, the attention on {alpha.device}")
+
+
+def _docs(docs, W):
+    """Each window's document name ([]: each window its own)."""
+    if docs is None:
+        return []
+    if isinstance(docs, (str, bytes)) or not hasattr(docs, "__iter__"):
+        raise ValueError(f"docs: {_checks.short(docs)}, expected a list of {W} document names, one per window")
+    docs = list(docs)
+    if len(docs) != W or not all(isinstance(d, (str, numbers.Integral)) and not isinstance(d, bool) for d in docs):
+        raise ValueError(f"docs: {_checks.short(docs)}, expected {W} document names (strings or integers), one per window")
+    return [str(d) for d in docs]
 
 
 def _kv_values(values, H, kv_map):
@@ -157,10 +180,7 @@ def _kv_values(values, H, kv_map):
         if KV < 1 or H % KV:
             raise ValueError(f"values: {KV} kv heads do not divide alpha's {H} heads (give kv_map)")
         return values
-    try:
-        kv_map = [int(k) for k in kv_map]
-    except (TypeError, ValueError):
-        raise ValueError("kv_map: expected a list of integers, one per head") from None
+    kv_map = _checks.integers(kv_map, "kv_map", "a list of integers, one per head")
     if len(kv_map) != H or any(not 0 <= k < KV for k in kv_map):
         raise ValueError(f"kv_map: expected {H} KV head indices in 0..{KV - 1}")
     if H % KV == 0 and kv_map == [h // (H // KV) for h in range(H)]:
@@ -172,23 +192,24 @@ def _kv_values(values, H, kv_map):
 
 def _grid_spec(n, T):
     if not isinstance(n, str):
-        try:
-            n = ",".join(str(_checks.integer(x, "n", 1)) for x in n)
-        except TypeError:
-            raise ValueError(f"n: {n!r}, expected 'default', 'all', a grid like '1:16,32' or a list of N") from None
+        n = _checks.integers(n, "n", "'default', 'all', a grid like '1:16,32' or a list of N")
+        if not n:
+            raise ValueError("n: [], expected at least one N")
+        n = ",".join(str(_checks.integer(x, "n", 1)) for x in n)
     try:
         core().parse_grid(n, T)
     except ValueError as e:
-        raise ValueError(f"n: {e}") from None
+        raise _checks.named("n", e) from None
     return n
 
 
 def _metadata(metadata):
+    """{str: str}: strings as they are, other values as JSON text."""
     if metadata is None:
         return {}
-    if not isinstance(metadata, dict):
-        raise ValueError("metadata: expected a dict of strings")
-    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()}
+    if not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata):
+        raise ValueError(f"metadata: {_checks.short(metadata)}, expected a dict with string keys")
+    return {k: v if isinstance(v, str) else _checks.json_text(v, f"metadata: {k}") for k, v in metadata.items()}
 
 
 class Sinks:
@@ -211,9 +232,7 @@ class Sinks:
         return sink_arrays(self.doc)
 
     def save(self, path):
-        if self._native is None:
-            raise ValueError("save: this result was loaded from files; they are its saved form")
-        self._native.save(str(path))
+        _save(self._native, path)
 
 
 def sinks(attn, values, *, eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, tokens=None, profile_positions=64,
@@ -225,8 +244,6 @@ def sinks(attn, values, *, eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, 
     tokens   [windows, T] ids (the anchors' tokens; default 0); config: a frame rule (dict, as
              configs/sinks.json; default the built-in one)
     """
-    import torch
-
     attn, values = _checks.tensor(attn, "attn"), _checks.tensor(values, "values")
     _checks.rank(attn, "attn", ("windows", "layers", "heads", "T", "T"))
     _checks.rank(values, "values", CAPTURE_DIMS["values"])
@@ -235,32 +252,32 @@ def sinks(attn, values, *, eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, 
         raise ValueError(f"attn: sinks needs every query row, got {Q} rows of {T} positions")
     if tuple(values.shape[:2]) != (W, L) or values.shape[3] != T:
         raise ValueError(f"values: shape {list(values.shape)} does not fit attn {list(attn.shape)}")
+    _same_device(values, "values", attn)
     values = _kv_values(values, H, None)
-    _checks.finite(attn, "attn")
-    _checks.finite(values, "values")
-    _checks.attention_rows(attn, list(range(T)), "attn")
+    core().check_capture(attn, values, list(range(T)), "attn", "values")  # the CLI's checks of a capture file
     if residual is not None:
         residual = _checks.tensor(residual, "residual")
         _checks.rank(residual, "residual", ("windows", "layers", "T", "D"))
         if tuple(residual.shape[:3]) != (W, L, T):
             raise ValueError(f"residual: shape {list(residual.shape)} does not fit attn {list(attn.shape)}")
-        _checks.finite(residual, "residual")
+        _same_device(residual, "residual", attn)
+        core().check_finite(residual, "residual", "position")
     if tokens is not None:
-        tokens = torch.as_tensor(tokens)
-        if tuple(tokens.shape) != (W, T) or tokens.is_floating_point():
-            raise ValueError(f"tokens: expected integer ids [{W}, {T}], got {tokens.dtype} {list(tokens.shape)}")
-    try:
-        taus = [float(t) for t in taus]
-    except (TypeError, ValueError):
-        raise ValueError("taus: expected a list of numbers") from None
-    if not taus or any(not 0 <= t < 1 for t in taus):
-        raise ValueError(f"taus: {taus}, expected thresholds in [0, 1)")
-    if not (isinstance(eps, (int, float)) and 0 <= eps < 1):
-        raise ValueError(f"eps: {eps!r}, expected a number in [0, 1)")
-    rule = "" if config is None else json.dumps(config)
-    native = core().sinks(attn, values, residual, tokens, float(eps), taus,
-                          _checks.integer(profile_positions, "profile_positions", 1), rule, "config", str(source),
-                          _metadata(metadata), _checks.integer(threads, "threads", 0))
+        tokens = _checks.token_ids(tokens, "tokens")
+        if tuple(tokens.shape) != (W, T):
+            raise ValueError(f"tokens: shape {list(tokens.shape)}, expected [{W}, {T}] (windows, T)")
+        if bool((tokens < 0).any()):  # -1 is "no token" in the result
+            raise ValueError("tokens: negative ids, expected ids >= 0")
+    if isinstance(taus, (str, bytes)) or not hasattr(taus, "__iter__"):
+        raise ValueError(f"taus: {_checks.short(taus)}, expected a list of thresholds in [0, 1)")
+    taus = [_checks.fraction(t, "taus") for t in taus]
+    if not taus:
+        raise ValueError("taus: [], expected at least one threshold in [0, 1)")
+    native = core().sinks(attn, values, residual, tokens, _checks.fraction(eps, "eps"), taus,
+                          _checks.integer(profile_positions, "profile_positions", 1),
+                          _checks.json_object(config, "config", "a frame rule as configs/sinks.json"), "config",
+                          _checks.string(source, "source"), _metadata(metadata),
+                          _checks.integer(threads, "threads", 0, _checks.INT32_MAX))
     return Sinks(native=native)
 
 
@@ -268,50 +285,88 @@ def taxonomy(result, config=None):
     """SPEC §6: Retriever / Mixer / Reset for every head of a measure result (a Measure, or a
     path to a result file); config: thresholds as configs/taxonomy.json (default built in).
     Returns the JSON `geoattn taxonomy` writes, as a dict."""
-    text = _measure_text(result, "result")
-    return json.loads(core().taxonomy(text, "" if config is None else json.dumps(config)))
+    text = _measure_text(result, "taxonomy")
+    config = _checks.json_object(config, "config", "thresholds as configs/taxonomy.json")
+    try:
+        return json.loads(core().taxonomy(text, config))
+    except ValueError as e:  # the result was read and checked above: the rest is the config's
+        raise _checks.named("config", e) from None
 
 
 def fits(result):
     """SPEC §4's fits of every head: [{"layer", "head", <the fits of the result's heads>}]."""
-    doc = load(result).doc if not isinstance(result, Measure) else result.doc
-    return [{"layer": h["layer"], "head": h["head"], **h.get("fits", {})} for h in doc["heads"]]
+    if not isinstance(result, Measure):
+        result = _read_result(_result_path(result, "fits"), "result")
+    if not isinstance(result, Measure):
+        raise ValueError("result: a sinks result, fits needs a measure result")
+    return [{"layer": h["layer"], "head": h["head"], **h.get("fits", {})} for h in result.doc["heads"]]
 
 
-def _measure_text(result, name):
+def _result_path(result, function):
+    if isinstance(result, Sinks):
+        raise ValueError(f"result: a sinks result, {function} needs a measure result")
+    if not isinstance(result, (str, os.PathLike)):
+        raise ValueError(f"result: {_checks.short(result)}, expected a geoattn.Measure or a path to a measure result")
+    return _checks.path(result, "result")
+
+
+def _measure_text(result, function):
     if isinstance(result, Measure):
         return result.to_json()
-    if isinstance(result, (str, bytes)) or hasattr(result, "__fspath__"):
-        return core().read_measure(str(result))
-    raise ValueError(f"{name}: expected a geoattn.Measure or a path to a measure result, got {type(result).__name__}")
+    path = _result_path(result, function)
+    try:
+        return core().read_measure(path)
+    except ValueError as e:  # the C++ names the file
+        raise _checks.named("result", e) from None
 
 
 def read_capture(path):
     """A capture file (`geoattn capture`'s layout) as {"alpha", "values", "tokens" (torch
     tensors), "queries", "docs" (lists), "metadata" (dict)}: what geoattn.metrics takes."""
-    return core().read_capture(str(path))
+    path = _checks.path(path, "path")
+    try:
+        return core().read_capture(path)
+    except ValueError as e:  # the C++ names the file
+        raise _checks.named("path", e) from None
 
 
 def load(path):
     """A result file: a Measure (geoattn.measure/1 or /2, its arrays file read beside it) or
-    Sinks (geoattn.sinks/1). Needs numpy only, not the compiled module."""
-    from . import results
+    Sinks (geoattn.sinks/1), checked against its schema (docs/schema). Needs numpy only, not
+    the compiled module."""
+    return _read_result(path, "path")
 
-    import os
 
-    path = str(path)
+def _read_result(path, name):
+    from .schema import SchemaError
+
+    path = _checks.path(path, name)
     try:
-        with open(path) as f:
-            raw = json.load(f)
-        schema = raw.get("schema")
-    except (OSError, ValueError, AttributeError) as e:
-        raise ValueError(f"{path}: cannot read a result ({e})") from None
-    if schema in results.MEASURE_SCHEMAS:
-        arrays = None
+        return _load(path)
+    except (OSError, ValueError, SchemaError, RecursionError) as e:  # JSON errors are ValueErrors
+        why = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:160]
+        raise ValueError(f"{name}: {path}: not a readable geoattn result ({why})") from None
+
+
+def _load(path):
+    from . import results, schema
+
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    kind = raw.get("schema") if isinstance(raw, dict) else None
+    if kind == results.SINKS_SCHEMA:
+        schema.validate(raw, "geoattn.sinks-1.schema.json")
+        return Sinks(doc=raw)
+    if kind not in results.MEASURE_SCHEMAS:
+        raise ValueError(f"schema {_checks.short(kind)} is not a measure or sinks result")
+    if kind == "geoattn.measure/2":
+        schema.validate(raw, "geoattn.measure-2.schema.json")
+    arrays = None
+    try:
         if isinstance(raw.get("arrays"), dict):  # /2: the arrays file as written, every name in it
             arrays = results.read_arrays(os.path.join(os.path.dirname(path), raw["arrays"]["file"]))
-        return Measure(doc=results.load_measure(path), arrays=arrays)
-    if schema == results.SINKS_SCHEMA:
-        with open(path) as f:
-            return Sinks(doc=json.load(f))
-    raise ValueError(f"{path}: schema {schema!r} is not a measure or sinks result")
+        doc = results.inline_arrays(raw, path)
+    except (KeyError, TypeError, IndexError) as e:  # an arrays file of another layout
+        raise ValueError(f"its arrays file is not geoattn's ({e!r})") from None
+    schema.validate(doc, "geoattn.measure-inline.schema.json")
+    return Measure(doc=doc, arrays=arrays)

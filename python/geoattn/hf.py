@@ -15,9 +15,12 @@ the `value` states the weights mix ([B, kv_heads, T, d]: after the projection, i
 value norm; before the grouped heads are repeated) and the requested rows of the weights, and
 passes everything on unchanged. The full T x T weights are never kept.
 """
+import re
 import sys
 
 from . import _checks
+
+_HOOK = re.compile(r"blocks\.(\d+)\.attn\.hook_(?:pattern|v)")
 
 
 def capture(model, input_ids, *, queries="last", dtype=None):
@@ -31,18 +34,17 @@ def capture(model, input_ids, *, queries="last", dtype=None):
 
     if not isinstance(model, torch.nn.Module):
         raise ValueError(f"model: expected a transformers model (torch.nn.Module), got {type(model).__name__}")
-    ids = torch.as_tensor(input_ids)
+    ids = _checks.token_ids(input_ids, "input_ids")
     if ids.dim() == 1:
         ids = ids[None]
-    if ids.dim() != 2 or ids.is_floating_point() or ids.numel() == 0:
-        raise ValueError(f"input_ids: expected integer token ids [windows, T], got {ids.dtype} {list(ids.shape)}")
+    if ids.dim() != 2 or ids.numel() == 0:
+        raise ValueError(f"input_ids: shape {list(ids.shape)}, expected token ids [windows, T], none empty")
     T = ids.shape[1]
-    Q = {"last": 1, "all": T}.get(queries, None) if isinstance(queries, str) else None
-    positions = _checks.query_positions(queries, Q if Q is not None else _length(queries), T)
-    dtype = torch.float32 if dtype is None else dtype
+    positions = _checks.query_positions(queries, None, T)
+    dtype = torch.float32 if dtype is None else _checks.float_dtype(dtype, "dtype")
+    device = _fits_model(model, ids)
 
     rows, vals, order = [], [], {}
-    device = next(model.parameters()).device
     select = torch.tensor(positions, device=device)
 
     def wrap(original):
@@ -82,11 +84,24 @@ def capture(model, input_ids, *, queries="last", dtype=None):
     return torch.stack(rows, 1), torch.stack(vals, 1)  # [W, L, H, Q, T], [W, L, KV, T, d]
 
 
-def _length(queries):
+def _fits_model(model, ids):
+    """The model's device, once ids [W, T] are known to fit its vocabulary and positions."""
+    parameter = next(model.parameters(), None)
+    config = getattr(model, "config", None)
+    if parameter is None or config is None:
+        raise ValueError(f"model: {type(model).__name__} has no parameters or no config: not a transformers model")
     try:
-        return len(queries)
-    except TypeError:
-        raise ValueError("queries: expected 'last', 'all' or a list of positions") from None
+        vocab = model.get_input_embeddings().num_embeddings  # the rows ids index
+    except (AttributeError, NotImplementedError):
+        vocab = getattr(config, "vocab_size", None)
+    if isinstance(vocab, int) and not 0 <= int(ids.min()) <= int(ids.max()) < vocab:
+        bad = int(ids.min()) if int(ids.min()) < 0 else int(ids.max())
+        raise ValueError(f"input_ids: id {bad} is outside the model's vocabulary 0..{vocab - 1}")
+    positions = getattr(config, "max_position_embeddings", None)
+    if isinstance(positions, int) and ids.shape[1] > positions:
+        raise ValueError(f"input_ids: T = {ids.shape[1]}, longer than the model's {positions} positions "
+                         "(config.max_position_embeddings)")
+    return parameter.device
 
 
 def _set_eager(model):
@@ -114,33 +129,37 @@ def from_cache(cache, *, queries="last", layers=None):
     dict of tensors saved with nnsight under those names):
       blocks.{l}.attn.hook_pattern  [batch, heads, T, T]
       blocks.{l}.attn.hook_v        [batch, T, kv_heads, d]
-    layers: how many (default: every l present)."""
+    layers: how many (default: every l present; none may be missing below the last)."""
     import torch
 
-    def get(name):
-        try:
-            return cache[name]
-        except (KeyError, IndexError):
-            return None
-
+    if not callable(getattr(cache, "keys", None)) or not hasattr(cache, "__getitem__"):
+        raise ValueError(f"cache: {type(cache).__name__}, expected a dict or ActivationCache of TransformerLens hook names")
+    names = set(map(str, cache.keys()))
+    present = 1 + max((int(m.group(1)) for m in map(_HOOK.fullmatch, names) if m), default=-1)  # layers up to the last
     if layers is None:
-        layers = 0
-        while get(f"blocks.{layers}.attn.hook_pattern") is not None:
-            layers += 1
-    if layers < 1:
-        raise ValueError("cache: no blocks.0.attn.hook_pattern in it")
-    alpha, values = [], []
+        if not present:
+            raise ValueError("cache: no blocks.{l}.attn.hook_pattern in it")
+        layers = present
+    layers = _checks.integer(layers, "layers", 1)
+    alpha, values, first = [], [], None
     for l in range(layers):
-        pattern, v = get(f"blocks.{l}.attn.hook_pattern"), get(f"blocks.{l}.attn.hook_v")
-        if pattern is None or v is None:
-            raise ValueError(f"cache: blocks.{l}.attn.hook_pattern or hook_v is missing")
-        pattern, v = torch.as_tensor(pattern), torch.as_tensor(v)
-        if pattern.dim() != 4 or pattern.shape[-1] != pattern.shape[-2] or v.dim() != 4 or v.shape[1] != pattern.shape[-1]:
+        keys = (f"blocks.{l}.attn.hook_pattern", f"blocks.{l}.attn.hook_v")
+        missing = [k for k in keys if k not in names]
+        if missing and l >= present:
+            raise ValueError(f"layers: {layers}, but the cache has no {missing[0]}")
+        if missing:
+            raise ValueError(f"cache: {missing[0]} is missing (the cache has layers up to blocks.{present - 1})")
+        pattern, v = (_checks.tensor(cache[k], f"cache: {k}") for k in keys)
+        if pattern.dim() != 4 or v.dim() != 4 or pattern.shape[2] != pattern.shape[3] \
+                or v.shape[:2] != pattern.shape[::3] or 0 in pattern.shape or 0 in v.shape:  # [::3]: batch, T
             raise ValueError(f"cache: blocks.{l}: hook_pattern {list(pattern.shape)} and hook_v {list(v.shape)} "
                              "are not [batch, heads, T, T] and [batch, T, kv_heads, d]")
-        T = pattern.shape[-1]
-        Q = {"last": 1, "all": T}.get(queries) if isinstance(queries, str) else _length(queries)
-        positions = _checks.query_positions(queries, Q if Q is not None else -1, T)
+        this = (pattern.shape, v.shape, pattern.device, v.device)
+        first = first or this
+        if this != first:  # torch.stack needs one shape and one device
+            raise ValueError(f"cache: blocks.{l}: hook_pattern {list(pattern.shape)} and hook_v {list(v.shape)} on "
+                             f"{pattern.device} differ from blocks.0's {list(first[0])} and {list(first[1])} on {first[2]}")
+        positions = _checks.query_positions(queries, None, pattern.shape[3])
         alpha.append(pattern[:, :, positions, :])  # [B, H, Q, T]
         values.append(v.transpose(1, 2))           # [B, KV, T, d]
     return torch.stack(alpha, 1), torch.stack(values, 1)

@@ -1,7 +1,8 @@
 // geoattn._core: the CLI's pipeline (metric run, bootstrap, fits, sinks, taxonomy) over tensors
 // handed over from Python, built against the PyTorch of the importing interpreter
-// (python/CMakeLists.txt). The checks that name a Python argument live in geoattn/__init__.py;
-// this file converts and calls, nothing more: no metric is computed here.
+// (python/CMakeLists.txt). The checks that name a Python argument live in geoattn/_checks.py,
+// those of the tensors' values in C++ (check_capture, the CLI's); this file converts and calls,
+// nothing more: no metric is computed here.
 #include <torch/extension.h>
 
 #include <pybind11/stl.h>
@@ -13,6 +14,7 @@
 
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/unit_stats.h"
+#include "geoattn/model/capture_checks.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/library_threads.h"
 #include "geoattn/pipeline/measure.h"
@@ -97,6 +99,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
     if (boot_level != "auto") spec.boot_level = named(metrics::kBootLevelNames, boot_level, "boot_level");
     spec.boot_unit = named(metrics::kBootUnitNames, boot_unit, "boot_unit");
     spec.chunk_bytes = chunk_bytes;
+    spec.names = ArgumentStyle::Python;
     return spec;
   };
   py::gil_scoped_release released;
@@ -183,6 +186,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("eps"),
         py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
         py::arg("metadata"), py::arg("threads"));
+  // A capture's checks, as geoattn metrics / sinks make them of a capture file.
+  m.def("check_capture", &model::check_capture, py::arg("alpha"), py::arg("values"), py::arg("queries"),
+        py::arg("alpha_name"), py::arg("values_name"), py::call_guard<py::gil_scoped_release>());
+  m.def("check_finite", &model::check_finite, py::arg("x"), py::arg("name"), py::arg("head_word"),
+        py::call_guard<py::gil_scoped_release>());
   m.def("taxonomy", &taxonomy, py::arg("measure"), py::arg("config"));
   m.def("read_measure", &read_measure, py::arg("path"));
   m.def("read_capture", &read_capture, py::arg("path"));

@@ -1,4 +1,11 @@
-"""Every bad argument is a ValueError whose message starts with the argument's name."""
+"""Every bad argument of the Python API is a ValueError whose message, one line, starts with the
+argument's name: a table of cases (function, argument, call, what the message says), and a test
+that every parameter of every public function has at least one case."""
+import functools
+import inspect
+import json
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -16,59 +23,272 @@ def causal_rows(W=1, L=2, H=4, T=8, seed=0):
 
 ALPHA = causal_rows()
 VALUES = torch.randn(1, 2, 2, 8, 4, generator=torch.Generator().manual_seed(1))
+VOCAB, POSITIONS = 50, 16  # the tiny Llama's
 
 
-def nan_values():
-    v = VALUES.clone()
-    v[0, 1, 0, 3, 2] = float("nan")
-    return v
+def changed(x, index, value):
+    x = x.clone()
+    x[index] = value
+    return x
 
 
-def late_weight():
-    a = ALPHA.clone()
-    a[0, 0, 0, 2, 5] = 0.5
-    return a
+def metrics(**change):
+    """geoattn.metrics(ALPHA, VALUES) with some arguments changed."""
+    args = dict(dict(alpha=ALPHA, values=VALUES, controls=0), **change)
+    return geoattn.metrics(args.pop("alpha"), args.pop("values"), **args)
 
 
-METRICS_CASES = [
-    ("alpha", dict(alpha=[[1.0]])),
-    ("alpha", dict(alpha=ALPHA.long())),
-    ("alpha", dict(alpha=ALPHA[0])),
-    ("values", dict(values=VALUES[:, :, :, :6])),
-    ("values", dict(values=torch.randn(1, 2, 3, 8, 4))),  # 3 KV heads for 4 heads
-    ("values", dict(values=nan_values())),
-    ("alpha", dict(alpha=ALPHA * 1.1)),
-    ("alpha", dict(alpha=late_weight())),
-    ("alpha", dict(alpha=-ALPHA)),
-    ("queries", dict(queries=[1, 2])),
-    ("queries", dict(alpha=ALPHA[:, :, :, :3], queries=None)),
-    ("queries", dict(queries="first")),
-    ("n", dict(n="0:4")),
-    ("n", dict(n="bogus")),
-    ("n", dict(n=[1, 99])),
-    ("distance", dict(distance="manhattan")),
-    ("controls", dict(controls=-1)),
-    ("bootstrap", dict(bootstrap=1.5)),
-    ("decay_k", dict(decay_k=0)),
-    ("bootstrap_level", dict(bootstrap_level="token")),
-    ("kv_map", dict(kv_map=[0, 1])),
-    ("kv_map", dict(kv_map=[0, 1, 2, 3])),
-    ("docs", dict(docs=["a", "b"])),
-    ("threads", dict(threads=-2)),
+def sinks(**change):
+    args = dict(dict(attn=ALPHA, values=VALUES), **change)
+    return geoattn.sinks(args.pop("attn"), args.pop("values"), **args)
+
+
+@functools.lru_cache(maxsize=None)
+def tiny_llama():
+    """A randomly initialised 2-layer Llama of transformers (skips without transformers)."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(vocab_size=VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=POSITIONS)
+    return transformers.LlamaForCausalLM(config).eval()
+
+
+def capture(**change):
+    args = dict(dict(model=tiny_llama(), input_ids=[1, 2, 3]), **change)
+    return geoattn.hf.capture(args.pop("model"), args.pop("input_ids"), **args)
+
+
+def cache(drop=(), layers=3, **replace):
+    """A TransformerLens cache of `layers` layers, keys in `drop` left out."""
+    out = {}
+    for l in range(layers):
+        out[f"blocks.{l}.attn.hook_pattern"] = ALPHA[:, l % 2]                  # [B, H, T, T]
+        out[f"blocks.{l}.attn.hook_v"] = VALUES[:, l % 2].transpose(1, 2)       # [B, T, KV, d]
+    out.update(replace)
+    return {k: v for k, v in out.items() if k not in drop}
+
+
+class Env:
+    """Results and files the cases read: a measure and a sinks result, and bad files."""
+
+    def __init__(self, folder):
+        self.folder = str(folder)
+        self.measure = metrics()
+        self.sinks = sinks()
+        self.sinks.save(self.file("s.json"))
+        self.deep = self.write("deep.json", "[" * 100000 + "]" * 100000)
+        self.broken = self.write("broken.json", "{")
+        self.a_list = self.write("list.json", "[1]")
+        self.hollow = self.write("hollow.json", json.dumps({"schema": "geoattn.measure/1"}))
+        self.loaded = geoattn.load(self.write("m1.json", json.dumps(dict(self.measure.doc, schema="geoattn.measure/1"))))
+
+    def file(self, name):
+        return os.path.join(self.folder, name)
+
+    def write(self, name, text):
+        with open(self.file(name), "w") as f:
+            f.write(text)
+        return self.file(name)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    return Env(tmp_path_factory.mktemp("bad_inputs"))
+
+
+hf = geoattn.hf
+# (function, argument, call(env), a part of the message)
+CASES = [
+    ("metrics", "alpha", lambda e: metrics(alpha=[[1.0]]), "torch tensor"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA.long()), "dtype int64"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA[0]), "5 dims"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA * 1.1), "sum"),
+    ("metrics", "alpha", lambda e: metrics(alpha=changed(ALPHA, (0, 0, 0, 2, 5), 0.5)), "causal"),
+    ("metrics", "alpha", lambda e: metrics(alpha=-ALPHA), "negative"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA[:0], values=VALUES[:0]), "no windows"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA[:, :0], values=VALUES[:, :0]), "no layers"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA[:, :, :0]), "no heads"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA[:, :, :, :0], queries=[]), "no queries"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA[:, :, :, -1:, :0], values=VALUES[:, :, :, :0]), "no T"),
+    ("metrics", "alpha", lambda e: metrics(alpha=ALPHA.to("meta"), values=VALUES.to("meta")), "meta"),
+    ("metrics", "values", lambda e: metrics(values=VALUES[:, :, :, :6]), "does not fit"),
+    ("metrics", "values", lambda e: metrics(values=torch.randn(1, 2, 3, 8, 4)), "do not divide"),
+    ("metrics", "values", lambda e: metrics(values=changed(VALUES, (0, 1, 0, 3, 2), float("nan"))), "NaN"),
+    ("metrics", "values", lambda e: metrics(values=VALUES[..., :0]), "no d"),
+    ("metrics", "queries", lambda e: metrics(queries=[1, 2]), "2 positions"),
+    ("metrics", "queries", lambda e: metrics(alpha=ALPHA[:, :, :, :3], queries=None), "give their positions"),
+    ("metrics", "queries", lambda e: metrics(queries="first"), "'first'"),
+    ("metrics", "queries", lambda e: metrics(alpha=ALPHA[:, :, :, -1:], queries=[7.5]), "integer positions"),
+    ("metrics", "n", lambda e: metrics(n="0:4"), ""),
+    ("metrics", "n", lambda e: metrics(n="bogus"), ""),
+    ("metrics", "n", lambda e: metrics(n=[1, 99]), ""),
+    ("metrics", "n", lambda e: metrics(n=[]), "at least one"),
+    ("metrics", "n", lambda e: metrics(n=[1.0]), "list of N"),
+    ("metrics", "controls", lambda e: metrics(controls=-1), ""),
+    ("metrics", "controls", lambda e: metrics(controls=2**63), "0.."),
+    ("metrics", "bootstrap", lambda e: metrics(bootstrap=1.5), "integer"),
+    ("metrics", "bootstrap", lambda e: metrics(bootstrap=2**50), "more than this machine's"),
+    ("metrics", "seed", lambda e: metrics(seed=2**64), str(2**64 - 1)),
+    ("metrics", "seed", lambda e: metrics(seed=-1), ""),
+    ("metrics", "distance", lambda e: metrics(distance="manhattan"), "euclidean"),
+    ("metrics", "distance", lambda e: metrics(distance=np.array(["euclidean", "cosine"])), "euclidean"),
+    ("metrics", "decay_k", lambda e: metrics(decay_k=0), ""),
+    ("metrics", "decay_k", lambda e: metrics(decay_k=2**62), "max(64, T - 1) = 64"),
+    ("metrics", "bootstrap_level", lambda e: metrics(bootstrap_level="token"), "'head'"),
+    ("metrics", "bootstrap_unit", lambda e: metrics(bootstrap_unit="token"), "'document'"),
+    ("metrics", "kv_map", lambda e: metrics(kv_map=[0, 1]), "4 KV head"),
+    ("metrics", "kv_map", lambda e: metrics(kv_map=[0, 1, 2, 3]), "0..1"),
+    ("metrics", "kv_map", lambda e: metrics(kv_map=[0.5] * 4), "integers"),
+    ("metrics", "docs", lambda e: metrics(docs=["a", "b"]), "1 document names"),
+    ("metrics", "docs", lambda e: metrics(alpha=causal_rows(W=2), values=VALUES.expand(2, -1, -1, -1, -1), docs="ab"),
+     "list of 2"),
+    ("metrics", "docs", lambda e: metrics(docs=[None]), "strings or integers"),
+    ("metrics", "threads", lambda e: metrics(threads=-2), ""),
+    ("metrics", "threads", lambda e: metrics(threads=2**31), "2147483647"),
+    ("metrics", "metrics_memory_mb", lambda e: metrics(metrics_memory_mb=0), ""),
+    ("metrics", "metrics_memory_mb", lambda e: metrics(metrics_memory_mb=2**50), ""),
+    ("metrics", "source", lambda e: metrics(source=None), "string"),
+    ("metrics", "metadata", lambda e: metrics(metadata="x"), "dict"),
+    ("metrics", "metadata", lambda e: metrics(metadata={1: 2}), "string keys"),
+    ("metrics", "metadata", lambda e: metrics(metadata={"a": {1}}), "not JSON"),
+
+    ("sinks", "attn", lambda e: sinks(attn=ALPHA[:, :, :, :3]), "every query row"),
+    ("sinks", "attn", lambda e: sinks(attn=ALPHA[:0], values=VALUES[:0]), "no windows"),
+    ("sinks", "attn", lambda e: sinks(attn=ALPHA[:, :, :, :0, :0], values=VALUES[:, :, :, :0]), "no T"),
+    ("sinks", "values", lambda e: sinks(values=VALUES[:, :1]), "does not fit"),
+    ("sinks", "values", lambda e: sinks(values=VALUES[..., :0]), "no d"),
+    ("sinks", "values", lambda e: sinks(values=VALUES.to("meta")), "meta"),
+    ("sinks", "taus", lambda e: sinks(taus=[1.5]), "[0, 1)"),
+    ("sinks", "taus", lambda e: sinks(taus="x"), "list"),
+    ("sinks", "taus", lambda e: sinks(taus=[]), "at least one"),
+    ("sinks", "taus", lambda e: sinks(taus=[float("nan")]), "[0, 1)"),
+    ("sinks", "eps", lambda e: sinks(eps=2), "[0, 1)"),
+    ("sinks", "eps", lambda e: sinks(eps=True), "[0, 1)"),
+    ("sinks", "residual", lambda e: sinks(residual=torch.zeros(1, 2, 7, 4)), "does not fit"),
+    ("sinks", "residual", lambda e: sinks(residual=torch.zeros(1, 2, 8, 0)), "no D"),
+    ("sinks", "residual", lambda e: sinks(residual=torch.zeros(1, 2, 8, 4, dtype=torch.long)), "dtype"),
+    ("sinks", "tokens", lambda e: sinks(tokens=torch.zeros(1, 5, dtype=torch.long)), "[1, 8]"),
+    ("sinks", "tokens", lambda e: sinks(tokens=-torch.ones(1, 8, dtype=torch.long)), "negative"),
+    ("sinks", "tokens", lambda e: sinks(tokens=torch.zeros(1, 8, dtype=torch.bool)), "bool"),
+    ("sinks", "tokens", lambda e: sinks(tokens=[[2**70] * 8]), "integer token ids"),
+    ("sinks", "profile_positions", lambda e: sinks(profile_positions=0), ""),
+    ("sinks", "profile_positions", lambda e: sinks(profile_positions=2**63), ""),
+    ("sinks", "config", lambda e: sinks(config="x"), "dict"),
+    ("sinks", "config", lambda e: sinks(config={"x": 1}), "unknown key"),
+    ("sinks", "config", lambda e: sinks(config={"x": {1}}), "not JSON"),
+    ("sinks", "threads", lambda e: sinks(threads=2**40), ""),
+    ("sinks", "source", lambda e: sinks(source=5), "string"),
+    ("sinks", "metadata", lambda e: sinks(metadata=[1]), "dict"),
+
+    ("taxonomy", "result", lambda e: geoattn.taxonomy(42), "geoattn.Measure"),
+    ("taxonomy", "result", lambda e: geoattn.taxonomy(e.sinks), "a sinks result"),
+    ("taxonomy", "result", lambda e: geoattn.taxonomy(e.file("s.json")), "s.json"),
+    ("taxonomy", "result", lambda e: geoattn.taxonomy(e.file("nope.json")), "nope.json"),
+    ("taxonomy", "result", lambda e: geoattn.taxonomy(e.deep), "deep.json"),
+    ("taxonomy", "result", lambda e: geoattn.taxonomy(e.folder), "folder"),
+    ("taxonomy", "config", lambda e: geoattn.taxonomy(e.measure, config="x"), "dict"),
+    ("taxonomy", "config", lambda e: geoattn.taxonomy(e.measure, config={"nope": 1}), "unknown key"),
+    ("taxonomy", "config", lambda e: geoattn.taxonomy(e.measure, config={"reset_n_max": float("nan")}), "not JSON"),
+
+    ("fits", "result", lambda e: geoattn.fits(e.sinks), "a sinks result, fits needs a measure result"),
+    ("fits", "result", lambda e: geoattn.fits(e.file("s.json")), "a sinks result, fits needs a measure result"),
+    ("fits", "result", lambda e: geoattn.fits(42), "geoattn.Measure"),
+    ("fits", "result", lambda e: geoattn.fits(e.deep), "deep.json"),
+    ("fits", "result", lambda e: geoattn.fits(e.hollow), "hollow.json"),
+
+    ("load", "path", lambda e: geoattn.load(e.file("nope.json")), "nope.json"),
+    ("load", "path", lambda e: geoattn.load(e.deep), "deep.json"),
+    ("load", "path", lambda e: geoattn.load(e.broken), "broken.json"),
+    ("load", "path", lambda e: geoattn.load(e.a_list), "not a measure or sinks result"),
+    ("load", "path", lambda e: geoattn.load(e.hollow), "required key"),
+    ("load", "path", lambda e: geoattn.load(e.folder), "folder"),
+    ("load", "path", lambda e: geoattn.load(""), "empty"),
+    ("load", "path", lambda e: geoattn.load(None), "file path"),
+
+    ("read_capture", "path", lambda e: geoattn.read_capture(e.folder), "folder"),
+    ("read_capture", "path", lambda e: geoattn.read_capture(""), "empty"),
+    ("read_capture", "path", lambda e: geoattn.read_capture(7), "file path"),
+    ("read_capture", "path", lambda e: geoattn.read_capture(e.broken), "broken.json"),
+
+    ("Measure.save", "path", lambda e: e.measure.save(e.folder), "folder"),
+    ("Measure.save", "path", lambda e: e.measure.save(""), "empty"),
+    ("Measure.save", "path", lambda e: e.measure.save(None), "file path"),
+    ("Measure.save", "path", lambda e: e.measure.save(e.file("m.json\0x")), "NUL"),
+    ("Measure.save", "path", lambda e: e.measure.save(e.file(os.path.join("no", "m.json"))), "does not exist"),
+    ("Measure.save", "save", lambda e: e.loaded.save(e.file("again.json")), "loaded from files"),
+    ("Sinks.save", "path", lambda e: e.sinks.save(e.folder), "folder"),
+    ("Sinks.save", "path", lambda e: e.sinks.save(""), "empty"),
+
+    ("hf.capture", "model", lambda e: hf.capture("gpt2", [1, 2, 3]), "torch.nn.Module"),
+    ("hf.capture", "model", lambda e: hf.capture(torch.nn.Linear(2, 2), [1, 2, 3]), "not a transformers model"),
+    ("hf.capture", "input_ids", lambda e: hf.capture(torch.nn.Linear(2, 2), torch.zeros(2, 3)), "float32"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids=[]), "empty"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids=[[[1]]]), "[windows, T]"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids=[1, 2, VOCAB]), f"0..{VOCAB - 1}"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids=[1, -1]), "vocabulary"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids=[1] * (POSITIONS + 1)), f"{POSITIONS} positions"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids=[1, 2**70]), "integer token ids"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids="abc"), "integer token ids"),
+    ("hf.capture", "queries", lambda e: capture(queries=[5]), "0..2"),
+    ("hf.capture", "queries", lambda e: capture(queries=[1.5]), "integer positions"),
+    ("hf.capture", "queries", lambda e: capture(queries=[]), "positions"),
+    ("hf.capture", "dtype", lambda e: capture(dtype=torch.bool), "torch.float32"),
+    ("hf.capture", "dtype", lambda e: capture(dtype="float16"), "torch.float16"),
+
+    ("hf.from_cache", "cache", lambda e: hf.from_cache({}), "no blocks"),
+    ("hf.from_cache", "cache", lambda e: hf.from_cache([1]), "dict"),
+    ("hf.from_cache", "cache", lambda e: hf.from_cache(cache(drop=["blocks.1.attn.hook_pattern"])),
+     "blocks.1.attn.hook_pattern is missing"),
+    ("hf.from_cache", "cache", lambda e: hf.from_cache(cache(drop=["blocks.0.attn.hook_v"])), "blocks.0.attn.hook_v"),
+    ("hf.from_cache", "cache", lambda e: hf.from_cache(cache(**{"blocks.1.attn.hook_pattern": ALPHA[:, 1].long()})),
+     "blocks.1.attn.hook_pattern: dtype int64"),
+    ("hf.from_cache", "cache", lambda e: hf.from_cache(cache(**{"blocks.1.attn.hook_pattern": ALPHA[:, 1, :, :3, :3],
+                                                         "blocks.1.attn.hook_v": VALUES[:, 1, :, :3].transpose(1, 2)})),
+     "differ from blocks.0"),
+    ("hf.from_cache", "cache", lambda e: hf.from_cache(cache(**{"blocks.1.attn.hook_v": torch.tensor(1.0)})),
+     "[batch, T, kv_heads, d]"),
+    ("hf.from_cache", "queries", lambda e: hf.from_cache(cache(), queries=[9]), "0..7"),
+    ("hf.from_cache", "queries", lambda e: hf.from_cache(cache(), queries=None), "'last'"),
+    ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=0), ""),
+    ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=4), "no blocks.3.attn.hook_pattern"),
+    ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=1.5), "integer"),
 ]
 
 
-def raises_named(function, first, name, change):
-    """function(alpha/attn, values, **rest) with `change` applied raises ValueError("<name>: ...")."""
-    args = dict(zip((first, "values"), (ALPHA, VALUES)))
-    args.update(change)
-    with pytest.raises(ValueError, match=f"^{name}: "):
-        function(args.pop(first), args.pop("values"), **args)
+@pytest.mark.parametrize("function,argument,call,says", CASES,
+                         ids=[f"{f}-{a}-{i}" for i, (f, a, _, _) in enumerate(CASES)])
+def test_a_bad_argument_is_named(env, function, argument, call, says):
+    with pytest.raises(ValueError) as raised:
+        call(env)
+    message = str(raised.value)
+    assert message.startswith(f"{argument}: "), message
+    assert "\n" not in message and len(message) < 300, message
+    assert says in message, message
 
 
-@pytest.mark.parametrize("name,change", METRICS_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(METRICS_CASES)])
-def test_metrics_names_the_bad_argument(name, change):
-    raises_named(geoattn.metrics, "alpha", name, change)
+def public_functions():
+    """{name: function} of everything the package exports, with the methods of its classes and
+    the functions of geoattn.hf."""
+    out = {}
+    for name in geoattn.__all__:
+        obj = getattr(geoattn, name)
+        if inspect.isfunction(obj):
+            out[name] = obj
+        elif inspect.isclass(obj):
+            out.update((f"{name}.{m}", f) for m, f in vars(obj).items() if inspect.isfunction(f) and not m.startswith("_"))
+    out.update((f"hf.{m}", f) for m, f in vars(geoattn.hf).items()
+               if inspect.isfunction(f) and not m.startswith("_") and f.__module__ == geoattn.hf.__name__)
+    return out
+
+
+def test_every_argument_has_a_case():
+    """A new argument without a case here (so, likely, without a check) fails this test."""
+    covered = {(f, a) for f, a, _, _ in CASES}
+    missing = [f"{f}({p})" for f, function in public_functions().items()
+               for p in inspect.signature(function).parameters if p != "self" and (f, p) not in covered]
+    assert not missing, f"arguments without a bad-input case: {missing}"
+    assert {"metrics", "sinks", "taxonomy", "fits", "load", "read_capture", "hf.capture", "hf.from_cache",
+            "Measure.save", "Sinks.save"} <= public_functions().keys()
 
 
 def test_good_inputs_run():
@@ -77,46 +297,22 @@ def test_good_inputs_run():
     assert r.n_grid.tolist() == list(range(1, 9))
     np_r = geoattn.metrics(ALPHA.numpy(), VALUES.numpy(), n="all", controls=2)
     assert np.array_equal(np_r.heads["P_rmax"], r.heads["P_rmax"], equal_nan=True)
+    # the bounds themselves are accepted
+    geoattn.metrics(ALPHA, VALUES, controls=0, seed=2**64 - 1, decay_k=64, n=np.array([1, 8]), kv_map=[0, 0, 1, 1],
+                    queries=torch.arange(8), metadata={"k": [1, "a"]})
 
 
-SINKS_CASES = [
-    ("attn", dict(attn=ALPHA[:, :, :, :3])),
-    ("values", dict(values=VALUES[:, :1])),
-    ("taus", dict(taus=[1.5])),
-    ("taus", dict(taus="x")),
-    ("eps", dict(eps=2)),
-    ("residual", dict(residual=torch.zeros(1, 2, 7, 4))),
-    ("tokens", dict(tokens=torch.zeros(1, 5, dtype=torch.long))),
-    ("profile_positions", dict(profile_positions=0)),
-]
-
-
-@pytest.mark.parametrize("name,change", SINKS_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SINKS_CASES)])
-def test_sinks_names_the_bad_argument(name, change):
-    raises_named(geoattn.sinks, "attn", name, change)
-
-
-def test_the_other_functions_name_their_bad_argument(tmp_path):
-    with pytest.raises(ValueError, match="^result: "):
-        geoattn.taxonomy(42)
-    with pytest.raises(ValueError, match="^model: "):
-        geoattn.hf.capture("gpt2", [1, 2, 3])
-    with pytest.raises(ValueError, match="^input_ids: "):
-        geoattn.hf.capture(torch.nn.Linear(2, 2), torch.zeros(2, 3))
-    with pytest.raises(ValueError, match="^cache: "):
-        geoattn.hf.from_cache({})
-    missing = tmp_path / "nope.json"
-    with pytest.raises(ValueError, match=f"^{missing}: "):
-        geoattn.load(missing)
-    with pytest.raises(ValueError, match="nope.json"):
-        geoattn.taxonomy(str(missing))
+def test_bounds_of_a_model_are_accepted():
+    alpha, values = capture(input_ids=[[0, VOCAB - 1] * (POSITIONS // 2)], queries="all", dtype=torch.float64)
+    assert alpha.dtype == values.dtype == torch.float64 and alpha.shape == (1, 2, 2, POSITIONS, POSITIONS)
+    c = cache(layers=2)
+    assert hf.from_cache(c, layers=1)[0].shape == (1, 1, 4, 1, 8)
+    assert hf.from_cache(c, queries=np.array([3, 7]))[0].shape == (1, 2, 4, 2, 8)
 
 
 def test_a_module_built_for_another_torch_is_refused(monkeypatch):
     """The installed package records the torch it linked (geoattn/_build_info.py) and refuses to
     load beside another, in one line that says to reinstall, rather than crash in the loader."""
-    import os
-
     from geoattn import _native
     if os.environ.get("GEOATTN_CORE"):
         pytest.skip("GEOATTN_CORE: the module of a build tree, not an installed package")

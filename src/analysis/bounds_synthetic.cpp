@@ -11,6 +11,7 @@
 
 #include "geoattn/analysis/bounds.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/progress.h"
 #include "geoattn/util/n_grid.h"
 #include "geoattn/util/random.h"
 
@@ -68,10 +69,17 @@ BoundsInput synthetic_sample(const AssumptionParams& p, uint64_t sample_index) {
   return in;
 }
 
-BoundsCurves synthetic_bounds(const AssumptionParams& p, const std::vector<int64_t>& grid, const BoundsOptions& opt) {
-  if (p.samples < 1) fail("{}: samples = {} must be >= 1", kWhat, p.samples);
+BoundsCurves synthetic_bounds(const AssumptionParams& p, const std::vector<int64_t>& grid, const BoundsOptions& opt,
+                              bool quiet) {
+  if (p.samples < 1 || p.samples > kMaxSyntheticSamples)
+    fail("{}: samples = {} must be in 1..{}", kWhat, p.samples, kMaxSyntheticSamples);
   BoundsMean mean(static_cast<size_t>(valid_grid_size(grid, p.T)));
-  for (int64_t s = 0; s < p.samples; ++s) mean.add(sample_bounds(synthetic_sample(p, static_cast<uint64_t>(s)), grid, opt));
+  Progress progress("bounds: synthetic samples", p.samples, quiet);
+  for (int64_t s = 0; s < p.samples; ++s) {
+    mean.add(sample_bounds(synthetic_sample(p, static_cast<uint64_t>(s)), grid, opt));
+    progress.update(s + 1, (s + 1) * p.T);
+  }
+  progress.finish();
   return mean.mean();
 }
 

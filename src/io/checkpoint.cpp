@@ -1,5 +1,8 @@
 #include "geoattn/io/checkpoint.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "geoattn/arch/tensors.h"
 
 #include <filesystem>
@@ -51,6 +54,43 @@ arch::TensorRoot find_tensor_root(const ModelConfig& config, const TensorStore& 
   return kRoots[0];  // validate_tensors names the missing tensor
 }
 
+namespace {
+
+// Whether element i of a float tensor's bytes is NaN or infinite: its exponent bits all set.
+template <typename Bits, Bits kExponent>
+bool non_finite_at(const uint8_t* bytes, int64_t i) {
+  Bits x;
+  std::memcpy(&x, bytes + i * sizeof(Bits), sizeof(Bits));
+  return (x & kExponent) == kExponent;
+}
+
+// The index of the first NaN or infinite element of `n` elements of `dtype` (F32, F16, BF16) at
+// `bytes`, or -1: one pass over the bits, in blocks whose test the compiler vectorises.
+template <typename Bits, Bits kExponent>
+int64_t first_non_finite(const uint8_t* bytes, int64_t n) {
+  constexpr int64_t kBlock = 4096;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    bool any = false;
+    for (int64_t i = b; i < e; ++i) any |= non_finite_at<Bits, kExponent>(bytes, i);
+    if (any)
+      for (int64_t i = b; i < e; ++i)
+        if (non_finite_at<Bits, kExponent>(bytes, i)) return i;
+  }
+  return -1;
+}
+
+int64_t first_non_finite(const uint8_t* bytes, Dtype dtype, int64_t n) {
+  switch (dtype) {
+    case Dtype::F32: return first_non_finite<uint32_t, 0x7f800000u>(bytes, n);
+    case Dtype::F16: return first_non_finite<uint16_t, 0x7c00>(bytes, n);
+    case Dtype::BF16: return first_non_finite<uint16_t, 0x7f80>(bytes, n);
+    default: return -1;
+  }
+}
+
+}  // namespace
+
 void validate_tensors(const ModelConfig& config, const TensorStore& store, arch::TensorRoot root) {
   for (const auto& want : expected_tensors(config, root)) {
     const auto entry = store.at(want.name);
@@ -60,6 +100,11 @@ void validate_tensors(const ModelConfig& config, const TensorStore& store, arch:
     if (entry.info->shape != want.shape)
       fail("{}: tensor '{}' has shape [{}] but config.json implies [{}]", entry.file->path(), want.name,
            fmt::join(entry.info->shape, ","), fmt::join(want.shape, ","));
+    // Every weight finite, checked once here: a NaN would spread through the forward unnamed.
+    const int64_t bad = first_non_finite(entry.file->data(*entry.info), dt, entry.info->numel());
+    entry.file->release(*entry.info);
+    if (bad >= 0)
+      fail("{}: tensor '{}' holds a NaN or infinite value (element {})", entry.file->path(), want.name, bad);
   }
 }
 

@@ -421,9 +421,8 @@ ModelConfig parse_config(const json& config, const std::string& label) {
 
 ModelConfig load_config(const std::string& model_dir) {
   const std::string path = (fs::path(model_dir) / "config.json").string();
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open (is --model a Hugging Face checkpoint folder?)", path);
-  return parse_config(parse_json_or_fail(path, in), path);
+  if (!fs::is_regular_file(path)) fail("{}: cannot open (is --model a Hugging Face checkpoint folder?)", path);
+  return parse_config(read_json_file(path), path);
 }
 
 }  // namespace geoattn::io

@@ -203,8 +203,7 @@ TensorStore TensorStore::open(const std::string& dir) {
   const fs::path single_path = fs::path(dir) / "model.safetensors";
   std::error_code ec;
   if (fs::exists(index_path, ec)) {
-    std::ifstream in(index_path);
-    const json index = parse_json_or_fail(index_path.string(), in);
+    const json index = read_json_file(index_path.string());
     if (!index.is_object()) fail("{}: not a JSON object", index_path.string());
     auto map = index.find("weight_map");
     if (map == index.end() || !map->is_object() || map->empty())

@@ -1,5 +1,7 @@
 #include "geoattn/model/capture_file.h"
 
+#include "geoattn/model/capture_checks.h"
+
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/model/weights.h"
@@ -49,15 +51,9 @@ CaptureFile read_capture_file(const std::string& path) {
   c.tokens = read(file, "tokens", Dtype::I64, 2);
   c.queries = read(file, "queries", Dtype::I64, 1);
   c.metadata = file.header().metadata;
-  const int64_t W = c.alpha.size(0), L = c.alpha.size(1), H = c.alpha.size(2), Q = c.alpha.size(3), T = c.alpha.size(4);
-  const int64_t KV = c.values.size(2);
-  if (c.values.size(0) != W || c.values.size(1) != L || c.values.size(3) != T)
-    fail("{}: values shape does not match alpha [windows={}, layers={}, T={}]", path, W, L, T);
-  if (KV < 1 || H % KV != 0) fail("{}: {} heads are not a multiple of {} KV heads", path, H, KV);
+  check_capture(c.alpha, c.values, c.query_positions(), path + ": alpha", path + ": values");
+  const int64_t W = c.alpha.size(0), T = c.alpha.size(4);
   if (c.tokens.size(0) != W || c.tokens.size(1) != T) fail("{}: tokens shape is not [{}, {}]", path, W, T);
-  if (c.queries.size(0) != Q) fail("{}: {} queries listed but alpha has {}", path, c.queries.size(0), Q);
-  if (Q > 0 && (c.queries.min().item<int64_t>() < 0 || c.queries.max().item<int64_t>() >= T))
-    fail("{}: query positions must be in 0..{}", path, T - 1);
   return c;
 }
 

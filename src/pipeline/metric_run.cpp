@@ -1,11 +1,14 @@
 #include "geoattn/pipeline/metric_run.h"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "geoattn/metrics/window_assumptions.h"
 #include "geoattn/metrics/window_metrics.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/numbers.h"
 #include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
@@ -23,8 +26,28 @@ std::vector<std::string> doc_ids(const std::vector<io::Window>& windows) {
   return ids;
 }
 
+void check_metric_spec(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T) {
+  const auto name = [&](const char* field) { return argument_name(spec.names, field); };
+  if (spec.decay_k < 1 || spec.decay_k > std::max<int64_t>(64, T - 1))
+    fail("{}: {} is not from 1 to max(64, T - 1) = {} (lags past T - 1 = {} hold no pairs)", name("decay_k"),
+         spec.decay_k, std::max<int64_t>(64, T - 1), T - 1);
+  if (spec.controls < 0) fail("{}: {} is not 0 or more", name("controls"), spec.controls);
+  if (spec.bootstrap < 0) fail("{}: {} is not 0 or more", name("bootstrap"), spec.bootstrap);
+  if (spec.chunk_bytes < 1) fail("{}: {} bytes is not at least 1 MiB", name("metrics_memory_mb"), spec.chunk_bytes);
+  const double Q = static_cast<double>(spec.queries.size()), LH = static_cast<double>(layers * heads);
+  const double G = static_cast<double>(spec.grid.size());
+  // window_metrics: an int64 ordering of each query's T keys per sample, per control and the top-N.
+  check_fits_memory(Q * LH * (1 + static_cast<double>(spec.controls)) * static_cast<double>(T) * 8,
+                    fmt::format("{}: {} orderings per sample", name("controls"), spec.controls));
+  // bootstrap: float64 replicates x grid counts for the whole model and each layer at least.
+  check_fits_memory(static_cast<double>(spec.bootstrap) * G * (1 + static_cast<double>(layers)) * 8 * 2,
+                    fmt::format("{}: {} replicates", name("bootstrap"), spec.bootstrap));
+  check_fits_memory(static_cast<double>(spec.chunk_bytes),
+                    fmt::format("{}: {} MiB", name("metrics_memory_mb"), spec.chunk_bytes >> 20));
+}
+
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
-    : pool_(pool), spec_(spec), state_{metrics::Aggregator(layers, heads, spec.grid), {}, {}, {}} {
+    : pool_(pool), spec_(spec), state_{(check_metric_spec(spec, layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}} {
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
     state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k);

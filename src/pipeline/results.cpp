@@ -12,6 +12,7 @@
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/state_file.h"
+#include "geoattn/pipeline/shard_set.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/stopwatch.h"
 
@@ -40,7 +41,7 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
 }
 
 SidecarWrite::SidecarWrite(const std::string& out, const metrics::RunState& state)
-    : written_(std::async(std::launch::async, [path = state_path(out), &state, info = state.run_info] {
+    : written_(std::async(std::launch::async, [path = files_.staged(state_path(out)), &state, info = state.run_info] {
         report::save_run_state(path, state, info);
       })) {}
 
@@ -51,13 +52,14 @@ void SidecarWrite::wait() {
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, SidecarWrite& sidecar,
                    StageTimes* times) {
   const auto t = Clock::now();
-  // Three files, each whole or not at all; the JSON, which names the arrays file, comes last.
+  // Three files, all or none; the JSON, which names the arrays file, comes last.
   report::MeasureArrays arrays;
   const std::string arrays_file = report::arrays_path(out);
   const auto json = results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string());
-  report::write_measure_arrays(arrays_file, arrays);
+  report::write_measure_arrays(sidecar.files().staged(arrays_file), arrays);
   sidecar.wait();
-  write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+  write_file_atomic(sidecar.files().staged(out), [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+  sidecar.files().commit();
   if (times) times->write += seconds_since(t);
 }
 
@@ -84,10 +86,12 @@ metrics::DataInfo capture_data(const std::string& path, int64_t W, int64_t T) {
   return {metrics::CaptureData{path}, W, W * T, std::nullopt, std::nullopt};
 }
 
-metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards) {
+metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards,
+                              bool partial) {
   metrics::DataInfo d;
+  auto missing = missing_shards(inputs, shards, partial);
   for (const auto& shard : shards) d.windows += shard.windows, d.tokens += shard.tokens;
-  d.source = metrics::MergedData{inputs, std::move(shards)};
+  d.source = metrics::MergedData{inputs, std::move(shards), std::move(missing)};
   return d;
 }
 

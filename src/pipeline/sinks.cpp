@@ -49,8 +49,10 @@ metrics::SinkRule builtin_sink_rule() {
 
 void write_sinks(const std::string& out, const report::SinkRun& run) {
   const auto json = report::sinks_report(run);
-  report::save_sink_state(state_path(out), run);
-  write_file_atomic(out, [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+  OutputFiles files;  // the JSON and its state sidecar, both or neither
+  report::save_sink_state(files.staged(state_path(out)), run);
+  write_file_atomic(files.staged(out), [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
+  files.commit();
 }
 
 void sinks(const SinksJob& job, const std::string& out) {
@@ -102,7 +104,7 @@ void sinks_from_capture(const std::string& capture_path, const SinkSettings& set
   write_sinks(out, sinks_of_capture(model::read_capture_file(capture_path), torch::Tensor(), capture_path, settings));
 }
 
-void merge_sinks(const std::vector<std::string>& inputs, const std::string& out) {
+void merge_sinks(const std::vector<std::string>& inputs, const std::string& out, bool partial) {
   report::SinkRun merged = report::load_sink_state(state_path(inputs.at(0)));
   std::vector<metrics::DataInfo> shards;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -120,7 +122,7 @@ void merge_sinks(const std::vector<std::string>& inputs, const std::string& out)
     }
     shards.push_back(shard.run_info.data);
   }
-  merged.run_info.data = merged_data(inputs, std::move(shards));
+  merged.run_info.data = merged_data(inputs, std::move(shards), partial);
   merged.run_info.timing = {};
   merged.run_info.timing.merged = static_cast<int64_t>(inputs.size());
   write_sinks(out, merged);

@@ -88,7 +88,8 @@ analysis::AssumptionParams params_from_json(const nlohmann::json& j) {
     fail("{}: 'seed' must be an integer >= 0, got {}", kWhat, seed.dump());
   p.seed = seed.get<uint64_t>();
   p.samples = integer(j, "", "samples");
-  require(p.samples >= 1, "samples", ">= 1", static_cast<double>(p.samples));
+  require(p.samples >= 1 && p.samples <= analysis::kMaxSyntheticSamples, "samples",
+          fmt::format("in 1..{}", analysis::kMaxSyntheticSamples), static_cast<double>(p.samples));
   return p;
 }
 

@@ -100,9 +100,7 @@ void inline_measure_arrays(ordered_json& doc, const std::string& json_path) {
 }
 
 ordered_json read_measure(const std::string& json_path) {
-  std::ifstream in(json_path);
-  if (!in) fail("{}: cannot open", json_path);
-  auto doc = parse_json_or_fail<ordered_json>(json_path, in);
+  auto doc = read_json_file<ordered_json>(json_path);
   if (!is_measure_schema(doc))
     fail("{}: expected schema '{}' (or '{}'), got {}", json_path, kMeasureSchema, kMeasureSchemaInline,
          doc.is_object() && doc.contains("schema") ? doc["schema"].dump() : std::string("none"));

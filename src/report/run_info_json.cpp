@@ -65,6 +65,7 @@ DataInfo read_data(io::ConfigReader& r) {
         merged.shards.push_back(read_data(shard));
       }
     }
+    merged.missing_shards = r.get_or<std::vector<std::string>>("missing_shards", {});
     d.source = std::move(merged);
   } else if (r.has(kCapture)) {
     d.source = metrics::CaptureData{r.get<std::string>(kCapture).value()};
@@ -179,6 +180,7 @@ ordered_json to_json(const DataInfo& d) {
   if (merged) {
     ordered_json& shards = j["shards"] = ordered_json::array();
     for (const auto& shard : merged->shards) shards.push_back(to_json(shard));
+    if (!merged->missing_shards.empty()) j["missing_shards"] = merged->missing_shards;
   }
   if (d.windows_done) j["windows_done"] = *d.windows_done;
   if (d.complete) j["complete"] = *d.complete;

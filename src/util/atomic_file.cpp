@@ -36,9 +36,13 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
 
 void check_output_path(const std::string& path) { check_outputs({path}, {}); }
 
+namespace {
+std::string temporary_name(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   check_output_path(path);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temporary_name(path);
   try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) fail("{}: cannot open for writing", tmp);
@@ -51,6 +55,27 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
     std::remove(tmp.c_str());
     throw;
   }
+}
+
+std::string OutputFiles::staged(const std::string& path) {
+  check_output_path(path);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  staged_.emplace_back(temporary_name(path) + ".staged", path);
+  return staged_.back().first;
+}
+
+void OutputFiles::commit() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [tmp, path] : staged_) {
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("{}: cannot rename {} into place", path, tmp);
+    tmp.clear();
+  }
+  staged_.clear();
+}
+
+OutputFiles::~OutputFiles() {
+  for (const auto& [tmp, path] : staged_)
+    if (!tmp.empty()) std::remove(tmp.c_str());
 }
 
 }  // namespace geoattn

@@ -1,13 +1,12 @@
 #include "cli.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/metrics/grid.h"
+#include "geoattn/pipeline/shard_set.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
@@ -16,11 +15,20 @@
 namespace geoattn::cli {
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
-  add_parsed_option(cmd, "--device", o.device, arch::parse_device, "cpu, cuda or cuda:N", arch::device_name(o.device),
-                    "cpu, cuda or cuda:N");
+  add_parsed_option(cmd, "--device", o.device, arch::parse_device, "one of cpu, cuda or cuda:N",
+                    arch::device_name(o.device), "cpu, cuda or cuda:N");
   add_enum_option(cmd, "--dtype", o.dtype, arch::kForwardDtypeNames,
                   "forward dtype: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 or fp16 (metrics are always float64)");
-  cmd.add_option("--threads", o.threads, "CPU threads for LibTorch (0: all cores)")->capture_default_str();
+  add_threads_option(cmd, o.threads);
+}
+
+void add_threads_option(CLI::App& cmd, int& threads) {
+  add_number_option(cmd, "--threads", threads, 0, kMaxThreads, "CPU threads (0: all cores)");
+}
+
+void refuse_unused(const GivenFlags& given, const std::set<std::string>& used, const std::string& mode) {
+  for (const std::string& flag : given.names)
+    if (!used.count(flag)) fail("{}: not used {}: leave it out", flag, mode);
 }
 
 void check_outputs_of(const std::string& out, const std::vector<std::string>& inputs) {
@@ -35,12 +43,9 @@ void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std:
 // --shard i/n: "i/n" -> {i, n}; windows go to shards by their document, so that a document
 // (the bootstrap's unit) is never split between shards.
 std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {
-  int64_t i = -1, n = -1;
-  char slash = 0, extra = 0;
-  if (std::sscanf(spec.c_str(), "%" SCNd64 "%c%" SCNd64 "%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 ||
-      i < 0 || i >= n)
-    fail("--shard {}: expected i/n with 0 <= i < n", spec);
-  return {i, n};
+  const auto shard = pipeline::parse_shard_spec(spec);
+  if (!shard) fail("--shard {}: expected i/n with 0 <= i < n", spec);
+  return *shard;
 }
 
 metrics::DataInfo data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T) {
@@ -56,10 +61,17 @@ std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T) {
   }
 }
 
+void check_distinct_files(const std::vector<std::string>& paths, const std::string& flag) {
+  for (size_t i = 0; i < paths.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(paths[i], paths[j], ec))
+        fail("{}: {} is given twice (as {} too): each file is read once", flag, paths[i], paths[j]);
+    }
+}
+
 nlohmann::ordered_json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open", path);
-  return parse_json_or_fail<nlohmann::ordered_json>(path, in);
+  return read_json_file<nlohmann::ordered_json>(path);
 }
 
 torch::Device torch_device(const arch::Device& device) {
@@ -81,26 +93,26 @@ torch::Dtype torch_dtype(arch::ForwardDtype dtype) {
   fail("internal: forward dtype {}", static_cast<int>(dtype));
 }
 
-void add_input_options(CLI::App& cmd, InputOptions& o, bool data_required) {
-  auto* text = cmd.add_option("--text", o.text, "literal text (BOS is prepended)");
-  auto* ids = cmd.add_option("--ids", o.ids, "literal token ids, e.g. 1,450,4996 (used as given)");
+void add_input_options(CLI::App& cmd, InputOptions& o, bool data_only) {
   auto* data = cmd.add_option("--data", o.data, "shards: .txt, .jsonl, folder, urlsf_subsetNN.tar, .bin")->check(CLI::ExistingPath);
-  if (data_required) {
+  if (data_only) {
     data->required();
-    text->excludes(data);
-    ids->excludes(data);
   } else {
+    auto* text = cmd.add_option("--text", o.text, "literal text (BOS is prepended)");
+    auto* ids = cmd.add_option("--ids", o.ids, "literal token ids, e.g. 1,450,4996 (used as given)");
     text->excludes(ids)->excludes(data);
     ids->excludes(data);
   }
-  cmd.add_option("--ctx", o.ctx, "window length T in tokens (--data; --text truncates to it)")->capture_default_str();
+  add_number_option(cmd, "--ctx", o.ctx, int64_t{1}, std::numeric_limits<int64_t>::max(),
+                    "window length T in tokens, at most the model's positions (--data; --text truncates to it)");
   add_enum_option(cmd, "--window", o.window, io::kWindowModeNames,
                   "doc: BOS + the start of each document; stream: documents concatenated");
   add_enum_option(cmd, "--offset", o.offset, io::kOffsetModeNames,
                   "doc mode: start, or hashed (a seeded offset into each document)");
-  cmd.add_option("--seed", o.seed, "seed of hashed offsets, the random-selection controls and the bootstrap")
-      ->capture_default_str();
-  cmd.add_option("--max-windows", o.max_windows, "stop after K windows (-1: all)")->capture_default_str();
+  add_number_option(cmd, "--seed", o.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(),
+                    "seed of hashed offsets, the random-selection controls and the bootstrap");
+  add_number_option(cmd, "--max-windows", o.max_windows, int64_t{-1}, std::numeric_limits<int64_t>::max(),
+                    "stop after K windows (-1: all)");
 }
 
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag) {
@@ -169,9 +181,24 @@ int64_t bos_of(const io::Checkpoint& checkpoint, const io::Tokenizer* tokenizer)
 }
 }  // namespace
 
+void check_ctx(int64_t ctx, const arch::ModelConfig& config) {
+  if (ctx < 1) fail("--ctx {}: must be at least 1", ctx);
+  if (ctx > config.max_positions)
+    fail("--ctx {}: longer than the model's {} positions (max_position_embeddings)", ctx, config.max_positions);
+}
+
 std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint& checkpoint) {
-  if (o.ctx < 1) fail("--ctx {}: must be at least 1", o.ctx);
-  if (!o.ids.empty()) return {io::Window{"--ids", parse_id_list(o.ids, "--ids")}};
+  if (o.max_windows == 0) fail("--max-windows 0: give -1 (all) or at least 1");
+  if (!o.ids.empty()) {
+    io::Window window{"--ids", parse_id_list(o.ids, "--ids")};
+    if (static_cast<int64_t>(window.ids.size()) > checkpoint.config.max_positions)
+      fail("--ids: {} ids, more than the model's {} positions", window.ids.size(), checkpoint.config.max_positions);
+    for (int64_t id : window.ids)
+      if (id < 0 || id >= checkpoint.config.vocab)
+        fail("--ids: token id {} is outside the model's vocabulary 0..{}", id, checkpoint.config.vocab - 1);
+    return {window};
+  }
+  check_distinct_files(o.data, "--data");
 
   auto tokenizer = tokenizer_for(checkpoint);  // null without tokenizer.model: token shards only
   const int64_t bos = bos_of(checkpoint, tokenizer.get());
@@ -181,10 +208,12 @@ std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint
     std::vector<int64_t> ids = {bos};
     for (int64_t id : tokenizer->encode(o.text)) ids.push_back(id);
     if (static_cast<int64_t>(ids.size()) > o.ctx) ids.resize(o.ctx);
+    if (static_cast<int64_t>(ids.size()) > checkpoint.config.max_positions)
+      fail("--text: {} tokens, more than the model's {} positions: give a --ctx of at most {}", ids.size(),
+           checkpoint.config.max_positions, checkpoint.config.max_positions);
     return {io::Window{"--text", std::move(ids)}};
   }
-  if (o.ctx > checkpoint.config.max_positions)
-    fail("--ctx {}: longer than the model's {} positions (max_position_embeddings)", o.ctx, checkpoint.config.max_positions);
+  check_ctx(o.ctx, checkpoint.config);
   io::WindowOptions w;
   w.T = o.ctx;
   w.mode = o.window;

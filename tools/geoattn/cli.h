@@ -2,9 +2,13 @@
 // What the subcommands share: run settings (device, dtype, threads), token input, query
 // positions. Each subcommand lives in its own cmd_*.cpp and registers itself here.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <functional>
+#include <limits>
 #include <memory>
+#include <set>
+#include <type_traits>
 #include <utility>
 #include <optional>
 #include <string>
@@ -19,43 +23,100 @@
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/util/enum_names.h"
+#include "geoattn/util/numbers.h"
 
 namespace geoattn::cli {
+
+// The flags given on a command line (with a value or not), by their long name "--shard".
+struct GivenFlags {
+  std::set<std::string> names;
+  bool has(const std::string& flag) const { return names.count(flag) > 0; }
+};
+// Flags a mode of a command does not read are refused, not ignored: fails naming the first of
+// `given` outside `used` ("--shard: not used with --capture (...)"); `mode` says which mode.
+void refuse_unused(const GivenFlags& given, const std::set<std::string>& used, const std::string& mode);
+
+template <typename T, typename = void>
+struct HasGivenFlags : std::false_type {};
+template <typename T>
+struct HasGivenFlags<T, std::void_t<decltype(std::declval<T&>().given)>> : std::true_type {};
 
 // A subcommand: its CLI11 options are bound in `add`, which returns the action to run.
 using Action = std::function<void()>;
 // The subcommand `name` of `parent`: flags(cmd, options) gives its description and declares what
-// fills its Options; once they are parsed, its action is run(options).
+// fills its Options; once they are parsed, its action is run(options). Options with a member
+// `GivenFlags given` learn which flags the command line gave.
 template <typename Options>
 void add_command(CLI::App& parent, Action& action, const std::string& name, void (*flags)(CLI::App&, Options&),
                  void (*run)(const Options&)) {
   auto options = std::make_shared<Options>();
   auto* cmd = parent.add_subcommand(name);
   flags(*cmd, *options);
-  cmd->callback([options, run, &action] { action = [options, run] { run(*options); }; });
+  cmd->callback([options, run, cmd, &action] {
+    if constexpr (HasGivenFlags<Options>::value)
+      for (const CLI::Option* option : cmd->get_options())
+        if (option->count() > 0) options->given.names.insert(option->get_name());
+    action = [options, run] { run(*options); };
+  });
 }
 void add_capture(CLI::App& app, Action& action);
 void add_inspect(CLI::App& app, Action& action);
 
 // An option whose text `parse` turns into a value (nullopt: a text it does not take), parsed
 // here at the flag: any other text is a one-line error naming the flag and what it takes,
-// "--dtype: 'fp64' is not one of auto, fp32, bf16 or fp16".
+// "--dtype: 'fp64' is not one of auto, fp32, bf16 or fp16" (`takes`: "one of auto, ...").
 template <typename T, typename Parse>
 CLI::Option* add_parsed_option(CLI::App& cmd, const std::string& flag, T& value, Parse parse, const std::string& takes,
                                const std::string& default_text, const std::string& help) {
   auto* option = cmd.add_option_function<std::string>(flag, [&value, parse](const std::string& text) { value = *parse(text); },
                                                       help);
   option->check(CLI::Validator(
-      [parse, takes](std::string& text) { return parse(text) ? std::string() : "'" + text + "' is not one of " + takes; },
+      [parse, takes](std::string& text) { return parse(text) ? std::string() : "'" + text + "' is not " + takes; },
       takes, ""));
   return option->default_str(default_text);
+}
+// A number in [low, high], the whole text one decimal number (util/numbers.h: no empty text, no
+// wrap, no saturation); `takes` says so, "an integer from 0 to 4096".
+template <typename T>
+auto number_parser(T low, T high, std::string& takes) {
+  const std::string kind = std::is_integral_v<T> ? "an integer" : "a number";
+  const bool open_above = std::is_signed_v<T> && high == std::numeric_limits<T>::max();  // int64's max: no bound
+  takes = open_above ? fmt::format("{} of at least {}", kind, low) : fmt::format("{} from {} to {}", kind, low, high);
+  return [low, high](const std::string& text) -> std::optional<T> {
+    std::optional<T> v;
+    if constexpr (std::is_integral_v<T>)
+      v = parse_integer<T>(text);
+    else
+      v = parse_real(text);
+    if (v && !(*v >= low && *v <= high)) v.reset();
+    return v;
+  };
+}
+// A number flag: "--threads: '-3' is not an integer from 0 to 4096".
+template <typename T>
+CLI::Option* add_number_option(CLI::App& cmd, const std::string& flag, T& value, T low, T high, const std::string& help) {
+  std::string takes;
+  const auto parse = number_parser(low, high, takes);
+  return add_parsed_option(cmd, flag, value, parse, takes, fmt::format("{}", value), help);
+}
+// The same for a flag without a default (unset: nullopt).
+template <typename T>
+CLI::Option* add_number_option(CLI::App& cmd, const std::string& flag, std::optional<T>& value, T low, T high,
+                               const std::string& help) {
+  std::string takes;
+  const auto number = number_parser(low, high, takes);
+  const auto parse = [number](const std::string& text) -> std::optional<std::optional<T>> {
+    if (const auto v = number(text)) return std::optional<T>(*v);
+    return std::nullopt;
+  };
+  return add_parsed_option(cmd, flag, value, parse, takes, "", help);
 }
 // One of the names of the enum's table (util/enum_names.h).
 template <typename E, size_t N>
 CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, E& value, const EnumName<E> (&table)[N],
                              const std::string& help) {
   return add_parsed_option(
-      cmd, flag, value, [&table](const std::string& text) { return value_of(table, text); }, names_of(table),
+      cmd, flag, value, [&table](const std::string& text) { return value_of(table, text); }, "one of " + names_of(table),
       name_of(table, value), help);
 }
 inline constexpr const char* kAutoName = "auto";
@@ -73,7 +134,7 @@ CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, std::option
     if (const auto v = value_of(table, text)) return v;
     return std::nullopt;
   };
-  return add_parsed_option(cmd, flag, value, parse, std::string(kAutoName) + ", " + names_of(table),
+  return add_parsed_option(cmd, flag, value, parse, "one of " + std::string(kAutoName) + ", " + names_of(table),
                            optional_name(table, value), help);
 }
 
@@ -85,6 +146,10 @@ struct RunOptions {
   arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
+// The most worker threads a flag may ask for (the machine may start fewer: WorkerPool says so).
+inline constexpr int kMaxThreads = 4096;
+// --threads N: 0 (all cores) to kMaxThreads.
+void add_threads_option(CLI::App& cmd, int& threads);
 // Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)
 // can be written without harm to `inputs` or to anything that is not a regular file
 // (util/atomic_file.h: check_outputs).
@@ -107,7 +172,12 @@ struct InputOptions {
   uint64_t seed = 0;
   int64_t max_windows = -1;
 };
-void add_input_options(CLI::App& cmd, InputOptions& options, bool data_required);
+// --data and the window flags; unless `data_only`, --text and --ids too (one of the three).
+void add_input_options(CLI::App& cmd, InputOptions& options, bool data_only);
+// --ctx within 1..the model's positions (geoattn::Error naming the flag).
+void check_ctx(int64_t ctx, const arch::ModelConfig& config);
+// No file of `paths` given twice (the same file by another name included).
+void check_distinct_files(const std::vector<std::string>& paths, const std::string& flag);
 // Windows of token ids for the checkpoint (tokenising text with its tokenizer.model).
 std::vector<io::Window> read_windows(const InputOptions& options, const io::Checkpoint& checkpoint);
 

@@ -21,6 +21,7 @@
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
 #include "geoattn/metrics/unit_stats.h"
+#include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/worker_pool.h"
 #include "metric_flags.h"
@@ -39,6 +40,22 @@ struct BenchOptions {
   int repeats = 3;
   int threads = 0;
   std::string write_capture;  // keep the synthetic capture here (to run `geoattn metrics` on it by hand)
+};
+
+// A folder of this process's own under the system's temporary folder, removed with everything in
+// it when the process leaves the scope, however it leaves.
+struct TempFolder {
+  std::filesystem::path path;
+  explicit TempFolder(const std::string& prefix)
+      : path(std::filesystem::temp_directory_path() / fmt::format("{}-{}", prefix, getpid())) {
+    std::filesystem::create_directories(path);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  ~TempFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
 };
 
 template <typename F>
@@ -150,13 +167,20 @@ void print_stages(const char* title, const StageTimes& t, double whole, double i
 }
 
 void run_bench(const BenchOptions& o) {
+  if (!o.write_capture.empty()) check_output_path(o.write_capture);
+  // The synthetic capture (float64 logits, float32 rows and values) and the floor's [B, T, T] output.
+  const double samples = static_cast<double>(o.heads) * static_cast<double>(o.layers), T = static_cast<double>(o.T);
+  check_fits_memory(samples * T * (12 * T + 4 * static_cast<double>(o.d)),
+                    fmt::format("--T: {} (with --d {} --heads {} --layers {}): its synthetic capture and Gram products",
+                                o.T, o.d, o.heads, o.layers));
+  pipeline::check_metric_spec(metric_spec(o.metric, o.T, {o.T - 1}), o.layers, o.heads, o.T);
   WorkerPool pool(o.threads);
   const int64_t B = o.heads * o.layers;
   const auto grid = parse_grid_flag(o.metric.n, o.T);
   fmt::print("geoattn metrics on a synthetic capture: {} heads x {} layers, T = {}, d = {}, --n {} ({} values), {} threads\n",
              o.heads, o.layers, o.T, o.d, o.metric.n, grid.size(), pool.size());
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("geoattn-bench-{}", getpid());
-  std::filesystem::create_directories(dir);
+  const TempFolder temp("geoattn-bench");
+  const auto& dir = temp.path;
   const std::string capture = o.write_capture.empty() ? (dir / "capture.safetensors").string() : o.write_capture;
   model::write_capture_file(capture, synthetic_capture(o));
 
@@ -207,19 +231,19 @@ void run_bench(const BenchOptions& o) {
   fmt::print("  the stages together: {:.2f}x the float32 Gram floor; {:.2f}x the preallocated float32 product, {:.2f}x "
              "the float64 one\n",
              full.total() / floor, full.total() / floor32, full.total() / floor64);
-  std::filesystem::remove_all(dir);
 }
 
 void bench_metrics_flags(CLI::App& cmd, BenchOptions& o) {
   cmd.description("geoattn metrics as a whole process and stage by stage on a synthetic capture, against the Gram product");
   o.metric.n = "all";
-  cmd.add_option("--T", o.T, "tokens per sample")->capture_default_str();
-  cmd.add_option("--d", o.d, "head_dim")->capture_default_str();
-  cmd.add_option("--heads", o.heads)->capture_default_str();
-  cmd.add_option("--layers", o.layers)->capture_default_str();
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  add_number_option(cmd, "--T", o.T, int64_t{1}, kMost, "tokens per sample");
+  add_number_option(cmd, "--d", o.d, int64_t{1}, kMost, "head_dim");
+  add_number_option(cmd, "--heads", o.heads, int64_t{1}, kMost, "heads per layer");
+  add_number_option(cmd, "--layers", o.layers, int64_t{1}, kMost, "layers");
   add_metric_flags(cmd, o.metric, /*with_seed=*/true);
-  cmd.add_option("--repeats", o.repeats, "best of R runs")->capture_default_str();
-  cmd.add_option("--threads", o.threads, "CPU threads (0: all cores)")->capture_default_str();
+  add_number_option(cmd, "--repeats", o.repeats, 1, 1000, "best of R runs");
+  add_threads_option(cmd, o.threads);
   cmd.add_option("--write-capture", o.write_capture,
                  "keep the synthetic capture at this path (to run `geoattn metrics` on it by hand)");
 }

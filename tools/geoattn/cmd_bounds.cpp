@@ -3,6 +3,9 @@
 // parameters alone (synthetic a_i and rho, no model).
 #include <fmt/format.h>
 
+#include <limits>
+#include <set>
+
 #include "cli.h"
 #include "geoattn/report/measure_json.h"
 #include "forward_loop.h"
@@ -30,6 +33,7 @@ struct BoundsOptions {
   double kappa = 1.0;
   std::string out;
   bool quiet = false;
+  GivenFlags given;
 };
 
 // Where the paper's main text and its appendix differ, SPEC §5 follows the appendix.
@@ -117,6 +121,8 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   } catch (const Error& e) {
     fail("{}: {}", o.params, e.what());
   }
+  if (!is_measure && (o.given.has("--layer") || o.given.has("--head")))
+    fail("{}: --layer/--head pick a head of a measure JSON, and this file is assumption parameters", o.params);
   if (o.samples > 0) params.samples = o.samples;
   const auto grid = parse_grid_flag(o.n, params.T);
   nlohmann::ordered_json run_info;
@@ -126,7 +132,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   run_info["params"] = report::params_to_json(params);
   run_info["settings"] = settings_info(o);
   run_info["settings"].erase("queries");
-  return report::synthetic_bounds_json(grid, analysis::synthetic_bounds(params, grid, options), run_info);
+  return report::synthetic_bounds_json(grid, analysis::synthetic_bounds(params, grid, options, o.quiet), run_info);
 }
 
 void run_bounds(const BoundsOptions& o) {
@@ -138,6 +144,16 @@ void run_bounds(const BoundsOptions& o) {
   if (sources != 1) fail("give exactly one of --capture, --model (with --data) or --params");
   if (!o.model.empty() && o.input.data.empty() && o.input.text.empty() && o.input.ids.empty())
     fail("--model needs --data (or --text / --ids)");
+  // What each source reads; any other flag is refused, not ignored.
+  const std::set<std::string> common = {"--n", "--kappa", "--out", "--quiet"};
+  const auto with = [&](std::set<std::string> own) { return own.insert(common.begin(), common.end()), own; };
+  if (!o.capture.empty()) refuse_unused(o.given, with({"--capture", "--threads"}), "with --capture (its windows and queries are the file's)");
+  if (!o.params.empty()) refuse_unused(o.given, with({"--params", "--layer", "--head", "--samples"}), "with --params (no model runs)");
+  if (!o.model.empty())
+    refuse_unused(o.given,
+                  with({"--model", "--data", "--text", "--ids", "--ctx", "--window", "--offset", "--seed", "--max-windows",
+                        "--queries", "--batch", "--device", "--dtype", "--threads"}),
+                  "with --model");
   const analysis::BoundsOptions options{o.kappa};
   const auto json = !o.capture.empty() ? from_capture(o, options)
                     : !o.model.empty() ? from_model(o, options)
@@ -147,6 +163,7 @@ void run_bounds(const BoundsOptions& o) {
 }
 
 void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
   cmd.description("Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)");
   auto* capture = cmd.add_option("--capture", o.capture, "capture .safetensors (geoattn capture layout)");
   auto* model = cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (with --data)");
@@ -155,15 +172,18 @@ void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
                                 "(the fits of --layer/--head)");
   capture->excludes(model)->excludes(params);
   model->excludes(params);
-  add_input_options(cmd, o.input, /*data_required=*/false);
+  add_input_options(cmd, o.input, /*data_only=*/false);
   cmd.add_option("--queries", o.queries, "query positions (--model): last, all, or i,j,...")->capture_default_str();
-  cmd.add_option("--batch", o.batch, "windows per forward (--model)")->capture_default_str();
+  add_number_option(cmd, "--batch", o.batch, int64_t{1}, kMost, "windows per forward (--model)");
   add_run_options(cmd, o.run);
-  cmd.add_option("--layer", o.layer, "the head whose fits --params takes from a measure JSON")->capture_default_str();
-  cmd.add_option("--head", o.head, "(see --layer)")->capture_default_str();
-  cmd.add_option("--samples", o.samples, "synthetic samples to average (--params; default: the file's)");
+  add_number_option(cmd, "--layer", o.layer, int64_t{0}, kMost, "the head whose fits --params takes from a measure JSON");
+  add_number_option(cmd, "--head", o.head, int64_t{0}, kMost, "(see --layer)");
+  add_number_option(cmd, "--samples", o.samples, int64_t{1}, analysis::kMaxSyntheticSamples,
+                    "synthetic samples to average (--params; default: the file's)")
+      ->default_str("the file's");
   cmd.add_option("--n", o.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
-  cmd.add_option("--kappa", o.kappa, "the concentration constant kappa > 0 of the tail bounds")->capture_default_str();
+  add_number_option(cmd, "--kappa", o.kappa, 0.0, std::numeric_limits<double>::max(),
+                    "the concentration constant kappa > 0 of the tail bounds");
   add_output_options(cmd, o.out, o.quiet, "result JSON");
 }
 

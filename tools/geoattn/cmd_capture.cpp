@@ -67,7 +67,7 @@ void capture_flags(CLI::App& cmd, CaptureOptions& o) {
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
       ->required();
   add_queries_option(cmd, o.queries);
-  add_input_options(cmd, o.input, /*data_required=*/false);
+  add_input_options(cmd, o.input, /*data_only=*/false);
   add_enum_option(cmd, "--pattern-dtype", o.pattern_dtype, model::kRowsDtypeNames,
                   "how alpha rows are rounded: float32 (geoattn's convention: softmax of float32 scores from the run "
                   "dtype's q and k) or run (upstream eager's: scores in the run dtype, softmax in float32, rounded to "

@@ -1,5 +1,6 @@
 // geoattn inspect: what a checkpoint is, what it costs, and whether every byte of it is sound.
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -17,7 +18,7 @@ namespace {
 
 struct InspectOptions {
   std::string model;
-  int64_t ctx = 1024;
+  std::optional<int64_t> ctx;  // nullopt: 1024, or the model's positions when fewer
   bool json = false;
 };
 
@@ -108,7 +109,9 @@ void print_text(const nlohmann::ordered_json& j) {
 }
 
 void run_inspect(const InspectOptions& o) {
-  const auto j = describe(io::Checkpoint::open(o.model), o.ctx);
+  const io::Checkpoint checkpoint = io::Checkpoint::open(o.model);
+  if (o.ctx) check_ctx(*o.ctx, checkpoint.config);
+  const auto j = describe(checkpoint, o.ctx.value_or(std::min<int64_t>(1024, checkpoint.config.max_positions)));
   if (o.json)
     fmt::print("{}\n", j.dump(2));
   else
@@ -118,7 +121,9 @@ void run_inspect(const InspectOptions& o) {
 void inspect_flags(CLI::App& cmd, InspectOptions& o) {
   cmd.description("Describe and fully validate a checkpoint; predict its memory");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
-  cmd.add_option("--ctx", o.ctx, "window length T for the memory estimate")->capture_default_str();
+  add_number_option(cmd, "--ctx", o.ctx, int64_t{1}, std::numeric_limits<int64_t>::max(),
+                    "window length T for the memory estimate, at most the model's positions")
+      ->default_str("1024, or the model's positions when fewer");
   cmd.add_flag("--json", o.json, "print JSON instead of text");
 }
 

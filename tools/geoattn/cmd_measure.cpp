@@ -1,4 +1,6 @@
 // geoattn measure: flags -> pipeline::measure (windows -> forward with capture -> metric run -> result files).
+#include <limits>
+
 #include "cli.h"
 #include "forward_loop.h"
 #include "geoattn/pipeline/measure.h"
@@ -46,13 +48,12 @@ void run_measure(const MeasureOptions& o) {
 void measure_flags(CLI::App& cmd, MeasureOptions& o) {
   cmd.description("Top-N Precision/Recall/F for every head over a text shard -> JSON");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
-  add_input_options(cmd, o.input, /*data_required=*/true);
+  add_input_options(cmd, o.input, /*data_only=*/true);
   add_queries_option(cmd, o.queries);
-  cmd.add_option("--batch", o.batch, "windows per forward")->capture_default_str();
+  add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  cmd.add_option("--checkpoint-every", o.checkpoint_every,
-                  "save the aggregates every K windows; a rerun with the same arguments resumes (0: off)")
-      ->capture_default_str();
+  add_number_option(cmd, "--checkpoint-every", o.checkpoint_every, int64_t{0}, std::numeric_limits<int64_t>::max(),
+                    "save the aggregates every K windows; a rerun with the same arguments resumes (0: off)");
   add_metric_flags(cmd, o.metric, /*with_seed=*/false);  // --seed is the input's
   add_run_options(cmd, o.run);
   add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");

@@ -6,6 +6,8 @@
 #include "geoattn/pipeline/sinks.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
+#include "geoattn/report/sinks_json.h"
+#include "geoattn/report/measure_json.h"
 #include "geoattn/report/state_file.h"
 #include "cli.h"
 #include "geoattn/util/atomic_file.h"
@@ -18,13 +20,32 @@ namespace {
 struct MergeOptions {
   std::vector<std::string> inputs;
   std::string out;
+  bool partial = false;
 };
+
+// Each input is a result JSON of measure (metrics, merge) or of sinks, all of one kind, with its
+// state sidecar beside it: the JSON is read and named first, so that a missing or broken one is
+// said as such, not as a sidecar's problem. Returns whether they are sinks results.
+bool check_inputs(const std::vector<std::string>& inputs) {
+  check_distinct_files(inputs, "merge");
+  std::optional<bool> sinks;
+  for (const std::string& input : inputs) {
+    const auto j = read_json(input);
+    const bool is_sinks = j.is_object() && j.value("schema", "") == report::kSinksSchema;
+    if (!is_sinks && !report::is_measure_schema(j))
+      fail("{}: not a result of geoattn measure, metrics, merge or sinks (no known 'schema')", input);
+    if (sinks && *sinks != is_sinks) fail("{}: a {} result among {} results", input, is_sinks ? "sinks" : "measure",
+                                          *sinks ? "sinks" : "measure");
+    sinks = is_sinks;
+  }
+  return *sinks;
+}
 
 void run_merge(const MergeOptions& o) {
   std::vector<std::string> inputs = o.inputs;
   for (const auto& in : o.inputs) inputs.push_back(state_path(in));
   check_outputs_of(o.out, inputs);
-  if (report::is_sink_state(state_path(o.inputs.front()))) return pipeline::merge_sinks(o.inputs, o.out);
+  if (check_inputs(o.inputs)) return pipeline::merge_sinks(o.inputs, o.out, o.partial);
   metrics::RunState merged = report::load_run_state(state_path(o.inputs.front()));
   std::vector<metrics::DataInfo> shards;
   for (size_t i = 0; i < o.inputs.size(); ++i) {
@@ -35,7 +56,7 @@ void run_merge(const MergeOptions& o) {
     if (i > 0) merged.merge(shard);
     shards.push_back(shard.run_info.data);
   }
-  merged.run_info.data = pipeline::merged_data(o.inputs, std::move(shards));
+  merged.run_info.data = pipeline::merged_data(o.inputs, std::move(shards), o.partial);
   merged.run_info.timing = {};
   merged.run_info.timing.merged = static_cast<int64_t>(o.inputs.size());
   WorkerPool pool;  // every core: bootstrap and fits
@@ -46,6 +67,8 @@ void merge_flags(CLI::App& cmd, MergeOptions& o) {
   cmd.description("Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)");
   cmd.add_option("inputs", o.inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
   cmd.add_option("--out", o.out, "merged result JSON")->required();
+  cmd.add_flag("--partial", o.partial,
+               "merge a set of shards that misses some (refused otherwise); the result lists them in data.missing_shards");
 }
 
 }  // namespace

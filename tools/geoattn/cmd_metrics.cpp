@@ -33,7 +33,7 @@ void metrics_flags(CLI::App& cmd, MetricsOptions& o) {
   cmd.add_option("--capture", o.capture, "capture .safetensors: alpha [W,L,H,Q,T], values [W,L,KV,T,d], tokens, queries")
       ->required();
   add_metric_flags(cmd, o.metric, /*with_seed=*/true);
-  cmd.add_option("--threads", o.threads, "CPU threads (0: all cores)")->capture_default_str();
+  add_threads_option(cmd, o.threads);
   cmd.add_option("--out", o.out, "result JSON (its state sidecar goes beside it)")->required();
 }
 

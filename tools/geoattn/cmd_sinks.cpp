@@ -1,5 +1,6 @@
 // geoattn sinks: flags -> pipeline::sinks (windows -> forward with every query -> sink
 // statistics -> sinks.json and its state sidecar), or pipeline::sinks_from_capture.
+#include <limits>
 #include <sstream>
 
 #include "cli.h"
@@ -32,6 +33,7 @@ struct SinksOptions {
   RunOptions run;
   std::string out;
   bool quiet = false;
+  GivenFlags given;
 };
 
 std::vector<double> parse_taus(const std::string& text) {
@@ -80,6 +82,12 @@ void run_sinks(const SinksOptions& o) {
   if (o.queries != "all") fail("--queries {}: sinks reads whole attention matrices, only 'all' is possible", o.queries);
   if (!o.capture.empty()) {
     if (!o.model.empty() || !o.input.data.empty()) fail("--capture: give either --capture or --model with --data");
+    // A capture's windows are the file's: no flag of the model's run (--shard, --ctx, --batch,
+    // --device, ...) applies, and two "shards" of one capture would count its windows twice.
+    refuse_unused(o.given,
+                  {"--capture", "--queries", "--eps", "--taus", "--profile", "--config", "--dormant-row-max",
+                   "--dormant-col-min", "--out", "--quiet"},
+                  "with --capture (its windows are the file's, read as they are)");
     pipeline::sinks_from_capture(o.capture, settings, o.out);
     return;
   }
@@ -97,17 +105,20 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
                   "attention graph, frame types) -> JSON");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder");
   cmd.add_option("--capture", o.capture, "a capture file with every query (geoattn capture --queries all) instead");
-  add_input_options(cmd, o.input, /*data_required=*/false);
+  add_input_options(cmd, o.input, /*data_only=*/false);
   cmd.add_option("--queries", o.queries, "query positions: sinks needs all")->capture_default_str();
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  cmd.add_option("--batch", o.batch, "windows per forward")->capture_default_str();
-  cmd.add_option("--eps", o.eps, "a head is a sink head at k when alpha_k > eps")->capture_default_str();
+  add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
+  add_number_option(cmd, "--eps", o.eps, 0.0, 1.0, "a head is a sink head at k when alpha_k > eps (in [0, 1))");
   cmd.add_option("--taus", o.taus, "attention-graph thresholds on Abar, comma-separated")->capture_default_str();
   cmd.add_flag("--residual", o.residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
-  cmd.add_option("--profile", o.profile, "alpha_k reported for the first K positions")->capture_default_str();
+  add_number_option(cmd, "--profile", o.profile, int64_t{1}, std::numeric_limits<int64_t>::max(),
+                    "alpha_k reported for the first K positions");
   cmd.add_option("--config", o.config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
-  cmd.add_option("--dormant-row-max", o.dormant_row_max, "dormant head: row score <= this (overrides the config)");
-  cmd.add_option("--dormant-col-min", o.dormant_col_min, "dormant head: column score >= this (overrides the config)");
+  add_number_option(cmd, "--dormant-row-max", o.dormant_row_max, std::numeric_limits<double>::lowest(),
+                    std::numeric_limits<double>::max(), "dormant head: row score <= this (overrides the config)");
+  add_number_option(cmd, "--dormant-col-min", o.dormant_col_min, std::numeric_limits<double>::lowest(),
+                    std::numeric_limits<double>::max(), "dormant head: column score >= this (overrides the config)");
   add_run_options(cmd, o.run);
   add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");
 }

@@ -1,14 +1,29 @@
 #include "forward_loop.h"
 
+#include <torch/version.h>
+
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::cli {
 
+// The forward's matrix product in `dtype` on `device`, tried on 2 x 2 ones: LibTorch 1.13 has no
+// float16 product on the CPU, and that is said here, naming the flag, not in the forward.
+void check_dtype_runs(const RunOptions& run, torch::Dtype dtype, const torch::Device& device) {
+  try {
+    const auto a = torch::ones({2, 2}, torch::TensorOptions().dtype(dtype).device(device));
+    (void)torch::addmm(a, a, a);
+  } catch (const c10::Error&) {
+    fail("--dtype {}: this LibTorch ({}) cannot multiply {} matrices on {}: use fp32 or bf16",
+         name_of(arch::kForwardDtypeNames, run.forward_dtype()), TORCH_VERSION, c10::toString(dtype), device.str());
+  }
+}
+
 ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
                         const std::string& queries) {
   const torch::Device device = torch_device(run.device);
   const torch::Dtype dtype = torch_dtype(run.forward_dtype());
+  check_dtype_runs(run, dtype, device);
   io::Checkpoint checkpoint = io::Checkpoint::open(model);
   auto windows = read_windows(input, checkpoint);
   // Windows of --data hold --ctx tokens; a --text may be shorter.

@@ -35,6 +35,15 @@ static void keep_freed_memory() {
   std::_Exit(code);
 }
 
+// No flag takes an empty text: "--threads ''" would read as 0, "--config ''" as no config.
+static void refuse_empty_values(CLI::App& app) {
+  for (CLI::Option* option : app.get_options())
+    if (option->get_type_size() != 0)
+      option->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty value") : ""; },
+                                   "", "not empty"));
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
 int main(int argc, char** argv) {
   keep_freed_memory();
   // The process's thread policy, once: geoattn's worker pools take the cores (each command
@@ -58,6 +67,7 @@ int main(int argc, char** argv) {
   geoattn::cli::add_taxonomy(app, action);
   geoattn::cli::add_sinks(app, action);
   geoattn::cli::add_bench(app, action);
+  refuse_empty_values(app);
   // Usage errors are one line too, and exit 2 (--help and --version exit 0).
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("geoattn: error: ") + e.what() + " (see --help)\n";
@@ -73,10 +83,14 @@ int main(int argc, char** argv) {
   } catch (const geoattn::Error& e) {
     std::fprintf(stderr, "geoattn: error: %s\n", e.what());
   } catch (const c10::Error& e) {
+    // What geoattn's own checks did not foresee: said as such, the library's first line kept.
     std::string msg = e.what_without_backtrace();
-    std::fprintf(stderr, "geoattn: error: %s\n", msg.substr(0, msg.find('\n')).c_str());
+    std::fprintf(stderr, "geoattn: error: unexpected failure in LibTorch (please report it with the command line): %s\n",
+                 msg.substr(0, msg.find('\n')).c_str());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "geoattn: error: out of memory (a smaller --ctx, --batch, --bootstrap or grid needs less)\n");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "geoattn: error: %s\n", e.what());
+    std::fprintf(stderr, "geoattn: error: unexpected failure (please report it with the command line): %s\n", e.what());
   }
   leave(1);
 }

@@ -95,6 +95,8 @@ struct AssumptionParams {
 
 // A synthetic sample holds the T x T correlation matrix rho (8 T^2 bytes): 2 GiB at this T.
 inline constexpr int64_t kMaxSyntheticT = 16384;
+// Synthetic samples a run may average: at T = 1024, 1000 take ~14 s on one core, this many ~25 min.
+inline constexpr int64_t kMaxSyntheticSamples = 100000;
 
 // One synthetic sample (n = T tokens, q = T-1), deterministic in (seed, sample_index):
 //   alpha_i = profile_value(profile, i, T) normalised to sum 1 (Assumption 3);
@@ -110,8 +112,9 @@ inline constexpr int64_t kMaxSyntheticT = 16384;
 // geoattn::Error if the profile gives a negative alpha or a zero sum.
 BoundsInput synthetic_sample(const AssumptionParams& p, uint64_t sample_index);
 
-// The mean of sample_bounds over samples 0..p.samples-1 (every sample reaches every N <= T).
+// The mean of sample_bounds over samples 0..p.samples-1 (every sample reaches every N <= T),
+// with a progress line on stderr unless `quiet`.
 BoundsCurves synthetic_bounds(const AssumptionParams& p, const std::vector<int64_t>& grid,
-                              const BoundsOptions& opt = {});
+                              const BoundsOptions& opt = {}, bool quiet = true);
 
 }  // namespace geoattn::analysis

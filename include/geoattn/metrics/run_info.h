@@ -52,6 +52,7 @@ struct DataInfo;
 struct MergedData {
   std::vector<std::string> merged_from;
   std::vector<DataInfo> shards;
+  std::vector<std::string> missing_shards;  // "i/n" of a merge --partial
   bool operator==(const MergedData&) const;
 };
 struct DataInfo {
@@ -62,7 +63,7 @@ struct DataInfo {
   bool operator==(const DataInfo&) const = default;
 };
 inline bool MergedData::operator==(const MergedData& o) const {
-  return merged_from == o.merged_from && shards == o.shards;
+  return merged_from == o.merged_from && shards == o.shards && missing_shards == o.missing_shards;
 }
 
 // "settings.queries" as the command had them: the flag's text ("last", "all", "i,j,...") or,

@@ -17,6 +17,7 @@
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/unit_stats.h"
 #include "geoattn/pipeline/stage_times.h"
+#include "geoattn/util/argument_names.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::pipeline {
@@ -37,7 +38,15 @@ struct MetricSpec {
   BootUnit boot_unit = BootUnit::Document;
   uint64_t seed = 0;               // controls and bootstrap
   int64_t chunk_bytes = int64_t(256) << 20;  // the tensor path's working memory per chunk
+  ArgumentStyle names = ArgumentStyle::Flag;  // how check_metric_spec's errors name the fields
 };
+
+// The spec's counts and sizes for a run of `layers` x `heads` at window length T, checked before
+// anything is allocated (geoattn::Error naming the field as spec.names spells it: "--controls",
+// "controls"): decay_k at most max(64, T - 1) (lags past T - 1 hold no pairs), the control
+// orderings, the bootstrap's replicates and the working memory within the machine's memory.
+// MetricRun checks its spec so; the CLI and Python share these limits.
+void check_metric_spec(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T);
 
 // A key per window that names it independently of how the run is split into shards: the hash
 // of its document and its rank among that document's windows (stream mode cuts several).

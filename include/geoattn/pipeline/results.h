@@ -15,6 +15,7 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/util/atomic_file.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::pipeline {
@@ -33,22 +34,26 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
 // there and the JSON names `arrays_file` (what write_results writes); without, all inline.
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done,
                                     report::MeasureArrays* arrays = nullptr, const std::string& arrays_file = "");
-// The state sidecar of result `out`, written (atomically) on a thread of its own from
-// construction on: once the windows are in, the state no longer changes, and the bootstrap, the
-// fits and the JSON only read it, so the 100 MB of a large grid are written while they run. The
-// run's description is copied as it is at construction (its timing covers the windows); the
-// rest is read in place, so `state` must neither change nor move until the write is done.
-// wait() rethrows the writer's error; the destructor waits too.
+// The files of result `out`, all or none (util/atomic_file.h: OutputFiles): its state sidecar,
+// staged on a thread of its own from construction on (once the windows are in, the state no
+// longer changes, and the bootstrap, the fits and the JSON only read it, so the 100 MB of a large
+// grid are written while they run), then the arrays file and the JSON (write_results). The run's
+// description is copied as it is at construction (its timing covers the windows); the rest is
+// read in place, so `state` must neither change nor move until the write is done. wait()
+// rethrows the writer's error; the destructor waits too, and removes what was staged unless
+// write_results committed it.
 class SidecarWrite {
  public:
   SidecarWrite(const std::string& out, const metrics::RunState& state);
   void wait();
+  OutputFiles& files() { return files_; }
 
  private:
+  OutputFiles files_;  // destroyed after the writer has finished
   std::future<void> written_;
 };
-// Writes the result JSON, its arrays file and, unless `sidecar` is already writing it, its state
-// sidecar (each atomically; the JSON, which names the arrays file, last).
+// Stages the result JSON and its arrays file beside `sidecar`'s state, then commits the three
+// (the JSON, which names the arrays file, last).
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, SidecarWrite& sidecar,
                    StageTimes* times = nullptr);
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
@@ -60,6 +65,8 @@ metrics::ModelInfo capture_model_info(const model::CaptureFile& capture, const s
 // The "data" of the W windows of T tokens of a capture file (or of the capture in memory that
 // `path` stands for).
 metrics::DataInfo capture_data(const std::string& path, int64_t W, int64_t T);
-// The "data" of a merge of `inputs`: their windows and tokens summed, and each shard's own "data".
-metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards);
+// The "data" of a merge of `inputs`: their windows and tokens summed, each shard's own "data",
+// and the shards missing from the split (pipeline/shard_set.h: refused unless `partial`).
+metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards,
+                              bool partial);
 }  // namespace geoattn::pipeline

@@ -36,11 +36,12 @@ void sinks_from_capture(const std::string& capture_path, const SinkSettings& set
 // [W, L, T, D] or undefined (settings.residual says which), `source` stands for the file's path.
 report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
                                  const SinkSettings& settings);
-// The result JSON (the frame rule of the run's settings) and its state sidecar, each atomically.
+// The result JSON (the frame rule of the run's settings) and its state sidecar, both or neither.
 void write_sinks(const std::string& out, const report::SinkRun& run);
 
 // Shards of one sinks run (their state sidecars) -> the result of one run over all of them,
-// bit for bit. geoattn::Error naming the file when they are not of one run.
-void merge_sinks(const std::vector<std::string>& inputs, const std::string& out);
+// bit for bit. geoattn::Error naming the file when they are not of one run, or hold a window
+// twice, or (unless `partial`) miss a shard (pipeline/shard_set.h).
+void merge_sinks(const std::vector<std::string>& inputs, const std::string& out, bool partial);
 
 }  // namespace geoattn::pipeline

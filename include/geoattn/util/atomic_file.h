@@ -1,8 +1,10 @@
 #pragma once
 // Output files are written whole or not at all: write to `<path>.tmp.<pid>`, then rename.
 #include <functional>
+#include <mutex>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace geoattn {
@@ -21,5 +23,23 @@ void check_output_path(const std::string& path);
 // over `path`. If `write` throws or the stream fails, the temporary file is removed and
 // `path` is untouched.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// The files of one run, all or none: each is written under the temporary name staged(path)
+// gives (beside `path`, checked as check_output_path does); commit() renames them into place in
+// the order they were staged (stage the file that names the others last). Destroyed before
+// commit() (a failed run), it removes every staged file: what was at the paths stays as it was.
+class OutputFiles {
+ public:
+  OutputFiles() = default;
+  OutputFiles(const OutputFiles&) = delete;
+  OutputFiles& operator=(const OutputFiles&) = delete;
+  ~OutputFiles();
+  std::string staged(const std::string& path);  // thread-safe
+  void commit();
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> staged_;  // {temporary name, path}
+};
 
 }  // namespace geoattn

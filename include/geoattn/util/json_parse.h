@@ -4,6 +4,8 @@
 // and destroying a value recurse, so a hostile file nested a few hundred thousand levels deep
 // would overflow the stack later. parse_json refuses anything nested deeper than kMaxJsonDepth
 // (geoattn's own files nest at most 5 levels; Hugging Face configs a handful).
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -42,6 +44,17 @@ Json parse_json_or_fail(const std::string& where, Input&&... input) {
   Json j = parse_json<Json>(&why, std::forward<Input>(input)...);
   if (j.is_discarded()) fail("{}: {}", where, why);
   return j;
+}
+
+// The JSON file at `path`: geoattn::Error "<path>: a folder, expected a JSON file", "<path>:
+// cannot open", or parse_json_or_fail's.
+template <typename Json = nlohmann::json>
+Json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("{}: a folder, expected a JSON file", path);
+  std::ifstream in(path);
+  if (!in) fail("{}: cannot open", path);
+  return parse_json_or_fail<Json>(path, in);
 }
 
 }  // namespace geoattn

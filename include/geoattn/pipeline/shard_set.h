@@ -1,0 +1,24 @@
+#pragma once
+// The shards of a merge, each window counted once: what `geoattn merge` checks of the "data" of
+// its inputs (measure and sinks results alike) before it adds anything up.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "geoattn/metrics/run_info.h"
+
+namespace geoattn::pipeline {
+
+// --shard's "i/n" -> {i, n} with 0 <= i < n, or nullopt.
+std::optional<std::pair<int64_t, int64_t>> parse_shard_spec(const std::string& spec);
+
+// The shards `n` of the split of `shards` (the "data" of each input, a merged one standing for
+// its own shards) that none of them holds, as "i/n". Fails (geoattn::Error naming the inputs)
+// when two inputs hold the same windows (one shard twice, one capture twice, a merged result and
+// one of its shards), when they are shards of different splits or selections of the data, or
+// when they mix captures and shards; and, unless `partial`, when a shard is missing.
+std::vector<std::string> missing_shards(const std::vector<std::string>& inputs,
+                                        const std::vector<metrics::DataInfo>& shards, bool partial);
+
+}  // namespace geoattn::pipeline

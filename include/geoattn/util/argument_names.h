@@ -1,0 +1,19 @@
+#pragma once
+// One check, two spellings of what it names: the library checks an argument once, and names it
+// as its caller spells it: "--decay-k" on the command line, "decay_k" in Python.
+#include <string>
+#include <string_view>
+
+namespace geoattn {
+
+enum class ArgumentStyle { Flag, Python };
+
+// `name` (Python's spelling, snake_case) as `style` spells it.
+inline std::string argument_name(ArgumentStyle style, std::string_view name) {
+  if (style == ArgumentStyle::Python) return std::string(name);
+  std::string flag = "--";
+  for (char c : name) flag += c == '_' ? '-' : c;
+  return flag;
+}
+
+}  // namespace geoattn

@@ -75,7 +75,7 @@ TEST(BadInputs, EveryCommand) {
       {"bounds: device that is not there", "bounds" + model + story + " --ctx 32 --device cuda:99", "--device cuda:99"},
       {"taxonomy: broken JSON", "taxonomy --from " + (tmp / "broken.json"), "broken.json"},
       {"taxonomy: deeply nested JSON", "taxonomy --from " + (tmp / "deep.json"), "deep.json: nested deeper"},
-      {"merge: no state sidecar", "merge " + (tmp / "broken.json"), "broken.state.safetensors"},
+      {"merge: broken JSON", "merge " + (tmp / "broken.json"), "broken.json: not valid JSON"},
       {"inspect: not a checkpoint", "inspect --model " + tmp.path().string(), "config.json"},
       {"inspect: deeply nested config", "inspect --model " + (tmp / "deep-model"), "config.json: nested deeper"},
   };
@@ -167,6 +167,30 @@ TEST(BadInputs, OutputsNeverReplaceInputs) {
     EXPECT_NE(r.err.find("/dev/null: output path exists and is not a regular file"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::is_character_file("/dev/null"));
     EXPECT_FALSE(fs::exists("/dev/null.curves.safetensors"));
+  }
+}
+
+// A run that fails while it writes (here: a file-size limit, as a full disk) leaves the result
+// of the run before it as it was, all three files, and no temporary file: the JSON, its arrays
+// and its state sidecar are committed together or not at all.
+TEST(BadInputs, AFailedWriteLeavesTheResultBefore) {
+  TempDir tmp;
+  ASSERT_EQ(run_tool("geoattn capture --quiet --model " + source("models/stories260K") + " --data " +
+                         source("data/tinystories/tinystories-sample.txt") + " --ctx 32 --max-windows 2 --out " +
+                         (tmp / "c.safetensors"), tmp).code, 0);
+  const std::string metrics = "geoattn metrics --capture " + (tmp / "c.safetensors") + " --bootstrap 0 --out " + (tmp / "o.json");
+  ASSERT_EQ(run_tool(metrics + " --n 1:4", tmp).code, 0);
+  std::map<std::string, std::string> before;
+  for (const char* f : {"o.json", "o.curves.safetensors", "o.state.safetensors"}) before[f] = geoattn::testing::read_file(tmp / f);
+  // Writes past 64 KiB fail (EFBIG; the signal ignored): the state sidecar is larger.
+  const auto r = run_tool(metrics + " --n all", tmp, "trap '' XFSZ; ulimit -f 64; ");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("write failed"), std::string::npos) << r.err;
+  for (const auto& [f, bytes] : before) EXPECT_EQ(geoattn::testing::read_file(tmp / f), bytes) << f;
+  for (const auto& entry : fs::directory_iterator(tmp.path())) {
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().string().find(".staged"), std::string::npos) << entry.path();
   }
 }
 

@@ -1,9 +1,9 @@
 #include "geoattn/pipeline/shard_set.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include "geoattn/util/error.h"
@@ -44,16 +44,19 @@ std::vector<std::string> missing_shards(const std::vector<std::string>& inputs,
                                         const std::vector<metrics::DataInfo>& shards, bool partial) {
   std::vector<Leaf> leaves;
   for (size_t i = 0; i < shards.size(); ++i) flatten(inputs.at(i), shards[i], leaves);
-  const auto* first = std::get_if<metrics::WindowData>(&leaves.at(0).data->source);
-  std::map<std::string, const std::string*> captures;
-  std::map<int64_t, const std::string*> held;  // shard index -> the input holding it
-  int64_t n = 0;
+  // The splits of the data: inputs that read the same files the same way are shards of one split
+  // (one n, each i once); other selections must read other files (a job per shard file).
+  struct Split {
+    const metrics::WindowData* data;
+    const std::string* input;
+    int64_t n;
+    std::map<int64_t, const std::string*> held;  // shard index -> the input holding it
+  };
+  std::vector<Split> splits;
+  std::map<std::string, const std::string*> captures, files;  // -> the input reading it
   for (const Leaf& leaf : leaves) {
     const std::string& input = *leaf.input;
     const auto* w = std::get_if<metrics::WindowData>(&leaf.data->source);
-    if ((w == nullptr) != (first == nullptr))
-      fail("{}: cannot merge with {}: one holds the windows of a capture file, the other shards of data files", input,
-           *leaves[0].input);
     if (!w) {
       const std::string& capture = std::get<metrics::CaptureData>(leaf.data->source).capture;
       if (const auto [it, fresh] = captures.emplace(capture, &input); !fresh)
@@ -62,24 +65,29 @@ std::vector<std::string> missing_shards(const std::vector<std::string>& inputs,
     }
     const auto spec = parse_shard_spec(w->shard);
     if (!spec) fail("{}: shard '{}' is not i/n", input, w->shard);
-    if (selection(*w) != selection(*first))
-      fail("{}: cannot merge with {}: shards of another selection of the data (files, mode, offset, seed or "
-           "max_windows differ)", input, *leaves[0].input);
-    if (n == 0) n = spec->second;
-    if (spec->second != n)
+    auto split = std::find_if(splits.begin(), splits.end(), [&](const Split& s) { return selection(*s.data) == selection(*w); });
+    if (split == splits.end()) {
+      for (const std::string& file : w->files)
+        if (const auto [it, fresh] = files.emplace(file, &input); !fresh)
+          fail("{}: reads {} as {} does, with other settings (mode, offset, seed or max_windows): a merge counts each "
+               "window once", input, file, *it->second);
+      split = splits.insert(splits.end(), Split{w, &input, spec->second, {}});
+    }
+    if (spec->second != split->n)
       fail("{}: shard {} is of another split than {}'s shards of {}: a merge counts each window once", input, w->shard,
-           *leaves[0].input, n);
-    if (const auto [it, fresh] = held.emplace(spec->first, &input); !fresh)
+           *split->input, split->n);
+    if (const auto [it, fresh] = split->held.emplace(spec->first, &input); !fresh)
       fail("{}: shard {} is in {} too: a merge counts each window once", input, w->shard, *it->second);
   }
   std::vector<std::string> missing;
-  for (int64_t i = 0; i < n; ++i)
-    if (!held.count(i)) missing.push_back(std::to_string(i) + "/" + std::to_string(n));
+  for (const Split& split : splits)
+    for (int64_t i = 0; i < split.n; ++i)
+      if (!split.held.count(i)) missing.push_back(std::to_string(i) + "/" + std::to_string(split.n));
   if (!missing.empty() && !partial) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-    fail("{} of {} shards given, {} missing: merge them all, or give --partial (the result lists the missing shards)",
-         held.size(), n, list);
+    fail("shard {} of {}'s split missing: merge every shard, or give --partial (the result lists the missing shards)",
+         list, *splits.front().input);
   }
   return missing;
 }

@@ -13,11 +13,12 @@ namespace geoattn::pipeline {
 // --shard's "i/n" -> {i, n} with 0 <= i < n, or nullopt.
 std::optional<std::pair<int64_t, int64_t>> parse_shard_spec(const std::string& spec);
 
-// The shards `n` of the split of `shards` (the "data" of each input, a merged one standing for
-// its own shards) that none of them holds, as "i/n". Fails (geoattn::Error naming the inputs)
-// when two inputs hold the same windows (one shard twice, one capture twice, a merged result and
-// one of its shards), when they are shards of different splits or selections of the data, or
-// when they mix captures and shards; and, unless `partial`, when a shard is missing.
+// The shards "i/n" that no input holds, of each split of the data among `shards` (the "data" of
+// each input, a merged one standing for its own shards; inputs reading the same files the same
+// way are shards of one split). Fails (geoattn::Error naming the inputs) when two inputs hold
+// the same windows: one shard twice, one capture twice, a merged result and one of its shards,
+// shards of two splits of one selection, or one file read by two selections; and, unless
+// `partial`, when a shard is missing.
 std::vector<std::string> missing_shards(const std::vector<std::string>& inputs,
                                         const std::vector<metrics::DataInfo>& shards, bool partial);
 

@@ -1,0 +1,352 @@
+// Issue 34's sweep as a table: every flag of every subcommand with a value it must refuse (and
+// the inputs a mode must refuse: captures that are no attention, merges that would count a window
+// twice, weights that are not finite). Each case exits 1 or 2 with one line "geoattn: error: ..."
+// that holds the flag or file it names, and leaves every file of its folder as it was, nothing
+// added. BadFlags.EveryFlagHasACase reads each subcommand's --help: a new flag without a case
+// here fails it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "geoattn/model/capture_file.h"
+#include "test_util.h"
+
+using geoattn::testing::read_file;
+using geoattn::testing::run_tool;
+using geoattn::testing::source;
+using geoattn::testing::TempDir;
+using geoattn::testing::write_file;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  std::string command;  // the subcommand, "bench metrics" for bench's
+  std::string args;     // after it; --out OUT is added for commands that write unless given
+  std::string needle;   // what the one line must hold: the flag or the file
+};
+
+const std::set<std::string> kWriting = {"capture", "measure", "metrics", "merge", "bounds", "taxonomy", "sinks"};
+
+// The folder's files and their bytes (the run's own stdout.txt / stderr.txt aside).
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name == "stdout.txt" || name == "stderr.txt") continue;
+    files[e.path().string()] = e.is_regular_file() ? read_file(e.path().string()) : std::string("(not a file)");
+  }
+  return files;
+}
+
+// A capture as `geoattn capture` writes it with `alpha`/`values` changed by `edit`.
+void edited_capture(const std::string& from, const std::string& to,
+                    const std::function<void(geoattn::model::CaptureFile&)>& edit) {
+  geoattn::model::CaptureFile c = geoattn::model::read_capture_file(from);
+  edit(c);
+  geoattn::model::write_capture_file(to, c);
+}
+
+// The fixtures every case reads, made once: a capture of every query (T = 16), its metrics, two
+// sinks shards of three and a whole sinks run, captures that are no attention, a checkpoint with
+// one NaN weight.
+struct Fixtures {
+  TempDir tmp;
+  std::string model = source("models/stories260K"), data = source("data/tinystories/tinystories-sample.txt");
+  std::string docs = source("data/openwebtext/openwebtext-60docs.jsonl");
+  std::string capture = tmp / "c.safetensors";
+
+  Fixtures() {
+    const std::string m = " --model " + model;
+    run_ok("capture" + m + " --data " + data + " --ctx 16 --window stream --max-windows 3 --queries all --out " + capture);
+    run_ok("metrics --capture " + capture + " --bootstrap 0 --out " + (tmp / "m.json"));
+    for (const char* shard : {"0", "1"})
+      run_ok("sinks" + m + " --data " + docs + " --ctx 16 --max-windows 6 --shard " + shard + "/3 --out " +
+             (tmp / ("s" + std::string(shard) + ".json")));
+    run_ok("sinks" + m + " --data " + docs + " --ctx 16 --max-windows 6 --out " + (tmp / "s.json"));
+    run_ok("measure" + m + " --data " + docs + " --ctx 16 --max-windows 4 --bootstrap 0 --controls 0 --shard 0/3 --out " +
+           (tmp / "ms0.json"));
+    fs::copy_file(source("configs/bounds-llama2-7b.json"), tmp / "p.json");
+    fs::copy_file(tmp / "m.json", tmp / "alone.json");  // a result without its state sidecar
+    write_file(tmp / "broken.json", "{\"schema\": \"geoattn.measure/2\", \"heads\": [");
+    write_file(tmp / "empty.txt", "");
+    using geoattn::model::CaptureFile;
+    edited_capture(capture, tmp / "sum5.safetensors", [](CaptureFile& c) { c.alpha = c.alpha * 5; });
+    edited_capture(capture, tmp / "zero.safetensors", [](CaptureFile& c) { c.alpha = torch::zeros_like(c.alpha); });
+    edited_capture(capture, tmp / "negative.safetensors", [](CaptureFile& c) { c.alpha = -c.alpha; });
+    edited_capture(capture, tmp / "acausal.safetensors", [](CaptureFile& c) { c.alpha = c.alpha.flip(-1); });
+    edited_capture(capture, tmp / "nan.safetensors", [](CaptureFile& c) { c.values[0][1][0][3][2] = NAN; });
+    edited_capture(capture, tmp / "d0.safetensors",
+                   [](CaptureFile& c) { c.values = torch::zeros({c.values.size(0), c.values.size(1), c.values.size(2), c.values.size(3), 0}); });
+    edited_capture(capture, tmp / "q0.safetensors", [](CaptureFile& c) {
+      c.alpha = c.alpha.narrow(3, 0, 0).contiguous();
+      c.queries = torch::zeros({0}, torch::kInt64);
+    });
+    fs::create_directories(tmp / "nan-model");
+    for (const char* f : {"config.json", "tokenizer.model"}) fs::copy_file(source("models/stories260K/") + f, tmp / ("nan-model/" + std::string(f)));
+    std::string weights = read_file(source("models/stories260K/model.safetensors"));
+    const size_t header = 8 + *reinterpret_cast<const uint64_t*>(weights.data());
+    weights.replace(header + 4 * 7, 4, std::string("\x00\x00\xc0\x7f", 4));  // the first tensor's 8th float: NaN
+    write_file(tmp / "nan-model/model.safetensors", weights);
+  }
+  void run_ok(const std::string& args) {
+    const bool talks = args.rfind("metrics", 0) != 0;  // metrics prints nothing, and has no --quiet
+    const auto r = run_tool("geoattn " + args + (talks ? " --quiet" : ""), tmp);
+    ASSERT_EQ(r.code, 0) << args << ": " << r.err;
+  }
+};
+
+std::vector<Case> cases(const Fixtures& f) {
+  const TempDir& t = f.tmp;
+  const std::string m = " --model " + f.model, d = " --data " + f.data, c = " --capture " + f.capture;
+  const std::string run = m + d + " --ctx 16 --max-windows 1";  // a model over a shard
+  const std::string params = " --params " + (t / "p.json");
+  return {
+      // capture
+      {"capture", " --model " + (t / "none") + " --ids 1", "none"},
+      {"capture", " --model ''" + d, "--model"},
+      {"capture", run + " --queries 99", "--queries"},
+      {"capture", m + " --data " + (t / "none.txt"), "none.txt"},
+      {"capture", m + " --data " + (t / "empty.txt") + " --ctx 16", "empty.txt"},
+      {"capture", m + " --text ''", "--text"},
+      {"capture", m + " --ids 1,x", "--ids"},
+      {"capture", m + " --ids 1,2,99999", "vocabulary"},
+      {"capture", m + d + " --ctx 0", "--ctx"},
+      {"capture", m + d + " --ctx 4096", "--ctx 4096"},
+      {"capture", run + " --window lines", "--window"},
+      {"capture", run + " --offset random", "--offset"},
+      {"capture", run + " --seed -1", "--seed"},
+      {"capture", run + " --max-windows 99999999999999999999", "--max-windows"},
+      {"capture", m + d + " --ctx 16 --max-windows 0", "--max-windows"},
+      {"capture", run + " --pattern-dtype bf16", "--pattern-dtype"},
+      {"capture", run + " --device cuda:99", "--device"},
+      {"capture", run + " --dtype fp64", "--dtype"},
+      {"capture", run + " --threads -3", "--threads"},
+      {"capture", run + " --out " + f.data, "is an input of this run"},
+      {"capture", run + " --quiet=maybe", "--quiet"},
+      {"capture", " --model " + (t / "nan-model") + " --ids 1,2", "holds a NaN or infinite value"},
+      // inspect
+      {"inspect", " --model " + (t / "none"), "none"},
+      {"inspect", " --model " + (t / "nan-model"), "holds a NaN or infinite value"},
+      {"inspect", m + " --ctx -5", "--ctx"},
+      {"inspect", m + " --ctx 100000", "--ctx 100000"},
+      {"inspect", m + " --json=maybe", "--json"},
+      // measure
+      {"measure", " --model " + f.data + d, "not a folder"},
+      {"measure", run + d, "given twice"},
+      {"measure", m + " --data ''", "--data"},
+      {"measure", m + d + " --ctx ''", "--ctx"},
+      {"measure", run + " --window x", "--window"},
+      {"measure", run + " --offset x", "--offset"},
+      {"measure", run + " --seed 18446744073709551616", "--seed"},
+      {"measure", run + " --max-windows -2", "--max-windows"},
+      {"measure", run + " --queries 99", "--queries"},
+      {"measure", run + " --batch 0", "--batch"},
+      {"measure", run + " --shard 2/2", "--shard"},
+      {"measure", run + " --checkpoint-every -1", "--checkpoint-every"},
+      {"measure", run + " --n 0:40", "--n"},
+      {"measure", run + " --distance manhattan", "--distance"},
+      {"measure", run + " --decay-k 1000000", "--decay-k"},
+      {"measure", run + " --controls 1e18", "--controls"},
+      {"measure", run + " --bootstrap 1000000000000000", "--bootstrap"},
+      {"measure", run + " --bootstrap-level heads", "--bootstrap-level"},
+      {"measure", run + " --bootstrap-unit doc", "--bootstrap-unit"},
+      {"measure", run + " --metrics-memory 0", "--metrics-memory"},
+      {"measure", run + " --device cuda:99", "--device"},
+      {"measure", run + " --dtype half", "--dtype"},
+      {"measure", run + " --threads 100000", "--threads"},
+      {"measure", run + " --out " + (t / "none/x.json"), "does not exist"},
+      {"measure", run + " --quiet=x", "--quiet"},
+      {"measure", m + " --text hello", "--data"},  // measure reads shards only
+      // metrics: captures that are no attention, and every flag
+      {"metrics", " --capture " + (t / "sum5.safetensors"), "sum5.safetensors: alpha: window 0 layer 0 head 0 query 0: a row whose sum is 5"},
+      {"metrics", " --capture " + (t / "zero.safetensors"), "zero.safetensors: alpha: window 0 layer 0 head 0 query 0: a row whose sum is 0"},
+      {"metrics", " --capture " + (t / "negative.safetensors"), "negative weights"},
+      {"metrics", " --capture " + (t / "acausal.safetensors"), "after the query's position"},
+      {"metrics", " --capture " + (t / "nan.safetensors"), "nan.safetensors: values: window 0 layer 1 kv head 0: NaN"},
+      {"metrics", " --capture " + (t / "d0.safetensors"), "head_dim 0"},
+      {"metrics", " --capture " + (t / "q0.safetensors"), "no queries"},
+      {"metrics", " --capture " + (t / "m.json"), "m.json"},
+      {"metrics", c + " --n ''", "--n"},
+      {"metrics", c + " --n 1:99", "--n"},
+      {"metrics", c + " --distance l1", "--distance"},
+      {"metrics", c + " --decay-k 0", "--decay-k"},
+      {"metrics", c + " --controls -1", "--controls"},
+      {"metrics", c + " --bootstrap -1", "--bootstrap"},
+      {"metrics", c + " --bootstrap-level x", "--bootstrap-level"},
+      {"metrics", c + " --bootstrap-unit x", "--bootstrap-unit"},
+      {"metrics", c + " --metrics-memory 9223372036854775807", "--metrics-memory"},
+      {"metrics", c + " --seed ''", "--seed"},
+      {"metrics", c + " --threads ''", "--threads"},
+      {"metrics", c + " --out " + t.path().string(), "is a folder"},
+      {"metrics", c + " --out " + f.capture, "is an input of this run"},
+      // merge: each window once, the JSONs read first
+      {"merge", " " + (t / "broken.json") + " " + (t / "m.json"), "broken.json: not valid JSON"},
+      {"merge", " " + (t / "none.json") + " " + (t / "m.json"), "none.json: cannot open"},
+      {"merge", " " + (t / "alone.json") + " " + (t / "m.json"), "alone.state.safetensors"},
+      {"merge", " " + (t / "m.json") + " " + (t / "m.json"), "given twice"},
+      {"merge", " " + (t / "s0.json") + " " + (t / "s.json"), "another split"},
+      {"merge", " " + (t / "s0.json") + " " + (t / "s1.json"), "2/3 of"},
+      {"merge", " " + (t / "s0.json") + " " + (t / "m.json"), "a measure result among sinks results"},
+      {"merge", " " + (t / "ms0.json") + " " + (t / "ms0.json"), "given twice"},
+      {"merge", " " + (t / "ms0.json"), "shard 1/3, 2/3 of"},
+      {"merge", " " + (t / "s0.json") + " " + (t / "s1.json") + " --partial=no-thanks", "--partial"},
+      {"merge", " " + (t / "s0.json") + " " + (t / "s1.json") + " --out " + (t / "s0.json"), "is an input of this run"},
+      // bounds: each source's own flags
+      {"bounds", c + " --layer 3", "--layer: not used with --capture"},
+      {"bounds", c + " --samples 5", "--samples: not used with --capture"},
+      {"bounds", c + " --batch 2", "--batch: not used with --capture"},
+      {"bounds", c + " --model " + f.model, "--capture excludes --model"},
+      {"bounds", params + " --samples 0", "--samples"},
+      {"bounds", params + " --samples 1000000", "--samples"},
+      {"bounds", params + d, "--data: not used with --params"},
+      {"bounds", params + " --layer 1", "--layer/--head pick a head of a measure JSON"},
+      {"bounds", " --params " + (t / "m.json") + " --head 99", "head"},
+      {"bounds", " --params " + (t / "m.json") + " --head x", "--head"},
+      {"bounds", " --params " + (t / "m.json") + " --layer -1", "--layer"},
+      {"bounds", params + " --n 0:99999", "--n"},
+      {"bounds", params + " --kappa 0", "--kappa"},
+      {"bounds", params + " --kappa nan", "--kappa"},
+      {"bounds", m + " --text hi --ids 1,2", "--text excludes --ids"},
+      {"bounds", m + " --ids 1,2 --ctx 0", "--ctx"},
+      {"bounds", run + " --window x", "--window"},
+      {"bounds", run + " --offset x", "--offset"},
+      {"bounds", run + " --seed x", "--seed"},
+      {"bounds", run + " --max-windows -2", "--max-windows"},
+      {"bounds", run + " --queries 99", "--queries"},
+      {"bounds", run + " --batch -3", "--batch"},
+      {"bounds", run + " --device cuda:99", "--device"},
+      {"bounds", run + " --dtype x", "--dtype"},
+      {"bounds", run + " --threads -1", "--threads"},
+      {"bounds", run + " --layer 0", "--layer: not used with --model"},
+      {"bounds", params + " --out ''", "--out"},
+      {"bounds", params + " --quiet=x", "--quiet"},
+      // taxonomy
+      {"taxonomy", " --from " + t.path().string(), "a folder, expected a JSON file"},
+      {"taxonomy", " --from " + (t / "broken.json"), "broken.json"},
+      {"taxonomy", " --from " + (t / "m.json") + " --config " + (t / "broken.json"), "broken.json"},
+      {"taxonomy", " --from " + (t / "m.json") + " --out " + (t / "m.json"), "is an input of this run"},
+      {"taxonomy", " --from " + (t / "m.json") + " --quiet=x", "--quiet"},
+      // sinks: a capture's windows are the file's
+      {"sinks", c + " --shard 0/2", "--shard: not used with --capture"},
+      {"sinks", c + " --ctx 16", "--ctx: not used with --capture"},
+      {"sinks", c + " --max-windows 2", "--max-windows: not used with --capture"},
+      {"sinks", c + " --window stream", "--window: not used with --capture"},
+      {"sinks", c + " --offset hashed", "--offset: not used with --capture"},
+      {"sinks", c + " --seed 3", "--seed: not used with --capture"},
+      {"sinks", c + " --text hi", "--text: not used with --capture"},
+      {"sinks", c + " --ids 1,2", "--ids: not used with --capture"},
+      {"sinks", c + " --batch -5", "--batch"},
+      {"sinks", c + " --batch 5", "--batch: not used with --capture"},
+      {"sinks", c + " --device cuda", "--device: not used with --capture"},
+      {"sinks", c + " --dtype bf16", "--dtype: not used with --capture"},
+      {"sinks", c + " --threads 2", "--threads: not used with --capture"},
+      {"sinks", c + " --residual", "--residual: not used with --capture"},
+      {"sinks", c + " --model " + f.model, "--capture: give either"},
+      {"sinks", " --capture " + (t / "sum5.safetensors"), "a row whose sum is 5"},
+      {"sinks", run + " --queries last", "--queries"},
+      {"sinks", c + " --eps 1", "--eps"},
+      {"sinks", c + " --eps x", "--eps"},
+      {"sinks", c + " --taus 2", "--taus"},
+      {"sinks", c + " --profile 0", "--profile"},
+      {"sinks", c + " --config " + (t / "broken.json"), "broken.json"},
+      {"sinks", c + " --dormant-row-max nan", "--dormant-row-max"},
+      {"sinks", c + " --dormant-col-min x", "--dormant-col-min"},
+      {"sinks", " --model " + (t / "none") + d, "none"},
+      {"sinks", run + " --shard 3/2", "--shard"},
+      {"sinks", run + " --window x", "--window"},
+      {"sinks", run + " --offset x", "--offset"},
+      {"sinks", run + " --seed -1", "--seed"},
+      {"sinks", run + " --max-windows 0", "--max-windows"},
+      {"sinks", m + " --ids 1,99999", "vocabulary"},
+      {"sinks", m + " --data ''", "--data"},
+      {"sinks", m + d + " --ctx 99999", "--ctx 99999"},
+      {"sinks", run + " --dtype x", "--dtype"},
+      {"sinks", run + " --threads x", "--threads"},
+      {"sinks", c + " --quiet=x", "--quiet"},
+      {"sinks", c + " --out " + f.capture, "is an input of this run"},
+      // bench metrics: sizes checked before anything is allocated
+      {"bench metrics", " --T -1", "--T"},
+      {"bench metrics", " --T 100000000", "--T: 100000000"},
+      {"bench metrics", " --d 0", "--d"},
+      {"bench metrics", " --heads x", "--heads"},
+      {"bench metrics", " --layers ''", "--layers"},
+      {"bench metrics", " --repeats 0", "--repeats"},
+      {"bench metrics", " --threads -1", "--threads"},
+      {"bench metrics", " --write-capture " + t.path().string(), "is a folder"},
+      {"bench metrics", " --n x", "--n"},
+      {"bench metrics", " --distance x", "--distance"},
+      {"bench metrics", " --decay-k 0", "--decay-k"},
+      {"bench metrics", " --decay-k 5000", "--decay-k"},
+      {"bench metrics", " --controls -1", "--controls"},
+      {"bench metrics", " --bootstrap -1", "--bootstrap"},
+      {"bench metrics", " --bootstrap-level x", "--bootstrap-level"},
+      {"bench metrics", " --bootstrap-unit x", "--bootstrap-unit"},
+      {"bench metrics", " --metrics-memory 0", "--metrics-memory"},
+      {"bench metrics", " --seed -1", "--seed"},
+  };
+}
+
+Fixtures& fixtures() {
+  static Fixtures f;
+  return f;
+}
+
+// The long flags a subcommand's --help lists (--help itself aside).
+std::set<std::string> flags_of(const std::string& command, const TempDir& tmp) {
+  const auto r = run_tool("geoattn " + command + " --help", tmp);
+  std::set<std::string> flags;
+  const std::regex flag(R"(^\s+(?:-\w,\s*)?(--[\w-]+))");
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, flag) && m[1] != "--help") flags.insert(m[1]);
+  }
+  return flags;
+}
+
+}  // namespace
+
+TEST(BadFlags, EveryCaseIsOneLineAndLeavesNoFile) {
+  Fixtures& f = fixtures();
+  const auto all = cases(f);
+  const auto before = snapshot(f.tmp.path());
+  for (const Case& c : all) {
+    const std::string out = f.tmp / "out.json";
+    const bool add_out = kWriting.count(c.command) && c.args.find(" --out ") == std::string::npos;
+    const auto r = run_tool("geoattn " + c.command + c.args + (add_out ? " --out " + out : ""), f.tmp);
+    const std::string what = c.command + c.args;
+    EXPECT_TRUE(r.code == 1 || r.code == 2) << what << ": exit " << r.code << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("geoattn: error: ", 0), 0u) << what << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << what << ": " << r.err;
+    EXPECT_EQ(r.err.find("unexpected failure"), std::string::npos) << what << ": " << r.err;
+    EXPECT_EQ(snapshot(f.tmp.path()), before) << what << ": a file was added or changed";
+  }
+  std::printf("%zu bad-input cases\n", all.size());
+}
+
+TEST(BadFlags, EveryFlagHasACase) {
+  Fixtures& f = fixtures();
+  const auto all = cases(f);
+  for (const std::string command :
+       {"capture", "inspect", "measure", "metrics", "merge", "bounds", "taxonomy", "sinks", "bench metrics"}) {
+    const auto flags = flags_of(command, f.tmp);
+    EXPECT_GT(flags.size(), 1u) << command;
+    for (const std::string& flag : flags) {
+      const bool covered = std::any_of(all.begin(), all.end(), [&](const Case& c) {
+        if (c.command != command) return false;
+        const std::string args = c.args + " ";
+        return args.find(" " + flag + " ") != std::string::npos || args.find(" " + flag + "=") != std::string::npos;
+      });
+      EXPECT_TRUE(covered) << command << " " << flag << ": no bad-input case in tests/test_bad_flags.cpp";
+    }
+  }
+}

@@ -8,7 +8,7 @@ import os
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 # The C++ types the integers end in (pybind11 refuses anything wider with a TypeError).
-INT32_MAX, INT64_MAX, UINT64_MAX = 2**31 - 1, 2**63 - 1, 2**64 - 1
+INT64_MAX, UINT64_MAX = 2**63 - 1, 2**64 - 1
 # The tensors' values (finite, attention rows) are checked by the C++ core, as a capture file's
 # are: geoattn._core.check_capture (model/capture_checks.h).
 

@@ -151,7 +151,7 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
         _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
         distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
         _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20) << 20,
-        _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, _checks.INT32_MAX))
+        _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Measure(native=native)
 
 
@@ -277,7 +277,7 @@ def sinks(attn, values, *, eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, 
                           _checks.integer(profile_positions, "profile_positions", 1),
                           _checks.json_object(config, "config", "a frame rule as configs/sinks.json"), "config",
                           _checks.string(source, "source"), _metadata(metadata),
-                          _checks.integer(threads, "threads", 0, _checks.INT32_MAX))
+                          _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Sinks(native=native)
 
 

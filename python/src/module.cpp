@@ -191,6 +191,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("alpha_name"), py::arg("values_name"), py::call_guard<py::gil_scoped_release>());
   m.def("check_finite", &model::check_finite, py::arg("x"), py::arg("name"), py::arg("head_word"),
         py::call_guard<py::gil_scoped_release>());
+  m.attr("MAX_THREADS") = kMaxWorkerThreads;  // the CLI's --threads limit, Python's too
   m.def("taxonomy", &taxonomy, py::arg("measure"), py::arg("config"));
   m.def("read_measure", &read_measure, py::arg("path"));
   m.def("read_capture", &read_capture, py::arg("path"));

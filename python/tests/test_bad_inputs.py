@@ -144,7 +144,7 @@ CASES = [
      "list of 2"),
     ("metrics", "docs", lambda e: metrics(docs=[None]), "strings or integers"),
     ("metrics", "threads", lambda e: metrics(threads=-2), ""),
-    ("metrics", "threads", lambda e: metrics(threads=2**31), "2147483647"),
+    ("metrics", "threads", lambda e: metrics(threads=4097), "4096"),
     ("metrics", "metrics_memory_mb", lambda e: metrics(metrics_memory_mb=0), ""),
     ("metrics", "metrics_memory_mb", lambda e: metrics(metrics_memory_mb=2**50), ""),
     ("metrics", "source", lambda e: metrics(source=None), "string"),

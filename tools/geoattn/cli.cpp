@@ -23,7 +23,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 }
 
 void add_threads_option(CLI::App& cmd, int& threads) {
-  add_number_option(cmd, "--threads", threads, 0, kMaxThreads, "CPU threads (0: all cores)");
+  add_number_option(cmd, "--threads", threads, 0, kMaxWorkerThreads, "CPU threads (0: all cores)");
 }
 
 void refuse_unused(const GivenFlags& given, const std::set<std::string>& used, const std::string& mode) {

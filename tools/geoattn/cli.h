@@ -24,6 +24,7 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/util/enum_names.h"
 #include "geoattn/util/numbers.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::cli {
 
@@ -146,9 +147,7 @@ struct RunOptions {
   arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
-// The most worker threads a flag may ask for (the machine may start fewer: WorkerPool says so).
-inline constexpr int kMaxThreads = 4096;
-// --threads N: 0 (all cores) to kMaxThreads.
+// --threads N: 0 (all cores) to kMaxWorkerThreads (util/worker_pool.h).
 void add_threads_option(CLI::App& cmd, int& threads);
 // Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)
 // can be written without harm to `inputs` or to anything that is not a regular file

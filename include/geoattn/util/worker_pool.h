@@ -20,6 +20,10 @@ namespace geoattn {
 // The machine's hardware threads (at least 1).
 int hardware_threads();
 
+// The most workers anyone may ask for (the CLI's --threads, Python's threads=): more is a
+// mistake on any machine geoattn runs on; the machine may start fewer (WorkerPool says so).
+inline constexpr int kMaxWorkerThreads = 4096;
+
 class WorkerPool {
  public:
   // `threads` workers (0: one per hardware thread): the caller of parallel_for is worker 0, the

@@ -215,7 +215,7 @@ def _metadata(metadata):
 class Sinks:
     """A sinks result (SPEC §9): doc (the JSON `geoattn sinks` writes, as a dict), arrays()
     (numpy per-head arrays: mass0, rho0, alpha profiles, ...), save(path) (the JSON and its
-    state sidecar, which geoattn sinks --merge reads)."""
+    state sidecar, which geoattn merge reads)."""
 
     def __init__(self, doc=None, native=None):
         self._doc, self._native = doc, native

@@ -82,7 +82,10 @@ template <typename T>
 auto number_parser(T low, T high, std::string& takes) {
   const std::string kind = std::is_integral_v<T> ? "an integer" : "a number";
   const bool open_above = std::is_signed_v<T> && high == std::numeric_limits<T>::max();  // int64's max: no bound
-  takes = open_above ? fmt::format("{} of at least {}", kind, low) : fmt::format("{} from {} to {}", kind, low, high);
+  const bool open_below = low == std::numeric_limits<T>::lowest();
+  takes = open_above && open_below ? kind
+          : open_above             ? fmt::format("{} of at least {}", kind, low)
+                                   : fmt::format("{} from {} to {}", kind, low, high);
   return [low, high](const std::string& text) -> std::optional<T> {
     std::optional<T> v;
     if constexpr (std::is_integral_v<T>)

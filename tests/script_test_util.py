@@ -33,13 +33,6 @@ def must(cmd, cwd, what):
     return p
 
 
-def has_command(geoattn, name, cwd):
-    """Whether this build has `geoattn <name>`: `--help` works and is its own (CLI11 answers
-    the --help of an unknown subcommand with the main help and exit code 0)."""
-    p, _ = run([geoattn, name, "--help"], cwd, timeout=60)
-    return p.returncode == 0 and f"Usage: geoattn {name}" in p.stdout
-
-
 def parse_args(test_file):
     """--source-dir, --bin-dir, --keep -> (args, source dir, bin dir, the geoattn binary)."""
     here = os.path.dirname(os.path.abspath(test_file))

@@ -29,7 +29,7 @@ SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_g
 SINKS_SCHEMA_FILE = "geoattn.sinks-1.schema.json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-from script_test_util import (check, failures, has_command, must, parse_args, run,  # beside this file
+from script_test_util import (check, failures, must, parse_args, run,  # beside this file
                               synthetic_sinks)
 
 
@@ -298,23 +298,18 @@ except ImportError:
 
 
 def sinks_with_measure(src, geoattn, py, plot, tmp, run_a, measured):
-    """--sinks beside --measure (a synthetic sinks file; then, where this build has
-    `geoattn sinks`, its real output on the same run): every figure of both."""
+    """--sinks beside --measure: `geoattn sinks`' real output on the same run (every build has
+    the command: a failure of it is a failure here, not a reason to plot something else), every
+    figure of both."""
     A, BA, TA = measured
-    synthetic = write_file(tmp, "synthetic-sinks.json", json.dumps(synthetic_sinks()))
     check_rejected({"a measure result as --sinks": (["--sinks", A], os.path.basename(A))},
                    src, py, plot, tmp, "bad-measure-as-sinks")
-    real = has_command(geoattn, "sinks", src)
-    if real:
-        S = os.path.join(tmp, "sinks.json")
-        must([geoattn, "sinks"] + run_a + ["--out", S], src, "geoattn sinks (A)")
-    else:
-        print("skip  geoattn sinks: not in this build (no `geoattn sinks --help`); "
-              "a synthetic sinks file beside the measure instead")
+    S = os.path.join(tmp, "sinks.json")
+    must([geoattn, "sinks"] + run_a + ["--out", S], src, "geoattn sinks (A)")
     out = os.path.join(tmp, "with-sinks", "figs")
     os.makedirs(os.path.dirname(out))
-    p = must([py, plot, "--measure", A, "--bounds", BA, "--taxonomy", TA, "--sinks",
-              S if real else synthetic, "--out", out], src, "plot: a measure and a sinks result")
+    p = must([py, plot, "--measure", A, "--bounds", BA, "--taxonomy", TA, "--sinks", S, "--out", out], src,
+             "plot: a measure and a sinks result")
     check_outputs(out, ALL_FIGURES + SINK_FIGURES, p.stdout, "measure and sinks")
 
 

@@ -118,7 +118,7 @@ def _arrays_of_doc(doc):
     return out
 
 
-def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=0, seed=0, distance="euclidean",
+def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=2000, seed=0, distance="euclidean",
             decay_k=64, bootstrap_level="auto", bootstrap_unit="document", kv_map=None, docs=None, threads=0,
             metrics_memory_mb=256, source="python", metadata=None):
     """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
@@ -129,7 +129,8 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
     queries "last", "all", positions, or None (all when queries == T, else the last)
     n       "default", "all", "1:16,32" or a list of N;  kv_map: each head's KV head (default
             head // (heads / kv_heads)); docs: each window's document (the bootstrap's unit;
-            default each window its own). The rest as the CLI's flags of the same names.
+            default each window its own). The rest as the CLI's flags of the same names, with
+            their defaults (python/tests/test_defaults.py checks them against the C++ ones).
     """
     alpha, values = _checks.tensor(alpha, "alpha"), _checks.tensor(values, "values")
     _checks.rank(alpha, "alpha", CAPTURE_DIMS["alpha"])

@@ -192,6 +192,25 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("check_finite", &model::check_finite, py::arg("x"), py::arg("name"), py::arg("head_word"),
         py::call_guard<py::gil_scoped_release>());
   m.attr("MAX_THREADS") = kMaxWorkerThreads;  // the CLI's --threads limit, Python's too
+  // The defaults of the settings, as the CLI's flags have them (tools/geoattn): Python's
+  // signatures are checked against these (python/tests/test_defaults.py).
+  m.def("defaults", [] {
+    const pipeline::MetricSpec spec;
+    const metrics::SinkSettings sinks;
+    py::dict metrics_defaults, sinks_defaults, out;
+    metrics_defaults["n"] = spec.n_spec, metrics_defaults["controls"] = spec.controls;
+    metrics_defaults["bootstrap"] = spec.bootstrap, metrics_defaults["seed"] = spec.seed;
+    metrics_defaults["distance"] = std::string(name_of(metrics::kDistanceNames, spec.distance));
+    metrics_defaults["decay_k"] = spec.decay_k;
+    metrics_defaults["bootstrap_level"] =
+        spec.boot_level ? std::string(name_of(metrics::kBootLevelNames, *spec.boot_level)) : std::string("auto");
+    metrics_defaults["bootstrap_unit"] = std::string(name_of(metrics::kBootUnitNames, spec.boot_unit));
+    metrics_defaults["metrics_memory_mb"] = spec.chunk_bytes >> 20;
+    sinks_defaults["eps"] = sinks.eps, sinks_defaults["taus"] = sinks.taus;
+    sinks_defaults["profile_positions"] = sinks.profile_positions;
+    out["metrics"] = metrics_defaults, out["sinks"] = sinks_defaults;
+    return out;
+  });
   m.def("taxonomy", &taxonomy, py::arg("measure"), py::arg("config"));
   m.def("read_measure", &read_measure, py::arg("path"));
   m.def("read_capture", &read_capture, py::arg("path"));

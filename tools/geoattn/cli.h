@@ -101,7 +101,8 @@ template <typename T>
 CLI::Option* add_number_option(CLI::App& cmd, const std::string& flag, T& value, T low, T high, const std::string& help) {
   std::string takes;
   const auto parse = number_parser(low, high, takes);
-  return add_parsed_option(cmd, flag, value, parse, takes, fmt::format("{}", value), help);
+  return add_parsed_option(cmd, flag, value, parse, takes, fmt::format("{}", value), help)
+      ->type_name(std::is_integral_v<T> ? "INT" : "FLOAT");
 }
 // The same for a flag without a default (unset: nullopt).
 template <typename T>
@@ -113,7 +114,7 @@ CLI::Option* add_number_option(CLI::App& cmd, const std::string& flag, std::opti
     if (const auto v = number(text)) return std::optional<T>(*v);
     return std::nullopt;
   };
-  return add_parsed_option(cmd, flag, value, parse, takes, "", help);
+  return add_parsed_option(cmd, flag, value, parse, takes, "", help)->type_name(std::is_integral_v<T> ? "INT" : "FLOAT");
 }
 // One of the names of the enum's table (util/enum_names.h).
 template <typename E, size_t N>

@@ -3,6 +3,9 @@
 #include <limits>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "cli.h"
 #include "forward_loop.h"
 #include "geoattn/pipeline/measure.h"
@@ -24,10 +27,11 @@ struct SinksOptions {
   std::string queries = "all";
   std::string shard = "0/1";
   int64_t batch = 1;
-  double eps = 0.3;
-  std::string taus = "0.01,0.05,0.1,0.2";
-  bool residual = false;
-  int64_t profile = 64;
+  // The defaults are SinkSettings' (metrics/run_info.h): one definition, Python's too.
+  double eps = metrics::SinkSettings{}.eps;
+  std::string taus = fmt::format("{}", fmt::join(metrics::SinkSettings{}.taus, ","));
+  bool residual = metrics::SinkSettings{}.residual;
+  int64_t profile = metrics::SinkSettings{}.profile_positions;
   std::string config;
   std::optional<double> dormant_row_max, dormant_col_min;
   RunOptions run;

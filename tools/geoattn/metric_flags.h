@@ -16,16 +16,17 @@ using pipeline::doc_ids;
 using pipeline::MetricRun;
 using pipeline::window_keys;
 
+// The flags' defaults are MetricSpec's (pipeline/metric_run.h): one definition, Python's too.
 struct MetricFlags {
-  std::string n = "default";
-  metrics::Distance distance = metrics::Distance::Euclidean;
-  int64_t decay_k = 64;           // SPEC §4: the largest lag K of the decay fit
-  int64_t controls = 16;          // SPEC §2b: random permutations per sample
-  int64_t bootstrap = 2000;       // SPEC §2b: replicates (0: none)
-  std::optional<metrics::BootLevel> boot_level;  // nullopt: auto
-  metrics::BootUnit boot_unit = metrics::BootUnit::Document;  // or each window resampled on its own
-  uint64_t seed = 0;              // controls and bootstrap
-  int64_t metrics_memory_mb = 256;  // the metric core's working memory per chunk of samples
+  std::string n = pipeline::MetricSpec{}.n_spec;
+  metrics::Distance distance = pipeline::MetricSpec{}.distance;
+  int64_t decay_k = pipeline::MetricSpec{}.decay_k;      // SPEC §4: the largest lag K of the decay fit
+  int64_t controls = pipeline::MetricSpec{}.controls;    // SPEC §2b: random permutations per sample
+  int64_t bootstrap = pipeline::MetricSpec{}.bootstrap;  // SPEC §2b: replicates (0: none)
+  std::optional<metrics::BootLevel> boot_level = pipeline::MetricSpec{}.boot_level;  // nullopt: auto
+  metrics::BootUnit boot_unit = pipeline::MetricSpec{}.boot_unit;  // or each window resampled on its own
+  uint64_t seed = pipeline::MetricSpec{}.seed;           // controls and bootstrap
+  int64_t metrics_memory_mb = pipeline::MetricSpec{}.chunk_bytes >> 20;  // the metric core's working memory
 };
 void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
 

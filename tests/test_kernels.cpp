@@ -1,12 +1,12 @@
 // The metric core's fused loops (src/metrics/core_kernels.h) give the same bits on every CPU:
-// the clone the loader picks here (AVX-512, AVX2 or the x86-64 baseline; util/simd.h) equals a
-// definition written out one term at a time, with std::fma for every product added to a sum and
-// the one order of core_kernels.cpp's lane_sum. Before, the AVX2 clone summed in 4 lanes where
-// the AVX-512 clone summed in 8, and the baseline rounded each product apart: the s(N)
-// diagnostics, the value norms and the state sidecars of 16 of the 19 result files of the demo,
-// stories15M and the 128-head bench moved in their last bits from one CPU to another.
-// (The build that runs this test checks its own CPU's clone; the others were checked by building
-// with one clone only: README "Bad input, determinism, memory".)
+// each level this machine can run (AVX-512, AVX2, the x86-64 baseline: every level is compiled
+// and callable by itself, core_kernels.h: kernels_of) equals a definition written out one term
+// at a time, with std::fma for every product added to a sum and the one order of
+// core_kernels_impl.h's lane_sum. Before, the AVX2 clone summed in 4 lanes where the AVX-512
+// clone summed in 8, and the baseline rounded each product apart: the s(N) diagnostics, the value
+// norms and the state sidecars of 16 of the 19 result files of the demo, stories15M and the
+// 128-head bench moved in their last bits from one CPU to another. A level the CPU lacks is
+// skipped, saying so.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,7 +53,32 @@ const std::vector<int64_t> kLengths = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 47, 48,
 
 }  // namespace
 
-TEST(Kernels, SumsOfProductsTakeOneOrderOnEveryCpu) {
+// Each level's kernels, by the name of the level.
+class KernelLevel : public ::testing::TestWithParam<SimdLevel> {
+ protected:
+  void SetUp() override {
+    k_ = kernels_of(GetParam());
+    if (!k_) GTEST_SKIP() << "this build or CPU has no " << simd_level_name(GetParam()) << " level";
+  }
+  const Kernels* k_ = nullptr;
+};
+
+INSTANTIATE_TEST_SUITE_P(Levels, KernelLevel, ::testing::ValuesIn(kSimdLevels),
+                         [](const auto& info) { return std::string(simd_level_name(info.param)); });
+
+// The plain functions run the best level here.
+TEST(KernelDispatch, PicksTheBestLevelThisCpuHas) {
+  const SimdLevel best = best_simd_level();
+  ASSERT_NE(kernels_of(best), nullptr);
+  for (SimdLevel level : kSimdLevels)
+    if (static_cast<int>(level) > static_cast<int>(best)) EXPECT_EQ(kernels_of(level), nullptr) << simd_level_name(level);
+  const std::vector<double> x = {1, 2, 3}, y = {4, 5, 6};
+  EXPECT_EQ(dot(x, y), kernels_of(best)->dot(x, y));
+}
+
+TEST_P(KernelLevel, SumsOfProductsTakeOneOrderOnEveryCpu) {
+  const auto& dot = k_->dot;
+  const auto& distance_to_scaled = k_->distance_to_scaled;
   std::mt19937_64 rng(25);
   int order_shows = 0;  // lengths where one sequential sum would have given other bits
   for (int64_t n : kLengths) {
@@ -77,7 +102,11 @@ TEST(Kernels, SumsOfProductsTakeOneOrderOnEveryCpu) {
   EXPECT_GT(order_shows, 100) << "the data must be such that the order of the sum shows";
 }
 
-TEST(Kernels, RowUpdatesAreFusedOnEveryCpu) {
+TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
+  const auto& add_row = k_->add_row;
+  const auto& add_row_prefetching = k_->add_row_prefetching;
+  const auto& add_row_and_evaluate = k_->add_row_and_evaluate;
+  const auto& add_row_evaluate_and_count = k_->add_row_evaluate_and_count;
   std::mt19937_64 rng(26);
   for (int64_t n : kLengths) {
     const auto x = wide(rng, n), c0 = wide(rng, n), next = wide(rng, n);

@@ -1,7 +1,9 @@
 #pragma once
 // The fused CPU loops of the metric core (DESIGN.md "The metric core in tensor operations",
 // steps 2-4), internal to src/metrics: each compiled for AVX-512 and AVX2 beside the baseline
-// (util/simd.h). Pure C++; core_ordering.cpp runs them.
+// (core_kernels_impl.h, once per level), the best the CPU has picked once at the first call, and
+// every level callable by itself (kernels_of: the tests run each one the machine has). Pure C++;
+// core_ordering.cpp runs them.
 //
 // For one sample and one ordering, the per-token state over the sample's n tokens:
 //   c_k   = sum_{t in I_N} alpha_t (V V^T)_tk, so that <s(N), y_k> = alpha_k c_k,
@@ -81,5 +83,36 @@ BandCounts token_band_counts(std::span<const double> E, std::span<const double> 
 double dot(std::span<const double> x, std::span<const double> y);
 // ||x - a y||
 double distance_to_scaled(std::span<const double> x, double a, std::span<const double> y);
+
+// The kernels above of one instruction-set level: the functions above call the best level's.
+namespace kernel_types {
+using AddRow = decltype(&add_row);
+using AddRowPrefetching = decltype(&add_row_prefetching);
+using BandCountsOf = decltype(&band_counts);
+using AddRowAndEvaluate = decltype(&add_row_and_evaluate);
+using AddRowEvaluateAndCount = decltype(&add_row_evaluate_and_count);
+using Evaluate = decltype(&evaluate);
+using TokenBandCounts = decltype(&token_band_counts);
+using Dot = decltype(&dot);
+using DistanceToScaled = decltype(&distance_to_scaled);
+}  // namespace kernel_types
+struct Kernels {
+  kernel_types::AddRow add_row;
+  kernel_types::AddRowPrefetching add_row_prefetching;
+  kernel_types::BandCountsOf band_counts;
+  kernel_types::AddRowAndEvaluate add_row_and_evaluate;
+  kernel_types::AddRowEvaluateAndCount add_row_evaluate_and_count;
+  kernel_types::Evaluate evaluate;
+  kernel_types::TokenBandCounts token_band_counts;
+  kernel_types::Dot dot;
+  kernel_types::DistanceToScaled distance_to_scaled;
+};
+enum class SimdLevel { Baseline, Avx2, Avx512 };
+inline constexpr SimdLevel kSimdLevels[] = {SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512};
+const char* simd_level_name(SimdLevel level);  // "baseline", "avx2" (x86-64-v3), "avx512" (x86-64-v4)
+// The kernels of `level`, or nullptr where this build or this CPU has none.
+const Kernels* kernels_of(SimdLevel level);
+// The best level this CPU has, picked once.
+SimdLevel best_simd_level();
 
 }  // namespace geoattn::metrics::detail

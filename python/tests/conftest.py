@@ -14,6 +14,22 @@ def model_dir(name):
     return os.path.join(REPO, "models", name)
 
 
+def in_ci():
+    """Whether this run is CI's (the CI variable, set by CI services and .ci/run)."""
+    return os.environ.get("CI", "") not in ("", "0", "false")
+
+
+def real_model(name, how):
+    """models/<name>, a real model scripts/get-model.sh converts (`how`): the test skips where it
+    is absent on a developer's machine and fails in CI, where its fetch must have worked."""
+    path = model_dir(name)
+    if not os.path.isfile(os.path.join(path, "config.json")):
+        if in_ci():
+            pytest.fail(f"{path} is absent in CI: {how} failed")
+        pytest.skip(f"{path} is absent: {how} fetches and converts it")
+    return path
+
+
 @pytest.fixture(scope="session")
 def geoattn_bin():
     path = os.environ.get("GEOATTN_BIN")

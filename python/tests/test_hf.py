@@ -7,22 +7,19 @@ import pytest
 import torch
 
 import geoattn
-from conftest import model_dir, run, without_run_info
+from conftest import real_model, run, without_run_info
 from test_metrics import same
 
 transformers = pytest.importorskip("transformers")
 
-SMOLLM2 = model_dir("smollm2-135m")
 
-
-@pytest.mark.skipif(not os.path.isfile(os.path.join(SMOLLM2, "config.json")),
-                    reason="models/smollm2-135m missing (scripts/get-model.sh smollm2)")
 def test_smollm2_capture_equals_geoattn_capture(geoattn_bin, tmp_path):
+    smollm2 = real_model("smollm2-135m", "scripts/get-model.sh smollm2")
     path = tmp_path / "c.safetensors"
-    run(geoattn_bin, "capture", "--model", SMOLLM2, "--data", os.path.join(SMOLLM2, "openwebtext-60docs.bin"), "--ctx", 128, "--max-windows", 2,
+    run(geoattn_bin, "capture", "--model", smollm2, "--data", os.path.join(smollm2, "openwebtext-60docs.bin"), "--ctx", 128, "--max-windows", 2,
         "--queries", "-8,-4,-2,-1", "--dtype", "fp32", "--quiet", "--out", path)
     c = geoattn.read_capture(path)
-    model = transformers.AutoModelForCausalLM.from_pretrained(SMOLLM2, dtype=torch.float32).eval()
+    model = transformers.AutoModelForCausalLM.from_pretrained(smollm2, dtype=torch.float32).eval()
     alpha, values = geoattn.hf.capture(model, c["tokens"], queries=c["queries"])
     assert alpha.shape == c["alpha"].shape == (2, 30, 9, 4, 128) and values.shape == c["values"].shape
     assert float((alpha - c["alpha"]).abs().max()) < 1e-4

@@ -24,6 +24,7 @@ user=builder
 uid=4242
 
 mounts=()
+real_models=()
 cleanup() {
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2>/dev/null || true; done
@@ -65,6 +66,12 @@ rm -rf "$home/geoattn"
 mkdir -p "$home/geoattn"
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$home/geoattn"
 chown -R "$uid:$uid" "$home/geoattn"
+# The real models the release phase fetched and converted (scripts/get-model.sh; ignored by git,
+# so not in the copy): bound in read-only, so that RealModel.* and python/tests/test_hf.py run
+# here too (in CI they fail where a model is absent).
+for model in models/smollm2-135m models/gemma3-270m; do
+  [ -f "$model/model.safetensors" ] && real_models+=("$model")
+done
 # This machine's way to the package registry: its resolver, its pip configuration and the CA
 # bundle that configuration names (a TLS-intercepting proxy signs with a CA of its own).
 cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -80,10 +87,14 @@ mount_into "$root/proc" -t proc proc
 mount_into "$root/dev" --bind /dev
 mount_into "$root/dev/shm" -t tmpfs tmpfs
 mount_into "$home/.cache/pip" --bind "$cache"
+for model in ${real_models[@]+"${real_models[@]}"}; do
+  mount_into "$home/geoattn/$model" --bind "$model"
+  mount -o remount,bind,ro "$home/geoattn/$model"
+done
 
 # 2-4, as the user, with nothing of this machine's environment but the way to the registry.
 chroot --userspec="$user:$user" "$root" /usr/bin/env -i HOME="/home/$user" USER="$user" PATH=/usr/bin:/bin LANG=C.UTF-8 \
-  ${pass[@]+"${pass[@]}"} TORCH_SPEC="$TORCH_SPEC" JOBS="$(nproc)" bash -c '
+  ${pass[@]+"${pass[@]}"} CI="${CI:-}" TORCH_SPEC="$TORCH_SPEC" JOBS="$(nproc)" bash -c '
 set -euo pipefail
 cd ~/geoattn
 SECONDS=0

@@ -132,14 +132,15 @@ TEST(Assumptions, RunStateSidecar) {
 TEST(Assumptions, FailedFitsWriteNullParameters) {
   const AssumptionStats empty(1, 1, 16, 4);  // no window: every statistic undefined
   geoattn::WorkerPool pool(2);
-  const auto fits = geoattn::report::fits_json(pool, empty);
-  ASSERT_EQ(fits.size(), 1u);
+  const auto typed = geoattn::metrics::fit_heads(pool, empty);
+  ASSERT_EQ(typed.size(), 1u);
+  const auto fits = geoattn::report::to_json(typed[0]);
   for (const char* part : {"norms", "decay", "profile"}) {
-    EXPECT_FALSE(fits[0].at(part).at("ok").get<bool>()) << part;
-    EXPECT_FALSE(fits[0].at(part).value("why", "").empty()) << part;
+    EXPECT_FALSE(fits.at(part).at("ok").get<bool>()) << part;
+    EXPECT_FALSE(fits.at(part).value("why", "").empty()) << part;
   }
-  for (const char* key : {"C", "lambda", "cv"}) EXPECT_TRUE(fits[0]["norms"][key].is_null()) << key;
-  for (const char* key : {"beta", "mae"}) EXPECT_TRUE(fits[0]["decay"][key].is_null()) << key;
+  for (const char* key : {"C", "lambda", "cv"}) EXPECT_TRUE(fits["norms"][key].is_null()) << key;
+  for (const char* key : {"beta", "mae"}) EXPECT_TRUE(fits["decay"][key].is_null()) << key;
   for (const char* key : {"p_sink", "p_base", "eta", "omega", "T1", "T2", "error"})
-    EXPECT_TRUE(fits[0]["profile"][key].is_null()) << key;
+    EXPECT_TRUE(fits["profile"][key].is_null()) << key;
 }

@@ -19,8 +19,13 @@
 #include "bootstrap_definition.h"
 #include "geoattn/io/features.h"
 #include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/head_fits.h"
+#include "geoattn/metrics/taxonomy_inputs.h"
+#include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/state_file.h"
+#include "geoattn/report/run_info_json.h"
+#include "geoattn/report/taxonomy_json.h"
 #include "test_util.h"
 
 using geoattn::testing::read_file;
@@ -164,6 +169,27 @@ TEST(Measure, SidecarIsTheStateOnceTheWindowsAreIn) {
     ASSERT_EQ(run("merge " + (tmp / (name + ".json")) + " --out " + (tmp / (name + "-again.json")), tmp, &err), 0) << err;
     EXPECT_EQ(numbers(load(tmp / (name + "-again.json"))).dump(), numbers(result).dump());
   }
+}
+
+// On a real run (stories260K), the taxonomy and the fits from the run's structs (what Python's
+// geoattn.taxonomy and geoattn.fits read of a result in memory) are what `geoattn taxonomy` and
+// the result JSON say, read back from the files: the typed path and the JSON one agree.
+TEST(Measure, TaxonomyAndFitsFromTheRunEqualThoseOfItsFiles) {
+  TempDir tmp;
+  ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 4, 64));
+  const auto state = geoattn::report::load_run_state(tmp / "x.state.safetensors");
+  const auto doc = geoattn::report::read_measure(tmp / "x.json");
+  auto inputs = geoattn::metrics::taxonomy_inputs(state.metrics);
+  ASSERT_EQ(inputs.size(), doc["heads"].size());
+  const auto typed = geoattn::report::to_json(geoattn::analysis::taxonomy(std::move(inputs), {}),
+                                                 geoattn::report::to_json(state.run_info.model));
+  EXPECT_EQ(typed.dump(), geoattn::report::taxonomy_report(doc, {}).dump());
+  geoattn::WorkerPool pool(2);
+  const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);
+  ASSERT_EQ(fits.size(), doc["heads"].size());
+  // (as values: read_measure puts the arrays back after the other keys)
+  for (size_t i = 0; i < fits.size(); ++i)
+    EXPECT_EQ(json::parse(geoattn::report::to_json(fits[i]).dump()), json::parse(doc["heads"][i]["fits"].dump())) << i;
 }
 
 // On a real capture (stories260K's per-document sums, from the state sidecar), the bootstrap's

@@ -374,7 +374,7 @@ std::string frame_type(const std::function<std::map<int64_t, double>(int64_t)>& 
     stats.add(metrics::sink_window(anchored(L, H, T, weights(w)), torch::randn({L, KV, T, d}), torch::Tensor(), {0.1}),
               tokens);
   }
-  report::SinkRun run{stats, {}, {}};
+  metrics::SinkRun run{stats, {}, {}};
   run.run_info.method.taus = {0.1};
   run.run_info.method.profile_positions = 8;
   const auto json = report::sinks_report(run);

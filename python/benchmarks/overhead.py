@@ -5,9 +5,11 @@ the C++ (the result's timing.seconds_total) and against the whole `geoattn metri
     python python/benchmarks/overhead.py --capture /tmp/c.safetensors --geoattn build/bin/geoattn
 
 Best of --repeats each; the CLI's flags and geoattn.metrics' arguments are the same run
-(--n all, controls 16, bootstrap 2000: the CLI's defaults).
+(--n all, controls 16, bootstrap 2000: the CLI's defaults). Then geoattn.taxonomy and
+geoattn.fits of that result in memory (from its structs), and the taxonomy through its JSON text.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +18,16 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import geoattn  # noqa: E402
+
+
+def best(repeats, f):
+    """The fastest of `repeats` calls of f, in seconds."""
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
 
 
 def main(argv=None):
@@ -45,6 +57,15 @@ def main(argv=None):
           f"conversions {call - inside:.3f} s ({100 * (call - inside) / call:.1f}%)")
     print(f"  result.heads           {arrays:7.3f} s   the per-head arrays built (C++, the tables the CLI writes) "
           f"and handed to numpy")
+    # The taxonomy and the fits of the result in memory (its structs, no JSON), against the same
+    # from its JSON text (what geoattn.taxonomy did before issue 35: dump the result, parse it).
+    r = geoattn.metrics(c["alpha"], c["values"], **kw)
+    typed = best(a.repeats, lambda: geoattn.taxonomy(r))
+    fits = best(a.repeats, lambda: geoattn.fits(r))
+    via_json = best(a.repeats, lambda: json.loads(geoattn._native.core().taxonomy(r.to_json(), "")))
+    print(f"  geoattn.taxonomy(r)    {typed:7.3f} s   from the result's structs (no JSON); through its JSON text "
+          f"{via_json:.3f} s")
+    print(f"  geoattn.fits(r)        {fits:7.3f} s   from the result's structs (no JSON)")
     if a.geoattn:
         times = []
         with tempfile.TemporaryDirectory() as d:

@@ -32,6 +32,8 @@ class Measure:
     doc               the result JSON with every array inline (a dict; parsed on first use:
                       seconds at 128 heads x --n all, where heads/layers take a tenth)
     timing            the run's stages in seconds
+    fits              SPEC §4's fits of every head (geoattn.fits); geoattn.taxonomy(result) and
+                      fits read a result in memory from its structs, without its JSON
     to_json()         that JSON's text;  save(path): the CLI's three files (JSON, arrays, state)
     """
 
@@ -62,6 +64,11 @@ class Measure:
     @property
     def layers(self):
         return self._group("layers")
+
+    @property
+    def fits(self):
+        """SPEC §4's fits of every head, as geoattn.fits(self)."""
+        return fits(self)
 
     @property
     def timing(self):
@@ -286,10 +293,12 @@ def taxonomy(result, config=None):
     """SPEC §6: Retriever / Mixer / Reset for every head of a measure result (a Measure, or a
     path to a result file); config: thresholds as configs/taxonomy.json (default built in).
     Returns the JSON `geoattn taxonomy` writes, as a dict."""
-    text = _measure_text(result, "taxonomy")
+    native = result._native if isinstance(result, Measure) else None
+    text = None if native is not None else _measure_text(result, "taxonomy")
     config = _checks.json_object(config, "config", "thresholds as configs/taxonomy.json")
     try:
-        return json.loads(core().taxonomy(text, config))
+        # A result in memory: classified from its structs, no JSON text either way.
+        return native.taxonomy(config) if native is not None else json.loads(core().taxonomy(text, config))
     except ValueError as e:  # the result was read and checked above: the rest is the config's
         raise _checks.named("config", e) from None
 
@@ -300,6 +309,8 @@ def fits(result):
         result = _read_result(_result_path(result, "fits"), "result")
     if not isinstance(result, Measure):
         raise ValueError("result: a sinks result, fits needs a measure result")
+    if result._native is not None:  # a result in memory: its fits' structs, not its JSON
+        return result._native.fits()
     return [{"layer": h["layer"], "head": h["head"], **h.get("fits", {})} for h in result.doc["heads"]]
 
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "geoattn/metrics/grid.h"
+#include "geoattn/metrics/taxonomy_inputs.h"
 #include "geoattn/metrics/unit_stats.h"
 #include "geoattn/model/capture_checks.h"
 #include "geoattn/model/capture_file.h"
@@ -20,6 +21,7 @@
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/sinks.h"
+#include "geoattn/report/fits_json.h"
 #include "geoattn/report/frame_config_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
@@ -63,7 +65,37 @@ model::CaptureFile capture_of(const torch::Tensor& alpha, const torch::Tensor& v
   return c;
 }
 
-// A finalized metric run: the result JSON, its arrays, its files.
+// A JSON value as the Python objects json.loads makes of its text (null: None), without the text.
+py::object py_of(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return py::none();
+    case Json::value_t::boolean: return py::bool_(j.get<bool>());
+    case Json::value_t::number_integer: return py::int_(j.get<int64_t>());
+    case Json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
+    case Json::value_t::number_float: return py::float_(j.get<double>());
+    case Json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case Json::value_t::array: {
+      py::list out;
+      for (const auto& x : j) out.append(py_of(x));
+      return out;
+    }
+    case Json::value_t::object: {
+      py::dict out;
+      for (const auto& [key, value] : j.items()) out[py::str(key)] = py_of(value);
+      return out;
+    }
+    default: fail("internal: a JSON value of type {} has no Python form", j.type_name());
+  }
+}
+
+// The thresholds of a taxonomy: "" for the built-in ones.
+analysis::TaxonomyConfig taxonomy_config(const std::string& config) {
+  return config.empty() ? analysis::TaxonomyConfig()
+                        : report::taxonomy_config_from_json(parse_json_or_fail<nlohmann::json>("config", config));
+}
+
+// A finalized metric run: the result JSON, its arrays, its files; its taxonomy and fits from
+// the run's structs (no JSON text).
 struct Measure {
   pipeline::CaptureMetrics run;
 
@@ -81,6 +113,28 @@ struct Measure {
   void save(const std::string& path) const { pipeline::write_results(path, run.state, run.done); }
   // The run's "timing" (its stages in seconds), without the rest of the JSON.
   std::string timing() const { return report::to_json(run.state.run_info.timing).dump(); }
+  // `geoattn taxonomy` of this result (SPEC §6), from its aggregated means.
+  py::object taxonomy(const std::string& config) const {
+    const auto cfg = taxonomy_config(config);  // before the GIL goes: a bad config is a ValueError
+    Json doc;
+    {
+      py::gil_scoped_release released;
+      auto inputs = metrics::taxonomy_inputs(run.state.metrics);
+      doc = report::to_json(analysis::taxonomy(std::move(inputs), cfg), report::to_json(run.state.run_info.model));
+    }
+    return py_of(doc);
+  }
+  // SPEC §4's fits: [{"layer", "head", <the head's "fits" of the result JSON, if it has them>}].
+  py::list fits() const {
+    py::list out;
+    const int64_t L = run.state.metrics.layers(), H = run.state.metrics.heads();
+    for (int64_t i = 0; i < L * H; ++i) {
+      Json head = {{"layer", i / H}, {"head", i % H}};
+      if (!run.done.fits.empty()) head.update(report::to_json(run.done.fits[i]));
+      out.append(py_of(head));
+    }
+    return out;
+  }
 };
 
 Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
@@ -110,7 +164,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
 
 // A sinks run (SPEC §9): its result JSON and its files.
 struct Sinks {
-  report::SinkRun run;
+  metrics::SinkRun run;
   std::string json() const { return report::sinks_report(run).dump(1); }
   void save(const std::string& path) const { pipeline::write_sinks(path, run); }
 };
@@ -144,9 +198,7 @@ Sinks run_sinks(const torch::Tensor& alpha, const torch::Tensor& values, const s
 // `geoattn taxonomy` of a measure result given inline (its JSON text); config: "" for the
 // built-in thresholds.
 std::string taxonomy(const std::string& measure, const std::string& config) {
-  const auto cfg = config.empty() ? analysis::TaxonomyConfig()
-                                  : report::taxonomy_config_from_json(parse_json_or_fail<nlohmann::json>("config", config));
-  return report::taxonomy_report(parse_json_or_fail<Json>("result", measure), cfg).dump(1);
+  return report::taxonomy_report(parse_json_or_fail<Json>("result", measure), taxonomy_config(config)).dump(1);
 }
 
 // A measure result file of either schema, every array inline (report::read_measure).
@@ -177,6 +229,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def("json", &Measure::json)
       .def("arrays", &Measure::arrays)
       .def("timing", &Measure::timing)
+      .def("taxonomy", &Measure::taxonomy, py::arg("config"))
+      .def("fits", &Measure::fits)
       .def("save", &Measure::save, py::arg("path"), py::call_guard<py::gil_scoped_release>());
   py::class_<Sinks>(m, "Sinks").def("json", &Sinks::json).def("save", &Sinks::save, py::arg("path"));
   m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"), py::arg("n"),

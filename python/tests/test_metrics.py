@@ -100,6 +100,36 @@ def test_save_writes_the_cli_files(cli_result, py_result, tmp_path):
     assert (tmp_path / "py.state.safetensors").exists()
 
 
+class _NoJson:
+    """A result's native half that refuses to write its JSON: what geoattn.taxonomy and fits
+    must not need of a result in memory."""
+
+    def __init__(self, native):
+        self._native = native
+
+    def json(self):
+        raise AssertionError("the result's JSON was written")
+
+    def taxonomy(self, config):
+        return self._native.taxonomy(config)
+
+    def fits(self):
+        return self._native.fits()
+
+
+def test_taxonomy_and_fits_of_a_result_in_memory_need_no_json(py_result, tmp_path):
+    """geoattn.taxonomy and fits of a Measure come from its structs: what they give from its JSON
+    (its inline text, in a file), without writing or parsing that JSON."""
+    path = tmp_path / "inline.json"
+    path.write_text(py_result.to_json())
+    config = {"retriever_cos_vL_min": 0.2, "reset_sink_ratio": 0.5, "reset_cos_vL_max": 0.6, "reset_n_max": 16}
+    m = geoattn.Measure(native=_NoJson(py_result._native))
+    same(geoattn.taxonomy(m), geoattn.taxonomy(str(path)))
+    same(geoattn.taxonomy(m, config=config), geoattn.taxonomy(str(path), config=config))
+    same(m.fits, geoattn.fits(str(path)))
+    assert m._doc is None
+
+
 def test_taxonomy_and_fits_equal_the_cli(cli_result, py_result):
     mine, cli = geoattn.taxonomy(py_result), read_json(cli_result[1])
     same(without_run_info(mine), without_run_info(cli))

@@ -31,8 +31,6 @@ double slope_vs_log_n(const std::vector<int64_t>& n_grid, const std::vector<doub
   for (size_t k = 0; k < xs.size(); ++k) sxx += (xs[k] - mx) * (xs[k] - mx), sxy += (xs[k] - mx) * (ys[k] - my);
   return sxx > 0 ? sxy / sxx : kNaN;
 }
-
-
 }  // namespace
 
 HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
@@ -77,6 +75,22 @@ HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
                        f.c_last, last_largest ? "is" : "is not", h.mean_cos_vL, cfg.retriever_cos_vL_min, f.c_sink,
                        cfg.reset_sink_ratio, other, cfg.reset_n_max, h.median_cos_vL_small_n, cfg.reset_cos_vL_max);
   return h;
+}
+
+Taxonomy taxonomy(std::vector<TaxonomyInput> heads, const TaxonomyConfig& cfg) {
+  Taxonomy out;
+  out.config = cfg;
+  std::map<int64_t, LabelCounts> per_layer;
+  for (auto& input : heads) {
+    HeadLabel label = classify(input.features, cfg);
+    const auto k = std::find_if(std::begin(kHeadLabels), std::end(kHeadLabels),
+                                [&](const char* name) { return label.label == name; }) - std::begin(kHeadLabels);
+    ++per_layer.try_emplace(input.layer, LabelCounts{}).first->second[k];
+    ++out.totals[k];
+    out.heads.push_back({std::move(input), std::move(label)});
+  }
+  out.layers.assign(per_layer.begin(), per_layer.end());
+  return out;
 }
 
 }  // namespace geoattn::analysis

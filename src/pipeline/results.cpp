@@ -8,7 +8,6 @@
 
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/model/capture_file.h"
-#include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/state_file.h"
@@ -29,7 +28,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   }
   if (times) times->bootstrap += seconds_since(t);
   t = Clock::now();
-  if (!state.assumptions.empty()) done.fits = report::fits_json(pool, state.assumptions);
+  if (!state.assumptions.empty()) done.fits = metrics::fit_heads(pool, state.assumptions);
   if (times) times->fits += seconds_since(t);
   return done;
 }

@@ -47,7 +47,7 @@ metrics::SinkRule builtin_sink_rule() {
   return report::sink_rule_from_json(parse_json_or_fail<nlohmann::ordered_json>("built-in sinks config", kBuiltinSinksConfig));
 }
 
-void write_sinks(const std::string& out, const report::SinkRun& run) {
+void write_sinks(const std::string& out, const metrics::SinkRun& run) {
   const auto json = report::sinks_report(run);
   OutputFiles files;  // the JSON and its state sidecar, both or neither
   report::save_sink_state(files.staged(state_path(out)), run);
@@ -60,7 +60,7 @@ void sinks(const SinksJob& job, const std::string& out) {
   const ModelJob& m = job.run;
   const auto& c = m.checkpoint.config;
   const int64_t W = static_cast<int64_t>(m.windows.size()), T = static_cast<int64_t>(m.windows.at(0).ids.size());
-  report::SinkRun run{empty_stats(c.n_layers, c.n_heads, c.n_kv_heads, T, job.sinks), {}, {}};
+  metrics::SinkRun run{empty_stats(c.n_layers, c.n_heads, c.n_kv_heads, T, job.sinks), {}, {}};
   std::vector<int64_t> all(T);
   for (int64_t t = 0; t < T; ++t) all[t] = t;
   const auto times = forward_windows(
@@ -79,7 +79,7 @@ void sinks(const SinksJob& job, const std::string& out) {
                m.load_s + seconds_since(start), times.forward_s, times.visit_s);
 }
 
-report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
+metrics::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
                                  const SinkSettings& settings) {
   const auto start = Clock::now();
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2),
@@ -88,7 +88,7 @@ report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch:
     fail("{}: sinks needs every query position (geoattn capture --queries all); this capture has {} of {}", source,
          capture.query_positions().size(), T);
   if (resid.defined() != settings.residual) fail("{}: the residual stream is {}", source, settings.residual ? "missing" : "not asked for");
-  report::SinkRun run{empty_stats(L, H, KV, T, settings), {}, {}};
+  metrics::SinkRun run{empty_stats(L, H, KV, T, settings), {}, {}};
   const auto tokens = capture.tokens.contiguous();
   for (int64_t w = 0; w < W; ++w)
     run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], resid.defined() ? resid[w] : torch::Tensor(),
@@ -105,10 +105,10 @@ void sinks_from_capture(const std::string& capture_path, const SinkSettings& set
 }
 
 void merge_sinks(const std::vector<std::string>& inputs, const std::string& out, bool partial) {
-  report::SinkRun merged = report::load_sink_state(state_path(inputs.at(0)));
+  metrics::SinkRun merged = report::load_sink_state(state_path(inputs.at(0)));
   std::vector<metrics::DataInfo> shards;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const report::SinkRun shard = i == 0 ? merged : report::load_sink_state(state_path(inputs[i]));
+    const metrics::SinkRun shard = i == 0 ? merged : report::load_sink_state(state_path(inputs[i]));
     std::string why;
     if (!report::same_run(merged.run_info, shard.run_info, &why))
       fail("{}: cannot merge with {}: {}", inputs[i], inputs[0], why);

@@ -1,11 +1,7 @@
 #include "geoattn/report/fits_json.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <nlohmann/json.hpp>
 
-#include "geoattn/analysis/fits.h"
 #include "json_number.h"
 
 namespace geoattn::report {
@@ -27,41 +23,23 @@ void put_status(ordered_json& out, const analysis::FitStatus& status) {
   out["ok"] = status.ok;
   if (!status.ok) out["why"] = status.why;
 }
+}  // namespace
 
-ordered_json head_fits(const metrics::AssumptionStats& stats, int64_t l, int64_t h) {
-  ordered_json out = {{"windows", stats.windows(l, h)}};
-  // SPEC §4, Assumption 1: C, lambda, cv.
-  const auto mean_norm = stats.mean_norm(l, h);
-  const auto norms = analysis::fit_norms(mean_norm, stats.mean_cv(l, h));
-  const auto& ns = norms.status;
-  out["norms"] = {{"C", fitted(norms.C, ns)}, {"lambda", fitted(norms.lambda, ns)}, {"cv", fitted(norms.cv, ns)},
-                  {"mean_norm", numbers(mean_norm)}};
-  put_status(out["norms"], norms.status);
-  // SPEC §4, Assumption 2: c(k) = exp(-beta k).
-  // c(k) is defined for the lags that had pairs (k <= T - 2); K may reach past them.
-  const auto c = stats.decay(l, h);
-  const auto defined = std::find_if(c.begin(), c.end(), [](double x) { return !std::isfinite(x); });
-  const auto decay = analysis::fit_decay(std::vector<double>(c.begin(), defined));
-  out["decay"] = {{"beta", fitted(decay.beta, decay.status)}, {"mae", fitted(decay.mae, decay.status)}, {"c", numbers(c)}};
-  put_status(out["decay"], decay.status);
-  // SPEC §4, Assumption 3: the four-phase profile of the mean attention row.
-  const auto row = stats.mean_row(l, h);
-  const auto p = analysis::fit_profile(row);
+ordered_json to_json(const metrics::HeadFits& f) {
+  ordered_json out = {{"windows", f.windows}};
+  const auto& n = f.norms;
+  out["norms"] = {{"C", fitted(n.C, n.status)}, {"lambda", fitted(n.lambda, n.status)}, {"cv", fitted(n.cv, n.status)},
+                  {"mean_norm", numbers(f.mean_norm)}};
+  put_status(out["norms"], n.status);
+  const auto& d = f.decay;
+  out["decay"] = {{"beta", fitted(d.beta, d.status)}, {"mae", fitted(d.mae, d.status)}, {"c", numbers(f.c)}};
+  put_status(out["decay"], d.status);
+  const auto& p = f.profile;
   const auto& ps = p.status;
   out["profile"] = {{"p_sink", fitted(p.p_sink, ps)}, {"p_base", fitted(p.p_base, ps)}, {"eta", fitted(p.eta, ps)},
                     {"omega", fitted(p.omega, ps)},   {"T1", fitted(p.T1, ps)},         {"T2", fitted(p.T2, ps)},
-                    {"error", fitted(p.error, ps)},   {"skipped", p.skipped},           {"mean_row", numbers(row)}};
-  put_status(out["profile"], p.status);
-  return out;
-}
-}  // namespace
-
-std::vector<ordered_json> fits_json(WorkerPool& pool, const metrics::AssumptionStats& stats) {
-  const int64_t n = stats.layers() * stats.heads();
-  std::vector<ordered_json> out(static_cast<size_t>(n));
-  pool.parallel_for(n, [&](int64_t begin, int64_t end, int) {
-    for (int64_t i = begin; i < end; ++i) out[i] = head_fits(stats, i / stats.heads(), i % stats.heads());
-  });
+                    {"error", fitted(p.error, ps)},   {"skipped", p.skipped},           {"mean_row", numbers(f.mean_row)}};
+  put_status(out["profile"], ps);
   return out;
 }
 

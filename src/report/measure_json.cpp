@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/report/fits_json.h"
 #include "geoattn/util/error.h"
 #include "json_number.h"
 
@@ -144,7 +145,7 @@ void check_run_info(const ordered_json& run_info) {
 }  // namespace
 
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
-                          const std::vector<ordered_json>* fits_in, const metrics::BootstrapResult* boot,
+                          const std::vector<metrics::HeadFits>* fits, const metrics::BootstrapResult* boot,
                           MeasureArrays* arrays, const std::string& arrays_file) {
   check_run_info(run_info);
   ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
@@ -155,10 +156,9 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
                                                                : "document"},
                         {"units", boot->units}, {"percentiles", {2.5, 97.5}}};
   out["n_grid"] = agg.n_grid();
-  const bool with_fits = fits_in && !fits_in->empty();
-  if (with_fits && static_cast<int64_t>(fits_in->size()) != agg.layers() * agg.heads())
-    fail("internal: {} fits for {} x {} heads", fits_in->size(), agg.layers(), agg.heads());
-  std::vector<ordered_json> fits = with_fits ? *fits_in : std::vector<ordered_json>{};
+  const bool with_fits = fits && !fits->empty();
+  if (with_fits && static_cast<int64_t>(fits->size()) != agg.layers() * agg.heads())
+    fail("internal: {} fits for {} x {} heads", fits->size(), agg.layers(), agg.heads());
 
   ordered_json global = ordered_json::object();
   put_group_inline(global, agg.global_stats(), boot ? &boot->global : nullptr, true);
@@ -180,8 +180,9 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
       if (arrays) put_group_split(head, head_table, i, agg.head_stats(l, h), hci, false);
       else put_group_inline(head, agg.head_stats(l, h), hci, false);
       if (with_fits) {
-        if (arrays) split_fit_arrays(head_table, i, fits[i]);
-        head["fits"] = std::move(fits[i]);
+        ordered_json head_fits = to_json((*fits)[i]);
+        if (arrays) split_fit_arrays(head_table, i, head_fits);
+        head["fits"] = std::move(head_fits);
       }
       heads.push_back(std::move(head));
     }

@@ -33,7 +33,7 @@ int64_t integer(const ordered_json& j, const char* key) {
 }
 }  // namespace
 
-void save_sink_state(const std::string& path, const SinkRun& run) {
+void save_sink_state(const std::string& path, const metrics::SinkRun& run) {
   const auto& shape = run.stats.shape();
   ordered_json texts = ordered_json::object();
   for (const auto& [id, text] : run.token_text) texts[std::to_string(id)] = text;
@@ -57,7 +57,7 @@ bool is_sink_state(const std::string& path) {
   return it != file.header().metadata.end() && it->second == kSinkStateFormat;
 }
 
-SinkRun load_sink_state(const std::string& path) {
+metrics::SinkRun load_sink_state(const std::string& path) {
   const io::SafetensorsFile file(path);
   try {
     const auto& header = file.header();
@@ -77,7 +77,7 @@ SinkRun load_sink_state(const std::string& path) {
       fail("__metadata__ shape is too large");
     if (shape.heads % shape.kv_heads != 0)
       fail("__metadata__ shape has {} heads, not a multiple of its {} kv heads", shape.heads, shape.kv_heads);
-    SinkRun run;
+    metrics::SinkRun run;
     const ordered_json info = meta(header, "run_info");
     if (!info.is_object() || !info.contains("settings") || !info.at("settings").is_object() ||
         !info.at("settings").contains("taus") || !info.at("settings").at("taus").is_array() ||

@@ -1,7 +1,6 @@
 #include "geoattn/report/taxonomy_json.h"
 
 #include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -51,7 +50,7 @@ std::vector<double> need_curve(const ordered_json& j, const std::string& where, 
 
 }  // namespace
 
-ordered_json taxonomy_report(const ordered_json& measure, const analysis::TaxonomyConfig& cfg) {
+std::vector<analysis::TaxonomyInput> taxonomy_inputs(const ordered_json& measure) {
   if (!measure.is_object()) fail("taxonomy: the measure result is not a JSON object");
   const auto& grid_json = need(measure, "the measure result", "n_grid");
   if (!grid_json.is_array()) fail("taxonomy: n_grid must be an array of integers");
@@ -62,26 +61,34 @@ ordered_json taxonomy_report(const ordered_json& measure, const analysis::Taxono
   }
   const auto& heads = need(measure, "the measure result", "heads");
   if (!heads.is_array()) fail("taxonomy: heads must be an array");
-
-  ordered_json out = {{"schema", kTaxonomySchema},
-                      {"model", measure.contains("model") ? measure.at("model") : ordered_json(nullptr)},
-                      {"config", to_json(cfg)}};
-  ordered_json heads_out = ordered_json::array();
-  std::map<int64_t, std::map<std::string, int64_t>> per_layer;
-  std::map<std::string, int64_t> totals;
+  std::vector<analysis::TaxonomyInput> out;
   for (size_t k = 0; k < heads.size(); ++k) {
     const auto& h = heads[k];
     const std::string where = fmt::format("heads[{}]", k);
-    analysis::HeadFeatures f;
-    const int64_t layer = need_int(h, where, "layer"), head = need_int(h, where, "head");
+    analysis::TaxonomyInput in;
+    in.layer = need_int(h, where, "layer"), in.head = need_int(h, where, "head");
+    if (h.contains("samples") && h["samples"].is_number_integer()) in.samples = h["samples"].get<int64_t>();
+    auto& f = in.features;
     f.c_sink = need_number(h, where, "c_sink");
     f.c_last = need_number(h, where, "c_last");
     f.c_rest = need_number(h, where, "c_rest");
     f.n_grid = n_grid;
     f.cos_s_v0 = need_curve(h, where, "cos_s_v0", n_grid.size());
     f.cos_s_vL = need_curve(h, where, "cos_s_vL", n_grid.size());
-    const analysis::HeadLabel lab = analysis::classify(f, cfg);
-    ordered_json features = {{"samples", h.contains("samples") ? ordered_json(h["samples"]) : ordered_json(nullptr)},
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
+  const auto counts = [](ordered_json row, const analysis::LabelCounts& c) {
+    for (size_t k = 0; k < c.size(); ++k) row[analysis::kHeadLabels[k]] = c[k];
+    return row;
+  };
+  ordered_json heads = ordered_json::array();
+  for (const auto& [in, lab] : t.heads) {
+    const auto& f = in.features;
+    ordered_json features = {{"samples", in.samples ? ordered_json(*in.samples) : ordered_json(nullptr)},
                              {"c_sink", number(f.c_sink)},
                              {"c_last", number(f.c_last)},
                              {"c_rest", number(f.c_rest)},
@@ -89,23 +96,23 @@ ordered_json taxonomy_report(const ordered_json& measure, const analysis::Taxono
                              {"median_cos_vL_small_n", number(lab.median_cos_vL_small_n)},
                              {"slope_cos_v0", number(lab.slope_cos_v0)},
                              {"slope_cos_vL", number(lab.slope_cos_vL)}};
-    heads_out.push_back({{"layer", layer}, {"head", head}, {"label", lab.label}, {"rule", lab.rule},
-                         {"features", std::move(features)}});
-    ++per_layer[layer][lab.label];
-    ++totals[lab.label];
+    heads.push_back({{"layer", in.layer}, {"head", in.head}, {"label", lab.label}, {"rule", lab.rule},
+                     {"features", std::move(features)}});
   }
-  out["heads"] = std::move(heads_out);
   ordered_json layers = ordered_json::array();
-  for (auto& [layer, counts] : per_layer) {
-    ordered_json row = {{"layer", layer}};
-    for (const char* label : analysis::kHeadLabels) row[label] = counts[label];
-    layers.push_back(std::move(row));
-  }
-  out["layers"] = std::move(layers);
-  ordered_json tot = {{"heads", static_cast<int64_t>(heads.size())}};
-  for (const char* label : analysis::kHeadLabels) tot[label] = totals[label];
-  out["totals"] = std::move(tot);
-  return out;
+  for (const auto& [layer, c] : t.layers) layers.push_back(counts({{"layer", layer}}, c));
+  return {{"schema", kTaxonomySchema},
+          {"model", model},
+          {"config", to_json(t.config)},
+          {"heads", std::move(heads)},
+          {"layers", std::move(layers)},
+          {"totals", counts({{"heads", static_cast<int64_t>(t.heads.size())}}, t.totals)}};
+}
+
+ordered_json taxonomy_report(const ordered_json& measure, const analysis::TaxonomyConfig& cfg) {
+  auto inputs = taxonomy_inputs(measure);
+  return to_json(analysis::taxonomy(std::move(inputs), cfg),
+                 measure.contains("model") ? measure.at("model") : ordered_json(nullptr));
 }
 
 }  // namespace geoattn::report

@@ -8,7 +8,7 @@
 #include "fuzz_util.h"
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/run_state.h"
-#include "geoattn/report/fits_json.h"
+#include "geoattn/metrics/head_fits.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 
@@ -29,8 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto& b = state.run_info.method.bootstrap;
       boot = metrics::bootstrap(pool, state.units, std::min<int64_t>(b.replicates, 3), b.seed);
     }
-    const auto fits =
-        state.assumptions.empty() ? std::vector<nlohmann::ordered_json>{} : report::fits_json(pool, state.assumptions);
+    const auto fits = state.assumptions.empty() ? std::vector<metrics::HeadFits>{} : metrics::fit_heads(pool, state.assumptions);
     const auto result = report::measure_json(state.metrics, report::to_json(state.run_info), &fits, boot ? &*boot : nullptr);
     const auto text = result.dump(1);
     (void)text;

@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ScratchDir& dir = scratch();
   const std::string path = dir.write("run.state.safetensors", data, size);
   expect_ok_or_error([&] {
-    const report::SinkRun run = report::load_sink_state(path);
+    const metrics::SinkRun run = report::load_sink_state(path);
     require(report::is_sink_state(path), "a loaded sinks state is a sinks state");
     report::sinks_report(run).dump(1);
     // save -> load -> save writes the same bytes (the sidecar is exact).
@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require(read_file(once) == read_file(twice), "a saved state loads and saves back to the same bytes");
     // As merge_sinks with a copy of the same shard: the same run, every count doubled.
     require(report::same_run(run.run_info, run.run_info, nullptr), "a run is the same run as itself");
-    report::SinkRun doubled = run;
+    metrics::SinkRun doubled = run;
     doubled.stats.merge(run.stats);
     require(doubled.stats.windows() == 2 * run.stats.windows(), "a merge adds the windows");
     report::sinks_report(doubled).dump(1);

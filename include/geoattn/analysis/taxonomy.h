@@ -5,8 +5,12 @@
 // Slopes, in one place: every slope here is the least-squares slope of a cosine curve
 // against ln(N) over the grid values where the curve is defined (the grid is roughly
 // log-spaced, so each decade of N weighs about the same). NaN with fewer than 2 distinct N.
+#include <array>
 #include <cstdint>
+#include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace geoattn::analysis {
@@ -48,6 +52,30 @@ struct HeadLabel {
 //   Mixer:     every other head (a NaN feature fails the comparison it is in).
 // geoattn::Error if the curves do not have the length of n_grid.
 HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg);
+
+// One head of a measure result, as SPEC §6 reads it.
+struct TaxonomyInput {
+  int64_t layer = 0, head = 0;
+  std::optional<int64_t> samples;  // the head's samples, copied to the result (a file may lack it)
+  HeadFeatures features;
+};
+
+// Counts per label, in kHeadLabels order.
+using LabelCounts = std::array<int64_t, std::size(kHeadLabels)>;
+
+// `geoattn taxonomy`'s result (report/taxonomy_json.h writes it): every head classified, in the
+// order given, and the counts per layer (layers ascending) and in all.
+struct TaxonomyHead {
+  TaxonomyInput input;
+  HeadLabel label;
+};
+struct Taxonomy {
+  TaxonomyConfig config;
+  std::vector<TaxonomyHead> heads;
+  std::vector<std::pair<int64_t, LabelCounts>> layers;
+  LabelCounts totals{};
+};
+Taxonomy taxonomy(std::vector<TaxonomyInput> heads, const TaxonomyConfig& cfg);
 
 
 }  // namespace geoattn::analysis

@@ -11,6 +11,7 @@
 
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/head_fits.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/stage_times.h"
@@ -27,7 +28,7 @@ std::string state_path(const std::string& json_path);
 // documents) and the fits of every head, on `pool`. Timed into `times`.
 struct Finalized {
   std::optional<metrics::BootstrapResult> bootstrap;
-  std::vector<nlohmann::ordered_json> fits;
+  std::vector<metrics::HeadFits> fits;  // one per (layer, head); none without a last query
 };
 Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times = nullptr);
 // The result JSON of a finalized run: with `arrays`, every per-layer and per-head array goes

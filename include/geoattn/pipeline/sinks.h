@@ -34,10 +34,10 @@ void sinks(const SinksJob& job, const std::string& out);
 void sinks_from_capture(const std::string& capture_path, const SinkSettings& settings, const std::string& out);
 // The same over a capture in memory (the Python module's geoattn.sinks), not written; `resid`
 // [W, L, T, D] or undefined (settings.residual says which), `source` stands for the file's path.
-report::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
+metrics::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
                                  const SinkSettings& settings);
 // The result JSON (the frame rule of the run's settings) and its state sidecar, both or neither.
-void write_sinks(const std::string& out, const report::SinkRun& run);
+void write_sinks(const std::string& out, const metrics::SinkRun& run);
 
 // Shards of one sinks run (their state sidecars) -> the result of one run over all of them,
 // bit for bit. geoattn::Error naming the file when they are not of one run, or hold a window

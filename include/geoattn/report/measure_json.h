@@ -10,6 +10,7 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/head_fits.h"
 
 namespace geoattn::report {
 
@@ -36,8 +37,9 @@ using MeasureArrays = std::vector<NamedArray>;
 // each curve X of kCurveNames the arrays over n_grid "X" (means) and "X_std" (population
 // std), for each scalar Y the numbers "Y" and "Y_std"; global and layers also hold
 // "sink_recall_corr" over n_grid (SPEC §3). Undefined numbers (no samples, no spread) are null.
-// With `fits` (fits_json.h of the run's assumption stats, one per head; none when the run had
-// no last query), every head also holds its "fits": computed by the caller, never here.
+// With `fits` (metrics/head_fits.h of the run's assumption stats, one per head; none when the
+// run had no last query), every head also holds its "fits" (report/fits_json.h): fitted by the
+// caller, never here.
 // With the random-selection control, each group holds X_random and X_diff (top-N minus random)
 // for X in P_rmax, R_rmin, F_rmax, F_rmin. With a bootstrap, each group at or above its level
 // holds X_ci ([lo, hi] per N, every curve), X_diff_ci, Y_ci (scalars), sink_recall_corr_ci,
@@ -47,7 +49,7 @@ using MeasureArrays = std::vector<NamedArray>;
 // without, everything is inline (the layout read_measure returns).
 // geoattn::Error if run_info is not an object or uses one of the keys above.
 nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
-                                    const std::vector<nlohmann::ordered_json>* fits = nullptr,
+                                    const std::vector<metrics::HeadFits>* fits = nullptr,
                                     const metrics::BootstrapResult* bootstrap = nullptr,
                                     MeasureArrays* arrays = nullptr, const std::string& arrays_file = "");
 

@@ -5,14 +5,14 @@
 // anchor token, for merging shards. Measure's sidecar is report/state_file.h. Pure C++.
 #include <string>
 
-#include "geoattn/report/sinks_json.h"
+#include "geoattn/metrics/sink_result.h"
 
 namespace geoattn::report {
 
 // Written atomically.
-void save_sink_state(const std::string& path, const SinkRun& run);
+void save_sink_state(const std::string& path, const metrics::SinkRun& run);
 // geoattn::Error naming the file on anything malformed.
-SinkRun load_sink_state(const std::string& path);
+metrics::SinkRun load_sink_state(const std::string& path);
 // Whether a state sidecar is a sinks state (else a measure state).
 bool is_sink_state(const std::string& path);
 

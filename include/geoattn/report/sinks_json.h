@@ -36,30 +36,18 @@
 //                 "dormant": {"row_score", "col_score", "dormant"},
 //                 "reference": {"size", "relative_magnitude", "directional_influence"}  (x = v)}]}]}
 // P = min(T, settings.profile_positions). NaN prints as null.
-#include <functional>
-#include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
 
-#include "geoattn/analysis/frames.h"
-#include "geoattn/metrics/run_info.h"
-#include "geoattn/metrics/sink_stats.h"
+#include "geoattn/metrics/sink_result.h"
 
 namespace geoattn::report {
 
 constexpr const char* kSinksSchema = "geoattn.sinks/1";
 
-// What the sidecar and the JSON carry besides the sums: the run's description ("model",
-// "data", "settings", "timing") and the text of every token id that is an anchor.
-struct SinkRun {
-  metrics::SinkStats stats;
-  metrics::SinkInfo run_info;
-  std::map<int64_t, std::string> token_text;
-};
-
-// The result JSON, with what the run's settings say: the thresholds (taus), the frame rule and
-// its sweep, the profile length.
-nlohmann::ordered_json sinks_report(const SinkRun& run);
+// The result JSON of a run's result (metrics::sink_result: the thresholds (taus), the frame rule
+// and its sweep, the profile length of its settings), with the anchors' token texts of `run`.
+nlohmann::ordered_json to_json(const metrics::SinkRun& run, const metrics::SinkResult& result);
+// The two together: to_json(run, metrics::sink_result(run)).
+nlohmann::ordered_json sinks_report(const metrics::SinkRun& run);
 
 }  // namespace geoattn::report

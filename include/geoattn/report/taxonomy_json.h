@@ -3,6 +3,8 @@
 // classified by analysis/taxonomy.h, and written as JSON. Pure C++.
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 #include "geoattn/analysis/taxonomy.h"
 
 namespace geoattn::report {
@@ -21,5 +23,10 @@ constexpr const char* kTaxonomySchema = "geoattn.taxonomy/1";
 // missing or mistyped field (named with its head index), curves whose length differs from
 // n_grid, or a head whose c_sink/c_last/c_rest is null (it has no samples).
 nlohmann::ordered_json taxonomy_report(const nlohmann::ordered_json& measure, const analysis::TaxonomyConfig& cfg);
+
+// Its two halves: the heads of a measure result as SPEC §6 reads them (the checks above), and a
+// classified taxonomy as that JSON, with `model` copied.
+std::vector<analysis::TaxonomyInput> taxonomy_inputs(const nlohmann::ordered_json& measure);
+nlohmann::ordered_json to_json(const analysis::Taxonomy& taxonomy, const nlohmann::ordered_json& model);
 
 }  // namespace geoattn::report

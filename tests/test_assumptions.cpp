@@ -9,7 +9,7 @@
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/metrics/run_state.h"
-#include "geoattn/metrics/window_assumptions.h"
+#include "geoattn/metrics/window_metrics_torch.h"
 #include "test_util.h"
 #include "torch_test_util.h"
 
@@ -47,12 +47,18 @@ Window make_window(double row_scale) {
   return {alpha.to(torch::kFloat32), values.to(torch::kFloat32)};
 }
 
+// The metric core's workers (value_statistics).
+geoattn::WorkerPool& pool() {
+  static geoattn::WorkerPool workers(2);
+  return workers;
+}
+
 }  // namespace
 
 TEST(Assumptions, KnownWindow) {
   const Window w = make_window(1.0);
   AssumptionStats stats(L, H, T, K);
-  ASSERT_TRUE(add_window_assumptions(w.alpha, w.values, w.queries, stats));
+  ASSERT_TRUE(add_window_assumptions(pool(), w.alpha, w.values, w.queries, stats));
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) {
       const double scale = h < 2 ? 1.0 : 3.0;  // heads 0-1 read KV head 0, heads 2-3 KV head 1
@@ -72,7 +78,7 @@ TEST(Assumptions, KnownWindow) {
 TEST(Assumptions, NeedsTheLastQuery) {
   Window w = make_window(1.0);
   AssumptionStats stats(L, H, T, K);
-  EXPECT_FALSE(add_window_assumptions(w.alpha.index({Slice(), Slice(), Slice(0, 1)}), w.values, {5}, stats));
+  EXPECT_FALSE(add_window_assumptions(pool(), w.alpha.index({Slice(), Slice(), Slice(0, 1)}), w.values, {5}, stats));
   EXPECT_EQ(stats.windows(0, 0), 0);
   EXPECT_TRUE(std::isnan(stats.mean_cv(0, 0)));
 }
@@ -80,7 +86,7 @@ TEST(Assumptions, NeedsTheLastQuery) {
 TEST(Assumptions, LagsPastTheWindowHaveNoPairs) {
   const Window w = make_window(1.0);
   AssumptionStats stats(L, H, T, T + 3);
-  ASSERT_TRUE(add_window_assumptions(w.alpha, w.values, w.queries, stats));
+  ASSERT_TRUE(add_window_assumptions(pool(), w.alpha, w.values, w.queries, stats));
   const auto c = stats.decay(0, 0);
   EXPECT_NEAR(c[T - 3], std::cos(kTheta * (T - 2)), 1e-6);  // k = T-2: the one pair (1, T-1)
   for (int64_t k = T - 1; k <= T + 3; ++k) EXPECT_TRUE(std::isnan(c[k - 1])) << k;
@@ -90,8 +96,8 @@ TEST(Assumptions, MergeIsExactAndRoundTrips) {
   AssumptionStats all(L, H, T, K), first(L, H, T, K), second(L, H, T, K);
   for (int i = 0; i < 4; ++i) {
     const Window w = make_window(0.5 + 0.37 * i);
-    add_window_assumptions(w.alpha, w.values, w.queries, all);
-    add_window_assumptions(w.alpha, w.values, w.queries, i < 2 ? first : second);
+    add_window_assumptions(pool(), w.alpha, w.values, w.queries, all);
+    add_window_assumptions(pool(), w.alpha, w.values, w.queries, i < 2 ? first : second);
   }
   first.merge(second);
   for (int64_t h = 0; h < H; ++h) {
@@ -117,7 +123,7 @@ TEST(Assumptions, RunStateSidecar) {
   RunState state{Aggregator(L, H, {1, 2}), AssumptionStats(L, H, T, K), {}};
   state.run_info.model.path = "x";
   const Window w = make_window(2.0);
-  add_window_assumptions(w.alpha, w.values, w.queries, state.assumptions);
+  add_window_assumptions(pool(), w.alpha, w.values, w.queries, state.assumptions);
   save_run_state(tmp / "s.safetensors", state);
   const RunState back = load_run_state(tmp / "s.safetensors");
   EXPECT_EQ(back.assumptions.mean_row(1, 1), state.assumptions.mean_row(1, 1));
@@ -131,8 +137,7 @@ TEST(Assumptions, RunStateSidecar) {
 // A fit that fails says so and reports no parameters: null, not the numbers its search stopped at.
 TEST(Assumptions, FailedFitsWriteNullParameters) {
   const AssumptionStats empty(1, 1, 16, 4);  // no window: every statistic undefined
-  geoattn::WorkerPool pool(2);
-  const auto typed = geoattn::metrics::fit_heads(pool, empty);
+  const auto typed = geoattn::metrics::fit_heads(pool(), empty);
   ASSERT_EQ(typed.size(), 1u);
   const auto fits = geoattn::report::to_json(typed[0]);
   for (const char* part : {"norms", "decay", "profile"}) {

@@ -15,6 +15,7 @@
 #include "core_kernels.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/blas_threads.h"
+#include "geoattn/util/error.h"
 #include "geoattn/util/stopwatch.h"
 
 namespace geoattn::metrics::detail {
@@ -50,20 +51,23 @@ struct Task {
   int64_t sample, ordering;
 };
 
-// [offset, offset + length) of a float64 tensor's data.
-std::span<double> span_of(const torch::Tensor& t, int64_t offset, int64_t length) {
-  return {t.data_ptr<double>() + offset, static_cast<size_t>(length)};
+// [offset, offset + length) of a vector.
+std::span<double> span_of(std::vector<double>& v, int64_t offset, int64_t length) {
+  return {v.data() + offset, static_cast<size_t>(length)};
+}
+std::span<const double> span_of(const std::vector<double>& v, int64_t offset, int64_t length) {
+  return {v.data() + offset, static_cast<size_t>(length)};
 }
 
 class Runner {
  public:
-  Runner(const torch::Tensor& V, const std::vector<CoreGroup>& groups, Distance distance, int64_t decay_k,
+  Runner(const io::FloatView& V, const std::vector<CoreGroup>& groups, Distance distance, int64_t decay_k,
          ValueGeometry* geometry, std::vector<CoreOut>& outs)
       : V_(V), groups_(groups), distance_(distance), decay_k_(decay_k), geometry_(geometry), outs_(outs),
         by_block_(static_cast<size_t>(V.size(0))) {
     for (size_t g = 0; g < groups.size(); ++g)
-      for (int64_t i = 0; i < groups[g].alpha.size(0); ++i)
-        for (int64_t o = 0; o < groups[g].orders.size(1); ++o) by_block_[groups[g].block[i]].push_back({g, i, o});
+      for (int64_t i = 0; i < groups[g].S; ++i)
+        for (int64_t o = 0; o < groups[g].O; ++o) by_block_[groups[g].block[i]].push_back({g, i, o});
   }
 
   int64_t tasks_of(int64_t b) const { return static_cast<int64_t>(by_block_[b].size()); }
@@ -75,19 +79,13 @@ class Runner {
   // no threaded LibTorch op.
   Block prepare(int64_t b, BlockBuffers& buf, CoreStats& st) const {
     const auto t0 = Clock::now();
-    c10::InferenceMode inference;  // thread-local: the caller's does not reach a worker
     const int64_t T = this->T(), d = this->d(), ld = gram_stride(T);
-    const bool with_gram = needs(b, false), transpose = needs(b, true), convert = V_.scalar_type() != torch::kFloat64;
+    const bool with_gram = needs(b, false), transpose = needs(b, true), convert = V_.dtype != io::Dtype::F64;
     buf.fit(T, d, with_gram, convert, transpose);
     // The block's values in float64 (exact from float32, bf16, fp16), here rather than for all
-    // blocks at once before the workers start; float32, what captures hold, by a plain loop.
-    if (convert && V_.scalar_type() == torch::kFloat32) {
-      const float* src = V_.data_ptr<float>() + b * T * d;
-      std::copy(src, src + T * d, buf.V.begin());
-    } else if (convert) {
-      torch::from_blob(buf.V.data(), {T, d}, torch::kFloat64).copy_(V_.select(0, b));
-    }
-    const double* vb = convert ? buf.V.data() : V_.data_ptr<double>() + b * T * d;
+    // blocks at once before the workers start.
+    if (convert) V_.to_double(b * T * d, {buf.V.data(), static_cast<size_t>(T * d)});
+    const double* vb = convert ? buf.V.data() : static_cast<const double*>(V_.data) + b * T * d;
     if (with_gram) block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
     for (int64_t k = 0; k < T; ++k) {
       buf.sq[k] = dot({vb + k * d, static_cast<size_t>(d)}, {vb + k * d, static_cast<size_t>(d)});
@@ -97,13 +95,19 @@ class Runner {
       for (int64_t k = 0; k < T; ++k)
         for (int64_t m = 0; m < d; ++m) buf.Vt[m * T + k] = vb[k * d + m];
     if (geometry_) {
-      std::copy(buf.norms.begin(), buf.norms.end(), geometry_->norms.data_ptr<double>() + b * T);
-      // SPEC §4 from the Gram matrix's diagonals while it is in cache; blocks without one are
-      // done together afterwards (per-lag ops on one block cost more than the lags).
-      if (decay_k_ > 0 && with_gram)
-        geometry_->decay_sums[b].copy_(
-            decay_sums(gram_lag_dots(torch::from_blob(buf.gram.data(), {1, T, T}, {T * ld, ld, 1}, torch::kFloat64)),
-                       torch::from_blob(buf.norms.data(), {1, T}, torch::kFloat64), decay_k_)[0]);
+      std::copy(buf.norms.begin(), buf.norms.end(), geometry_->norms.begin() + b * T);
+      // SPEC §4 from the Gram matrix's diagonals while it is in cache, else from the values.
+      if (decay_k_ > 0) {
+        const double* gram = buf.gram.data();
+        const LagDots dots = with_gram ? LagDots([&](int64_t lag, std::span<double> out) {
+          for (size_t i = 0; i < out.size(); ++i) out[i] = gram[(i + 1) * ld + i + 1 + lag];
+        })
+                                       : LagDots([&](int64_t lag, std::span<double> out) {
+          for (size_t i = 0; i < out.size(); ++i)
+            out[i] = dot({vb + (i + 1) * d, static_cast<size_t>(d)}, {vb + (i + 1 + lag) * d, static_cast<size_t>(d)});
+        });
+        decay_sums(dots, buf.norms, decay_k_, span_of(geometry_->decay_sums, b * decay_k_, decay_k_));
+      }
     }
     st.gram_s += seconds_since(t0);
     return {{with_gram ? buf.gram.data() : nullptr, ld}, {vb, d}, {transpose ? buf.Vt.data() : nullptr, T}, buf.sq,
@@ -125,20 +129,20 @@ class Runner {
     const Task& tk = by_block_[b][task];
     const CoreGroup& grp = groups_[tk.group];
     CoreOut& out = outs_[tk.group];
-    const int64_t n = grp.n, O = grp.orders.size(1), G = static_cast<int64_t>(grp.grid.size());
+    const int64_t n = grp.n, O = grp.O, G = grp.G();
     const Sample smp{block, span_of(grp.alpha, tk.sample * n, n), uses_prefix(grp)};
     const int64_t slot = tk.sample * O + tk.ordering;
     const bool top = tk.ordering == 0;
     const OrderingOutputs o{span_of(out.k_in, slot * G, G), span_of(out.k_out, slot * G, G),
                             top ? span_of(out.diag, tk.sample * kDiagnostics * G, kDiagnostics * G) : std::span<double>(),
                             top ? span_of(out.scalars, tk.sample * kScalarMetrics, kScalarMetrics) : std::span<double>()};
-    const std::span<const int64_t> order{grp.orders.data_ptr<int64_t>() + slot * n, static_cast<size_t>(n)};
+    const std::span<const int64_t> order{grp.orders.data() + slot * n, static_cast<size_t>(n)};
     run_ordering(smp, order, grp.grid, distance_, o, sc, st);
     (top ? st.top_s : st.controls_s) += seconds_since(t0);
   }
 
  private:
-  const torch::Tensor& V_;
+  const io::FloatView& V_;
   const std::vector<CoreGroup>& groups_;
   Distance distance_;
   int64_t decay_k_;
@@ -149,17 +153,21 @@ class Runner {
 
 }  // namespace
 
-std::vector<CoreOut> core_cpu(WorkerPool& pool, const torch::Tensor& V, const std::vector<CoreGroup>& groups,
+CoreOut CoreOut::zeros(int64_t S, int64_t O, int64_t G) {
+  const auto n = [](int64_t x) { return static_cast<size_t>(x); };
+  return {S, O, G, std::vector<double>(n(S * O * G)), std::vector<double>(n(S * O * G)),
+          std::vector<double>(n(S * kDiagnostics * G)), std::vector<double>(n(S * kScalarMetrics))};
+}
+
+std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const std::vector<CoreGroup>& groups,
                               Distance distance, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats) {
+  if (V.shape.size() != 3) fail("internal: the metric core's values are [K, T, d]");
   const int64_t K = V.size(0), T = V.size(1);
   std::vector<CoreOut> outs;
-  for (const auto& grp : groups) {
-    const int64_t S = grp.alpha.size(0), O = grp.orders.size(1), G = static_cast<int64_t>(grp.grid.size());
-    auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
-    outs.push_back({torch::zeros({S, O, G}, f64), torch::zeros({S, O, G}, f64), torch::zeros({S, kDiagnostics, G}, f64),
-                    torch::zeros({S, kScalarMetrics}, f64)});
-  }
-  if (geometry) *geometry = {torch::zeros({K, T}, torch::kFloat64), torch::zeros({K, std::max<int64_t>(decay_k, 0)}, torch::kFloat64)};
+  for (const auto& grp : groups) outs.push_back(CoreOut::zeros(grp.S, grp.O, grp.G()));
+  if (geometry)
+    *geometry = {std::vector<double>(static_cast<size_t>(K * T)),
+                 std::vector<double>(static_cast<size_t>(K * std::max<int64_t>(decay_k, 0)))};
   const Runner runner(V, groups, distance, decay_k, geometry, outs);
   const auto start = Clock::now();
   CoreStats total;
@@ -187,19 +195,6 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const torch::Tensor& V, const st
         for (int64_t t = t0; t < t1; ++t) runner.run(b, t, block, sc, per_task[t]);
       });
       for (const auto& st : per_task) total.merge(st);
-    }
-  }
-  if (geometry && decay_k > 0) {
-    std::vector<int64_t> rest;
-    for (int64_t b = 0; b < K; ++b)
-      if (!runner.needs(b, false)) rest.push_back(b);
-    if (!rest.empty()) {
-      const auto t0 = Clock::now();
-      auto idx = torch::tensor(rest, torch::kInt64);
-      geometry->decay_sums.index_copy_(0, idx,
-                                       decay_sums(value_lag_dots(V.index_select(0, idx).to(torch::kFloat64)),
-                                                  geometry->norms.index_select(0, idx), decay_k));
-      total.gram_s += seconds_since(t0);
     }
   }
   // Wall time, split between the stages in proportion to their CPU time.

@@ -1,22 +1,29 @@
 #include "core_gram.h"
 
 #include <dlfcn.h>
-#include <torch/torch.h>
 
 #include <algorithm>
+
+#include <Eigen/Core>
 
 namespace geoattn::metrics::detail {
 
 namespace {
 
 // CBLAS's dsyrk and the constants of its enums, found at run time: no link-time dependency on
-// a BLAS (Debian's LibTorch calls libblas.so.3, OpenBLAS here; PyTorch's wheels hide MKL's).
+// a BLAS. In the process already where LibTorch brought one (Debian's LibTorch calls
+// libblas.so.3; PyTorch's wheels hide MKL's), else OpenBLAS where the machine has it; else none.
 using Dsyrk = void (*)(int order, int uplo, int trans, int n, int k, double alpha, const double* A, int lda, double beta,
                        double* C, int ldc);
 constexpr int kRowMajor = 101, kUpper = 121, kNoTrans = 111;
 
 Dsyrk dsyrk() {
-  static const auto f = reinterpret_cast<Dsyrk>(dlsym(RTLD_DEFAULT, "cblas_dsyrk"));
+  static const auto f = [] {
+    if (void* f = dlsym(RTLD_DEFAULT, "cblas_dsyrk")) return reinterpret_cast<Dsyrk>(f);
+    // RTLD_GLOBAL: util/blas_threads.cpp finds its thread controls the same way.
+    if (void* lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL)) return reinterpret_cast<Dsyrk>(dlsym(lib, "cblas_dsyrk"));
+    return Dsyrk(nullptr);
+  }();
   return f;
 }
 
@@ -57,9 +64,11 @@ void block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld)
     mirror_upper(gram, T, ld);
     return;
   }
-  auto v = torch::from_blob(const_cast<double*>(V), {T, d}, torch::kFloat64);
-  auto out = torch::from_blob(gram, {T, T}, {ld, 1}, torch::kFloat64);
-  torch::mm_out(out, v, v.t());
+  // No CBLAS: Eigen's product (the full matrix; single-threaded, as the workers want it).
+  using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const Rows> v(V, T, d);
+  Eigen::Map<Rows, 0, Eigen::OuterStride<>> out(gram, T, T, Eigen::OuterStride<>(ld));
+  out.noalias() = v * v.transpose();
 }
 
 }  // namespace geoattn::metrics::detail

@@ -12,8 +12,8 @@ int64_t gram_stride(int64_t T);
 
 // gram [T, T] (row stride ld) = V V^T for V [T, d] row-major, float64. Symmetric: BLAS's rank-k
 // update (syrk) computes the upper triangle, half the product's flops, and the lower is copied
-// from it; where the process has no CBLAS syrk (LibTorch's own statically linked BLAS), the full
-// product. Each entry is the same dot product either way (one accumulation over d per entry).
+// from it; where there is no CBLAS syrk (core_gram.cpp), Eigen's full product. Each entry is one
+// accumulation over d either way, in the BLAS's order.
 void block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld);
 
 }  // namespace geoattn::metrics::detail

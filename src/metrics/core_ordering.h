@@ -8,7 +8,7 @@
 
 #include "geoattn/metrics/exact.h"
 #include "geoattn/metrics/metric_names.h"
-#include "geoattn/metrics/selection.h"
+#include "geoattn/metrics/core_options.h"
 
 namespace geoattn::metrics::detail {
 

@@ -11,8 +11,9 @@
 #include <algorithm>
 #include <map>
 
-#include "core.h"
+#include "core_tensor.h"
 #include "geoattn/metrics/metric_names.h"
+#include "geoattn/util/error.h"
 
 namespace geoattn::metrics::detail {
 
@@ -74,7 +75,7 @@ Counts band_counts(const Banded& b, const torch::Tensor& sel) {
 
 }  // namespace
 
-std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreGroup>& groups, Distance distance,
+std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<TensorGroup>& groups, Distance distance,
                                  int64_t max_chunk_bytes, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats) {
   const int64_t K = V.size(0), T = V.size(1), d = V.size(2);
   const auto dev = V.device();
@@ -178,21 +179,34 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<CoreG
       sc.select(1, kC_last).copy_(a.select(1, n - 1));
       if (n > 2) sc.select(1, kC_rest).copy_(Y.narrow(1, 1, n - 2).sum(1).norm(2, -1));
     }
-    outs.push_back({k_in.cpu(), k_out.cpu(), diag.cpu(), scalars.cpu()});
+    outs.push_back({S, O, G, doubles_of(k_in.cpu()), doubles_of(k_out.cpu()), doubles_of(diag.cpu()),
+                    doubles_of(scalars.cpu())});
   }
   if (geometry) {
-    *geometry = {torch::zeros({K, T}, torch::kFloat64), torch::zeros({K, std::max<int64_t>(decay_k, 0)}, torch::kFloat64)};
+    auto norms_t = torch::zeros({K, T}, torch::kFloat64), decay_t = torch::zeros({K, std::max<int64_t>(decay_k, 0)}, torch::kFloat64);
     const int64_t chunk = std::max<int64_t>(1, max_chunk_bytes / std::max<int64_t>(1, T * T * 8));
     for (int64_t b0 = 0; b0 < K; b0 += chunk) {
       auto Vc = V.narrow(0, b0, std::min(K, b0 + chunk) - b0);
       auto norms = Vc.norm(2, -1);
-      geometry->norms.narrow(0, b0, Vc.size(0)).copy_(norms);
-      if (decay_k > 0)
-        geometry->decay_sums.narrow(0, b0, Vc.size(0)).copy_(decay_sums(value_lag_dots(Vc), norms, decay_k));
+      norms_t.narrow(0, b0, Vc.size(0)).copy_(norms);
+      if (decay_k <= 0) continue;
+      // SPEC §4: cos(v_i, v_{i+lag}) summed over pairs 0 < i, i + lag < T, per lag, on the device.
+      auto inv = torch::where(norms > 0, 1.0 / norms.clamp_min(1e-300), torch::zeros_like(norms));  // [k, T]
+      for (int64_t lag = 1; lag <= decay_k && lag <= T - 2; ++lag) {
+        auto dots = (Vc.index({Slice(), Slice(1, T - lag)}) * Vc.index({Slice(), Slice(1 + lag, T)})).sum(-1);
+        auto scale = inv.index({Slice(), Slice(1, T - lag)}) * inv.index({Slice(), Slice(1 + lag, T)});
+        decay_t.narrow(0, b0, Vc.size(0)).select(1, lag - 1).copy_((dots * scale).sum(-1));
+      }
     }
+    *geometry = {doubles_of(norms_t), doubles_of(decay_t)};
   }
   if (stats) stats->merge(total);
   return outs;
+}
+
+std::vector<double> doubles_of(const torch::Tensor& t) {
+  auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();
+  return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
 }
 
 }  // namespace geoattn::metrics::detail

@@ -1,31 +1,27 @@
-// SPEC §4's value statistics (core.h): the decay sums of Assumption 2.
+// SPEC §4's value statistics (core.h): the decay sums of Assumption 2, in one written order.
+#include <algorithm>
+#include <vector>
+
 #include "core.h"
 
 namespace geoattn::metrics::detail {
 
-using torch::indexing::Slice;
-
-torch::Tensor decay_sums(const LagDots& dots, const torch::Tensor& norms, int64_t decay_k) {
-  const int64_t k = norms.size(0), T = norms.size(1);
-  auto out = torch::zeros({k, decay_k}, norms.options());
-  auto inv = torch::where(norms > 0, 1.0 / norms.clamp_min(1e-300), torch::zeros_like(norms));  // [k, T]
-  for (int64_t lag = 1; lag <= decay_k && lag <= T - 2; ++lag) {
-    // SPEC §4: cos(v_i, v_{i+lag}) = <v_i, v_{i+lag}> / (||v_i|| ||v_{i+lag}||), pairs 0 < i, i + lag < T
-    auto scale = inv.index({Slice(), Slice(1, T - lag)}) * inv.index({Slice(), Slice(1 + lag, T)});  // [k, T-lag-1]
-    out.select(1, lag - 1).copy_((dots(lag) * scale).sum(-1));
+void decay_sums(const LagDots& dots, std::span<const double> norms, int64_t decay_k, std::span<double> out) {
+  const auto T = static_cast<int64_t>(norms.size());
+  std::vector<double> inv(norms.size()), d(norms.size());
+  // 1/||v_i||, 0 for a zero vector (its cosines count as 0).
+  for (int64_t i = 0; i < T; ++i) inv[i] = norms[i] > 0 ? 1.0 / std::max(norms[i], 1e-300) : 0.0;
+  for (int64_t lag = 1; lag <= decay_k; ++lag) {
+    double sum = 0;
+    if (lag <= T - 2) {
+      const std::span<double> dl(d.data(), static_cast<size_t>(T - lag - 1));
+      dots(lag, dl);
+      // SPEC §4: cos(v_i, v_{i+lag}) = <v_i, v_{i+lag}> / (||v_i|| ||v_{i+lag}||), pairs 0 < i, i + lag < T,
+      // summed with i ascending.
+      for (int64_t i = 1; i + lag < T; ++i) sum += dl[i - 1] * (inv[i] * inv[i + lag]);
+    }
+    out[lag - 1] = sum;
   }
-  return out;
-}
-
-LagDots value_lag_dots(const torch::Tensor& V) {
-  return [V](int64_t lag) {
-    const int64_t T = V.size(1);
-    return (V.index({Slice(), Slice(1, T - lag)}) * V.index({Slice(), Slice(1 + lag, T)})).sum(-1);  // [k, T-lag-1]
-  };
-}
-
-LagDots gram_lag_dots(const torch::Tensor& gram) {
-  return [gram](int64_t lag) { return gram.diagonal(lag, 1, 2).narrow(1, 1, gram.size(1) - lag - 1); };  // [k, T-lag-1]
 }
 
 }  // namespace geoattn::metrics::detail

@@ -4,100 +4,88 @@
 
 #include "core.h"
 #include "geoattn/arch/config.h"
-#include "geoattn/util/n_grid.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/n_grid.h"
 
 namespace geoattn::metrics {
 
-using torch::indexing::Slice;
+void check_window(const std::vector<int64_t>& alpha, const std::vector<int64_t>& values, size_t queries,
+                  const MetricOptions& options) {
+  if (alpha.size() != 4 || values.size() != 4) fail("metrics: alpha must be [L, H, Q, T] and values [L, KV, T, d]");
+  const int64_t L = alpha[0], H = alpha[1], Q = alpha[2], T = alpha[3], KV = values[1];
+  if (static_cast<int64_t>(queries) != Q) fail("metrics: {} query positions for {} rows", queries, Q);
+  if (values[0] != L || values[2] != T || KV < 1 || H % KV != 0)
+    fail("metrics: values [{}, {}, {}, {}] do not fit alpha [{}, {}, *, {}]", values[0], KV, values[2], values[3], L, H, T);
+  if (options.controls < 0) fail("metrics: {} random permutations", options.controls);
+}
 
-WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                              const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
                              const MetricOptions& options) {
+  check_window(alpha.shape, values.shape, queries.size(), options);
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
   const int64_t KV = values.size(1), d = values.size(3), G = static_cast<int64_t>(grid.size());
-  if (static_cast<int64_t>(queries.size()) != Q) fail("metrics: {} query positions for {} rows", queries.size(), Q);
-  if (values.size(0) != L || values.size(2) != T || KV < 1 || H % KV != 0)
-    fail("metrics: values [{}, {}, {}, {}] do not fit alpha [{}, {}, *, {}]", values.size(0), KV, values.size(2), d, L, H, T);
-  if (options.controls < 0) fail("metrics: {} random permutations", options.controls);
-  c10::InferenceMode inference;
   // The value blocks: one per (layer, KV head); SPEC §1: query head h reads KV head h / (H / KV).
-  // Float64 for the tensor path; the CPU core converts each block in the worker that takes it.
-  const bool tensor = values.is_cuda() || options.selection.tensor_path;
-  auto V = values.reshape({L * KV, T, d});
-  V = (tensor ? V.to(torch::kFloat64) : V).contiguous();
+  const io::FloatView V{values.data, values.dtype, {L * KV, T, d}};
   std::vector<int64_t> block_of;
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + arch::kv_head_of(h, H, KV));
 
   WindowMetrics out;
-  out.curves = torch::full({Q, L, H, kCurveMetrics, G}, std::numeric_limits<double>::quiet_NaN(), torch::kFloat64);
-  out.scalars = torch::zeros({Q, L, H, kScalarMetrics}, torch::kFloat64);
+  out.Q = Q, out.L = L, out.H = H, out.G = G, out.KV = KV, out.T = T, out.decay_k = options.decay_k;
+  out.curves.assign(static_cast<size_t>(Q * L * H * kCurveMetrics * G), std::numeric_limits<double>::quiet_NaN());
+  out.scalars.assign(static_cast<size_t>(Q * L * H * kScalarMetrics), 0.0);
   std::vector<detail::CoreGroup> groups;
   std::vector<int64_t> group_query;
+  const int64_t O = 1 + options.controls;
   for (int64_t qi = 0; qi < Q; ++qi) {
     const int64_t n = queries[qi] + 1;  // tokens 0..q
     detail::CoreGroup g;
-    g.n = n;
+    g.n = n, g.S = L * H, g.O = O;
     g.grid.assign(grid.begin(), grid.begin() + valid_grid_size(grid, n));  // SPEC §2: N <= q + 1
-    out.n_valid.push_back(static_cast<int64_t>(g.grid.size()));
+    out.n_valid.push_back(g.G());
     if (g.grid.empty()) continue;
-    g.alpha = alpha.index({Slice(), Slice(), qi, Slice(0, n)}).to(torch::kFloat64).reshape({L * H, n}).contiguous();
-    g.orders = torch::empty({L * H, 1 + options.controls, n}, torch::kInt64);  // [LH, O, n]: top-N, then the control's
-    g.orders.select(1, 0).copy_(top_n_order(g.alpha));
+    // Each sample's row over its keys 0..q, in float64.
+    g.alpha.resize(static_cast<size_t>(g.S * n));
+    for (int64_t s = 0; s < g.S; ++s) alpha.to_double((s * Q + qi) * T, {g.alpha.data() + s * n, static_cast<size_t>(n)});
+    // [LH, O, n]: the top-N order, then the control's.
+    g.orders.resize(static_cast<size_t>(g.S * O * n));
+    pool.parallel_for(g.S, [&](int64_t s0, int64_t s1, int) {
+      for (int64_t s = s0; s < s1; ++s)
+        detail::top_n_order({g.alpha.data() + s * n, static_cast<size_t>(n)},
+                            {g.orders.data() + s * O * n, static_cast<size_t>(n)});
+    });
     // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
     if (options.controls > 0)
-      random_orders_into(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
-                         g.orders.narrow(1, 1, options.controls).transpose(0, 1));
+      detail::random_orders(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
+                            options.controls, g.S, n, g.orders.data() + n, n, O * n);
     g.block = block_of;
     groups.push_back(std::move(g));
     group_query.push_back(qi);
   }
-  const auto& sel = options.selection;
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
-  const auto results = tensor ? detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core)
-                              : detail::core_cpu(pool, V, groups, sel.distance, options.decay_k, geo, &out.core);
-  // Each group's curves, ranges of samples on the pool: elementwise and per sample, the same
-  // numbers as in one piece, without leaving a core idle.
+  const auto results = detail::core_cpu(pool, V, groups, options.selection.distance, options.decay_k, geo, &out.core);
+  // Each group's curves, ranges of samples on the pool.
   for (size_t i = 0; i < groups.size(); ++i) {
-    const int64_t qi = group_query[i], Gq = static_cast<int64_t>(groups[i].grid.size());
+    const int64_t qi = group_query[i];
     const detail::CoreOut& r = results[i];
-    auto curves = out.curves[qi].narrow(-1, 0, Gq).view({L * H, kCurveMetrics, Gq});
+    const int64_t stride = kCurveMetrics * G;  // the curves of one sample, over the whole grid
     pool.parallel_for(L * H, [&](int64_t s0, int64_t s1, int) {
-      c10::InferenceMode worker_inference;  // thread-local
-      const int64_t s = s1 - s0;
-      const detail::CoreOut part{r.k_in.narrow(0, s0, s), r.k_out.narrow(0, s0, s), r.diag.narrow(0, s0, s),
-                                 r.scalars.narrow(0, s0, s)};
-      detail::curves_from_counts(part, groups[i].grid, curves.narrow(0, s0, s));
+      detail::curves_from_counts(r, groups[i].grid, s0, s1, out.curves.data() + (qi * L * H + s0) * stride, stride, G);
     });
-    out.scalars[qi].copy_(r.scalars.view({L, H, kScalarMetrics}));
+    std::copy(r.scalars.begin(), r.scalars.end(), out.scalars.begin() + qi * L * H * kScalarMetrics);
   }
-  if (geo) {
-    out.value_norms = geometry.norms.view({L, KV, T});
-    out.decay_sums = geometry.decay_sums.view({L, KV, options.decay_k});
-  }
+  if (geo) out.value_norms = std::move(geometry.norms), out.decay_sums = std::move(geometry.decay_sums);
   return out;
 }
 
-std::pair<torch::Tensor, torch::Tensor> value_statistics(const torch::Tensor& values, int64_t decay_k) {
-  c10::InferenceMode inference;
-  const int64_t L = values.size(0), KV = values.size(1), T = values.size(2), d = values.size(3);
-  auto V = values.to(torch::kFloat64).reshape({L * KV, T, d});
-  auto norms = V.norm(2, -1);
-  auto decay = detail::decay_sums(detail::value_lag_dots(V), norms, decay_k);
-  return {norms.cpu().view({L, KV, T}), decay.cpu().view({L, KV, decay_k})};
-}
-
 void for_each_sample(const WindowMetrics& m, const SampleSink& sink, int64_t layer_begin, int64_t layer_end) {
-  const int64_t Q = m.curves.size(0), L = m.curves.size(1), H = m.curves.size(2), G = m.curves.size(4);
+  const int64_t L = m.L, H = m.H, G = m.G;
   if (layer_end < 0) layer_end = L;
-  auto curves = m.curves.contiguous();
-  auto scalars = m.scalars.contiguous();
-  const std::span<const double> c(curves.data_ptr<double>(), static_cast<size_t>(curves.numel()));
-  const std::span<const double> s(scalars.data_ptr<double>(), static_cast<size_t>(scalars.numel()));
-  for (int64_t qi = 0; qi < Q; ++qi) {
+  const std::span<const double> c(m.curves), s(m.scalars);
+  for (int64_t qi = 0; qi < m.Q; ++qi) {
     if (m.n_valid[qi] == 0) continue;
     for (int64_t l = layer_begin; l < layer_end; ++l)
       for (int64_t h = 0; h < H; ++h) {
@@ -106,21 +94,6 @@ void for_each_sample(const WindowMetrics& m, const SampleSink& sink, int64_t lay
                     s.subspan(b * kScalarMetrics).first<kScalarMetrics>()});
       }
   }
-}
-
-void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
-                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
-                const MetricOptions& options, const SampleSink& sink) {
-  for_each_sample(window_metrics(pool, alpha, values, queries, grid, window_key, options), sink);
-}
-
-void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
-                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, Aggregator& aggregator,
-                const SelectionOptions& options) {
-  MetricOptions metric_options;
-  metric_options.selection = options;
-  add_window(pool, alpha, values, queries, grid, 0, metric_options,
-             [&](int64_t l, int64_t h, const SampleValues& sample) { aggregator.add_sample(l, h, sample); });
 }
 
 }  // namespace geoattn::metrics

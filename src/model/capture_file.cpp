@@ -1,7 +1,6 @@
 #include "geoattn/model/capture_file.h"
 
-#include "geoattn/model/capture_checks.h"
-
+#include "geoattn/io/capture_file.h"
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/model/weights.h"
@@ -10,26 +9,13 @@
 namespace geoattn::model {
 
 using io::Dtype;
-using io::SafetensorsFile;
 using io::TensorBlob;
-using io::TensorInfo;
 
 namespace {
 TensorBlob blob(const std::string& name, const torch::Tensor& t, Dtype dtype) {
   return TensorBlob{name, dtype, t.sizes().vec(), t.data_ptr()};
 }
 
-torch::Tensor read(const SafetensorsFile& file, const std::string& name, Dtype dtype, int64_t dims) {
-  const TensorInfo* info = file.header().find(name);
-  if (!info) fail("{}: not a geoattn capture file: no tensor '{}'", file.path(), name);
-  if (info->dtype != dtype)
-    fail("{}: tensor '{}' has dtype {}, expected {}", file.path(), name, dtype_name(info->dtype), dtype_name(dtype));
-  if (static_cast<int64_t>(info->shape.size()) != dims)
-    fail("{}: tensor '{}' has {} dims, expected {}", file.path(), name, info->shape.size(), dims);
-  return torch::from_blob(const_cast<uint8_t*>(file.data(*info)), info->shape,
-                          torch::TensorOptions().dtype(to_torch_dtype(dtype)))
-      .clone();
-}
 }  // namespace
 
 void write_capture_file(const std::string& path, const CaptureFile& c) {
@@ -44,16 +30,16 @@ void write_capture_file(const std::string& path, const CaptureFile& c) {
 }
 
 CaptureFile read_capture_file(const std::string& path) {
-  SafetensorsFile file(path);
+  const io::CaptureView view(path);  // read and checked where it lies, then copied into tensors
+  const auto tensor = [](const io::FloatView& v) {
+    return torch::from_blob(const_cast<void*>(v.data), v.shape, torch::kFloat32).clone();
+  };
   CaptureFile c;
-  c.alpha = read(file, "alpha", Dtype::F32, 5);
-  c.values = read(file, "values", Dtype::F32, 5);
-  c.tokens = read(file, "tokens", Dtype::I64, 2);
-  c.queries = read(file, "queries", Dtype::I64, 1);
-  c.metadata = file.header().metadata;
-  check_capture(c.alpha, c.values, c.query_positions(), path + ": alpha", path + ": values");
-  const int64_t W = c.alpha.size(0), T = c.alpha.size(4);
-  if (c.tokens.size(0) != W || c.tokens.size(1) != T) fail("{}: tokens shape is not [{}, {}]", path, W, T);
+  c.alpha = tensor(view.alpha());
+  c.values = tensor(view.values());
+  c.tokens = torch::tensor(view.tokens(), torch::kInt64).view({view.windows(), view.alpha().size(4)});
+  c.queries = torch::tensor(view.queries(), torch::kInt64);
+  c.metadata = view.metadata();
   return c;
 }
 

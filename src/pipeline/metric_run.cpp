@@ -5,8 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "geoattn/metrics/window_assumptions.h"
-#include "geoattn/metrics/window_metrics.h"
+#include "geoattn/metrics/window_metrics_torch.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/stopwatch.h"
@@ -78,7 +77,7 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
         p0 * per_part, p1 * per_part);
   });
   if (!state_.assumptions.empty())
-    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, spec_.queries, state_.assumptions);
+    metrics::add_window_assumptions(alpha, m, spec_.queries, state_.assumptions);
   times_.aggregate += seconds_since(t);
 }
 

@@ -11,7 +11,7 @@
 #include "forward_loop.h"
 #include "geoattn/metrics/window_bounds.h"
 #include "geoattn/metrics/grid.h"
-#include "geoattn/metrics/window_metrics.h"
+#include "geoattn/metrics/window_metrics_torch.h"
 #include "geoattn/report/bounds_json.h"
 #include "geoattn/report/bounds_params_json.h"
 #include "geoattn/report/run_info_json.h"

@@ -15,6 +15,7 @@
 
 #include <vector>
 
+#include "geoattn/metrics/core_options.h"
 #include "geoattn/metrics/exact.h"
 #include "geoattn/util/worker_pool.h"
 
@@ -23,26 +24,6 @@ namespace geoattn::metrics {
 struct SampleMetrics {
   torch::Tensor curves;   // [B, kCurveMetrics, G] float64 (metric_names.h); the control's curves NaN
   torch::Tensor scalars;  // [B, kScalarMetrics] float64
-};
-
-struct SelectionOptions {
-  Distance distance = Distance::Euclidean;
-  // Working memory of one chunk of samples (the Gram matrices on CPU, [chunk, G, n] tensors on
-  // the tensor path) stays near this.
-  int64_t max_chunk_bytes = int64_t(256) << 20;
-  // Run the tensor path (what CUDA runs) on CPU too. For tests and comparisons.
-  bool tensor_path = false;
-};
-
-// What the core did (diagnostics: tests, the bench and the JSON's timing report it).
-struct CoreStats {
-  int64_t decisions = 0;     // (sample, ordering, N) triples evaluated
-  int64_t banded = 0;        // of those, where the one band of the fast pass left a count open
-  int64_t exact_tokens = 0;  // tokens whose comparison needed exact arithmetic
-  double gram_s = 0;         // wall time: Gram matrices (CPU) or nothing (tensor path)
-  double top_s = 0;          // the top-N ordering (counts, s(N) diagnostics, scalars)
-  double controls_s = 0;     // the random orderings of the control
-  void merge(const CoreStats& o);
 };
 
 // The selection order of top-N: a stable descending argsort of alpha [B, n] -> [B, n] (SPEC §2:

@@ -1,0 +1,30 @@
+#pragma once
+// The checks every capture passes before any metric sees it, one definition for each way in: a
+// capture file (geoattn metrics, sinks, bounds; geoattn.read_capture) and tensors from Python
+// (geoattn.metrics, geoattn.sinks; model/capture_checks.h hands them over). Errors name the
+// tensor as the caller knows it ("alpha", or "cap.safetensors: alpha") and the first window,
+// layer and head at fault. Pure C++ over the arrays where they lie.
+#include <string>
+#include <vector>
+
+#include "geoattn/io/float_view.h"
+
+namespace geoattn::io {
+
+// How far a row's mass may be from 1, and the mass after its query from 0: rows rounded to bf16
+// (a bf16 model's, widened or not) are off by up to 2^-9 of their mass; a row that is no
+// distribution (scores, logits, a transposed tensor) is off by far more.
+inline constexpr double kRowTolerance = 2e-2;
+
+// No NaN or infinity in x [windows, layers, heads, ...]; else geoattn::Error "<name>: window w
+// layer l <head_word> h: NaN or infinite values".
+void check_finite(const FloatView& x, const std::string& name, const std::string& head_word = "head");
+
+// alpha [W, L, H, Q, T] and values [W, L, KV, T, d] of `queries` (Q positions): every size at
+// least 1, KV dividing H, the positions increasing within 0..T-1, both finite, and each row
+// alpha[w, l, h, i, :] a distribution over keys 0..queries[i] (non-negative, sum 1 and nothing
+// after the query, within kRowTolerance).
+void check_capture(const FloatView& alpha, const FloatView& values, const std::vector<int64_t>& queries,
+                   const std::string& alpha_name, const std::string& values_name);
+
+}  // namespace geoattn::io

@@ -1,0 +1,124 @@
+#include "geoattn/metrics/window_metrics_torch.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core_tensor.h"
+#include "geoattn/arch/config.h"
+#include "geoattn/metrics/metric_names.h"
+#include "geoattn/model/capture_checks.h"
+#include "geoattn/metrics/selection.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/n_grid.h"
+
+namespace geoattn::metrics {
+
+namespace {
+
+using torch::indexing::Slice;
+
+// The tensor path (what CUDA runs): window_metrics.cpp's steps with the core on the device.
+WindowMetrics tensor_window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                                    const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
+                                    uint64_t window_key, const MetricOptions& options) {
+  const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
+  const int64_t KV = values.size(1), d = values.size(3), G = static_cast<int64_t>(grid.size());
+  auto V = values.reshape({L * KV, T, d}).to(torch::kFloat64).contiguous();
+  std::vector<int64_t> block_of;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + arch::kv_head_of(h, H, KV));
+  WindowMetrics out;
+  out.Q = Q, out.L = L, out.H = H, out.G = G, out.KV = KV, out.T = T, out.decay_k = options.decay_k;
+  out.curves.assign(static_cast<size_t>(Q * L * H * kCurveMetrics * G), std::numeric_limits<double>::quiet_NaN());
+  out.scalars.assign(static_cast<size_t>(Q * L * H * kScalarMetrics), 0.0);
+  std::vector<detail::TensorGroup> groups;
+  std::vector<int64_t> group_query;
+  for (int64_t qi = 0; qi < Q; ++qi) {
+    const int64_t n = queries[qi] + 1;  // tokens 0..q
+    detail::TensorGroup g;
+    g.n = n;
+    g.grid.assign(grid.begin(), grid.begin() + valid_grid_size(grid, n));  // SPEC §2: N <= q + 1
+    out.n_valid.push_back(static_cast<int64_t>(g.grid.size()));
+    if (g.grid.empty()) continue;
+    g.alpha = alpha.index({Slice(), Slice(), qi, Slice(0, n)}).to(torch::kFloat64).reshape({L * H, n}).contiguous();
+    g.orders = torch::empty({L * H, 1 + options.controls, n}, torch::kInt64);  // [LH, O, n]: top-N, then the control's
+    g.orders.select(1, 0).copy_(top_n_order(g.alpha));
+    // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
+    if (options.controls > 0)
+      random_orders_into(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
+                         g.orders.narrow(1, 1, options.controls).transpose(0, 1));
+    g.block = block_of;
+    groups.push_back(std::move(g));
+    group_query.push_back(qi);
+  }
+  const auto& sel = options.selection;
+  detail::ValueGeometry geometry;
+  detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
+  const auto results = detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core);
+  const int64_t stride = kCurveMetrics * G;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const int64_t qi = group_query[i];
+    detail::curves_from_counts(results[i], groups[i].grid, 0, L * H, out.curves.data() + qi * L * H * stride, stride, G);
+    std::copy(results[i].scalars.begin(), results[i].scalars.end(), out.scalars.begin() + qi * L * H * kScalarMetrics);
+  }
+  if (geo) out.value_norms = std::move(geometry.norms), out.decay_sums = std::move(geometry.decay_sums);
+  return out;
+}
+
+}  // namespace
+
+WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                             const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
+                             const MetricOptions& options) {
+  if (alpha.dim() != 4 || values.dim() != 4) fail("metrics: alpha must be [L, H, Q, T] and values [L, KV, T, d]");
+  c10::InferenceMode inference;
+  if (values.is_cuda() || options.selection.tensor_path) {
+    check_window(alpha.sizes().vec(), values.sizes().vec(), queries.size(), options);
+    return tensor_window_metrics(pool, alpha, values, queries, grid, window_key, options);
+  }
+  const auto A = alpha.contiguous(), V = values.contiguous();
+  return window_metrics(pool, model::float_view(A), model::float_view(V), queries, grid, window_key, options);
+}
+
+std::pair<std::vector<double>, std::vector<double>> value_statistics(WorkerPool& pool, const torch::Tensor& values,
+                                                                     int64_t decay_k) {
+  c10::InferenceMode inference;
+  const int64_t L = values.size(0), KV = values.size(1), T = values.size(2), d = values.size(3);
+  const auto V = values.to(torch::kCPU).contiguous();
+  const io::FloatView view = model::float_view(V);
+  detail::ValueGeometry geometry;
+  detail::core_cpu(pool, io::FloatView{view.data, view.dtype, {L * KV, T, d}}, {}, Distance::Euclidean, decay_k, &geometry,
+                   nullptr);
+  return {std::move(geometry.norms), std::move(geometry.decay_sums)};
+}
+
+bool add_window_assumptions(const torch::Tensor& alpha, const WindowMetrics& m, const std::vector<int64_t>& queries,
+                            AssumptionStats& stats) {
+  const auto A = alpha.to(torch::kCPU).contiguous();
+  return add_window_assumptions(model::float_view(A), m.value_norms, m.decay_sums, m.KV, queries, stats);
+}
+
+bool add_window_assumptions(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                            const std::vector<int64_t>& queries, AssumptionStats& stats) {
+  if (std::find(queries.begin(), queries.end(), alpha.size(3) - 1) == queries.end()) return false;
+  const auto [norms, decay] = value_statistics(pool, values, stats.K());
+  const auto A = alpha.to(torch::kCPU).contiguous();
+  return add_window_assumptions(model::float_view(A), norms, decay, values.size(1), queries, stats);
+}
+
+void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
+                const MetricOptions& options, const SampleSink& sink) {
+  for_each_sample(window_metrics(pool, alpha, values, queries, grid, window_key, options), sink);
+}
+
+void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
+                const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, Aggregator& aggregator,
+                const SelectionOptions& options) {
+  MetricOptions metric_options;
+  metric_options.selection = options;
+  add_window(pool, alpha, values, queries, grid, 0, metric_options,
+             [&](int64_t l, int64_t h, const SampleValues& sample) { aggregator.add_sample(l, h, sample); });
+}
+
+}  // namespace geoattn::metrics

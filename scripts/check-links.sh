@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Checks what a geoattn binary built against a torch wheel loads:
-#   scripts/check-links.sh BIN TORCH_ROOT      (TORCH_ROOT: the torch package's folder)
+# Checks what geoattn built against a torch wheel loads:
+#   scripts/check-links.sh BIN TORCH_ROOT      (BIN: the geoattn program; TORCH_ROOT: the torch package's folder)
+# geoattn links no LibTorch; geoattn-torch beside it:
 # With a CUDA wheel it links LibTorch's CUDA library from that wheel (so --device cuda works
 # through the wheel's own CUDA libraries), never Debian's LibTorch 1.13 beside it, and never the
 # driver stub libcuda.so of a toolkit's lib64/stubs: a binary that needs it cannot start on a
 # CPU-only machine, and on a GPU machine it would shadow the real driver.
 set -euo pipefail
 die() { echo "check-links: $*" >&2; exit 1; }
-bin=${1:?usage: check-links.sh BIN TORCH_ROOT}
+front=${1:?usage: check-links.sh BIN TORCH_ROOT}
 torch_root=$(cd "${2:?usage: check-links.sh BIN TORCH_ROOT}" && pwd -P)
+# geoattn itself runs metrics, merge and taxonomy without LibTorch; geoattn-torch beside it links it.
+! ldd "$front" | grep -qE 'lib(torch|c10)' || die "$front links LibTorch (it must not: tools/geoattn/binaries.h)"
+bin=$(dirname "$front")/geoattn-torch
 dynamic=$(readelf -d "$bin") || die "readelf cannot read $bin"
 libs=$(ldd "$bin") || die "ldd cannot read $bin"
 # The resolved, canonical path of library $1.

@@ -171,6 +171,29 @@ TEST(Measure, SidecarIsTheStateOnceTheWindowsAreIn) {
   }
 }
 
+// `geoattn metrics` runs in plain C++, LibTorch never in the process (tools/geoattn/binaries.h):
+// the dynamic loader's own account of every file it maps (LD_DEBUG=files) names no LibTorch
+// library, while `geoattn measure` (handed to geoattn-torch) maps libtorch_cpu. The results are
+// those of the capture's own run (MetricsOfACaptureEqualMeasure).
+TEST(Measure, MetricsNeverLoadsLibTorch) {
+  TempDir tmp;
+  ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 2, 64));
+  const auto maps_torch = [](const std::string& loader_log) {
+    return loader_log.find("libtorch_cpu") != std::string::npos || loader_log.find("libc10") != std::string::npos;
+  };
+  auto r = geoattn::testing::run_tool("geoattn metrics --capture " + (tmp / "c.safetensors") + " --out " + (tmp / "y.json"),
+                                      tmp, "LD_DEBUG=files ");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_NE(r.err.find("file="), std::string::npos) << "no loader log: " << r.err.substr(0, 400);
+  EXPECT_FALSE(maps_torch(r.err));
+  EXPECT_EQ(load(tmp / "y.json")["heads"].dump(), load(tmp / "x.json")["heads"].dump());
+  r = geoattn::testing::run_tool("geoattn measure --quiet" + kModel + " --data " + jsonl(tmp, "one.jsonl", 0, 1) +
+                                     " --ctx 32 --bootstrap 0 --out " + (tmp / "z.json"),
+                                 tmp, "LD_DEBUG=files ");
+  ASSERT_EQ(r.code, 0) << r.err.substr(r.err.size() > 2000 ? r.err.size() - 2000 : 0);
+  EXPECT_TRUE(maps_torch(r.err));
+}
+
 // On a real run (stories260K), the taxonomy and the fits from the run's structs (what Python's
 // geoattn.taxonomy and geoattn.fits read of a result in memory) are what `geoattn taxonomy` and
 // the result JSON say, read back from the files: the typed path and the JSON one agree.

@@ -158,7 +158,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
   };
   py::gil_scoped_release released;
   CallThreads call(threads);
-  const auto documents = docs.empty() ? pipeline::capture_documents(capture, source) : docs;
+  const auto documents = docs.empty() ? pipeline::capture_documents(capture.metadata, capture.alpha.size(0), source) : docs;
   return Measure{pipeline::metrics_of_capture(call.pool, capture, documents, source, spec_for)};
 }
 
@@ -208,7 +208,7 @@ py::dict read_capture(const std::string& path) {
   const model::CaptureFile c = model::read_capture_file(path);
   py::dict out;
   out["alpha"] = c.alpha, out["values"] = c.values, out["tokens"] = c.tokens;
-  out["queries"] = c.query_positions(), out["docs"] = pipeline::capture_documents(c, path);
+  out["queries"] = c.query_positions(), out["docs"] = pipeline::capture_documents(c.metadata, c.alpha.size(0), path);
   out["metadata"] = c.metadata;
   return out;
 }

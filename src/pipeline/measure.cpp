@@ -9,6 +9,8 @@
 #include <filesystem>
 
 #include "geoattn/io/windows.h"
+#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/model/capture_checks.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/window_loop.h"
@@ -80,7 +82,7 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   const auto times = forward_windows(m.decoder, c.n_layers, todo, job.queries, m.batch, "measure", m.quiet,
                                      [&](int64_t t, const CapturedWindow& c) {
                                        const int64_t w = done + t;
-                                       run.add_window(c.alpha, c.values, keys[w], m.windows[w].doc_id);
+                                       add_window(run, c.alpha, c.values, keys[w], m.windows[w].doc_id);
                                        if (job.checkpoint_every > 0 && (w + 1) % job.checkpoint_every == 0 && w + 1 < W)
                                          save_partial(w + 1);
                                        if (kill_after && w + 1 == std::atoll(kill_after)) std::raise(SIGKILL);
@@ -112,73 +114,25 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
                times.visit_s);
 }
 
-// The windows' documents, as geoattn capture records them in __metadata__ doc_ids; a capture
-// without them (another tool's) makes each window its own document.
-std::vector<std::string> capture_documents(const model::CaptureFile& capture, const std::string& path) {
-  const int64_t W = capture.alpha.size(0);
-  std::vector<std::string> docs;
-  if (auto it = capture.metadata.find("doc_ids"); it != capture.metadata.end()) {
-    const auto ids = parse_json(nullptr, it->second);
-    if (ids.is_array() && static_cast<int64_t>(ids.size()) == W)
-      for (const auto& id : ids)
-        if (id.is_string()) docs.push_back(id.get<std::string>());
-    if (static_cast<int64_t>(docs.size()) != W) fail("{}: __metadata__ doc_ids is not a list of {} strings", path, W);
-  } else {
-    for (int64_t w = 0; w < W; ++w) docs.push_back("window " + std::to_string(w));
-  }
-  return docs;
-}
-
-CaptureMetrics capture_windows(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
-                               const std::string& source, const SpecFor& spec_for, double load_s) {
-  const auto start = Clock::now();
-  const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
-  if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
-  const std::vector<int64_t> queries = capture.query_positions();
-  const auto keys = window_keys(docs);
-  MetricRun run(pool, spec_for(T, queries), L, H, T);
-  for (int64_t w = 0; w < W; ++w) run.add_window(capture.alpha[w], capture.values[w], keys[w], docs[w]);
-  const metrics::MetricSettings settings = run.settings();
-  CaptureMetrics out{std::move(run.state()), {}, {}};
-  out.times.load = load_s;
-  out.times.gram = run.times().gram, out.times.top = run.times().top, out.times.controls = run.times().controls;
-  out.times.aggregate = run.times().aggregate;
-
-  auto& run_info = out.state.run_info;
-  run_info.model = capture_model_info(capture, source);
-  run_info.data = capture_data(source, W, T);
-  run_info.command = {T, queries, std::nullopt};
-  run_info.method = settings;
-  run_info.timing.seconds_total = load_s + seconds_since(start);
-  run_info.timing.stages = out.times.seconds();
-  return out;
-}
-
-void finalize_capture(WorkerPool& pool, CaptureMetrics& run) {
-  const auto start = Clock::now();
-  run.done = finalize(pool, run.state, &run.times);
-  auto& timing = run.state.run_info.timing;
-  timing.seconds_total = timing.seconds_total.value_or(0) + seconds_since(start);
-  timing.stages = run.times.seconds();
+void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key,
+                const std::string& doc) {
+  const auto m = metrics::window_metrics(run.pool(), alpha, values, run.spec().queries, run.spec().grid, key, run.options());
+  const auto A = alpha.to(torch::kCPU).contiguous();  // SPEC §4's last row, read where it lies
+  run.add_window(m, model::float_view(A), key, doc);
 }
 
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
                                   const std::string& source, const SpecFor& spec_for) {
-  CaptureMetrics run = capture_windows(pool, capture, docs, source, spec_for);
+  const CaptureShape shape{capture.alpha.sizes().vec(), capture.values.sizes().vec(), capture.query_positions(),
+                           capture.metadata};
+  CaptureMetrics run = capture_windows(
+      pool, shape,
+      [&](MetricRun& r, int64_t w, uint64_t key, const std::string& doc) {
+        add_window(r, capture.alpha[w], capture.values[w], key, doc);
+      },
+      docs, source, spec_for);
   finalize_capture(pool, run);
   return run;
-}
-
-StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
-                                const std::string& out) {
-  const auto start = Clock::now();
-  const model::CaptureFile capture = model::read_capture_file(capture_path);
-  CaptureMetrics run = capture_windows(pool, capture, capture_documents(capture, capture_path), capture_path, spec_for,
-                                       seconds_since(start));
-  SidecarWrite sidecar(out, run.state);  // the state is final: written while the bootstrap and the fits run
-  finalize_capture(pool, run);
-  write_results(out, run.state, run.done, sidecar, &run.times);
-  return run.times;
 }
 
 }  // namespace geoattn::pipeline

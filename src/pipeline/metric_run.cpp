@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/metrics/window_assumptions.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/stopwatch.h"
@@ -57,15 +57,23 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
   }
 }
 
-void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key, const std::string& doc) {
-  const std::string unit = spec_.boot_unit == BootUnit::Window ? fmt::format("window {:016x}", key) : doc;
+metrics::MetricOptions MetricRun::options() const {
   metrics::MetricOptions options;
   options.selection.max_chunk_bytes = spec_.chunk_bytes;
   options.selection.distance = spec_.distance;
   options.controls = spec_.controls;
   options.seed = spec_.seed;
   options.decay_k = state_.assumptions.empty() ? 0 : spec_.decay_k;
-  const auto m = metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options);
+  return options;
+}
+
+void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc) {
+  add_window(metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options()), alpha, key, doc);
+}
+
+void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, uint64_t key,
+                           const std::string& doc) {
+  const std::string unit = spec_.boot_unit == BootUnit::Window ? fmt::format("window {:016x}", key) : doc;
   times_.add(m.core);
   const auto t = Clock::now();
   // Layers in parallel where no two share a slot (RunState::layers_apart), else all in one part.
@@ -77,7 +85,7 @@ void MetricRun::add_window(const torch::Tensor& alpha, const torch::Tensor& valu
         p0 * per_part, p1 * per_part);
   });
   if (!state_.assumptions.empty())
-    metrics::add_window_assumptions(alpha, m, spec_.queries, state_.assumptions);
+    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, m.KV, spec_.queries, state_.assumptions);
   times_.aggregate += seconds_since(t);
 }
 

@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "geoattn/metrics/bootstrap.h"
-#include "geoattn/model/capture_file.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/state_file.h"
@@ -71,13 +70,14 @@ void write_results(WorkerPool& pool, const std::string& out, const metrics::RunS
   write_results(out, state, finalize(pool, state));
 }
 
-metrics::ModelInfo capture_model_info(const model::CaptureFile& capture, const std::string& path) {
+metrics::ModelInfo capture_model_info(const std::vector<int64_t>& alpha_shape, const std::vector<int64_t>& values_shape,
+                                      const std::map<std::string, std::string>& metadata, const std::string& path) {
   metrics::ModelInfo model{metrics::ModelInfo::Source::Capture, path,
-                           {{"layers", capture.alpha.size(1)},
-                            {"heads", capture.alpha.size(2)},
-                            {"kv_heads", capture.values.size(2)},
-                            {"head_dim", capture.values.size(4)}}};
-  for (const auto& [k, v] : capture.metadata) model.description["metadata"][k] = v;
+                           {{"layers", alpha_shape.at(1)},
+                            {"heads", alpha_shape.at(2)},
+                            {"kv_heads", values_shape.at(2)},
+                            {"head_dim", values_shape.at(4)}}};
+  for (const auto& [k, v] : metadata) model.description["metadata"][k] = v;
   return model;
 }
 

@@ -17,7 +17,6 @@
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 #include "geoattn/util/stopwatch.h"
-#include "sinks_config_json.h"  // kBuiltinSinksConfig: configs/sinks.json, embedded at build time
 
 namespace geoattn::pipeline {
 
@@ -42,18 +41,6 @@ std::map<int64_t, std::string> anchor_texts(const metrics::SinkStats& stats,
 }
 
 }  // namespace
-
-metrics::SinkRule builtin_sink_rule() {
-  return report::sink_rule_from_json(parse_json_or_fail<nlohmann::ordered_json>("built-in sinks config", kBuiltinSinksConfig));
-}
-
-void write_sinks(const std::string& out, const metrics::SinkRun& run) {
-  const auto json = report::sinks_report(run);
-  OutputFiles files;  // the JSON and its state sidecar, both or neither
-  report::save_sink_state(files.staged(state_path(out)), run);
-  write_file_atomic(files.staged(out), [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
-  files.commit();
-}
 
 void sinks(const SinksJob& job, const std::string& out) {
   const auto start = Clock::now();
@@ -94,7 +81,7 @@ metrics::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch
     run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], resid.defined() ? resid[w] : torch::Tensor(),
                                        settings.taus),
                   std::span<const int64_t>(tokens.data_ptr<int64_t>() + w * T, static_cast<size_t>(T)));
-  run.run_info = {capture_model_info(capture, source), capture_data(source, W, T), {T, "all", std::nullopt}, settings, {}};
+  run.run_info = {capture_model_info(capture.alpha.sizes().vec(), capture.values.sizes().vec(), capture.metadata, source), capture_data(source, W, T), {T, "all", std::nullopt}, settings, {}};
   run.run_info.timing.seconds_total = seconds_since(start);
   run.run_info.timing.peak_rss_bytes = peak_rss_bytes();
   return run;
@@ -102,30 +89,6 @@ metrics::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch
 
 void sinks_from_capture(const std::string& capture_path, const SinkSettings& settings, const std::string& out) {
   write_sinks(out, sinks_of_capture(model::read_capture_file(capture_path), torch::Tensor(), capture_path, settings));
-}
-
-void merge_sinks(const std::vector<std::string>& inputs, const std::string& out, bool partial) {
-  metrics::SinkRun merged = report::load_sink_state(state_path(inputs.at(0)));
-  std::vector<metrics::DataInfo> shards;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const metrics::SinkRun shard = i == 0 ? merged : report::load_sink_state(state_path(inputs[i]));
-    std::string why;
-    if (!report::same_run(merged.run_info, shard.run_info, &why))
-      fail("{}: cannot merge with {}: {}", inputs[i], inputs[0], why);
-    if (i > 0) {
-      try {
-        merged.stats.merge(shard.stats);
-      } catch (const Error& e) {
-        fail("{}: {}", inputs[i], e.what());
-      }
-      for (const auto& [id, text] : shard.token_text) merged.token_text.emplace(id, text);
-    }
-    shards.push_back(shard.run_info.data);
-  }
-  merged.run_info.data = merged_data(inputs, std::move(shards), partial);
-  merged.run_info.timing = {};
-  merged.run_info.timing.merged = static_cast<int64_t>(inputs.size());
-  write_sinks(out, merged);
 }
 
 }  // namespace geoattn::pipeline

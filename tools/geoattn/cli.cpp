@@ -74,25 +74,6 @@ nlohmann::ordered_json read_json(const std::string& path) {
   return read_json_file<nlohmann::ordered_json>(path);
 }
 
-torch::Device torch_device(const arch::Device& device) {
-  if (device.kind == arch::Device::Kind::Cpu) return torch::Device(torch::kCPU);
-  const std::string name = arch::device_name(device);
-  if (!torch::cuda::is_available())
-    fail("--device {}: no CUDA device is available (this LibTorch build or machine has none)", name);
-  if (device.index >= static_cast<int>(torch::cuda::device_count()))
-    fail("--device {}: only {} CUDA devices", name, torch::cuda::device_count());
-  return device.index < 0 ? torch::Device(torch::kCUDA) : torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device.index));
-}
-
-torch::Dtype torch_dtype(arch::ForwardDtype dtype) {
-  switch (dtype) {
-    case arch::ForwardDtype::Fp32: return torch::kFloat32;
-    case arch::ForwardDtype::Bf16: return torch::kBFloat16;
-    case arch::ForwardDtype::Fp16: return torch::kFloat16;
-  }
-  fail("internal: forward dtype {}", static_cast<int>(dtype));
-}
-
 void add_input_options(CLI::App& cmd, InputOptions& o, bool data_only) {
   auto* data = cmd.add_option("--data", o.data, "shards: .txt, .jsonl, folder, urlsf_subsetNN.tar, .bin")->check(CLI::ExistingPath);
   if (data_only) {

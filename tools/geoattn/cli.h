@@ -15,13 +15,11 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include "geoattn/arch/device.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/run_info.h"
-#include "geoattn/model/capture_file.h"
 #include "geoattn/util/enum_names.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/worker_pool.h"
@@ -160,9 +158,6 @@ void check_outputs_of(const std::string& out, const std::vector<std::string>& in
 
 // --out FILE (required; `what` says what is written there) and --quiet (no progress line).
 void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what);
-// --device as LibTorch's: geoattn::Error naming the flag when this build or machine has no such device.
-torch::Device torch_device(const arch::Device& device);
-torch::Dtype torch_dtype(arch::ForwardDtype dtype);
 
 // Where the tokens come from: literal text, literal ids, or data shards.
 struct InputOptions {

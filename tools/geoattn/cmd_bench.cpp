@@ -4,6 +4,7 @@
 // the command.
 #include <fmt/format.h>
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -16,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "binaries.h"
+#include "cli_torch.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
@@ -108,16 +110,21 @@ struct ProcessTime {
   double wall = 0, cpu = 0;
 };
 
-// This binary (/proc/self/exe) run with `args` as a process of its own.
+// The geoattn program a user runs (binaries.h: beside this one) with `args` as a process of its own.
 ProcessTime child_process(const std::vector<std::string>& args) {
+  const std::string program = sibling_program(kProgram);
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const std::string command = args.size() > 1 ? args[1] : "";  // the subcommand or flag, for errors
   const auto start = Clock::now();
   pid_t pid = 0;
-  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
-    fail("bench: cannot start /proc/self/exe {}", command);
+  posix_spawn_file_actions_t quiet;  // its standard output (help text) to /dev/null
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  const int spawned = posix_spawn(&pid, program.c_str(), &quiet, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&quiet);
+  if (spawned != 0) fail("bench: cannot start {} {}", program, command);
   int status = 0;
   rusage usage{};
   if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -148,8 +155,8 @@ ProcessTime whole_process(const std::string& capture, const MetricFlags& f, int 
                         std::to_string(threads), "--out", out});
 }
 
-// `idle`: a process of this binary that does nothing (`geoattn --version`): the dynamic loader and
-// LibTorch's static initialisers, then exit.
+// `idle`: a geoattn process that does nothing (`geoattn metrics --help`): the dynamic loader and
+// the static initialisers, then exit.
 void print_stages(const char* title, const StageTimes& t, double whole, double idle) {
   const double total = t.total();
   fmt::print("  {}: {:.3f} s in the stages (in this process, best of the repeats)\n", title, total);
@@ -160,7 +167,7 @@ void print_stages(const char* title, const StageTimes& t, double whole, double i
   for (const auto& [name, s] : rows) fmt::print("    {:<26} {:8.3f} s  {:5.1f}%\n", name, s, 100 * s / total);
   fmt::print("    {:<26} {:8.3f} s  (the whole process less its stages), of which\n", "outside the stages",
              whole - total);
-  fmt::print("      {:<24} {:8.3f} s  (geoattn --version: the dynamic loader and LibTorch's initialisers, exit)\n",
+  fmt::print("      {:<24} {:8.3f} s  (geoattn metrics --help: the dynamic loader and the initialisers, exit)\n",
              "an idle process", idle);
   fmt::print("      {:<24} {:8.3f} s  (reading the flags, the run's set-up, the samples' grouping and curves, exit)\n",
              "the rest", whole - total - idle);
@@ -198,13 +205,13 @@ void run_bench(const BenchOptions& o) {
   const std::string out = (dir / "process.json").string();
   const ProcessTime process = fastest_process(o.repeats, [&] { return whole_process(capture, o.metric, pool.size(), out); });
   const double whole = process.wall;
-  const double idle = fastest_process(o.repeats, [&] { return child_process({"geoattn", "--version"}); }).wall;
+  const double idle = fastest_process(o.repeats, [&] { return child_process({"geoattn", "metrics", "--help"}); }).wall;
   fmt::print("  the whole process, geoattn metrics --capture {} --n {} (best of {}): {:.3f} s = {:.2f}x the float32 "
              "Gram floor\n",
              capture, o.metric.n, o.repeats, whole, whole / floor);
   fmt::print("    its CPU time (user + system, all threads): {:.3f} s = the {} cores {:.0f}% busy over its wall time\n",
              process.cpu, pool.size(), 100 * process.cpu / (whole * pool.size()));
-  fmt::print("  an idle process, geoattn --version (best of {}): {:.3f} s = {:.2f}x the floor; the whole process less "
+  fmt::print("  an idle process, geoattn metrics --help (best of {}): {:.3f} s = {:.2f}x the floor; the whole process less "
              "it: {:.2f}x\n",
              o.repeats, idle, idle / floor, (whole - idle) / floor);
 

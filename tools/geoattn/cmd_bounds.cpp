@@ -6,7 +6,7 @@
 #include <limits>
 #include <set>
 
-#include "cli.h"
+#include "cli_torch.h"
 #include "geoattn/report/measure_json.h"
 #include "forward_loop.h"
 #include "geoattn/metrics/window_bounds.h"
@@ -70,7 +70,7 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
   nlohmann::ordered_json run_info;
   run_info["source"] = "capture";
-  run_info["model"] = report::to_json(capture_model_info(capture, o.capture));
+  run_info["model"] = report::to_json(capture_model_info(capture.alpha.sizes().vec(), capture.values.sizes().vec(), capture.metadata, o.capture));
   run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = settings_info(o);
   run_info["settings"]["queries"] = queries;

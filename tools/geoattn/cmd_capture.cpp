@@ -1,7 +1,7 @@
 // geoattn capture: forward with the attn.pattern and attn.v capture points -> capture file.
 #include <fmt/format.h>
 
-#include "cli.h"
+#include "cli_torch.h"
 #include "forward_loop.h"
 #include "metric_flags.h"
 #include "geoattn/io/model_info.h"

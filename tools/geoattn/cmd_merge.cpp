@@ -3,7 +3,7 @@
 // single run over the same windows, bit for bit.
 #include <fmt/format.h>
 
-#include "geoattn/pipeline/sinks.h"
+#include "geoattn/pipeline/sink_results.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/sinks_json.h"

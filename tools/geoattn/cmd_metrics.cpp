@@ -1,7 +1,7 @@
 // geoattn metrics: a capture file (geoattn capture's layout, or another tool's) -> the same
 // result JSON as measure.
 #include "cli.h"
-#include "geoattn/pipeline/measure.h"
+#include "geoattn/pipeline/capture_metrics.h"
 #include "geoattn/util/atomic_file.h"
 #include "metric_flags.h"
 

@@ -7,7 +7,7 @@
 
 #include <torch/torch.h>
 
-#include "cli.h"
+#include "cli_torch.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/pipeline/model_job.h"

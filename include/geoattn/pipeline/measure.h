@@ -9,6 +9,7 @@
 
 #include "geoattn/io/windows.h"
 #include "geoattn/model/capture_file.h"
+#include "geoattn/pipeline/capture_metrics.h"
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/pipeline/model_job.h"
 #include "geoattn/pipeline/results.h"
@@ -32,31 +33,15 @@ struct MeasureJob {
 // The metrics, bootstrap and fits run on `pool`.
 void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out);
 
-// `metrics`: the windows of a capture file (geoattn capture's layout; without doc_ids each
-// window is its own document). `spec_for(T, queries)` builds the metric specification once the
-// capture's T and query positions are known.
-using SpecFor = std::function<MetricSpec(int64_t T, const std::vector<int64_t>& queries)>;
-StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
-                                const std::string& out);
+// A window of tensors into a metric run: window_metrics_torch.h (the CPU core over their storage,
+// or the tensor path on CUDA), then the run's aggregation.
+void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key,
+                const std::string& doc);
 
-// The same run over a capture already in memory (the Python module's geoattn.metrics), finalized
+// capture_metrics.h's run over a capture in memory (the Python module's geoattn.metrics), finalized
 // and not written: `docs` names each window's document, `source` stands where the file's path
-// would ("model.capture", "data.capture"). write_results(out, run.state, run.done) writes what
-// metrics_from_capture writes.
-struct CaptureMetrics {
-  metrics::RunState state;
-  Finalized done;
-  StageTimes times;
-};
+// would ("model.capture", "data.capture").
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
                                   const std::string& source, const SpecFor& spec_for);
-// Its two halves: the windows into the run's state and description (`load_s`: the seconds it
-// took to read the capture, counted in), then the bootstrap and the fits of that state.
-CaptureMetrics capture_windows(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,
-                               const std::string& source, const SpecFor& spec_for, double load_s = 0);
-void finalize_capture(WorkerPool& pool, CaptureMetrics& run);
-// The windows' documents as geoattn capture records them (__metadata__ doc_ids); a capture
-// without them (another tool's) makes each window its own document.
-std::vector<std::string> capture_documents(const model::CaptureFile& capture, const std::string& path);
 
 }  // namespace geoattn::pipeline

@@ -2,20 +2,20 @@
 // The run after the capture, as a library: a typed specification built once from the flags,
 // the window's samples handed to the aggregation inside (no per-sample callbacks through the
 // CLI), and the settings it records. Shared by measure (windows from the forward) and metrics
-// (windows from a capture file).
+// (windows from a capture file). Plain C++ (measure.h hands it tensors).
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <optional>
 
-#include <torch/torch.h>
-
+#include "geoattn/io/float_view.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/unit_stats.h"
+#include "geoattn/metrics/window_metrics.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/util/argument_names.h"
 #include "geoattn/util/worker_pool.h"
@@ -58,11 +58,17 @@ class MetricRun {
   // The windows' metric core runs on `pool`, which must outlive the run.
   MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T);
 
-  // One captured window: alpha [L, H, Q, T], values [L, KV, T, d]. `key` is the window's index
-  // in the run, `doc` its document (the bootstrap resamples documents, or windows).
-  void add_window(const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key, const std::string& doc);
+  // One captured window: alpha [L, H, Q, T], values [L, KV, T, d] where they lie. `key` is the
+  // window's index in the run, `doc` its document (the bootstrap resamples documents, or windows).
+  void add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc);
+  // The same for a window whose metrics are computed (window_metrics with options(key)): alpha
+  // [L, H, Q, T] for SPEC §4's last row.
+  void add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, uint64_t key, const std::string& doc);
+  // What window_metrics runs with for this run's windows.
+  metrics::MetricOptions options() const;
 
   const MetricSpec& spec() const { return spec_; }
+  WorkerPool& pool() const { return pool_; }
   metrics::RunState& state() { return state_; }
   StageTimes& times() { return times_; }
   // The metric run's "settings" (after the command's own).

@@ -3,6 +3,7 @@
 // meanwhile, SidecarWrite), the bootstrap and the fits (finalize), then the result JSON and its
 // arrays file (write_results).
 #include <future>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +14,6 @@
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/head_fits.h"
 #include "geoattn/metrics/run_state.h"
-#include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
@@ -62,7 +62,9 @@ void write_results(const std::string& out, const metrics::RunState& state, const
 void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state);  // finalize + write
 // The "model" of the run's description: a checkpoint, or a capture file.
 metrics::ModelInfo model_info(const io::Checkpoint& checkpoint);
-metrics::ModelInfo capture_model_info(const model::CaptureFile& capture, const std::string& path);
+// A capture's: alpha [W, L, H, Q, T] and values [W, L, KV, T, d] shapes, its __metadata__.
+metrics::ModelInfo capture_model_info(const std::vector<int64_t>& alpha_shape, const std::vector<int64_t>& values_shape,
+                                      const std::map<std::string, std::string>& metadata, const std::string& path);
 // The "data" of the W windows of T tokens of a capture file (or of the capture in memory that
 // `path` stands for).
 metrics::DataInfo capture_data(const std::string& path, int64_t W, int64_t T);

@@ -12,16 +12,10 @@
 
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/model_job.h"
+#include "geoattn/pipeline/sink_results.h"
 #include "geoattn/report/sinks_json.h"
 
 namespace geoattn::pipeline {
-
-// What every sinks run shares: what it measures and how it reports (metrics/run_info.h).
-using metrics::SinkSettings;
-
-// configs/sinks.json, embedded at build time: the frame-type rule when no config is given.
-metrics::SinkRule builtin_sink_rule();
-constexpr const char* kBuiltinSinkRuleSource = "built-in (configs/sinks.json)";
 
 struct SinksJob {
   ModelJob run;                              // the model and windows; the sinks' settings follow the command's
@@ -36,12 +30,5 @@ void sinks_from_capture(const std::string& capture_path, const SinkSettings& set
 // [W, L, T, D] or undefined (settings.residual says which), `source` stands for the file's path.
 metrics::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch::Tensor& resid, const std::string& source,
                                  const SinkSettings& settings);
-// The result JSON (the frame rule of the run's settings) and its state sidecar, both or neither.
-void write_sinks(const std::string& out, const metrics::SinkRun& run);
-
-// Shards of one sinks run (their state sidecars) -> the result of one run over all of them,
-// bit for bit. geoattn::Error naming the file when they are not of one run, or hold a window
-// twice, or (unless `partial`) miss a shard (pipeline/shard_set.h).
-void merge_sinks(const std::vector<std::string>& inputs, const std::string& out, bool partial);
 
 }  // namespace geoattn::pipeline

@@ -1,0 +1,52 @@
+#pragma once
+// `geoattn metrics`: the windows of a capture -> the metric run -> the result files, in plain
+// C++ (the capture read where it lies, io/capture_file.h; no LibTorch). The Python module runs
+// the same over tensors (measure.h: metrics_of_capture).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "geoattn/pipeline/metric_run.h"
+#include "geoattn/pipeline/results.h"
+#include "geoattn/pipeline/stage_times.h"
+
+namespace geoattn::pipeline {
+
+// `spec_for(T, queries)` builds the metric specification once the capture's T and query
+// positions are known.
+using SpecFor = std::function<MetricSpec(int64_t T, const std::vector<int64_t>& queries)>;
+
+// A capture file (geoattn capture's layout; without doc_ids each window is its own document)
+// -> the result JSON `out`, its arrays file and its state sidecar; the stages' times.
+StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
+                                const std::string& out);
+
+// A run over a capture, finalized and not written: write_results(out, run.state, run.done)
+// writes what metrics_from_capture writes.
+struct CaptureMetrics {
+  metrics::RunState state;
+  Finalized done;
+  StageTimes times;
+};
+// A capture's shapes and __metadata__: alpha [W, L, H, Q, T], values [W, L, KV, T, d].
+struct CaptureShape {
+  std::vector<int64_t> alpha, values, queries;
+  std::map<std::string, std::string> metadata;
+};
+// Its two halves: the windows into the run's state and description (add_window(run, w, key,
+// doc) adds window w; `docs` names each window's document, `source` stands where the file's path
+// would; `load_s`: the seconds it took to read the capture, counted in), then the bootstrap and
+// the fits of that state.
+using AddCaptureWindow = std::function<void(MetricRun& run, int64_t w, uint64_t key, const std::string& doc)>;
+CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, const AddCaptureWindow& add_window,
+                               const std::vector<std::string>& docs, const std::string& source, const SpecFor& spec_for,
+                               double load_s = 0);
+void finalize_capture(WorkerPool& pool, CaptureMetrics& run);
+// The windows' documents as geoattn capture records them (__metadata__ doc_ids); a capture
+// without them (another tool's) makes each of its W windows its own document.
+std::vector<std::string> capture_documents(const std::map<std::string, std::string>& metadata, int64_t W,
+                                           const std::string& path);
+
+}  // namespace geoattn::pipeline

@@ -1,0 +1,76 @@
+#include "geoattn/pipeline/capture_metrics.h"
+
+#include "geoattn/io/capture_file.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
+#include "geoattn/util/stopwatch.h"
+
+namespace geoattn::pipeline {
+
+std::vector<std::string> capture_documents(const std::map<std::string, std::string>& metadata, int64_t W,
+                                           const std::string& path) {
+  std::vector<std::string> docs;
+  if (auto it = metadata.find("doc_ids"); it != metadata.end()) {
+    const auto ids = parse_json(nullptr, it->second);
+    if (ids.is_array() && static_cast<int64_t>(ids.size()) == W)
+      for (const auto& id : ids)
+        if (id.is_string()) docs.push_back(id.get<std::string>());
+    if (static_cast<int64_t>(docs.size()) != W) fail("{}: __metadata__ doc_ids is not a list of {} strings", path, W);
+  } else {
+    for (int64_t w = 0; w < W; ++w) docs.push_back("window " + std::to_string(w));
+  }
+  return docs;
+}
+
+CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, const AddCaptureWindow& add_window,
+                               const std::vector<std::string>& docs, const std::string& source, const SpecFor& spec_for,
+                               double load_s) {
+  const auto start = Clock::now();
+  const int64_t W = shape.alpha.at(0), L = shape.alpha.at(1), H = shape.alpha.at(2), T = shape.alpha.at(4);
+  if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
+  const auto keys = window_keys(docs);
+  MetricRun run(pool, spec_for(T, shape.queries), L, H, T);
+  for (int64_t w = 0; w < W; ++w) add_window(run, w, keys[w], docs[w]);
+  const metrics::MetricSettings settings = run.settings();
+  CaptureMetrics out{std::move(run.state()), {}, {}};
+  out.times.load = load_s;
+  out.times.gram = run.times().gram, out.times.top = run.times().top, out.times.controls = run.times().controls;
+  out.times.aggregate = run.times().aggregate;
+
+  auto& run_info = out.state.run_info;
+  run_info.model = capture_model_info(shape.alpha, shape.values, shape.metadata, source);
+  run_info.data = capture_data(source, W, T);
+  run_info.command = {T, shape.queries, std::nullopt};
+  run_info.method = settings;
+  run_info.timing.seconds_total = load_s + seconds_since(start);
+  run_info.timing.stages = out.times.seconds();
+  return out;
+}
+
+void finalize_capture(WorkerPool& pool, CaptureMetrics& run) {
+  const auto start = Clock::now();
+  run.done = finalize(pool, run.state, &run.times);
+  auto& timing = run.state.run_info.timing;
+  timing.seconds_total = timing.seconds_total.value_or(0) + seconds_since(start);
+  timing.stages = run.times.seconds();
+}
+
+StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
+                                const std::string& out) {
+  const auto start = Clock::now();
+  const io::CaptureView capture(capture_path);  // mapped and checked; the windows read in place
+  const CaptureShape shape{capture.alpha().shape, capture.values().shape, capture.queries(), capture.metadata()};
+  CaptureMetrics run = capture_windows(
+      pool, shape,
+      [&](MetricRun& r, int64_t w, uint64_t key, const std::string& doc) {
+        r.add_window(capture.alpha_window(w), capture.values_window(w), key, doc);
+      },
+      capture_documents(capture.metadata(), capture.windows(), capture_path), capture_path, spec_for,
+      seconds_since(start));
+  SidecarWrite sidecar(out, run.state);  // the state is final: written while the bootstrap and the fits run
+  finalize_capture(pool, run);
+  write_results(out, run.state, run.done, sidecar, &run.times);
+  return run.times;
+}
+
+}  // namespace geoattn::pipeline

@@ -6,7 +6,7 @@
 
 The peer, in float64 and vectorised over heads and N (no loop over N): a stable argsort of
 alpha (ties: lower position first), prefix sums s(N) of the sorted y_i = alpha_i v_i, then per
-block of 128 values of N one batched product (baddbmm) for E_k(N) = ||y_k||^2 - 2 <s(N), y_k>
+block of 64 values of N one batched product (baddbmm) for E_k(N) = ||y_k||^2 - 2 <s(N), y_k>
 (D_k - ||s(N)||^2, which orders the tokens as D_k does), r_max and r_min by amax / amin over the
 selected and the rest, and the counts K_out, K_in (closed balls). It reads the capture with a
 dozen lines of its own (no geoattn). geoattn runs with --controls 0 --bootstrap 0, the peer's
@@ -45,7 +45,7 @@ def read_capture(path):
     return tensor("alpha"), tensor("values"), tensor("queries").tolist()
 
 
-def peer(alpha, values, queries, dtype, block=128):
+def peer(alpha, values, queries, dtype, block=64):
     """Per-head means over windows and queries of P(r_max, N) and R(r_min, N), N = 1..T (NaN
     where no sample reaches N): [L, H, T] each, float64."""
     import torch

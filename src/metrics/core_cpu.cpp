@@ -168,6 +168,7 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
   if (geometry)
     *geometry = {std::vector<double>(static_cast<size_t>(K * T)),
                  std::vector<double>(static_cast<size_t>(K * std::max<int64_t>(decay_k, 0)))};
+  load_blas();
   const Runner runner(V, groups, distance, decay_k, geometry, outs);
   const auto start = Clock::now();
   CoreStats total;

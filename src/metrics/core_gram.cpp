@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <Eigen/Core>
 
@@ -20,7 +21,10 @@ constexpr int kRowMajor = 101, kUpper = 121, kNoTrans = 111;
 Dsyrk dsyrk() {
   static const auto f = [] {
     if (void* f = dlsym(RTLD_DEFAULT, "cblas_dsyrk")) return reinterpret_cast<Dsyrk>(f);
+    // geoattn's workers make one BLAS call each (core_cpu.cpp): OpenBLAS's own threads would only
+    // spin beside them (sched_yield), so it starts without them unless the user asked otherwise.
     // RTLD_GLOBAL: util/blas_threads.cpp finds its thread controls the same way.
+    setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
     if (void* lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL)) return reinterpret_cast<Dsyrk>(dlsym(lib, "cblas_dsyrk"));
     return Dsyrk(nullptr);
   }();
@@ -50,6 +54,8 @@ void mirror_upper(double* g, int64_t T, int64_t ld) {
 }
 
 }  // namespace
+
+void load_blas() { dsyrk(); }
 
 int64_t gram_stride(int64_t T) {
   int64_t ld = (T + 7) / 8 * 8 + 8;

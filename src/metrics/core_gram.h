@@ -16,4 +16,8 @@ int64_t gram_stride(int64_t T);
 // accumulation over d either way, in the BLAS's order.
 void block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld);
 
+// Finds (or loads) the BLAS block_gram calls, once: before the workers start (it may set the
+// environment of a BLAS it loads).
+void load_blas();
+
 }  // namespace geoattn::metrics::detail

@@ -158,7 +158,7 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
         alpha, values, positions, _docs(docs, W), spec, _checks.integer(controls, "controls", 0),
         _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
         distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
-        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20) << 20,
+        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20),
         _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Measure(native=native)
 

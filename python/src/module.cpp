@@ -140,19 +140,22 @@ struct Measure {
 Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
                 const std::vector<std::string>& docs, const std::string& n, int64_t controls, int64_t bootstrap,
                 uint64_t seed, const std::string& distance, int64_t decay_k, const std::string& boot_level,
-                const std::string& boot_unit, int64_t chunk_bytes, const std::string& source,
+                const std::string& boot_unit, int64_t metrics_memory_mb, const std::string& source,
                 const std::map<std::string, std::string>& metadata, int threads) {
   const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
+  using P = pipeline::MetricParams;
+  pipeline::MetricParams params;
+  params.n = n;
+  params.distance = named(metrics::kDistanceNames, distance, P::kDistance.python.data());
+  params.decay_k = decay_k, params.controls = controls, params.bootstrap = bootstrap, params.seed = seed;
+  if (boot_level != "auto") params.boot_level = named(metrics::kBootLevelNames, boot_level, P::kBootLevel.python.data());
+  params.boot_unit = named(metrics::kBootUnitNames, boot_unit, P::kBootUnit.python.data());
+  params.metrics_memory_mb = metrics_memory_mb;
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
     pipeline::MetricSpec spec;
-    spec.n_spec = n;
+    static_cast<pipeline::MetricParams&>(spec) = params;
     spec.grid = metrics::parse_n_grid(n, T);
     spec.queries = q;
-    spec.distance = named(metrics::kDistanceNames, distance, "distance");
-    spec.decay_k = decay_k, spec.controls = controls, spec.bootstrap = bootstrap, spec.seed = seed;
-    if (boot_level != "auto") spec.boot_level = named(metrics::kBootLevelNames, boot_level, "boot_level");
-    spec.boot_unit = named(metrics::kBootUnitNames, boot_unit, "boot_unit");
-    spec.chunk_bytes = chunk_bytes;
     spec.names = ArgumentStyle::Python;
     return spec;
   };
@@ -180,6 +183,7 @@ Sinks run_sinks(const torch::Tensor& alpha, const torch::Tensor& values, const s
   pipeline::SinkSettings settings;
   settings.eps = eps, settings.taus = taus, settings.residual = residual.has_value();
   settings.profile_positions = profile_positions;
+  settings.validate(ArgumentStyle::Python);
   if (rule.empty()) {
     settings.rule = pipeline::builtin_sink_rule();
   } else {
@@ -235,7 +239,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   py::class_<Sinks>(m, "Sinks").def("json", &Sinks::json).def("save", &Sinks::save, py::arg("path"));
   m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"), py::arg("n"),
         py::arg("controls"), py::arg("bootstrap"), py::arg("seed"), py::arg("distance"), py::arg("decay_k"),
-        py::arg("boot_level"), py::arg("boot_unit"), py::arg("chunk_bytes"), py::arg("source"), py::arg("metadata"),
+        py::arg("boot_level"), py::arg("boot_unit"), py::arg("metrics_memory_mb"), py::arg("source"), py::arg("metadata"),
         py::arg("threads"));
   m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("eps"),
         py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
@@ -249,19 +253,25 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   // The defaults of the settings, as the CLI's flags have them (tools/geoattn): Python's
   // signatures are checked against these (python/tests/test_defaults.py).
   m.def("defaults", [] {
-    const pipeline::MetricSpec spec;
+    using P = pipeline::MetricParams;
+    const P spec;
     const metrics::SinkSettings sinks;
     py::dict metrics_defaults, sinks_defaults, out;
-    metrics_defaults["n"] = spec.n_spec, metrics_defaults["controls"] = spec.controls;
-    metrics_defaults["bootstrap"] = spec.bootstrap, metrics_defaults["seed"] = spec.seed;
-    metrics_defaults["distance"] = std::string(name_of(metrics::kDistanceNames, spec.distance));
-    metrics_defaults["decay_k"] = spec.decay_k;
-    metrics_defaults["bootstrap_level"] =
-        spec.boot_level ? std::string(name_of(metrics::kBootLevelNames, *spec.boot_level)) : std::string("auto");
-    metrics_defaults["bootstrap_unit"] = std::string(name_of(metrics::kBootUnitNames, spec.boot_unit));
-    metrics_defaults["metrics_memory_mb"] = spec.chunk_bytes >> 20;
-    sinks_defaults["eps"] = sinks.eps, sinks_defaults["taus"] = sinks.taus;
-    sinks_defaults["profile_positions"] = sinks.profile_positions;
+    const auto put = [](py::dict& d, FieldName field, py::object value) { d[py::str(std::string(field.python))] = value; };
+    put(metrics_defaults, P::kN, py::str(spec.n));
+    put(metrics_defaults, P::kControls, py::int_(spec.controls));
+    put(metrics_defaults, P::kBootstrap, py::int_(spec.bootstrap));
+    put(metrics_defaults, P::kSeed, py::int_(spec.seed));
+    put(metrics_defaults, P::kDistance, py::str(std::string(name_of(metrics::kDistanceNames, spec.distance))));
+    put(metrics_defaults, P::kDecayK, py::int_(spec.decay_k));
+    put(metrics_defaults, P::kBootLevel,
+        py::str(spec.boot_level ? std::string(name_of(metrics::kBootLevelNames, *spec.boot_level)) : std::string("auto")));
+    put(metrics_defaults, P::kBootUnit, py::str(std::string(name_of(metrics::kBootUnitNames, spec.boot_unit))));
+    put(metrics_defaults, P::kMetricsMemory, py::int_(spec.metrics_memory_mb));
+    using S = metrics::SinkSettings;
+    put(sinks_defaults, S::kEps, py::float_(sinks.eps));
+    put(sinks_defaults, S::kTaus, py::cast(sinks.taus));
+    put(sinks_defaults, S::kProfilePositions, py::int_(sinks.profile_positions));
     out["metrics"] = metrics_defaults, out["sinks"] = sinks_defaults;
     return out;
   });

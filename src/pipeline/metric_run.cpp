@@ -1,6 +1,7 @@
 #include "geoattn/pipeline/metric_run.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -25,28 +26,28 @@ std::vector<std::string> doc_ids(const std::vector<io::Window>& windows) {
   return ids;
 }
 
-void check_metric_spec(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T) {
-  const auto name = [&](const char* field) { return argument_name(spec.names, field); };
-  if (spec.decay_k < 1 || spec.decay_k > std::max<int64_t>(64, T - 1))
-    fail("{}: {} is not from 1 to max(64, T - 1) = {} (lags past T - 1 = {} hold no pairs)", name("decay_k"),
-         spec.decay_k, std::max<int64_t>(64, T - 1), T - 1);
-  if (spec.controls < 0) fail("{}: {} is not 0 or more", name("controls"), spec.controls);
-  if (spec.bootstrap < 0) fail("{}: {} is not 0 or more", name("bootstrap"), spec.bootstrap);
-  if (spec.chunk_bytes < 1) fail("{}: {} bytes is not at least 1 MiB", name("metrics_memory_mb"), spec.chunk_bytes);
-  const double Q = static_cast<double>(spec.queries.size()), LH = static_cast<double>(layers * heads);
-  const double G = static_cast<double>(spec.grid.size());
+void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t queries, int64_t grid,
+                            ArgumentStyle style) const {
+  const auto name = [&](FieldName field) { return argument_name(style, field); };
+  if (decay_k < 1 || decay_k > std::max<int64_t>(64, T - 1))
+    fail("{}: {} is not from 1 to max(64, T - 1) = {} (lags past T - 1 = {} hold no pairs)", name(kDecayK), decay_k,
+         std::max<int64_t>(64, T - 1), T - 1);
+  if (controls < 0) fail("{}: {} is not 0 or more", name(kControls), controls);
+  if (bootstrap < 0) fail("{}: {} is not 0 or more", name(kBootstrap), bootstrap);
+  if (metrics_memory_mb < 1 || metrics_memory_mb > (std::numeric_limits<int64_t>::max() >> 20))
+    fail("{}: {} MiB is not from 1 to {}", name(kMetricsMemory), metrics_memory_mb, std::numeric_limits<int64_t>::max() >> 20);
+  const double Q = static_cast<double>(queries), LH = static_cast<double>(layers * heads), G = static_cast<double>(grid);
   // window_metrics: an int64 ordering of each query's T keys per sample, per control and the top-N.
-  check_fits_memory(Q * LH * (1 + static_cast<double>(spec.controls)) * static_cast<double>(T) * 8,
-                    fmt::format("{}: {} orderings per sample", name("controls"), spec.controls));
+  check_fits_memory(Q * LH * (1 + static_cast<double>(controls)) * static_cast<double>(T) * 8,
+                    fmt::format("{}: {} orderings per sample", name(kControls), controls));
   // bootstrap: float64 replicates x grid counts for the whole model and each layer at least.
-  check_fits_memory(static_cast<double>(spec.bootstrap) * G * (1 + static_cast<double>(layers)) * 8 * 2,
-                    fmt::format("{}: {} replicates", name("bootstrap"), spec.bootstrap));
-  check_fits_memory(static_cast<double>(spec.chunk_bytes),
-                    fmt::format("{}: {} MiB", name("metrics_memory_mb"), spec.chunk_bytes >> 20));
+  check_fits_memory(static_cast<double>(bootstrap) * G * (1 + static_cast<double>(layers)) * 8 * 2,
+                    fmt::format("{}: {} replicates", name(kBootstrap), bootstrap));
+  check_fits_memory(static_cast<double>(chunk_bytes()), fmt::format("{}: {} MiB", name(kMetricsMemory), metrics_memory_mb));
 }
 
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
-    : pool_(pool), spec_(spec), state_{(check_metric_spec(spec, layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}} {
+    : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}} {
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
     state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k);
@@ -59,7 +60,7 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
 
 metrics::MetricOptions MetricRun::options() const {
   metrics::MetricOptions options;
-  options.selection.max_chunk_bytes = spec_.chunk_bytes;
+  options.selection.max_chunk_bytes = spec_.chunk_bytes();
   options.selection.distance = spec_.distance;
   options.controls = spec_.controls;
   options.seed = spec_.seed;
@@ -91,7 +92,7 @@ void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView&
 
 metrics::MetricSettings MetricRun::settings() const {
   metrics::MetricSettings s;
-  s.n = spec_.n_spec;
+  s.n = spec_.n;
   s.decay_k = spec_.decay_k;
   s.distance = spec_.distance;
   s.controls = {spec_.controls, spec_.seed};

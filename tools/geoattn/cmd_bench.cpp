@@ -180,7 +180,7 @@ void run_bench(const BenchOptions& o) {
   check_fits_memory(samples * T * (12 * T + 4 * static_cast<double>(o.d)),
                     fmt::format("--T: {} (with --d {} --heads {} --layers {}): its synthetic capture and Gram products",
                                 o.T, o.d, o.heads, o.layers));
-  pipeline::check_metric_spec(metric_spec(o.metric, o.T, {o.T - 1}), o.layers, o.heads, o.T);
+  metric_spec(o.metric, o.T, {o.T - 1}).validate(o.layers, o.heads, o.T);
   WorkerPool pool(o.threads);
   const int64_t B = o.heads * o.layers;
   const auto grid = parse_grid_flag(o.metric.n, o.T);

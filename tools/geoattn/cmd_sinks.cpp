@@ -51,20 +51,19 @@ std::vector<double> parse_taus(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != item.size() || !(tau >= 0 && tau < 1)) fail("--taus {}: '{}' is not a number in [0, 1)", text, item);
+    if (used == 0 || used != item.size()) fail("--taus {}: '{}' is not a number", text, item);
     taus.push_back(tau);
   }
-  if (taus.empty()) fail("--taus {}: give at least one threshold", text);
-  return taus;
+  return taus;  // their range: SinkSettings::validate
+
 }
 
 // The frame-type rule: --config's file or the built-in configs/sinks.json, the dormant flags
 // over it (where the file would have them), read once into its typed form.
 pipeline::SinkSettings sink_settings(const SinksOptions& o) {
   pipeline::SinkSettings s;
-  if (!(o.eps >= 0 && o.eps < 1)) fail("--eps {}: must be in [0, 1)", o.eps);
-  if (o.profile < 1) fail("--profile {}: must be at least 1", o.profile);
   s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
+  s.validate(ArgumentStyle::Flag);
   nlohmann::ordered_json rule = o.config.empty() ? report::to_json(pipeline::builtin_sink_rule()) : read_json(o.config);
   s.rule_source = o.config.empty() ? pipeline::kBuiltinSinkRuleSource : o.config;
   if (o.dormant_row_max) rule["dormant_row_max"] = *o.dormant_row_max;
@@ -113,10 +112,13 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
   cmd.add_option("--queries", o.queries, "query positions: sinks needs all")->capture_default_str();
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
   add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
-  add_number_option(cmd, "--eps", o.eps, 0.0, 1.0, "a head is a sink head at k when alpha_k > eps (in [0, 1))");
-  cmd.add_option("--taus", o.taus, "attention-graph thresholds on Abar, comma-separated")->capture_default_str();
+  using S = metrics::SinkSettings;  // the flags' names and defaults; its validate() checks their values
+  add_number_option(cmd, std::string(S::kEps.flag), o.eps, -std::numeric_limits<double>::max(),
+                    std::numeric_limits<double>::max(), "a head is a sink head at k when alpha_k > eps (in [0, 1))");
+  cmd.add_option(std::string(S::kTaus.flag), o.taus, "attention-graph thresholds on Abar, comma-separated, each in [0, 1)")
+      ->capture_default_str();
   cmd.add_flag("--residual", o.residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
-  add_number_option(cmd, "--profile", o.profile, int64_t{1}, std::numeric_limits<int64_t>::max(),
+  add_number_option(cmd, std::string(S::kProfilePositions.flag), o.profile, int64_t{1}, std::numeric_limits<int64_t>::max(),
                     "alpha_k reported for the first K positions");
   cmd.add_option("--config", o.config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
   add_number_option(cmd, "--dormant-row-max", o.dormant_row_max, std::numeric_limits<double>::lowest(),

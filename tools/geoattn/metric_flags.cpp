@@ -9,39 +9,33 @@
 namespace geoattn::cli {
 
 void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
+  using P = pipeline::MetricParams;
   constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
-  cmd.add_option("--n", f.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
-  add_enum_option(cmd, "--distance", f.distance, metrics::kDistanceNames, "euclidean (the paper) or cosine (SPEC §2b)");
-  add_number_option(cmd, "--decay-k", f.decay_k, int64_t{1}, kMost,
+  const auto flag = [](FieldName field) { return std::string(field.flag); };
+  cmd.add_option(flag(P::kN), f.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
+  add_enum_option(cmd, flag(P::kDistance), f.distance, metrics::kDistanceNames, "euclidean (the paper) or cosine (SPEC §2b)");
+  add_number_option(cmd, flag(P::kDecayK), f.decay_k, int64_t{1}, kMost,
                     "largest lag k of the decay fit c(k), at most max(64, T - 1) (SPEC §4)");
-  add_number_option(cmd, "--controls", f.controls, int64_t{0}, kMost,
+  add_number_option(cmd, flag(P::kControls), f.controls, int64_t{0}, kMost,
                     "random-selection permutations per sample (SPEC §2b; 0: none)");
-  add_number_option(cmd, "--bootstrap", f.bootstrap, int64_t{0}, kMost,
+  add_number_option(cmd, flag(P::kBootstrap), f.bootstrap, int64_t{0}, kMost,
                     "bootstrap replicates over documents (SPEC §2b; 0: none)");
-  add_enum_option(cmd, "--bootstrap-level", f.boot_level, metrics::kBootLevelNames,
+  add_enum_option(cmd, flag(P::kBootLevel), f.boot_level, metrics::kBootLevelNames,
                   "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay small, else layer)");
-  add_enum_option(cmd, "--bootstrap-unit", f.boot_unit, metrics::kBootUnitNames,
+  add_enum_option(cmd, flag(P::kBootUnit), f.boot_unit, metrics::kBootUnitNames,
                   "what the bootstrap resamples: document (windows of one document together) or window");
-  add_number_option(cmd, "--metrics-memory", f.metrics_memory_mb, int64_t{1}, kMost >> 20,
+  add_number_option(cmd, flag(P::kMetricsMemory), f.metrics_memory_mb, int64_t{1}, kMost >> 20,
                     "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T Gram matrix per thread)");
   if (with_seed)
-    add_number_option(cmd, "--seed", f.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(),
+    add_number_option(cmd, flag(P::kSeed), f.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(),
                       "seed of the controls and the bootstrap");
 }
 
 pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries) {
   pipeline::MetricSpec spec;
-  spec.n_spec = flags.n;
+  static_cast<pipeline::MetricParams&>(spec) = flags;
   spec.grid = parse_grid_flag(flags.n, T);
   spec.queries = queries;
-  spec.distance = flags.distance;
-  spec.decay_k = flags.decay_k;
-  spec.controls = flags.controls;
-  spec.bootstrap = flags.bootstrap;
-  spec.boot_level = flags.boot_level;
-  spec.boot_unit = flags.boot_unit;
-  spec.seed = flags.seed;
-  spec.chunk_bytes = flags.metrics_memory_mb << 20;
   return spec;
 }
 

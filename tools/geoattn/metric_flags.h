@@ -1,9 +1,9 @@
 #pragma once
-// The metric flags measure and metrics share (grid, distance, decay lag, controls, bootstrap)
-// and the typed specification they give the pipeline (pipeline/metric_run.h).
+// The metric flags measure, metrics and bench share (grid, distance, decay lag, controls,
+// bootstrap), bound to pipeline::MetricParams' fields: their names, defaults and checks are
+// defined there once, Python's too.
 #include <CLI/CLI.hpp>
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,21 +13,9 @@
 namespace geoattn::cli {
 
 using pipeline::doc_ids;
-using pipeline::MetricRun;
 using pipeline::window_keys;
+using MetricFlags = pipeline::MetricParams;
 
-// The flags' defaults are MetricSpec's (pipeline/metric_run.h): one definition, Python's too.
-struct MetricFlags {
-  std::string n = pipeline::MetricSpec{}.n_spec;
-  metrics::Distance distance = pipeline::MetricSpec{}.distance;
-  int64_t decay_k = pipeline::MetricSpec{}.decay_k;      // SPEC §4: the largest lag K of the decay fit
-  int64_t controls = pipeline::MetricSpec{}.controls;    // SPEC §2b: random permutations per sample
-  int64_t bootstrap = pipeline::MetricSpec{}.bootstrap;  // SPEC §2b: replicates (0: none)
-  std::optional<metrics::BootLevel> boot_level = pipeline::MetricSpec{}.boot_level;  // nullopt: auto
-  metrics::BootUnit boot_unit = pipeline::MetricSpec{}.boot_unit;  // or each window resampled on its own
-  uint64_t seed = pipeline::MetricSpec{}.seed;           // controls and bootstrap
-  int64_t metrics_memory_mb = pipeline::MetricSpec{}.chunk_bytes >> 20;  // the metric core's working memory
-};
 void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
 
 // The typed specification of the metric flags at window length T for `queries`

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/frames.h"
+#include "geoattn/util/argument_names.h"
 #include "geoattn/arch/device.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
@@ -117,8 +118,12 @@ struct SinkRule {
   std::vector<FrameSweep> sweep;  // in the file's order
   bool operator==(const SinkRule&) const = default;
 };
-// The sinks run's "settings", after the command's.
+// The sinks run's "settings", after the command's: what the user gives defined once, with its
+// default and its two names (util/argument_names.h), `geoattn sinks`' flags and geoattn.sinks'
+// arguments alike; validate() checks them.
 struct SinkSettings {
+  static constexpr FieldName kEps{"eps", "--eps"}, kTaus{"taus", "--taus"},
+      kProfilePositions{"profile_positions", "--profile"};
   double eps = 0.3;                                // sink head at k: alpha_k > eps
   std::vector<double> taus{0.01, 0.05, 0.1, 0.2};  // attention-graph thresholds
   bool residual = false;                           // reference points on blocks.*.hook_resid_pre too
@@ -126,6 +131,9 @@ struct SinkSettings {
   SinkRule rule;
   std::string rule_source = "built-in";            // "config": the rule's file
   bool operator==(const SinkSettings&) const = default;
+  // eps and every tau in [0, 1), at least one tau, profile_positions at least 1: geoattn::Error
+  // naming the field as `style` spells it.
+  void validate(ArgumentStyle style) const;
 };
 
 // "timing": what the run measured of itself, in wall seconds (a merge: how many runs it merged).

@@ -24,29 +24,45 @@ namespace geoattn::pipeline {
 
 using metrics::BootUnit;  // what the bootstrap resamples (SPEC §2b)
 
-// Everything the metric run needs, typed; the CLI builds it from its flags and names the flag
-// in its errors (tools/geoattn/metric_flags.cpp).
-struct MetricSpec {
-  std::string n_spec = "default";  // the grid as the user wrote it (recorded in the settings)
-  std::vector<int64_t> grid;       // SPEC §2: sorted, unique, 1..T
-  std::vector<int64_t> queries;    // query positions
+// The metric run's settings as a user gives them, each once, with its default and its two names
+// (util/argument_names.h): measure's, metrics' and bench's flags bind to these fields
+// (tools/geoattn/metric_flags.cpp), geoattn.metrics takes its defaults from them
+// (geoattn._core.defaults(), checked by python/tests/test_defaults.py), and validate() checks them.
+struct MetricParams {
+  static constexpr FieldName kN{"n", "--n"}, kDistance{"distance", "--distance"}, kDecayK{"decay_k", "--decay-k"},
+      kControls{"controls", "--controls"}, kBootstrap{"bootstrap", "--bootstrap"},
+      kBootLevel{"bootstrap_level", "--bootstrap-level"}, kBootUnit{"bootstrap_unit", "--bootstrap-unit"},
+      kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"};
+
+  std::string n = "default";  // SPEC §2: the N grid as the user wrote it (recorded in the settings)
   metrics::Distance distance = metrics::Distance::Euclidean;
-  int64_t decay_k = 64;            // SPEC §4: the largest lag K of the decay fit
-  int64_t controls = 16;           // SPEC §2b: random permutations per sample
-  int64_t bootstrap = 2000;        // SPEC §2b: replicates (0: none)
+  int64_t decay_k = 64;       // SPEC §4: the largest lag K of the decay fit
+  int64_t controls = 16;      // SPEC §2b: random permutations per sample
+  int64_t bootstrap = 2000;   // SPEC §2b: replicates (0: none)
   std::optional<metrics::BootLevel> boot_level;  // nullopt: auto (metrics::auto_boot_level)
   BootUnit boot_unit = BootUnit::Document;
-  uint64_t seed = 0;               // controls and bootstrap
-  int64_t chunk_bytes = int64_t(256) << 20;  // the tensor path's working memory per chunk
-  ArgumentStyle names = ArgumentStyle::Flag;  // how check_metric_spec's errors name the fields
+  uint64_t seed = 0;          // controls and bootstrap
+  int64_t metrics_memory_mb = 256;  // the tensor path's working memory per chunk, MiB
+
+  int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
+  // The counts and sizes for a run of `layers` x `heads` at window length T with `queries` query
+  // positions and `grid` N values, before anything is allocated (geoattn::Error naming the field
+  // as `style` spells it): decay_k at most max(64, T - 1) (lags past T - 1 hold no pairs), the
+  // control orderings, the bootstrap's replicates and the working memory within the machine's.
+  void validate(int64_t layers, int64_t heads, int64_t T, int64_t queries, int64_t grid, ArgumentStyle style) const;
 };
 
-// The spec's counts and sizes for a run of `layers` x `heads` at window length T, checked before
-// anything is allocated (geoattn::Error naming the field as spec.names spells it: "--controls",
-// "controls"): decay_k at most max(64, T - 1) (lags past T - 1 hold no pairs), the control
-// orderings, the bootstrap's replicates and the working memory within the machine's memory.
-// MetricRun checks its spec so; the CLI and Python share these limits.
-void check_metric_spec(const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T);
+// Everything the metric run needs, typed: the settings, the grid and the query positions they
+// give at the capture's T, and how errors name the settings.
+struct MetricSpec : MetricParams {
+  std::vector<int64_t> grid;     // SPEC §2: sorted, unique, 1..T
+  std::vector<int64_t> queries;  // query positions
+  ArgumentStyle names = ArgumentStyle::Flag;
+  // MetricParams::validate for this spec's queries and grid.
+  void validate(int64_t layers, int64_t heads, int64_t T) const {
+    MetricParams::validate(layers, heads, T, static_cast<int64_t>(queries.size()), static_cast<int64_t>(grid.size()), names);
+  }
+};
 
 // A key per window that names it independently of how the run is split into shards: the hash
 // of its document and its rank among that document's windows (stream mode cuts several).

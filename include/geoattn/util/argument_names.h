@@ -8,6 +8,15 @@ namespace geoattn {
 
 enum class ArgumentStyle { Flag, Python };
 
+// A setting's two names: its Python argument and its command-line flag (they differ: Python's
+// `bootstrap_level` is `--bootstrap-level`, `profile_positions` is `--profile`).
+struct FieldName {
+  std::string_view python, flag;
+};
+inline std::string argument_name(ArgumentStyle style, FieldName field) {
+  return std::string(style == ArgumentStyle::Python ? field.python : field.flag);
+}
+
 // `name` (Python's spelling, snake_case) as `style` spells it.
 inline std::string argument_name(ArgumentStyle style, std::string_view name) {
   if (style == ArgumentStyle::Python) return std::string(name);

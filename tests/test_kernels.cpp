@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "core.h"
 #include "core_kernels.h"
 
 using namespace geoattn::metrics::detail;
@@ -154,4 +155,67 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
     EXPECT_TRUE(same_bits(counted.extremes.r_max, r_max) && same_bits(counted.extremes.r_min, r_min))
         << "counting pass's extremes, n = " << n;
   }
+}
+
+// The bootstrap's loops (bootstrap.cpp) at each level: the replicate sums term by term in the
+// units' order, each term fused (written out below), and the range and non-finite count.
+TEST_P(KernelLevel, BootstrapLoopsGiveTheDefinitionsBits) {
+  std::mt19937_64 rng(27);
+  std::uniform_int_distribution<int> count(0, 3);
+  for (const int64_t U : {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{64}, int64_t{301}}) {
+    // W: kTileRows replicates x U units of resampling counts (column-major, ldw = kTileRows);
+    // X: U units x kTileCols statistics of wide doubles (ldx = U).
+    std::vector<double> W(static_cast<size_t>(kTileRows * U)), R(static_cast<size_t>(kTileRows * kTileCols));
+    for (auto& w : W) w = count(rng);
+    const auto X = wide(rng, U * kTileCols);
+    k_->replicate_tile(W.data(), kTileRows, X.data(), U, U, R.data(), kTileRows);
+    for (int64_t j = 0; j < kTileCols; ++j)
+      for (int64_t r = 0; r < kTileRows; ++r) {
+        double want = 0;
+        for (int64_t u = 0; u < U; ++u) want = std::fma(W[r + u * kTileRows], X[u + j * U], want);
+        ASSERT_TRUE(same_bits(R[r + j * kTileRows], want)) << "U = " << U << ", r = " << r << ", j = " << j;
+      }
+  }
+  for (int64_t n : kLengths) {
+    auto x = wide(rng, n);
+    if (n > 4) x[3] = std::nan(""), x[n - 1] = kInf;
+    double lo = 0, hi = 0;
+    const int64_t bad = k_->range_of(x.data(), n, &lo, &hi);
+    int64_t want_bad = 0;
+    double want_lo = kInf, want_hi = -kInf;
+    for (double v : x) {
+      want_bad += !std::isfinite(v);
+      want_lo = v < want_lo ? v : want_lo;
+      want_hi = v > want_hi ? v : want_hi;
+    }
+    EXPECT_EQ(bad, want_bad) << "n = " << n;
+    EXPECT_TRUE(same_bits(lo, want_lo) && same_bits(hi, want_hi)) << "n = " << n << ": " << lo << ", " << hi;
+  }
+}
+
+// SPEC §4's decay sums (value_geometry.cpp) in their one written order: per lag, the pairs
+// i = 1 .. T - lag - 1 ascending, each cosine <v_i, v_{i+lag}> (1/||v_i|| 1/||v_{i+lag}||); 0
+// for a zero vector and for lags without pairs. Plain code, compiled once: the same on every CPU.
+TEST(WrittenOrder, DecaySumsAreTheirDefinition) {
+  std::mt19937_64 rng(28);
+  const int64_t T = 37, d = 5, K = 40;
+  auto V = wide(rng, T * d);
+  std::fill(V.begin() + 7 * d, V.begin() + 8 * d, 0.0);  // a zero vector: its cosines count as 0
+  std::vector<double> norms(T);
+  for (int64_t i = 0; i < T; ++i) norms[i] = std::sqrt(dot({V.data() + i * d, static_cast<size_t>(d)}, {V.data() + i * d, static_cast<size_t>(d)}));
+  const auto dots = [&](int64_t lag, std::span<double> out) {
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = dot({V.data() + (i + 1) * d, static_cast<size_t>(d)}, {V.data() + (i + 1 + lag) * d, static_cast<size_t>(d)});
+  };
+  std::vector<double> got(K);
+  decay_sums(dots, norms, K, got);
+  for (int64_t lag = 1; lag <= K; ++lag) {
+    double want = 0;
+    for (int64_t i = 1; i + lag < T; ++i) {
+      const double inv_i = norms[i] > 0 ? 1 / norms[i] : 0, inv_j = norms[i + lag] > 0 ? 1 / norms[i + lag] : 0;
+      want += dot({V.data() + i * d, static_cast<size_t>(d)}, {V.data() + (i + lag) * d, static_cast<size_t>(d)}) * (inv_i * inv_j);
+    }
+    EXPECT_TRUE(same_bits(got[lag - 1], want)) << "lag " << lag << ": " << got[lag - 1] << " against " << want;
+  }
+  EXPECT_EQ(got[T - 2], 0.0);  // lag T - 1 has no pair 0 < i
 }

@@ -7,17 +7,20 @@
 
 #include <Eigen/Dense>
 
+#include "core_kernels.h"
 #include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/nan.h"
 #include "geoattn/util/random.h"
-#include "geoattn/util/simd.h"
 
 namespace geoattn::metrics {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// The bootstrap's loops, compiled for each x86-64 level (core_kernels.h).
+using detail::range_of;
+using detail::replicate_tile;
 
 // The k-th and (k+1)-th smallest of xs[0..m) (k + 1 < m), xs reordered.
 std::pair<double, double> adjacent_order_stats(double* xs, int64_t m, int64_t k) {
@@ -30,22 +33,6 @@ std::pair<double, double> adjacent_order_stats(double* xs, int64_t m, int64_t k)
 // 64 values gives thresholds well inside them, one branch-free pass keeps the values beyond,
 // and the order statistics come from those few (with a full selection when the sample was
 // unlucky). `low` and `high` are scratch of at least m values.
-// The smallest and largest of xs[0..m) and how many are not finite (x - x is NaN for them):
-// one vectorised pass, the common case (no replicate without a sample) decided by it.
-GEOATTN_SIMD_CLONES int64_t range_of(const double* xs, int64_t m, double* lo, double* hi) {
-  double lo_x = kInf, hi_x = -kInf;
-  int64_t bad = 0;
-#pragma omp simd reduction(min : lo_x) reduction(max : hi_x) reduction(+ : bad)
-  for (int64_t i = 0; i < m; ++i) {
-    const double x = xs[i];
-    bad += !(x - x == 0);
-    lo_x = x < lo_x ? x : lo_x;
-    hi_x = x > hi_x ? x : hi_x;
-  }
-  *lo = lo_x, *hi = hi_x;
-  return bad;
-}
-
 Interval tails(double* xs, int64_t m, double* low, double* high) {
   double lo_x = kInf, hi_x = -kInf;
   if (range_of(xs, m, &lo_x, &hi_x) > 0) {  // keep the finite values only
@@ -91,28 +78,12 @@ Interval tails(double* xs, int64_t m, double* low, double* high) {
 // R(b, c) = sum_u W(b, u) X(u, c), the replicate sums of a block of statistics, each sum taken
 // in the order of u (column-major R, so that each statistic's replicates are contiguous for the
 // percentiles). W holds small integer counts. In tiles of kRows replicates x kCols statistics
-// whose sums stay in registers over the units, independent chains enough to keep the FMA units
+// whose sums stay in registers over the units (core_kernels.h: replicate_tile, compiled for each
+// x86-64 level and the same bits from each), independent chains enough to keep the FMA units
 // busy (a column at a time went through memory at every unit: most of the bootstrap's time with
-// dozens of documents). Each term is fused into its sum (std::fma: the same bits with or without
-// the compiler's contraction, on every machine). A unit with X(u, c) = 0 adds +0 to a sum that is
-// never -0, so no term needs skipping.
-constexpr int64_t kRows = 8, kCols = 8;
-
-// One tile: R[r + j ldr] = sum_u W[r + u ldw] X[u + j ldx], r < kRows, j < kCols (column-major).
-GEOATTN_SIMD_CLONES void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, int64_t U, double* R,
-                                        int64_t ldr) {
-  double sums[kCols][kRows] = {};
-  for (int64_t u = 0; u < U; ++u) {
-    const double* w = W + u * ldw;
-    for (int64_t j = 0; j < kCols; ++j) {
-      const double x = X[u + j * ldx];
-#pragma omp simd
-      for (int64_t r = 0; r < kRows; ++r) sums[j][r] = std::fma(w[r], x, sums[j][r]);
-    }
-  }
-  for (int64_t j = 0; j < kCols; ++j)
-    for (int64_t r = 0; r < kRows; ++r) R[r + j * ldr] = sums[j][r];
-}
+// dozens of documents). A unit with X(u, c) = 0 adds +0 to a sum that is never -0, so no term
+// needs skipping.
+constexpr int64_t kRows = detail::kTileRows, kCols = detail::kTileCols;
 
 Eigen::MatrixXd replicate_sums(const Eigen::MatrixXd& W, const Eigen::MatrixXd& X) {
   const int64_t B = W.rows(), U = W.cols(), C = X.cols();

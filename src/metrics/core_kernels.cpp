@@ -70,5 +70,9 @@ double dot(std::span<const double> x, std::span<const double> y) { return best()
 double distance_to_scaled(std::span<const double> x, double a, std::span<const double> y) {
   return best().distance_to_scaled(x, a, y);
 }
+int64_t range_of(const double* xs, int64_t m, double* lo, double* hi) { return best().range_of(xs, m, lo, hi); }
+void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, int64_t U, double* R, int64_t ldr) {
+  best().replicate_tile(W, ldw, X, ldx, U, R, ldr);
+}
 
 }  // namespace geoattn::metrics::detail

@@ -84,6 +84,14 @@ double dot(std::span<const double> x, std::span<const double> y);
 // ||x - a y||
 double distance_to_scaled(std::span<const double> x, double a, std::span<const double> y);
 
+// The bootstrap's two loops (bootstrap.cpp), here so that every level of them is callable too:
+// the smallest and largest of xs[0..m) into lo, hi and how many are not finite (exact in any order);
+int64_t range_of(const double* xs, int64_t m, double* lo, double* hi);
+// R[r + j ldr] = sum_u W[r + u ldw] X[u + j ldx] for r < kTileRows, j < kTileCols: each sum over u
+// in order, every term fused into it (std::fma), so that every level gives the same bits.
+inline constexpr int64_t kTileRows = 8, kTileCols = 8;
+void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, int64_t U, double* R, int64_t ldr);
+
 // The kernels above of one instruction-set level: the functions above call the best level's.
 namespace kernel_types {
 using AddRow = decltype(&add_row);
@@ -95,6 +103,8 @@ using Evaluate = decltype(&evaluate);
 using TokenBandCounts = decltype(&token_band_counts);
 using Dot = decltype(&dot);
 using DistanceToScaled = decltype(&distance_to_scaled);
+using RangeOf = decltype(&range_of);
+using ReplicateTile = decltype(&replicate_tile);
 }  // namespace kernel_types
 struct Kernels {
   kernel_types::AddRow add_row;
@@ -106,6 +116,8 @@ struct Kernels {
   kernel_types::TokenBandCounts token_band_counts;
   kernel_types::Dot dot;
   kernel_types::DistanceToScaled distance_to_scaled;
+  kernel_types::RangeOf range_of;
+  kernel_types::ReplicateTile replicate_tile;
 };
 enum class SimdLevel { Baseline, Avx2, Avx512 };
 inline constexpr SimdLevel kSimdLevels[] = {SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512};

@@ -8,6 +8,7 @@
 // vector width would pick. The max, min and count reductions are exact in any order.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core_kernels.h"
 #include "geoattn/metrics/exact.h"
@@ -207,9 +208,38 @@ double distance_to_scaled(std::span<const double> x_, double a, std::span<const 
   }));
 }
 
+int64_t range_of(const double* xs, int64_t m, double* lo, double* hi) {
+  double lo_x = std::numeric_limits<double>::infinity(), hi_x = -std::numeric_limits<double>::infinity();
+  int64_t bad = 0;
+#pragma omp simd reduction(min : lo_x) reduction(max : hi_x) reduction(+ : bad)
+  for (int64_t i = 0; i < m; ++i) {
+    const double x = xs[i];
+    bad += !(x - x == 0);  // NaN for a NaN or an infinity
+    lo_x = x < lo_x ? x : lo_x;
+    hi_x = x > hi_x ? x : hi_x;
+  }
+  *lo = lo_x, *hi = hi_x;
+  return bad;
+}
+
+void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, int64_t U, double* R, int64_t ldr) {
+  double sums[kTileCols][kTileRows] = {};
+  for (int64_t u = 0; u < U; ++u) {
+    const double* w = W + u * ldw;
+    for (int64_t j = 0; j < kTileCols; ++j) {
+      const double x = X[u + j * ldx];
+#pragma omp simd
+      for (int64_t r = 0; r < kTileRows; ++r) sums[j][r] = std::fma(w[r], x, sums[j][r]);
+    }
+  }
+  for (int64_t j = 0; j < kTileCols; ++j)
+    for (int64_t r = 0; r < kTileRows; ++r) R[r + j * ldr] = sums[j][r];
+}
+
 // This level's table (core_kernels.h: kernels_of).
 extern const Kernels kernels;
 const Kernels kernels = {add_row,  add_row_prefetching, band_counts, add_row_and_evaluate, add_row_evaluate_and_count,
-                         evaluate, token_band_counts,   dot,         distance_to_scaled};
+                         evaluate, token_band_counts,   dot,         distance_to_scaled,   range_of,
+                         replicate_tile};
 
 }  // namespace geoattn::metrics::detail::GEOATTN_KERNEL_LEVEL

@@ -20,22 +20,30 @@ void check_window(const std::vector<int64_t>& alpha, const std::vector<int64_t>&
   if (options.controls < 0) fail("metrics: {} random permutations", options.controls);
 }
 
+std::vector<int64_t> value_blocks(int64_t L, int64_t H, int64_t KV) {
+  std::vector<int64_t> block_of;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + arch::kv_head_of(h, H, KV));
+  return block_of;
+}
+
+WindowMetrics empty_window_metrics(int64_t Q, int64_t L, int64_t H, int64_t G, int64_t KV, int64_t T, int64_t decay_k) {
+  WindowMetrics out;
+  out.Q = Q, out.L = L, out.H = H, out.G = G, out.KV = KV, out.T = T, out.decay_k = decay_k;
+  out.curves.assign(static_cast<size_t>(Q * L * H * kCurveMetrics * G), std::numeric_limits<double>::quiet_NaN());
+  out.scalars.assign(static_cast<size_t>(Q * L * H * kScalarMetrics), 0.0);
+  return out;
+}
+
 WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                              const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
                              const MetricOptions& options) {
   check_window(alpha.shape, values.shape, queries.size(), options);
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
   const int64_t KV = values.size(1), d = values.size(3), G = static_cast<int64_t>(grid.size());
-  // The value blocks: one per (layer, KV head); SPEC §1: query head h reads KV head h / (H / KV).
-  const io::FloatView V{values.data, values.dtype, {L * KV, T, d}};
-  std::vector<int64_t> block_of;
-  for (int64_t l = 0; l < L; ++l)
-    for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + arch::kv_head_of(h, H, KV));
-
-  WindowMetrics out;
-  out.Q = Q, out.L = L, out.H = H, out.G = G, out.KV = KV, out.T = T, out.decay_k = options.decay_k;
-  out.curves.assign(static_cast<size_t>(Q * L * H * kCurveMetrics * G), std::numeric_limits<double>::quiet_NaN());
-  out.scalars.assign(static_cast<size_t>(Q * L * H * kScalarMetrics), 0.0);
+  const io::FloatView V{values.data, values.dtype, {L * KV, T, d}};  // the value blocks
+  const std::vector<int64_t> block_of = value_blocks(L, H, KV);
+  WindowMetrics out = empty_window_metrics(Q, L, H, G, KV, T, options.decay_k);
   std::vector<detail::CoreGroup> groups;
   std::vector<int64_t> group_query;
   const int64_t O = 1 + options.controls;

@@ -24,13 +24,8 @@ WindowMetrics tensor_window_metrics(WorkerPool& pool, const torch::Tensor& alpha
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
   const int64_t KV = values.size(1), d = values.size(3), G = static_cast<int64_t>(grid.size());
   auto V = values.reshape({L * KV, T, d}).to(torch::kFloat64).contiguous();
-  std::vector<int64_t> block_of;
-  for (int64_t l = 0; l < L; ++l)
-    for (int64_t h = 0; h < H; ++h) block_of.push_back(l * KV + arch::kv_head_of(h, H, KV));
-  WindowMetrics out;
-  out.Q = Q, out.L = L, out.H = H, out.G = G, out.KV = KV, out.T = T, out.decay_k = options.decay_k;
-  out.curves.assign(static_cast<size_t>(Q * L * H * kCurveMetrics * G), std::numeric_limits<double>::quiet_NaN());
-  out.scalars.assign(static_cast<size_t>(Q * L * H * kScalarMetrics), 0.0);
+  const std::vector<int64_t> block_of = value_blocks(L, H, KV);
+  WindowMetrics out = empty_window_metrics(Q, L, H, G, KV, T, options.decay_k);
   std::vector<detail::TensorGroup> groups;
   std::vector<int64_t> group_query;
   for (int64_t qi = 0; qi < Q; ++qi) {

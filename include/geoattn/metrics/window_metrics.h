@@ -44,6 +44,12 @@ WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const
                              const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
                              const MetricOptions& options);
 
+// What window_metrics and the tensor path share: each sample's value block (layer l, head h ->
+// l * KV + its KV head; SPEC §1: query head h reads KV head h / (H / KV)), and a window's metrics
+// before the core fills them (curves NaN, scalars 0).
+std::vector<int64_t> value_blocks(int64_t L, int64_t H, int64_t KV);
+WindowMetrics empty_window_metrics(int64_t Q, int64_t L, int64_t H, int64_t G, int64_t KV, int64_t T, int64_t decay_k);
+
 // window_metrics' checks of the shapes alone (geoattn::Error): alpha [L, H, Q, T], values
 // [L, KV, T, d] with KV dividing H, Q query positions.
 void check_window(const std::vector<int64_t>& alpha, const std::vector<int64_t>& values, size_t queries,

@@ -252,6 +252,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"sinks", c + " --model " + f.model, "--capture: give either"},
       {"sinks", " --capture " + (t / "sum5.safetensors"), "a row whose sum is 5"},
       {"sinks", run + " --queries last", "--queries"},
+      {"sinks", run + " --checkpoint-every -1", "--checkpoint-every"},
+      {"sinks", c + " --checkpoint-every 5", "--checkpoint-every: not used with --capture"},
       {"sinks", c + " --eps 1", "--eps"},
       {"sinks", c + " --eps x", "--eps"},
       {"sinks", c + " --taus 2", "--taus"},

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
-#include <cstdlib>
 #include <filesystem>
 
 #include "geoattn/io/windows.h"
@@ -13,6 +11,7 @@
 #include "geoattn/model/capture_checks.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
+#include "geoattn/pipeline/resume.h"
 #include "geoattn/pipeline/window_loop.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/error.h"
@@ -20,33 +19,6 @@
 #include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
-
-namespace {
-
-// What must match for a saved partial run to be resumed: everything but the progress and timing.
-bool same_identity(const metrics::MeasureInfo& a, const metrics::MeasureInfo& b) {
-  const auto data = [](metrics::DataInfo d) {
-    d.windows_done.reset(), d.complete.reset();
-    return d;
-  };
-  return a.model == b.model && a.command == b.command && a.method == b.method && data(a.data) == data(b.data);
-}
-
-// A saved partial state of the same run: how many windows it holds (0: none to resume).
-int64_t resume(const std::string& state_file, const std::string& out, int64_t W, bool quiet, metrics::RunState& state) {
-  if (!std::filesystem::exists(state_file)) return 0;
-  metrics::RunState saved = report::load_run_state(state_file);
-  const auto& d = saved.run_info.data;
-  if (d.complete.value_or(true) || !same_identity(saved.run_info, state.run_info)) return 0;
-  const int64_t done = d.windows_done.value_or(0);
-  if (done < 0 || done > W) fail("{}: {} windows done of {}", state_file, done, W);
-  saved.run_info = state.run_info;
-  state = std::move(saved);
-  if (!quiet) fmt::print(stderr, "resuming {} after {} of {} windows\n", out, done, W);
-  return done;
-}
-
-}  // namespace
 
 std::vector<io::Window> shard_windows(const std::vector<io::Window>& all, int64_t i, int64_t n) {
   std::vector<io::Window> out;
@@ -69,7 +41,7 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   run_info.method = run.settings();
 
   const std::string state_file = state_path(out);
-  const int64_t done = resume(state_file, out, W, m.quiet, state);
+  const int64_t done = resume(state_file, out, W, m.quiet, state, report::load_run_state);
   auto save_partial = [&](int64_t windows_done) {
     run_info.data.windows_done = windows_done;
     run_info.data.complete = false;
@@ -78,14 +50,12 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
 
   const auto keys = window_keys(doc_ids(m.windows));
   const std::vector<io::Window> todo(m.windows.begin() + done, m.windows.end());
-  const char* kill_after = std::getenv("GEOATTN_TEST_KILL_AFTER_WINDOWS");  // tests of resume
   const auto times = forward_windows(m.decoder, c.n_layers, todo, job.queries, m.batch, "measure", m.quiet,
                                      [&](int64_t t, const CapturedWindow& c) {
                                        const int64_t w = done + t;
                                        add_window(run, c.alpha, c.values, keys[w], m.windows[w].doc_id);
-                                       if (job.checkpoint_every > 0 && (w + 1) % job.checkpoint_every == 0 && w + 1 < W)
-                                         save_partial(w + 1);
-                                       if (kill_after && w + 1 == std::atoll(kill_after)) std::raise(SIGKILL);
+                                       if (checkpoint_due(job.checkpoint_every, w + 1, W)) save_partial(w + 1);
+                                       killed_for_tests(w + 1);
                                      });
 
   StageTimes stages = run.times();

@@ -8,6 +8,7 @@
 #include "geoattn/metrics/sink_window.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
+#include "geoattn/pipeline/resume.h"
 #include "geoattn/pipeline/window_loop.h"
 #include "geoattn/report/frame_config_json.h"
 #include "geoattn/report/run_info_json.h"
@@ -48,18 +49,30 @@ void sinks(const SinksJob& job, const std::string& out) {
   const auto& c = m.checkpoint.config;
   const int64_t W = static_cast<int64_t>(m.windows.size()), T = static_cast<int64_t>(m.windows.at(0).ids.size());
   metrics::SinkRun run{empty_stats(c.n_layers, c.n_heads, c.n_kv_heads, T, job.sinks), {}, {}};
+  run.run_info = {model_info(m.checkpoint), m.data, m.settings, job.sinks, {}};
+  // A partial state of the same run beside `out` (resume.h): its windows are not run again.
+  const std::string state_file = state_path(out);
+  const int64_t done = resume(state_file, out, W, m.quiet, run, report::load_sink_state);
   std::vector<int64_t> all(T);
   for (int64_t t = 0; t < T; ++t) all[t] = t;
+  const std::vector<io::Window> todo(m.windows.begin() + done, m.windows.end());
   const auto times = forward_windows(
-      m.decoder, c.n_layers, m.windows, all, m.batch, "sinks", m.quiet,
-      [&](int64_t w, const CapturedWindow& cw) {
+      m.decoder, c.n_layers, todo, all, m.batch, "sinks", m.quiet,
+      [&](int64_t t, const CapturedWindow& cw) {
+        const int64_t w = done + t;
         run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus), m.windows[w].ids);
+        if (checkpoint_due(job.checkpoint_every, w + 1, W)) {
+          run.run_info.data.windows_done = w + 1, run.run_info.data.complete = false;
+          report::save_sink_state(state_file, run);
+        }
+        killed_for_tests(w + 1);
       },
       job.sinks.residual);
   run.token_text = anchor_texts(run.stats, job.token_text);
-  run.run_info = {model_info(m.checkpoint), m.data, m.settings, job.sinks,
-                  forward_timing(m, times, m.load_s + seconds_since(start), W, T)};
+  run.run_info.data.windows_done.reset(), run.run_info.data.complete.reset();
+  run.run_info.timing = forward_timing(m, times, m.load_s + seconds_since(start), W - done, T);
   run.run_info.timing.seconds_sinks = times.visit_s;
+  if (done > 0) run.run_info.timing.resumed_after_windows = done;
   write_sinks(out, run);
   if (!m.quiet)
     fmt::print(stderr, "wrote {} ({} windows of {} tokens, {:.1f}s: forward {:.1f}s, sinks {:.1f}s)\n", out, W, T,

@@ -70,6 +70,11 @@ void check_distinct_files(const std::vector<std::string>& paths, const std::stri
     }
 }
 
+void add_checkpoint_option(CLI::App& cmd, int64_t& every) {
+  add_number_option(cmd, "--checkpoint-every", every, int64_t{0}, std::numeric_limits<int64_t>::max(),
+                    "save the state every K windows; a rerun with the same arguments resumes (0: off)");
+}
+
 nlohmann::ordered_json read_json(const std::string& path) {
   return read_json_file<nlohmann::ordered_json>(path);
 }

@@ -149,6 +149,9 @@ struct RunOptions {
   arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
+// --checkpoint-every K: the run's state saved every K windows beside its output, resumed by a
+// rerun with the same arguments (pipeline/resume.h; 0: off).
+void add_checkpoint_option(CLI::App& cmd, int64_t& every);
 // --threads N: 0 (all cores) to kMaxWorkerThreads (util/worker_pool.h).
 void add_threads_option(CLI::App& cmd, int& threads);
 // Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)

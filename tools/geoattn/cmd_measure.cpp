@@ -32,7 +32,6 @@ void run_measure(const MeasureOptions& o) {
   inputs.push_back(o.model);
   check_outputs_of(o.out, inputs);
   parse_shard(o.shard);  // a bad --shard before the model loads
-  if (o.checkpoint_every < 0) fail("--checkpoint-every {}: must be 0 (off) or more", o.checkpoint_every);
   const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
   MetricFlags metric = o.metric;
   metric.seed = o.input.seed;  // one --seed: windows, controls, bootstrap
@@ -52,8 +51,7 @@ void measure_flags(CLI::App& cmd, MeasureOptions& o) {
   add_queries_option(cmd, o.queries);
   add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  add_number_option(cmd, "--checkpoint-every", o.checkpoint_every, int64_t{0}, std::numeric_limits<int64_t>::max(),
-                    "save the aggregates every K windows; a rerun with the same arguments resumes (0: off)");
+  add_checkpoint_option(cmd, o.checkpoint_every);
   add_metric_flags(cmd, o.metric, /*with_seed=*/false);  // --seed is the input's
   add_run_options(cmd, o.run);
   add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");

@@ -27,6 +27,7 @@ struct SinksOptions {
   std::string queries = "all";
   std::string shard = "0/1";
   int64_t batch = 1;
+  int64_t checkpoint_every = 50;
   // The defaults are SinkSettings' (metrics/run_info.h): one definition, Python's too.
   double eps = metrics::SinkSettings{}.eps;
   std::string taus = fmt::format("{}", fmt::join(metrics::SinkSettings{}.taus, ","));
@@ -100,6 +101,7 @@ void run_sinks(const SinksOptions& o) {
   pipeline::SinksJob job{model_job(r, {o.input, o.run, o.shard, o.queries, o.batch, o.quiet}, start)};
   job.sinks = settings;
   job.token_text = token_text_for(r.checkpoint);
+  job.checkpoint_every = o.checkpoint_every;
   pipeline::sinks(job, o.out);
 }
 
@@ -112,6 +114,7 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
   cmd.add_option("--queries", o.queries, "query positions: sinks needs all")->capture_default_str();
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
   add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
+  add_checkpoint_option(cmd, o.checkpoint_every);
   using S = metrics::SinkSettings;  // the flags' names and defaults; its validate() checks their values
   add_number_option(cmd, std::string(S::kEps.flag), o.eps, -std::numeric_limits<double>::max(),
                     std::numeric_limits<double>::max(), "a head is a sink head at k when alpha_k > eps (in [0, 1))");

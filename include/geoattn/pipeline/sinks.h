@@ -21,7 +21,10 @@ struct SinksJob {
   ModelJob run;                              // the model and windows; the sinks' settings follow the command's
   SinkSettings sinks;
   std::function<std::string(int64_t)> token_text;  // an anchor token's text
+  int64_t checkpoint_every = 50;             // save the state every K windows (0: never); a rerun resumes
 };
+// Runs the job and writes `out` and its state sidecar. A partial state of the same run beside
+// `out` (same model, data and settings) is resumed after its last saved window.
 void sinks(const SinksJob& job, const std::string& out);
 
 // The windows of a capture file with every query position (geoattn capture --queries all).

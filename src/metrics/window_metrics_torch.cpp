@@ -87,18 +87,18 @@ std::pair<std::vector<double>, std::vector<double>> value_statistics(WorkerPool&
   return {std::move(geometry.norms), std::move(geometry.decay_sums)};
 }
 
-bool add_window_assumptions(const torch::Tensor& alpha, const WindowMetrics& m, const std::vector<int64_t>& queries,
-                            AssumptionStats& stats) {
-  const auto A = alpha.to(torch::kCPU).contiguous();
-  return add_window_assumptions(model::float_view(A), m.value_norms, m.decay_sums, m.KV, queries, stats);
+torch::Tensor last_query_rows(const torch::Tensor& alpha, const std::vector<int64_t>& queries) {
+  const auto last = std::find(queries.begin(), queries.end(), alpha.size(3) - 1);
+  if (last == queries.end()) return {};
+  return alpha.narrow(2, last - queries.begin(), 1).to(torch::kCPU).contiguous();
 }
 
 bool add_window_assumptions(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
                             const std::vector<int64_t>& queries, AssumptionStats& stats) {
-  if (std::find(queries.begin(), queries.end(), alpha.size(3) - 1) == queries.end()) return false;
+  const auto rows = last_query_rows(alpha, queries);
+  if (!rows.defined()) return false;
   const auto [norms, decay] = value_statistics(pool, values, stats.K());
-  const auto A = alpha.to(torch::kCPU).contiguous();
-  return add_window_assumptions(model::float_view(A), norms, decay, values.size(1), queries, stats);
+  return add_window_assumptions(model::float_view(rows), norms, decay, values.size(1), {alpha.size(3) - 1}, stats);
 }
 
 void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,

@@ -86,9 +86,12 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
 
 void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key,
                 const std::string& doc) {
-  const auto m = metrics::window_metrics(run.pool(), alpha, values, run.spec().queries, run.spec().grid, key, run.options());
-  const auto A = alpha.to(torch::kCPU).contiguous();  // SPEC §4's last row, read where it lies
-  run.add_window(m, model::float_view(A), key, doc);
+  const auto& queries = run.spec().queries;
+  const auto m = metrics::window_metrics(run.pool(), alpha, values, queries, run.spec().grid, key, run.options());
+  // SPEC §4's row, the last query's: only it comes to the host (none when the run has no last query).
+  const auto rows = metrics::last_query_rows(alpha, queries);
+  if (!rows.defined()) return run.add_window(m, io::FloatView{}, {}, key, doc);
+  run.add_window(m, model::float_view(rows), {alpha.size(3) - 1}, key, doc);
 }
 
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,

@@ -69,11 +69,12 @@ metrics::MetricOptions MetricRun::options() const {
 }
 
 void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc) {
-  add_window(metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options()), alpha, key, doc);
+  add_window(metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options()), alpha,
+             spec_.queries, key, doc);
 }
 
-void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, uint64_t key,
-                           const std::string& doc) {
+void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, const std::vector<int64_t>& rows,
+                           uint64_t key, const std::string& doc) {
   const std::string unit = spec_.boot_unit == BootUnit::Window ? fmt::format("window {:016x}", key) : doc;
   times_.add(m.core);
   const auto t = Clock::now();
@@ -86,7 +87,7 @@ void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView&
         p0 * per_part, p1 * per_part);
   });
   if (!state_.assumptions.empty())
-    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, m.KV, spec_.queries, state_.assumptions);
+    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, m.KV, rows, state_.assumptions);
   times_.aggregate += seconds_since(t);
 }
 

@@ -23,10 +23,13 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
 std::pair<std::vector<double>, std::vector<double>> value_statistics(WorkerPool& pool, const torch::Tensor& values,
                                                                      int64_t decay_k);
 
-// window_assumptions.h with alpha [L, H, Q, T] a tensor and the value statistics of `m`
-// (window_metrics with decay_k = stats.K()), or of `values` [L, KV, T, d] (value_statistics).
-bool add_window_assumptions(const torch::Tensor& alpha, const WindowMetrics& m, const std::vector<int64_t>& queries,
-                            AssumptionStats& stats);
+// The rows of alpha [L, H, Q, T] that SPEC §4 reads, the last query's (position T - 1 of
+// `queries`), on the host and contiguous: [L, H, 1, T]; undefined when `queries` has no T - 1.
+// Only they come back from a GPU.
+torch::Tensor last_query_rows(const torch::Tensor& alpha, const std::vector<int64_t>& queries);
+
+// window_assumptions.h with alpha [L, H, Q, T] a tensor and the value statistics of `values`
+// [L, KV, T, d] (value_statistics).
 bool add_window_assumptions(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
                             const std::vector<int64_t>& queries, AssumptionStats& stats);
 

@@ -77,9 +77,11 @@ class MetricRun {
   // One captured window: alpha [L, H, Q, T], values [L, KV, T, d] where they lie. `key` is the
   // window's index in the run, `doc` its document (the bootstrap resamples documents, or windows).
   void add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc);
-  // The same for a window whose metrics are computed (window_metrics with options(key)): alpha
-  // [L, H, Q, T] for SPEC §4's last row.
-  void add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, uint64_t key, const std::string& doc);
+  // The same for a window whose metrics are computed (window_metrics with options()). SPEC §4
+  // reads the last query's row: `alpha` [L, H, Q', T] holds the window's rows at positions
+  // `rows` (all the spec's queries, or only T - 1; unused when the run has no last query).
+  void add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, const std::vector<int64_t>& rows,
+                  uint64_t key, const std::string& doc);
   // What window_metrics runs with for this run's windows.
   metrics::MetricOptions options() const;
 

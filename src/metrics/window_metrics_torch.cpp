@@ -37,7 +37,7 @@ WindowMetrics tensor_window_metrics(WorkerPool& pool, const torch::Tensor& alpha
     if (g.grid.empty()) continue;
     g.alpha = alpha.index({Slice(), Slice(), qi, Slice(0, n)}).to(torch::kFloat64).reshape({L * H, n}).contiguous();
     g.orders = torch::empty({L * H, 1 + options.controls, n}, torch::kInt64);  // [LH, O, n]: top-N, then the control's
-    g.orders.select(1, 0).copy_(top_n_order(g.alpha));
+    g.orders.select(1, 0).copy_(top_n_order(g.alpha.cpu()));  // on the host, where the orders are
     // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
     if (options.controls > 0)
       random_orders_into(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),

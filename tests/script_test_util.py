@@ -47,12 +47,20 @@ def parse_args(test_file):
     return args, src, bin_dir, os.path.join(bin_dir, "geoattn")
 
 
-def synthetic_sinks(layers=3, heads=4, P=8, taus=(0.05, 0.1), residual=False, text=True):
+# The names of the quantities that differ between the conventions (SPEC section 9), as the result
+# writes them: the density, the centralisation, the reference measures and the dormant row score.
+SINK_KEYS = {"geoattn": ("density_undirected", "centralization_freeman", "magnitude_ratio", "direction_agreement",
+                         "row_score_from_1"),
+             "authors": ("density", "degree_centralization", "relative_magnitude", "directional_influence", "row_score")}
+
+
+def synthetic_sinks(layers=3, heads=4, P=8, taus=(0.05, 0.1), residual=False, text=True, convention="geoattn"):
     """A valid geoattn.sinks/1 document (include/geoattn/report/sinks_json.h) with plausible
     numbers: strong sinks at position 0 in the later layers, one dormant head, a layer without
     a single anchor, NaN (null) where a head is undefined. `text`: token texts (False: a run
-    from a capture file, every text null)."""
+    from a capture file, every text null); `convention` names the quantities."""
     import math
+    density_key, central_key, magnitude_key, direction_key, row_key = SINK_KEYS[convention]
     texts = {1: "<s>", 13: "\n", 29889: ".", 278: " the", 42: "$x"}
     types = ["none", "centralized", "bidirectional", "distributed"]
     cfg = {"anchor_alpha_min": 0.3, "comparable_ratio": 0.5, "centralized_consistency": 0.9,
@@ -94,23 +102,23 @@ def synthetic_sinks(layers=3, heads=4, P=8, taus=(0.05, 0.1), residual=False, te
                 "top2": top2(alpha, tok), "anchor": anchor(tok, 0.75),
                 "anchor_tokens": [{"token": tok, "text": txt(tok), "windows": 6},
                                   {"token": 13, "text": txt(13), "windows": 2}][:1 + h % 2],
-                "dormant": {"row_score": 0.2 if dormant else min(0.95, 0.4 + 0.1 * h),
+                "dormant": {row_key: 0.2 if dormant else min(0.95, 0.4 + 0.1 * h),
                             "col_score": 0.95 if dormant else min(0.85, 0.5 + 0.05 * l), "dormant": dormant},
-                "reference": {"size": 1.5, "relative_magnitude": 0.4 + 0.1 * l,
-                              "directional_influence": None if undefined else 0.7}})
+                "reference": {"size": 1.5, magnitude_key: 0.4 + 0.1 * l,
+                              direction_key: None if undefined else 0.7}})
         bar = [sum(hd["alpha"][k] for hd in hs) / heads for k in range(P)]
         ftype = types[l % 4]
         density = [round(max(0.01, 0.5 / (1 + 10 * t) - 0.1 * l), 4) for t in taus]
-        graph = [{"tau": t, "density": d, "gini": min(0.9, 0.3 + 0.1 * l), "star": 0.2,
-                  "centralization": 0.4, "fiedler": None if (l, i) == (0, 1) else max(0.0, 0.5 - 0.1 * l),
+        graph = [{"tau": t, density_key: d, "gini": min(0.9, 0.3 + 0.1 * l), "star": 0.2,
+                  central_key: 0.4, "fiedler": None if (l, i) == (0, 1) else max(0.0, 0.5 - 0.1 * l),
                   "gap": 0.1, "effective": cfg["density_min"] <= d <= cfg["density_max"]}
                  for i, (t, d) in enumerate(zip(taus, density))]
         out_layers.append({
             "layer": l, "alpha": bar, "sink_rate": [sum(hd["sink_rate"][k] for hd in hs) / heads for k in range(P)],
             "top2": top2(bar, 1), "anchor": anchor(1, 0.9),
             "reference": {"positions": [0, 3], "size": 2.0,  # the measures only with --residual
-                          "relative_magnitude": 0.3 if residual else None,
-                          "directional_influence": 0.6 if residual else None},
+                          magnitude_key: 0.3 if residual else None,
+                          direction_key: 0.6 if residual else None},
             "graph": graph,
             "frame": {"type": ftype, "rule": f"{ftype}: synthetic", "S": [0] if ftype == "centralized" else [],
                       "anchor": 0 if bar[0] >= 0.3 else -1, "alpha1": max(bar), "alpha2": sorted(bar)[-2],
@@ -121,9 +129,10 @@ def synthetic_sinks(layers=3, heads=4, P=8, taus=(0.05, 0.1), residual=False, te
         "schema": "geoattn.sinks/1",
         "model": {"path": "models/synthetic", "layers": layers, "heads": heads},
         "data": {"path": "data/synthetic.txt", "window": "stream", "windows": 6},
-        "settings": {"ctx": 64, "eps": 0.3, "taus": list(taus), "profile_positions": P,
+        "settings": {"ctx": 64, "convention": convention, "eps": 0.3, "taus": list(taus), "profile_positions": P,
                      "residual": residual, "dtype": "fp32"},
         "timing": {"total_seconds": 1.0},
+        "convention_note": f"synthetic, named as the {convention} convention names its quantities",
         "rule": {"note": "geoattn's own rule (the sources describe the types only in words)",
                  "config": cfg, "source": "built-in"},
         "layers_n": layers, "heads_n": heads, "kv_heads_n": max(1, heads // 2), "T": 64, "windows": 6,

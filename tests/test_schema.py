@@ -147,8 +147,9 @@ def check_sinks_synthetic(src, tmp):
     """check_sinks on synthetic documents: with token texts and without (a capture run), with
     --residual and without; and what the schema says is what the C++ headers name."""
     geoattn_schema, plot_figures = scripts(src)
-    from geoattn_results import FRAME_TYPES, GRAPH_STATS
+    from geoattn_results import FRAME_TYPES, SINK_NAMES
     for name, kw in (("synthetic-sinks.json", {}),
+                     ("synthetic-sinks-authors.json", dict(convention="authors", residual=True)),
                      ("synthetic-sinks-capture.json", dict(layers=5, heads=6, P=12, taus=(0.01, 0.05, 0.1),
                                                            residual=True, text=False))):
         path = os.path.join(tmp, name)
@@ -160,12 +161,19 @@ def check_sinks_synthetic(src, tmp):
         layer["reference"] = None
     why = geoattn_schema.problem(no_reference, SINKS, os.path.join(src, "docs", "schema"))
     check(why is None, f"{SINKS}: a layer's reference may be null ({why})")
+    mixed = synthetic_sinks()
+    mixed["layers"][0]["graph"][0]["degree_centralization"] = 0.4  # an authors' name in a geoattn entry
+    check(geoattn_schema.problem(mixed, SINKS, os.path.join(src, "docs", "schema")) is not None,
+          f"{SINKS}: a graph entry mixing the conventions' names is refused")
     with open(os.path.join(src, "docs", "schema", SINKS), encoding="utf-8") as f:
         defs = json.load(f)["$defs"]
-    names = {"kFrameTypes": (defs["frame_type"]["enum"], FRAME_TYPES),
-             "kGraphStats": ([k for k in defs["graph_entry"]["required"] if k not in ("tau", "effective")],
-                             GRAPH_STATS),
-             "kReferenceStats": (defs["head_reference"]["required"], ())}
+    names = {"kFrameTypes": (defs["frame_type"]["enum"], FRAME_TYPES)}
+    for conv in ("geoattn", "authors"):
+        suffix = conv.capitalize()
+        names[f"kGraphStats{suffix}"] = ([k for k in defs[f"graph_entry_{conv}"]["required"] if k not in ("tau", "effective")],
+                                         SINK_NAMES[conv]["graph"])
+        names[f"kReferenceStats{suffix}"] = (defs[f"head_reference_{conv}"]["required"], SINK_NAMES[conv]["reference"])
+        names[f"kRowScore{suffix}"] = (defs[f"dormant_{conv}"]["required"][:1], (SINK_NAMES[conv]["row_score"],))
     for const, (in_schema, in_results) in names.items():
         cpp = header_names(src, const)
         check(cpp and list(in_schema) == cpp and (not in_results or list(in_results) == cpp),

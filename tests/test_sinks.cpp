@@ -142,8 +142,8 @@ std::pair<LD, LD> dormant_scores(const Matrix& A) {
 }
 
 // Ruscio et al.: R from c_j = (1/T) sum_i A[i,j]; {c > 0.1}, else the top max(1, floor(0.1T)),
-// at most max(1, floor(0.3T)); then over i not in R, ||r_i||/||y_i|| and (1 + cos(r_i, y_i))/2.
-std::vector<LD> reference_of(const Matrix& A, const std::vector<std::vector<LD>>& x) {
+// at most max(1, floor(0.3T)).
+std::vector<bool> reference_set_of(const Matrix& A) {
   const int64_t T = A.size();
   std::vector<LD> c(T, 0);
   for (int64_t j = 0; j < T; ++j)
@@ -157,6 +157,14 @@ std::vector<LD> reference_of(const Matrix& A, const std::vector<std::vector<LD>>
   int64_t n = above > 0 ? above : std::max<int64_t>(1, static_cast<int64_t>(std::floor(0.1 * T)));
   n = std::min(n, std::max<int64_t>(1, static_cast<int64_t>(std::floor(0.3 * T))));
   for (int64_t r = 0; r < n; ++r) in_R[order[r]] = true;
+  return in_R;
+}
+
+// Geoattn's convention: over i not in R, ||r_i||/||y_i|| and (1 + cos(r_i, y_i))/2.
+std::vector<LD> reference_of(const Matrix& A, const std::vector<std::vector<LD>>& x) {
+  const int64_t T = A.size();
+  const auto in_R = reference_set_of(A);
+  const int64_t n = std::count(in_R.begin(), in_R.end(), true);
   LD magnitude = 0, direction = 0;
   int64_t outside = 0;
   const size_t D = x[0].size();
@@ -202,6 +210,83 @@ std::vector<LD> graph_of(const Matrix& Abar, double tau) {
   const auto& ev = eig.eigenvalues();  // ascending
   return {edges / (n * (n - 1) / 2), gini, 0.3L * max_in / (n - 1) + 0.7L * gini, central / ((n - 1) * (n - 2)), ev(1),
           ev(2) - ev(1)};
+}
+
+// The authors' convention (SPEC §9), from the released code's definitions.
+// Guo et al.'s entropy.py: each row renormalised, row 0 scored 0, the mean over all T rows.
+LD authors_row_score(const Matrix& A) {
+  const int64_t T = A.size();
+  LD row = 0;
+  for (int64_t i = 1; i < T; ++i) {
+    LD s = 0;
+    for (LD a : A[i]) s += a;
+    std::vector<LD> p;
+    for (LD a : A[i]) p.push_back(a > 0 ? a / s : 0);
+    row += entropy(p) / std::log(static_cast<LD>(i + 1));
+  }
+  return row / T;
+}
+
+// reference_point.ipynb: rows renormalised; per query outside R, min(1, ||r||/||y||) (1 when
+// only ||y|| < 1e-10, 0 when both) and (1 + clip(cos, -1, 1))/2 (0.5 when a norm is below 1e-10);
+// 0.5 for both at a query in R; the means over all T queries.
+std::vector<LD> authors_reference_of(const Matrix& A, const std::vector<std::vector<LD>>& x) {
+  const int64_t T = A.size();
+  const size_t D = x[0].size();
+  const auto in_R = reference_set_of(A);  // the same rule in both conventions
+  const LD n = std::count(in_R.begin(), in_R.end(), true);
+  LD magnitude = 0, direction = 0;
+  for (int64_t i = 0; i < T; ++i) {
+    if (in_R[i]) {
+      magnitude += 0.5L, direction += 0.5L;
+      continue;
+    }
+    LD s = 0;
+    for (LD a : A[i]) s += a;
+    std::vector<LD> y(D, 0), r(D, 0);
+    for (int64_t j = 0; j < T; ++j)
+      for (size_t m = 0; m < D; ++m) {
+        const LD w = s > 1e-10L ? A[i][j] / s : 0;
+        y[m] += w * x[j][m];
+        if (in_R[j]) r[m] += w * x[j][m];
+      }
+    const LD ny = norm(y), nr = norm(r);
+    magnitude += ny < 1e-10L ? (nr < 1e-10L ? 0 : 1) : std::min<LD>(1, nr / ny);
+    direction += nr < 1e-10L || ny < 1e-10L ? 0.5L : (1 + std::clamp<LD>(dot(r, y) / (nr * ny), -1, 1)) / 2;
+  }
+  return {n, magnitude / T, direction / T};
+}
+
+// laplacian.ipynb compute_laplacian_eigenvalues: B = [Abar > tau] everywhere (the diagonal too);
+// for T > 50 the nodes are those with an edge; Gini (pairwise definition), 0.3 max_in/(n-1) +
+// 0.7 Gini, sum(max_in - d_in)/(n-1)^2 over those nodes; density edges/T^2; the Laplacian of
+// (B + B^T)/2 over all T, exact; fewer than 2 edges: 0 but the density.
+std::vector<LD> authors_graph_of(const Matrix& Abar, double tau) {
+  const int64_t T = Abar.size();
+  Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic> B = Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic>::Zero(T, T);
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j) B(i, j) = Abar[i][j] > tau ? 1 : 0;
+  const LD edges = B.sum(), density = edges / (static_cast<LD>(T) * T);
+  if (edges < 2) return {density, 0, 0, 0, 0, 0};
+  std::vector<LD> d_in;  // of the graph's nodes
+  for (int64_t j = 0; j < T; ++j)
+    if (T <= 50 || B.col(j).sum() + B.row(j).sum() > 0) d_in.push_back(B.col(j).sum());
+  const LD n = d_in.size();
+  LD pair_sum = 0, total = 0;
+  for (LD a : d_in) {
+    total += a;
+    for (LD b : d_in) pair_sum += std::fabs(a - b);
+  }
+  const LD gini = total > 0 ? pair_sum / (2 * n * total) : 0;
+  const LD max_in = *std::max_element(d_in.begin(), d_in.end());
+  LD central = 0;
+  for (LD d : d_in) central += max_in - d;
+  const Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic> sym = (B + B.transpose()) / 2;
+  const Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic> L = Eigen::Matrix<LD, Eigen::Dynamic, 1>(sym.rowwise().sum()).asDiagonal().toDenseMatrix() - sym;
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic>> eig(L, Eigen::EigenvaluesOnly);
+  const auto& ev = eig.eigenvalues();  // ascending
+  return {density, gini, 0.3L * max_in / std::max<LD>(1, n - 1) + 0.7L * gini,
+          max_in > 0 && n > 1 ? central / ((n - 1) * (n - 1)) : 0, ev(1), ev(2) - ev(1)};
 }
 
 // ---- per-window numbers against the brute force ---------------------------------------------
@@ -252,11 +337,58 @@ TEST_P(RealCapture, EveryNumberEqualsTheBruteForce) {
         const auto g = graph_of(bar, kTaus[t]);
         for (int64_t m = 0; m < metrics::kNumGraphStats; ++m)
           EXPECT_NEAR(s.graph[(l * kTaus.size() + t) * metrics::kNumGraphStats + m], static_cast<double>(g[m]), 1e-9)
-              << "layer " << l << " tau " << kTaus[t] << " " << metrics::kGraphStats[m];
+              << "layer " << l << " tau " << kTaus[t] << " " << metrics::kGraphStatsGeoattn[m];
       }
     }
   }
   EXPECT_EQ(compared, 2 * L * H);
+}
+
+// Issue 36: --convention authors, every number that differs from geoattn's convention, against
+// the released code's definitions written out above; T = 40 (the notebook's dense graph of all T
+// nodes) and T = 64 (its graph from the edge list, isolated tokens dropped).
+TEST_P(RealCapture, AuthorsConventionEqualsTheBruteForce) {
+  for (const int64_t T : {40, 64}) {
+    const auto windows = capture("models/" + GetParam(), 1, T);
+    ASSERT_EQ(windows.size(), 1u);
+    const auto& win = windows[0];
+    const int64_t L = win.alpha.size(0), H = win.alpha.size(1), KV = win.values.size(1);
+    const auto s = metrics::sink_window(win.alpha, win.values, win.resid, kTaus, metrics::SinkConvention::authors);
+    int64_t fewer_nodes = 0;
+    for (int64_t l = 0; l < L; ++l) {
+      Matrix bar(T, std::vector<LD>(T, 0));
+      for (int64_t h = 0; h < H; ++h) {
+        const int64_t lh = l * H + h, kv = h / (H / KV);
+        const Matrix A = head_matrix(win.alpha, l, h);
+        for (int64_t i = 0; i < T; ++i)
+          for (int64_t j = 0; j < T; ++j) bar[i][j] += A[i][j] / H;
+        EXPECT_NEAR(s.row_score[lh], static_cast<double>(authors_row_score(A)), 1e-11) << T << " " << l << " " << h;
+        EXPECT_NEAR(s.col_score[lh], static_cast<double>(dormant_scores(A).second), 1e-11) << T << " " << l << " " << h;
+        const auto ref = authors_reference_of(A, rows_of(win.values[l][kv]));
+        for (int64_t m = 0; m < 3; ++m)
+          EXPECT_NEAR(s.reference_v[lh * 3 + m], static_cast<double>(ref[m]), 1e-11) << T << " " << l << " " << h << " " << m;
+      }
+      const auto ref_resid = authors_reference_of(bar, rows_of(win.resid[l]));
+      for (int64_t m = 1; m < 3; ++m)
+        EXPECT_NEAR(s.reference_resid[l * 3 + m], static_cast<double>(ref_resid[m]), 1e-10) << T << " " << l << " " << m;
+      for (size_t t = 0; t < kTaus.size(); ++t) {
+        const auto g = authors_graph_of(bar, kTaus[t]);
+        for (int64_t m = 0; m < metrics::kNumGraphStats; ++m)
+          EXPECT_NEAR(s.graph[(l * kTaus.size() + t) * metrics::kNumGraphStats + m], static_cast<double>(g[m]), 1e-9)
+              << "T " << T << " layer " << l << " tau " << kTaus[t] << " " << metrics::kGraphStatsAuthors[m];
+        if (T > 50) {
+          int64_t present = 0;
+          for (int64_t j = 0; j < T; ++j) {
+            bool edge = false;
+            for (int64_t i = 0; i < T; ++i) edge = edge || bar[i][j] > kTaus[t] || bar[j][i] > kTaus[t];
+            present += edge;
+          }
+          fewer_nodes += present < T;
+        }
+      }
+    }
+    if (T > 50) EXPECT_GT(fewer_nodes, 0) << "the edge-list graph drops isolated tokens somewhere: the case is tested";
+  }
 }
 
 // Sink_k^eps: the share of (window, layer, head) with alpha_k > eps, counted directly.
@@ -292,19 +424,22 @@ TEST_P(RealCapture, CudaMatchesCpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const auto windows = capture("models/" + GetParam(), 1, 96);
   const auto& w = windows[0];
-  const auto cpu = metrics::sink_window(w.alpha, w.values, w.resid, kTaus);
-  const auto gpu = metrics::sink_window(w.alpha.cuda(), w.values.cuda(), w.resid.cuda(), kTaus);
-  auto expect_near = [](const std::vector<double>& a, const std::vector<double>& b, double tol, const char* what) {
-    ASSERT_EQ(a.size(), b.size()) << what;
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tol) << what << " " << i;
-  };
-  expect_near(cpu.alpha, gpu.alpha, 1e-12, "alpha");
-  expect_near(cpu.row_score, gpu.row_score, 1e-11, "row");
-  expect_near(cpu.col_score, gpu.col_score, 1e-11, "col");
-  expect_near(cpu.reference_v, gpu.reference_v, 1e-11, "reference_v");
-  expect_near(cpu.reference_resid, gpu.reference_resid, 1e-10, "reference_resid");
-  expect_near(cpu.rho0, gpu.rho0, 1e-11, "rho0");
-  expect_near(cpu.graph, gpu.graph, 1e-9, "graph");
+  for (const auto convention : {metrics::SinkConvention::geoattn, metrics::SinkConvention::authors}) {
+    const auto cpu = metrics::sink_window(w.alpha, w.values, w.resid, kTaus, convention);
+    const auto gpu = metrics::sink_window(w.alpha.cuda(), w.values.cuda(), w.resid.cuda(), kTaus, convention);
+    auto expect_near = [&](const std::vector<double>& a, const std::vector<double>& b, double tol, const char* what) {
+      ASSERT_EQ(a.size(), b.size()) << what;
+      for (size_t i = 0; i < a.size(); ++i)
+        ASSERT_NEAR(a[i], b[i], tol) << name_of(metrics::kSinkConventionNames, convention) << " " << what << " " << i;
+    };
+    expect_near(cpu.alpha, gpu.alpha, 1e-12, "alpha");
+    expect_near(cpu.row_score, gpu.row_score, 1e-11, "row");
+    expect_near(cpu.col_score, gpu.col_score, 1e-11, "col");
+    expect_near(cpu.reference_v, gpu.reference_v, 1e-11, "reference_v");
+    expect_near(cpu.reference_resid, gpu.reference_resid, 1e-10, "reference_resid");
+    expect_near(cpu.rho0, gpu.rho0, 1e-11, "rho0");
+    expect_near(cpu.graph, gpu.graph, 1e-9, "graph");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, RealCapture, ::testing::Values("stories260K", "stories15M"));
@@ -322,7 +457,7 @@ std::vector<double> graph_for(int64_t T, const std::vector<std::pair<int, int>>&
 
 void expect_graph(const std::vector<double>& got, const std::vector<double>& want) {
   ASSERT_EQ(got.size(), want.size());
-  for (size_t m = 0; m < want.size(); ++m) EXPECT_NEAR(got[m], want[m], 1e-12) << metrics::kGraphStats[m];
+  for (size_t m = 0; m < want.size(); ++m) EXPECT_NEAR(got[m], want[m], 1e-12) << metrics::kGraphStatsGeoattn[m];
 }
 
 TEST(AttentionGraph, HandComputedCases) {
@@ -467,8 +602,16 @@ TEST(SinksCommand, ShardsMergeToOneRunBitForBit) {
   EXPECT_EQ(merged.at("windows"), 6);
   EXPECT_EQ(numbers(merged), numbers(all));  // every number, bit for bit
   EXPECT_EQ(merged.at("data").at("windows"), 6);
-  // The residual stream's reference measures are there; the BOS token has its text.
-  EXPECT_TRUE(all.at("layers").at(0).at("reference").at("directional_influence").is_number());
+  // The residual stream's reference measures are there, named as geoattn's convention names them.
+  EXPECT_EQ(all.at("settings").at("convention"), "geoattn");
+  EXPECT_TRUE(all.at("layers").at(0).at("reference").at("direction_agreement").is_number());
+  // Issue 36: a shard of the authors' convention does not merge with one of geoattn's.
+  ASSERT_EQ(run_tool(base + " --convention authors --shard 1/2 --out " + tmp / "c.json", tmp).code, 0);
+  EXPECT_EQ(read_json(tmp / "c.json").at("settings").at("convention"), "authors");
+  const auto mixed = run_tool("geoattn merge " + tmp / "a.json " + tmp / "c.json --out " + tmp / "mixed.json", tmp);
+  EXPECT_NE(mixed.code, 0);
+  EXPECT_NE(mixed.err.find("convention"), std::string::npos) << mixed.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "mixed.json"));
 }
 
 // Issue 36: a sinks run killed (SIGKILL) after a checkpoint resumes with the same arguments and

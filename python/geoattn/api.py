@@ -243,10 +243,12 @@ class Sinks:
         _save(self._native, path)
 
 
-def sinks(attn, values, *, eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, tokens=None, profile_positions=64,
-          config=None, threads=0, source="python", metadata=None):
+def sinks(attn, values, *, convention="geoattn", eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, tokens=None,
+          profile_positions=64, config=None, threads=0, source="python", metadata=None):
     """SPEC §9 for all-query attention: `geoattn sinks` on tensors.
 
+    convention "geoattn" (its own definitions) or "authors" (the authors' released code's), as
+             `geoattn sinks --convention`; the result names each quantity by its convention
     attn     [windows, layers, heads, T, T] (every query row), values [windows, layers, kv_heads, T, d]
     residual [windows, layers, T, D] (blocks.*.hook_resid_pre) for the residual reference points
     tokens   [windows, T] ids (the anchors' tokens; default 0); config: a frame rule (dict, as
@@ -281,7 +283,8 @@ def sinks(attn, values, *, eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, 
     taus = [_checks.fraction(t, "taus") for t in taus]
     if not taus:
         raise ValueError("taus: [], expected at least one threshold in [0, 1)")
-    native = core().sinks(attn, values, residual, tokens, _checks.fraction(eps, "eps"), taus,
+    native = core().sinks(attn, values, residual, tokens, _checks.string(convention, "convention"),
+                          _checks.fraction(eps, "eps"), taus,
                           _checks.integer(profile_positions, "profile_positions", 1),
                           _checks.json_object(config, "config", "a frame rule as configs/sinks.json"), "config",
                           _checks.string(source, "source"), _metadata(metadata),

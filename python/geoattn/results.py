@@ -15,16 +15,21 @@ import os
 
 from .schema import load_schema
 
-__all__ = ["MEASURE_SCHEMAS", "SINKS_SCHEMA", "FRAME_TYPES", "GRAPH_STATS", "read_arrays",
+__all__ = ["MEASURE_SCHEMAS", "SINKS_SCHEMA", "FRAME_TYPES", "SINK_CONVENTIONS", "SINK_NAMES", "read_arrays",
            "inline_arrays", "load_measure", "sink_arrays", "load_sinks"]
 
 MEASURE_SCHEMAS = ("geoattn.measure/2", "geoattn.measure/1")  # /1: every array inline
 SINKS_SCHEMA = "geoattn.sinks/1"
-# The frame types and the attention-graph statistics as the sinks schema names them (the C++
+# The frame types, the conventions and each convention's names of the attention-graph statistics,
+# the reference measures and the dormant row score, as the sinks schema names them (the C++
 # writes the same names: ctest Schema checks it).
 _SINKS_DEFS = load_schema("geoattn.sinks-1.schema.json")[0]["$defs"]
 FRAME_TYPES = tuple(_SINKS_DEFS["frame_type"]["enum"])
-GRAPH_STATS = tuple(k for k in _SINKS_DEFS["graph_entry"]["required"] if k not in ("tau", "effective"))
+SINK_CONVENTIONS = tuple(_SINKS_DEFS["settings"]["properties"]["convention"]["enum"])
+SINK_NAMES = {c: {"graph": tuple(k for k in _SINKS_DEFS[f"graph_entry_{c}"]["required"] if k not in ("tau", "effective")),
+                  "reference": tuple(_SINKS_DEFS[f"head_reference_{c}"]["required"]),
+                  "row_score": _SINKS_DEFS[f"dormant_{c}"]["required"][0]}
+              for c in SINK_CONVENTIONS}
 
 
 def _tensors(path):
@@ -107,10 +112,12 @@ def sink_arrays(doc):
     """A geoattn.sinks/1 document as numpy arrays (NaN for null), layers in the document's order
     (their ids in "layer"), heads by their index:
       layer [L] int; taus [n_tau]; positions P
-      mass0, rho0, lambda, row_score, col_score [L, H]; dormant [L, H] bool
+      convention (settings.convention); names: SINK_NAMES of it
+      mass0, rho0, lambda, col_score and the row score (its name: names["row_score"]) [L, H];
+      dormant [L, H] bool
       alpha, head_sink_rate [L, H, P] (Sink_k^eps in % of windows)
       alpha_bar, sink_rate [L, P] (Abar's mean profile; Sink_k^eps in % of (window, head))
-      graph {stat: [L, n_tau]} (GRAPH_STATS); effective [L, n_tau] bool
+      graph {stat: [L, n_tau]} (names["graph"]); effective [L, n_tau] bool
       anchor_token [L, H] int (the head's commonest top-anchor token, -1 if none)
       frame_types [L] list of str; summary_sink_rate [P]"""
     import numpy as np
@@ -121,17 +128,20 @@ def sink_arrays(doc):
     layers = doc["layers"]
     L, H, P = len(layers), doc["heads_n"], len(doc["summary"]["sink_rate"])
     taus = [float(t) for t in doc["settings"]["taus"]]
-    out = {k: np.full((L, H), np.nan) for k in ("mass0", "rho0", "lambda", "row_score", "col_score")}
+    convention = doc["settings"]["convention"]
+    names = SINK_NAMES[convention]
+    out = {k: np.full((L, H), np.nan) for k in ("mass0", "rho0", "lambda", names["row_score"], "col_score")}
+    out.update(convention=convention, names=names)
     out.update(dormant=np.zeros((L, H), bool), anchor_token=np.full((L, H), -1, np.int64),
                alpha=np.full((L, H, P), np.nan), head_sink_rate=np.full((L, H, P), np.nan),
-               graph={k: np.full((L, len(taus)), np.nan) for k in GRAPH_STATS},
+               graph={k: np.full((L, len(taus)), np.nan) for k in names["graph"]},
                effective=np.zeros((L, len(taus)), bool))
     for i, ly in enumerate(layers):
         for hd in ly["heads"]:
             h = hd["head"]
             for k in ("mass0", "rho0", "lambda"):
                 out[k][i, h] = num(hd[k])
-            for k in ("row_score", "col_score"):
+            for k in (names["row_score"], "col_score"):
                 out[k][i, h] = num(hd["dormant"][k])
             out["dormant"][i, h] = hd["dormant"]["dormant"]
             out["alpha"][i, h] = [num(v) for v in hd["alpha"]]
@@ -140,7 +150,7 @@ def sink_arrays(doc):
             if tokens and tokens[0]["token"] is not None:
                 out["anchor_token"][i, h] = tokens[0]["token"]
         for j, g in enumerate(ly["graph"][:len(taus)]):
-            for k in GRAPH_STATS:
+            for k in names["graph"]:
                 out["graph"][k][i, j] = num(g[k])
             out["effective"][i, j] = g["effective"]
     out.update(layer=np.array([ly["layer"] for ly in layers], np.int64), taus=np.array(taus),

@@ -173,14 +173,17 @@ struct Sinks {
 };
 
 Sinks run_sinks(const torch::Tensor& alpha, const torch::Tensor& values, const std::optional<torch::Tensor>& residual,
-            const std::optional<torch::Tensor>& tokens, double eps, const std::vector<double>& taus,
-            int64_t profile_positions, const std::string& rule, const std::string& rule_source, const std::string& source,
+            const std::optional<torch::Tensor>& tokens, const std::string& convention, double eps,
+            const std::vector<double>& taus, int64_t profile_positions, const std::string& rule, const std::string& rule_source, const std::string& source,
             const std::map<std::string, std::string>& metadata, int threads) {
   const int64_t T = alpha.size(4);
   std::vector<int64_t> all(T);
   for (int64_t t = 0; t < T; ++t) all[t] = t;
   const model::CaptureFile capture = capture_of(alpha, values, all, tokens ? *tokens : torch::Tensor(), metadata);
   pipeline::SinkSettings settings;
+  const auto named = value_of(metrics::kSinkConventionNames, convention);
+  if (!named) fail("convention: '{}' is not one of {}", convention, names_of(metrics::kSinkConventionNames));
+  settings.convention = *named;
   settings.eps = eps, settings.taus = taus, settings.residual = residual.has_value();
   settings.profile_positions = profile_positions;
   settings.validate(ArgumentStyle::Python);
@@ -241,7 +244,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("controls"), py::arg("bootstrap"), py::arg("seed"), py::arg("distance"), py::arg("decay_k"),
         py::arg("boot_level"), py::arg("boot_unit"), py::arg("metrics_memory_mb"), py::arg("source"), py::arg("metadata"),
         py::arg("threads"));
-  m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("eps"),
+  m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("convention"), py::arg("eps"),
         py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
         py::arg("metadata"), py::arg("threads"));
   // A capture's checks, as geoattn metrics / sinks make them of a capture file.
@@ -269,6 +272,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     put(metrics_defaults, P::kBootUnit, py::str(std::string(name_of(metrics::kBootUnitNames, spec.boot_unit))));
     put(metrics_defaults, P::kMetricsMemory, py::int_(spec.metrics_memory_mb));
     using S = metrics::SinkSettings;
+    put(sinks_defaults, S::kConvention, py::str(std::string(name_of(metrics::kSinkConventionNames, sinks.convention))));
     put(sinks_defaults, S::kEps, py::float_(sinks.eps));
     put(sinks_defaults, S::kTaus, py::cast(sinks.taus));
     put(sinks_defaults, S::kProfilePositions, py::int_(sinks.profile_positions));

@@ -37,4 +37,4 @@ def test_sinks_with_a_residual_stream(all_queries):
     resid = torch.randn(W, L, T, 32, generator=torch.Generator().manual_seed(0))
     doc = geoattn.sinks(c["alpha"], c["values"], residual=resid).doc
     assert doc["settings"]["residual"] is True
-    assert doc["layers"][0]["reference"]["relative_magnitude"] is not None
+    assert doc["layers"][0]["reference"]["magnitude_ratio"] is not None

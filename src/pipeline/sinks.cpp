@@ -60,7 +60,7 @@ void sinks(const SinksJob& job, const std::string& out) {
       m.decoder, c.n_layers, todo, all, m.batch, "sinks", m.quiet,
       [&](int64_t t, const CapturedWindow& cw) {
         const int64_t w = done + t;
-        run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus), m.windows[w].ids);
+        run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus, job.sinks.convention), m.windows[w].ids);
         if (checkpoint_due(job.checkpoint_every, w + 1, W)) {
           run.run_info.data.windows_done = w + 1, run.run_info.data.complete = false;
           report::save_sink_state(state_file, run);
@@ -92,7 +92,7 @@ metrics::SinkRun sinks_of_capture(const model::CaptureFile& capture, const torch
   const auto tokens = capture.tokens.contiguous();
   for (int64_t w = 0; w < W; ++w)
     run.stats.add(metrics::sink_window(capture.alpha[w], capture.values[w], resid.defined() ? resid[w] : torch::Tensor(),
-                                       settings.taus),
+                                       settings.taus, settings.convention),
                   std::span<const int64_t>(tokens.data_ptr<int64_t>() + w * T, static_cast<size_t>(T)));
   run.run_info = {capture_model_info(capture.alpha.sizes().vec(), capture.values.sizes().vec(), capture.metadata, source), capture_data(source, W, T), {T, "all", std::nullopt}, settings, {}};
   run.run_info.timing.seconds_total = seconds_since(start);

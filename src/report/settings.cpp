@@ -39,6 +39,7 @@ void put_json(ordered_json& j, const metrics::MetricSettings& s) {
 }
 
 void put_json(ordered_json& j, const metrics::SinkSettings& s) {
+  j["convention"] = name_of(metrics::kSinkConventionNames, s.convention);
   j["eps"] = s.eps;
   j["taus"] = s.taus;
   j["residual"] = s.residual;
@@ -81,6 +82,7 @@ metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
 
 metrics::SinkSettings read_sink_settings(io::ConfigReader& r, const ordered_json& ordered) {
   metrics::SinkSettings s;
+  s.convention = read_enum(r, "convention", metrics::kSinkConventionNames).value_or(s.convention);
   s.eps = r.get_or<double>("eps", s.eps);
   s.taus = r.get_or<std::vector<double>>("taus", s.taus);
   s.residual = r.get_or<bool>("residual", s.residual);

@@ -16,6 +16,20 @@ constexpr const char* kRuleNote =
     "words; the thresholds live in the config (configs/sinks.json) and the sweep shows how the types move "
     "with them";
 
+// What each convention is (SPEC §9), in the result beside settings.convention; kSinkConventionNames order.
+constexpr const char* kConventionNotes[] = {
+    "geoattn's own reading of the sources (SPEC section 9): the dormant row score over rows 1..T-1 "
+    "(row_score_from_1); the reference measures over the queries outside R, not clipped (magnitude_ratio, "
+    "direction_agreement); the attention graph without self-loops on all T tokens (density_undirected over "
+    "T(T-1)/2, Freeman's centralization_freeman). --convention authors gives the released code's quantities",
+    "the authors' released code (SPEC section 9): sail-sg/Attention-Sink compute_attention_sink, "
+    "GuoTianYu2000/Active-Dormant-Attention LLM/src/entropy.py, ValeRuscio/What-are-you-sinking- "
+    "reference_point.ipynb and laplacian.ipynb. Reproduced: the 0.5 placeholder of every reference query in the "
+    "means, self-loops, the density over T^2, in-degree centralisation, for T > 50 the graph without its isolated "
+    "tokens, all 0 but the density below 2 edges. Computed as intended instead: the exact Laplacian spectrum "
+    "(the notebook's eigsh errs on disconnected graphs), every window in the graph means (the notebook skips "
+    "windows whose density is not effective outside every 4th layer)"};
+
 ordered_json text_of(const SinkRun& run, int64_t token) {
   const auto it = run.token_text.find(token);
   return it == run.token_text.end() ? ordered_json(nullptr) : ordered_json(it->second);
@@ -47,8 +61,9 @@ ordered_json to_json(const SinkRun& run, const metrics::SinkHead& h) {
   ordered_json tokens = ordered_json::array();
   for (const auto& t : h.anchor_tokens)
     tokens.push_back({{"token", t.token}, {"text", text_of(run, t.token)}, {"windows", t.windows}});
+  const auto names = metrics::sink_names(run.run_info.method.convention);
   ordered_json reference;
-  for (int64_t k = 0; k < metrics::kNumReferenceStats; ++k) reference[metrics::kReferenceStats[k]] = h.reference[k];
+  for (int64_t k = 0; k < metrics::kNumReferenceStats; ++k) reference[names.reference[k]] = h.reference[k];
   return {{"head", h.head},
           {"mass0", h.mass0},
           {"rho0", h.rho0},
@@ -58,11 +73,12 @@ ordered_json to_json(const SinkRun& run, const metrics::SinkHead& h) {
           {"top2", to_json(run, h.top2)},
           {"anchor", to_json(run, h.anchor)},
           {"anchor_tokens", std::move(tokens)},
-          {"dormant", {{"row_score", h.row_score}, {"col_score", h.col_score}, {"dormant", h.dormant}}},
+          {"dormant", {{names.row_score, h.row_score}, {"col_score", h.col_score}, {"dormant", h.dormant}}},
           {"reference", std::move(reference)}};
 }
 
 ordered_json to_json(const SinkRun& run, const metrics::SinkLayer& l) {
+  const auto names = metrics::sink_names(run.run_info.method.convention);
   ordered_json layer = {{"layer", l.layer},
                         {"alpha", l.alpha},
                         {"sink_rate", l.sink_rate},
@@ -70,12 +86,12 @@ ordered_json to_json(const SinkRun& run, const metrics::SinkLayer& l) {
                         {"anchor", to_json(run, l.anchor)}};
   ordered_json reference = {{"positions", l.reference_positions}, {"size", l.reference_size}};
   for (int64_t k = metrics::kRelativeMagnitude; k < metrics::kNumReferenceStats; ++k)
-    reference[metrics::kReferenceStats[k]] = l.reference_resid ? ordered_json((*l.reference_resid)[k]) : ordered_json(nullptr);
+    reference[names.reference[k]] = l.reference_resid ? ordered_json((*l.reference_resid)[k]) : ordered_json(nullptr);
   layer["reference"] = std::move(reference);
   ordered_json graph = ordered_json::array();
   for (const auto& g : l.graph) {
     ordered_json row = {{"tau", g.tau}};
-    for (int64_t k = 0; k < metrics::kNumGraphStats; ++k) row[metrics::kGraphStats[k]] = g.stats[k];
+    for (int64_t k = 0; k < metrics::kNumGraphStats; ++k) row[names.graph[k]] = g.stats[k];
     row["effective"] = g.effective;
     graph.push_back(std::move(row));
   }
@@ -111,6 +127,7 @@ ordered_json to_json(const SinkRun& run, const metrics::SinkResult& result) {
   ordered_json out = {{"schema", kSinksSchema}};
   const ordered_json info = to_json(run.run_info);
   for (const char* key : {"model", "data", "settings", "timing"}) out[key] = info.value(key, ordered_json(nullptr));
+  out["convention_note"] = kConventionNotes[static_cast<int>(settings.convention)];
   out["rule"] = {{"note", kRuleNote}, {"config", to_json(settings.rule.config)}, {"source", settings.rule_source}};
   out["layers_n"] = shape.layers, out["heads_n"] = shape.heads, out["kv_heads_n"] = shape.kv_heads, out["T"] = shape.T;
   out["windows"] = run.stats.windows();

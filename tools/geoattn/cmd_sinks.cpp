@@ -29,6 +29,7 @@ struct SinksOptions {
   int64_t batch = 1;
   int64_t checkpoint_every = 50;
   // The defaults are SinkSettings' (metrics/run_info.h): one definition, Python's too.
+  metrics::SinkConvention convention = metrics::SinkSettings{}.convention;
   double eps = metrics::SinkSettings{}.eps;
   std::string taus = fmt::format("{}", fmt::join(metrics::SinkSettings{}.taus, ","));
   bool residual = metrics::SinkSettings{}.residual;
@@ -63,7 +64,7 @@ std::vector<double> parse_taus(const std::string& text) {
 // over it (where the file would have them), read once into its typed form.
 pipeline::SinkSettings sink_settings(const SinksOptions& o) {
   pipeline::SinkSettings s;
-  s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
+  s.convention = o.convention, s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
   s.validate(ArgumentStyle::Flag);
   nlohmann::ordered_json rule = o.config.empty() ? report::to_json(pipeline::builtin_sink_rule()) : read_json(o.config);
   s.rule_source = o.config.empty() ? pipeline::kBuiltinSinkRuleSource : o.config;
@@ -89,7 +90,7 @@ void run_sinks(const SinksOptions& o) {
     // A capture's windows are the file's: no flag of the model's run (--shard, --ctx, --batch,
     // --device, ...) applies, and two "shards" of one capture would count its windows twice.
     refuse_unused(o.given,
-                  {"--capture", "--queries", "--eps", "--taus", "--profile", "--config", "--dormant-row-max",
+                  {"--capture", "--queries", "--convention", "--eps", "--taus", "--profile", "--config", "--dormant-row-max",
                    "--dormant-col-min", "--out", "--quiet"},
                   "with --capture (its windows are the file's, read as they are)");
     pipeline::sinks_from_capture(o.capture, settings, o.out);
@@ -116,6 +117,9 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
   add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
   add_checkpoint_option(cmd, o.checkpoint_every);
   using S = metrics::SinkSettings;  // the flags' names and defaults; its validate() checks their values
+  add_enum_option(cmd, std::string(S::kConvention.flag), o.convention, metrics::kSinkConventionNames,
+                  "geoattn (its own definitions) or authors (as the authors' released code computes them; SPEC §9)")
+      ->capture_default_str();
   add_number_option(cmd, std::string(S::kEps.flag), o.eps, -std::numeric_limits<double>::max(),
                     std::numeric_limits<double>::max(), "a head is a sink head at k when alpha_k > eps (in [0, 1))");
   cmd.add_option(std::string(S::kTaus.flag), o.taus, "attention-graph thresholds on Abar, comma-separated, each in [0, 1)")

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/frames.h"
+#include "geoattn/metrics/sink_stats.h"
 #include "geoattn/util/argument_names.h"
 #include "geoattn/arch/device.h"
 #include "geoattn/io/windows.h"
@@ -123,7 +124,8 @@ struct SinkRule {
 // arguments alike; validate() checks them.
 struct SinkSettings {
   static constexpr FieldName kEps{"eps", "--eps"}, kTaus{"taus", "--taus"},
-      kProfilePositions{"profile_positions", "--profile"};
+      kProfilePositions{"profile_positions", "--profile"}, kConvention{"convention", "--convention"};
+  SinkConvention convention = SinkConvention::geoattn;  // SPEC §9: geoattn's own, or the authors' code's
   double eps = 0.3;                                // sink head at k: alpha_k > eps
   std::vector<double> taus{0.01, 0.05, 0.1, 0.2};  // attention-graph thresholds
   bool residual = false;                           // reference points on blocks.*.hook_resid_pre too

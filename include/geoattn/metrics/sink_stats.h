@@ -14,19 +14,50 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/array_view.h"
+#include "geoattn/util/enum_names.h"
 
 namespace geoattn::metrics {
 
-// The attention-graph statistics of one layer at one threshold tau (SPEC §9): their order in
-// every array, and their names in the result (docs/schema/geoattn.sinks-1.schema.json,
-// "graph_entry": ctest Schema checks that the two agree).
-enum GraphStat : int64_t { kDensity, kGini, kStar, kCentralization, kFiedler, kGap, kNumGraphStats };
-inline constexpr const char* kGraphStats[kNumGraphStats] = {"density", "gini", "star", "centralization", "fiedler", "gap"};
+// SPEC §9 "Two conventions": geoattn's own (the default) and the authors' released code's. A
+// quantity that differs between them has a different name in the result, so a number never
+// carries a cited name it does not equal; the names below are the only place they are spelled.
+enum class SinkConvention { geoattn, authors };
+inline constexpr EnumName<SinkConvention> kSinkConventionNames[] = {{SinkConvention::geoattn, "geoattn"},
+                                                                    {SinkConvention::authors, "authors"}};
 
-// The reference-point measures of one (layer, head) or layer: |R|, then the means over the
-// queries not in R of ||r_i|| / ||y_i|| and (1 + cos(r_i, y_i)) / 2 (schema: "head_reference").
+// The attention-graph statistics of one layer at one threshold tau (SPEC §9): their order in
+// every array, and their names in the result per convention (docs/schema/geoattn.sinks-1.schema.json,
+// "graph_entry_geoattn" and "graph_entry_authors": ctest Schema checks that they agree).
+enum GraphStat : int64_t { kDensity, kGini, kStar, kCentralization, kFiedler, kGap, kNumGraphStats };
+inline constexpr const char* kGraphStatsGeoattn[kNumGraphStats] = {"density_undirected", "gini", "star",
+                                                                    "centralization_freeman", "fiedler", "gap"};
+inline constexpr const char* kGraphStatsAuthors[kNumGraphStats] = {"density", "gini", "star",
+                                                                    "degree_centralization", "fiedler", "gap"};
+
+// The reference-point measures of one (layer, head) or layer: |R|, then the magnitude and the
+// direction of the reference part r_i of each query's mix y_i (schema: "head_reference_geoattn",
+// "head_reference_authors").
 enum ReferenceStat : int64_t { kReferenceSize, kRelativeMagnitude, kDirectionalInfluence, kNumReferenceStats };
-inline constexpr const char* kReferenceStats[kNumReferenceStats] = {"size", "relative_magnitude", "directional_influence"};
+inline constexpr const char* kReferenceStatsGeoattn[kNumReferenceStats] = {"size", "magnitude_ratio",
+                                                                            "direction_agreement"};
+inline constexpr const char* kReferenceStatsAuthors[kNumReferenceStats] = {"size", "relative_magnitude",
+                                                                            "directional_influence"};
+
+// Guo et al.'s row score (schema: "dormant_geoattn", "dormant_authors"); the column score is the
+// same in both ("col_score").
+inline constexpr const char* kRowScoreGeoattn[] = {"row_score_from_1"};
+inline constexpr const char* kRowScoreAuthors[] = {"row_score"};
+
+// The names of one convention's quantities.
+struct SinkNames {
+  const char* const* graph;      // [kNumGraphStats]
+  const char* const* reference;  // [kNumReferenceStats]
+  const char* row_score;
+};
+constexpr SinkNames sink_names(SinkConvention c) {
+  return c == SinkConvention::authors ? SinkNames{kGraphStatsAuthors, kReferenceStatsAuthors, kRowScoreAuthors[0]}
+                                      : SinkNames{kGraphStatsGeoattn, kReferenceStatsGeoattn, kRowScoreGeoattn[0]};
+}
 
 struct SinkShape {
   int64_t layers = 0, heads = 0, kv_heads = 0, T = 0;
@@ -38,9 +69,9 @@ struct SinkShape {
 struct SinkWindow {
   SinkShape shape;
   std::vector<double> alpha;        // [L, H, T]  alpha_k = (1/(T-k)) sum_{t>=k} A[t,k]
-  std::vector<double> row_score;    // [L, H]     mean_{i>=1} H(A_i) / log(i+1)
+  std::vector<double> row_score;    // [L, H]     Guo et al.'s row score (the convention's)
   std::vector<double> col_score;    // [L, H]     max_{j<=T-2} H(A[.,j] / sum_i A[i,j]) / log(T-j)
-  std::vector<double> reference_v;  // [L, H, kNumReferenceStats]  x = v, A of the head
+  std::vector<double> reference_v;  // [L, H, kNumReferenceStats]  x = v, A of the head (the convention's)
   std::vector<double> rho0;         // [L, H]     mean over queries t >= 1 of SPEC §3's rho0
   std::vector<double> norms;        // [L, KV, T] ||v_i||
   std::vector<double> reference_bar;       // [L] |R| of Abar's column scores

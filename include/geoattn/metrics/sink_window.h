@@ -11,12 +11,14 @@
 namespace geoattn::metrics {
 
 // alpha [L, H, T, T] (every query), values [L, KV, T, d], resid [L, T, D] or undefined (no
-// residual stream), taus the graph thresholds. geoattn::Error on shapes that disagree.
+// residual stream), taus the graph thresholds, the convention of SPEC §9 that defines the row
+// score, the reference measures and the graph. geoattn::Error on shapes that disagree.
 SinkWindow sink_window(const torch::Tensor& alpha, const torch::Tensor& values, const torch::Tensor& resid,
-                       const std::vector<double>& taus);
+                       const std::vector<double>& taus, SinkConvention convention = SinkConvention::geoattn);
 
 // SPEC §9 attention graph of one matrix Abar [T, T] at each tau: [taus, kNumGraphStats] in
-// kGraphStats order, float64 on Abar's device.
-torch::Tensor graph_stats(const torch::Tensor& abar, const std::vector<double>& taus);
+// GraphStat order, float64 on Abar's device.
+torch::Tensor graph_stats(const torch::Tensor& abar, const std::vector<double>& taus,
+                          SinkConvention convention = SinkConvention::geoattn);
 
 }  // namespace geoattn::metrics

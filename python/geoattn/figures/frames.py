@@ -13,11 +13,13 @@ FRAME_COLORS = {"centralized": "#1f77b4", "bidirectional": "#ff7f0e", "distribut
 FRAME_RULE_CAVEAT = "frame-type rule: geoattn's own (configs/sinks.json)"
 ANCHOR_TOKENS_SHOWN = 24  # bars of the anchor-token histogram; the rest in one bar
 GRAPH_PANELS = (("fiedler", "Fiedler value"), ("gini", "Gini coefficient"),
-                ("density", "density"))
+                (None, "density"))  # None: the density of the run's convention (its first graph statistic)
 
 
 def graph_panel(ax, m, key):
     """One statistic by layer, one line per tau; hollow markers where tau is not effective."""
+    density = m.a["names"]["graph"][0]
+    key = key or density
     x = np.array(m.layer_ids)
     for j, tau in enumerate(m.a["taus"]):
         y, eff = m.a["graph"][key][:, j], m.a["effective"][:, j]
@@ -25,7 +27,7 @@ def graph_panel(ax, m, key):
         ax.plot(x, y, color=color, lw=1.3, label=rf"$\tau$ = {tau:g}")
         ax.plot(x[eff], y[eff], "o", color=color, ms=4)
         ax.plot(x[~eff], y[~eff], "o", mfc="none", mec=color, ms=5, mew=1)
-    if key == "density":
+    if key == density:
         for bound in ("density_min", "density_max"):
             if finite(m.config.get(bound)):
                 ax.axhline(m.config[bound], color="0.4", ls=":", lw=0.9)

@@ -119,7 +119,7 @@ def fig_sinks_dormant(sinks):
     fig, axes = new_figure(1, len(sinks), w=5.0, h=4.0)
     for c, m in enumerate(sinks):
         ax = axes[0][c]
-        x, y, dormant = m.a["row_score"], m.a["col_score"], m.a["dormant"]
+        x, y, dormant = m.a[m.a["names"]["row_score"]], m.a["col_score"], m.a["dormant"]
         row_max, col_min = m.config["dormant_row_max"], m.config["dormant_col_min"]
         ok = np.isfinite(x) & np.isfinite(y)
         ax.fill_between([-0.05, row_max], col_min, 1.05, color="tab:red", alpha=0.08, lw=0)

@@ -256,6 +256,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"sinks", c + " --checkpoint-every 5", "--checkpoint-every: not used with --capture"},
       {"sinks", c + " --eps 1", "--eps"},
       {"sinks", c + " --eps x", "--eps"},
+      {"sinks", c + " --convention paper", "--convention"},
       {"sinks", c + " --taus 2", "--taus"},
       {"sinks", c + " --profile 0", "--profile"},
       {"sinks", c + " --config " + (t / "broken.json"), "broken.json"},

@@ -668,6 +668,7 @@ TEST(SinksCommand, BadInputIsOneLine) {
   expect_error(run + " --queries last", "--queries last");
   expect_error(run + " --taus 0.1,x", "--taus 0.1,x");
   expect_error(run + " --eps 1.5", "--eps");
+  expect_error(run + " --convention paper", "--convention");
   geoattn::testing::write_file(tmp / "bad.json", R"({"anchor_alpha_min": 2})");
   expect_error(run + " --config " + tmp / "bad.json", "bad.json");
   ASSERT_EQ(run_tool("geoattn capture --model " + kModel + kInput + " --out " + tmp / "last.safetensors", tmp).code, 0);

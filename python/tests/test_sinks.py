@@ -16,11 +16,13 @@ def all_queries(geoattn_bin, tmp_path_factory):
     return path
 
 
-def test_sinks_equal_the_cli(geoattn_bin, all_queries, tmp_path):
+@pytest.mark.parametrize("convention", ["geoattn", "authors"])
+def test_sinks_equal_the_cli(geoattn_bin, all_queries, tmp_path, convention):
     out = tmp_path / "s.json"
-    run(geoattn_bin, "sinks", "--capture", all_queries, "--out", out, "--quiet")
+    run(geoattn_bin, "sinks", "--capture", all_queries, "--convention", convention, "--out", out, "--quiet")
     c = geoattn.read_capture(all_queries)
-    mine = geoattn.sinks(c["alpha"], c["values"], tokens=c["tokens"])
+    mine = geoattn.sinks(c["alpha"], c["values"], tokens=c["tokens"], convention=convention)
+    assert mine.doc["settings"]["convention"] == convention
     same(without_run_info(mine.doc), without_run_info(read_json(out)))
     arrays = mine.arrays()
     assert arrays["mass0"].shape == (5, 8)  # stories260K: 5 layers x 8 heads
@@ -38,3 +40,5 @@ def test_sinks_with_a_residual_stream(all_queries):
     doc = geoattn.sinks(c["alpha"], c["values"], residual=resid).doc
     assert doc["settings"]["residual"] is True
     assert doc["layers"][0]["reference"]["magnitude_ratio"] is not None
+    with pytest.raises(Exception, match="convention: 'paper' is not one of geoattn or authors"):
+        geoattn.sinks(c["alpha"], c["values"], convention="paper")

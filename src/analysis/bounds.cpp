@@ -175,33 +175,25 @@ BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& gr
   return out;
 }
 
-namespace {
-// The eight curves of a BoundsCurves, in declaration order (const or not).
-template <class Curves>
-auto fields(Curves& c) {
-  return std::array{&c.P_lo, &c.P_up, &c.R_lo, &c.R_up, &c.F_rmax_lo, &c.F_rmax_up, &c.F_rmin_lo, &c.F_rmin_up};
-}
-}  // namespace
-
 BoundsMean::BoundsMean(size_t grid_size) : counts_(grid_size, 0) {
-  for (auto* f : fields(sums_)) f->assign(grid_size, 0.0);
+  for (auto* f : curve_fields(sums_)) f->assign(grid_size, 0.0);
 }
 
 void BoundsMean::add(const BoundsCurves& c) {
   const size_t n_valid = c.P_lo.size();
   if (n_valid > counts_.size()) fail("bounds: a sample has {} grid values, the mean has {}", n_valid, counts_.size());
-  for (const auto* f : fields(c))
+  for (const auto* f : curve_fields(c))
     if (f->size() != n_valid) fail("bounds: a sample's curves have different lengths");
   for (size_t g = 0; g < n_valid; ++g) ++counts_[g];
-  const auto src = fields(c);
-  const auto dst = fields(sums_);
+  const auto src = curve_fields(c);
+  const auto dst = curve_fields(sums_);
   for (size_t k = 0; k < src.size(); ++k)
     for (size_t g = 0; g < n_valid; ++g) (*dst[k])[g] += (*src[k])[g];
 }
 
 BoundsCurves BoundsMean::mean() const {
   BoundsCurves out = sums_;
-  for (auto* f : fields(out))
+  for (auto* f : curve_fields(out))
     for (size_t g = 0; g < counts_.size(); ++g)
       (*f)[g] = counts_[g] > 0 ? (*f)[g] / static_cast<double>(counts_[g]) : std::numeric_limits<double>::quiet_NaN();
   return out;

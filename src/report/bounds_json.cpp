@@ -15,7 +15,7 @@ using nlohmann::ordered_json;
 
 namespace {
 void put_bounds(ordered_json& out, const analysis::BoundsCurves& curves) {
-  const auto fields = analysis::bound_curves(curves);
+  const auto fields = analysis::curve_fields(curves);
   for (size_t k = 0; k < fields.size(); ++k) {
     ordered_json values = ordered_json::array();
     for (double x : *fields[k]) values.push_back(number(x));
@@ -24,14 +24,14 @@ void put_bounds(ordered_json& out, const analysis::BoundsCurves& curves) {
 }
 
 // The measured means beside the bounds (the four curves the bounds bound).
-ordered_json group(ordered_json out, const metrics::GroupStats& measured, const analysis::BoundsMean& bounds) {
+ordered_json group(ordered_json out, const metrics::GroupStats& measured, const analysis::BoundsCurves& bounds) {
   out["samples"] = measured.samples();
   for (int m : {metrics::kP_rmax, metrics::kR_rmin, metrics::kF_rmax, metrics::kF_rmin}) {
     ordered_json values = ordered_json::array();
     for (int64_t g = 0; g < measured.grid_size(); ++g) values.push_back(number(measured.curve(m, g).mean()));
     out[std::string(metrics::kCurveNames[m])] = std::move(values);
   }
-  put_bounds(out, bounds.mean());
+  put_bounds(out, bounds);
   return out;
 }
 
@@ -43,15 +43,15 @@ ordered_json header(const ordered_json& run_info, const std::vector<int64_t>& gr
 }
 }  // namespace
 
-ordered_json bounds_json(const metrics::Aggregator& measured, const analysis::BoundsTables& bounds,
+ordered_json bounds_json(const metrics::Aggregator& measured, const metrics::EnvelopeStats& bounds,
                          const ordered_json& run_info) {
   ordered_json out = header(run_info, measured.n_grid());
-  out["global"] = group(ordered_json::object(), measured.global_stats(), bounds.global);
+  out["global"] = group(ordered_json::object(), measured.global_stats(), bounds.mean(-1, -1));
   ordered_json layers = ordered_json::array(), heads = ordered_json::array();
   for (int64_t l = 0; l < measured.layers(); ++l) {
-    layers.push_back(group({{"layer", l}}, measured.layer_stats(l), bounds.per_layer[l]));
+    layers.push_back(group({{"layer", l}}, measured.layer_stats(l), bounds.mean(l, -1)));
     for (int64_t h = 0; h < measured.heads(); ++h)
-      heads.push_back(group({{"layer", l}, {"head", h}}, measured.head_stats(l, h), bounds.per_head[l * measured.heads() + h]));
+      heads.push_back(group({{"layer", l}, {"head", h}}, measured.head_stats(l, h), bounds.mean(l, h)));
   }
   out["layers"] = std::move(layers);
   out["heads"] = std::move(heads);

@@ -10,6 +10,7 @@
 #include "geoattn/report/measure_json.h"
 #include "forward_loop.h"
 #include "geoattn/metrics/window_bounds.h"
+#include "geoattn/model/capture_checks.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/window_metrics_torch.h"
 #include "geoattn/report/bounds_json.h"
@@ -52,11 +53,12 @@ nlohmann::ordered_json settings_info(const BoundsOptions& o) {
 struct MeasuredBounds {
   WorkerPool& pool;
   metrics::Aggregator measured;
-  analysis::BoundsTables bounds;
+  metrics::EnvelopeStats bounds;
   void add(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-           const std::vector<int64_t>& grid, const analysis::BoundsOptions& options) {
+           const std::vector<int64_t>& grid) {
     metrics::add_window(pool, alpha, values, queries, grid, measured);
-    metrics::add_window_bounds(pool, alpha, values, queries, grid, options, bounds);
+    const auto a = alpha.cpu().contiguous(), v = values.cpu().contiguous();  // the bounds' formulas run on the CPU
+    metrics::add_window_bounds(pool, model::float_view(a), model::float_view(v), queries, grid, bounds);
   }
 };
 
@@ -66,8 +68,8 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   const auto grid = parse_grid_flag(o.n, T);
   const std::vector<int64_t> queries = capture.query_positions();
   WorkerPool pool(o.run.threads);
-  MeasuredBounds mb{pool, metrics::Aggregator(L, H, grid), analysis::BoundsTables(L, H, grid.size())};
-  for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid, options);
+  MeasuredBounds mb{pool, metrics::Aggregator(L, H, grid), metrics::EnvelopeStats(L, H, std::ssize(grid), options.kappa)};
+  for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid);
   nlohmann::ordered_json run_info;
   run_info["source"] = "capture";
   run_info["model"] = report::to_json(capture_model_info(capture.alpha.sizes().vec(), capture.values.sizes().vec(), capture.metadata, o.capture));
@@ -89,10 +91,10 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   const auto& c = checkpoint.config;
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(c.n_layers, c.n_heads, grid),
-                    analysis::BoundsTables(c.n_layers, c.n_heads, grid.size())};
+                    metrics::EnvelopeStats(c.n_layers, c.n_heads, std::ssize(grid), options.kappa)};
   const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,
                                      [&](int64_t, const pipeline::CapturedWindow& c) {
-                                       mb.add(c.alpha, c.values, queries, grid, options);
+                                       mb.add(c.alpha, c.values, queries, grid);
                                      });
   nlohmann::ordered_json run_info;
   run_info["source"] = "model";

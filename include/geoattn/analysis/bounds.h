@@ -2,6 +2,7 @@
 // The bounds of Theorems 1-2 and Corollary 1 (paper sect. 3.4, appendix A.1), exactly as
 // SPEC §5 writes them, per sample and N; and the synthetic mode that evaluates them on a_i,
 // rho generated from assumption parameters (SPEC §5, last bullet). Pure C++ (Eigen, no LibTorch).
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,15 @@ struct BoundsInput {
 struct BoundsCurves {
   std::vector<double> P_lo, P_up, R_lo, R_up, F_rmax_lo, F_rmax_up, F_rmin_lo, F_rmin_up;
 };
+inline constexpr int kBoundCurves = 8;
+// The curves of a BoundsCurves with their JSON names, in one table (kBoundsNames[k] names
+// curve_fields(c)[k]).
+inline constexpr std::array<const char*, kBoundCurves> kBoundsNames = {
+    "P_lo", "P_up", "R_lo", "R_up", "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up"};
+template <class Curves>  // BoundsCurves or const BoundsCurves
+auto curve_fields(Curves& c) {
+  return std::array{&c.P_lo, &c.P_up, &c.R_lo, &c.R_up, &c.F_rmax_lo, &c.F_rmax_up, &c.F_rmin_lo, &c.F_rmin_up};
+}
 
 // SPEC §5 for every N of `grid` (sorted ascending, unique, >= 1) with N <= n. Incremental in
 // N: O(n^2) for rho_out and M_j over the whole grid, O(n log n) per N for the upper bounds

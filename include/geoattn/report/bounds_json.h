@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "geoattn/analysis/bounds_tables.h"
+#include "geoattn/analysis/bounds.h"
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/envelope_stats.h"
 
 namespace geoattn::report {
 
@@ -16,7 +17,7 @@ constexpr const char* kBoundsSchema = "geoattn.bounds/1";
 // group holds "samples", the measured means "P_rmax", "R_rmin", "F_rmax", "F_rmin" and the
 // means of the per-sample bounds "P_lo", "P_up", "R_lo", "R_up", "F_rmax_lo", "F_rmax_up",
 // "F_rmin_lo", "F_rmin_up" over n_grid (null where no sample reached N).
-nlohmann::ordered_json bounds_json(const metrics::Aggregator& measured, const analysis::BoundsTables& bounds,
+nlohmann::ordered_json bounds_json(const metrics::Aggregator& measured, const metrics::EnvelopeStats& bounds,
                                    const nlohmann::ordered_json& run_info);
 
 // From parameters: {"schema", <run_info keys>, "n_grid", "bounds": {the eight curves}}.

@@ -1,0 +1,51 @@
+#pragma once
+// SPEC §5: the envelopes shown against measurements are means of per-sample bounds. Their sums,
+// per (layer, head) and grid index, exact (ExactSum), so that shards and resumed runs give the
+// bits of one run, with the number of samples that reach each N (a query q reaches N <= q + 1).
+// The run's measurements and its envelopes come from the same samples (issue 37). Pure C++.
+#include <cstdint>
+#include <vector>
+
+#include "geoattn/analysis/bounds.h"
+#include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/array_view.h"
+#include "geoattn/metrics/head_grid.h"
+
+namespace geoattn::metrics {
+
+class EnvelopeStats : public HeadGrid {
+ public:
+  EnvelopeStats() = default;
+  // geoattn::Error unless every size is >= 1 and kappa > 0.
+  EnvelopeStats(int64_t layers, int64_t heads, int64_t grid_size, double kappa);
+
+  int64_t grid_size() const { return G_; }
+  double kappa() const { return kappa_; }  // SPEC §5's concentration constant of the bounds
+
+  // One sample's curves (analysis::sample_bounds: as many entries as grid values it reaches).
+  void add(int64_t layer, int64_t head, const analysis::BoundsCurves& curves);
+  void merge(const EnvelopeStats& other);  // geoattn::Error if the shapes or kappa differ
+
+  // The mean curves (NaN where no sample reaches N) and the samples per N: of one head; of a
+  // layer (head = -1: every head's samples); of the run (layer = -1, head = -1).
+  analysis::BoundsCurves mean(int64_t layer, int64_t head) const;
+  std::vector<int64_t> samples(int64_t layer, int64_t head) const;
+
+  // The state sidecar's arrays (report/state_file.h): "envelope_sums" I64 [L, H, 8, G, 2]
+  // (ExactSum [lo, hi] of analysis::kBoundsNames' curves) and "envelope_counts" I64 [L, H, G];
+  // views of this object's own sums and counts.
+  std::vector<ArrayView> arrays() const;
+  static EnvelopeStats from_tensors(int64_t layers, int64_t heads, int64_t grid_size, double kappa,
+                                    const std::vector<int64_t>& sums, const std::vector<int64_t>& counts);
+
+ private:
+  // The (layer, head) slots a mean reads: one, a layer's or all.
+  std::vector<int64_t> slots(int64_t layer, int64_t head) const;
+
+  int64_t G_ = 0;
+  double kappa_ = 1.0;
+  std::vector<ExactSum> sums_;   // [L, H, 8, G]
+  std::vector<int64_t> counts_;  // [L, H, G]
+};
+
+}  // namespace geoattn::metrics

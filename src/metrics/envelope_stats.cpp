@@ -1,0 +1,108 @@
+// SPEC §5's envelopes as exact sums of per-sample bounds (envelope_stats.h).
+#include "geoattn/metrics/envelope_stats.h"
+
+#include <cmath>
+#include <iterator>
+
+#include "geoattn/util/error.h"
+#include "geoattn/util/nan.h"
+
+namespace geoattn::metrics {
+
+using analysis::kBoundCurves;
+
+EnvelopeStats::EnvelopeStats(int64_t layers, int64_t heads, int64_t grid_size, double kappa)
+    : HeadGrid(layers, heads), G_(grid_size), kappa_(kappa) {
+  if (layers < 1 || heads < 1 || grid_size < 1)
+    fail("envelope stats: layers {}, heads {}, grid {} must all be >= 1", layers, heads, grid_size);
+  if (!(kappa > 0) || !std::isfinite(kappa)) fail("envelope stats: kappa {} is not > 0", kappa);
+  sums_.resize(static_cast<size_t>(layers * heads * kBoundCurves * G_));
+  counts_.resize(static_cast<size_t>(layers * heads * G_));
+}
+
+void EnvelopeStats::add(int64_t layer, int64_t head, const analysis::BoundsCurves& curves) {
+  if (layer < 0 || layer >= layers_ || head < 0 || head >= heads_)
+    fail("envelope stats: layer {} head {} is outside {} x {}", layer, head, layers_, heads_);
+  const auto fields = analysis::curve_fields(curves);
+  const int64_t n = std::ssize(*fields[0]);
+  if (n > G_) fail("envelope stats: a sample has {} grid values, the run {}", n, G_);
+  for (const auto* f : fields)
+    if (std::ssize(*f) != n) fail("envelope stats: a sample's curves have different lengths");
+  // Add into a copy first: a bad value (non-finite) leaves the stats unchanged.
+  const int64_t s = layer * heads_ + head;
+  std::vector<ExactSum> sums(sums_.begin() + s * kBoundCurves * G_, sums_.begin() + (s + 1) * kBoundCurves * G_);
+  for (int k = 0; k < kBoundCurves; ++k)
+    for (int64_t g = 0; g < n; ++g) sums[k * G_ + g].add((*fields[k])[g]);
+  std::copy(sums.begin(), sums.end(), sums_.begin() + s * kBoundCurves * G_);
+  for (int64_t g = 0; g < n; ++g) ++counts_[s * G_ + g];
+}
+
+void EnvelopeStats::merge(const EnvelopeStats& other) {
+  if (other.empty()) return;
+  if (empty()) {
+    *this = other;
+    return;
+  }
+  if (!same_grid(other) || G_ != other.G_ || kappa_ != other.kappa_)
+    fail("envelope stats: cannot merge {}x{} (grid {}, kappa {}) with {}x{} (grid {}, kappa {})", layers_, heads_, G_,
+         kappa_, other.layers_, other.heads_, other.G_, other.kappa_);
+  std::vector<int64_t> counts(counts_.size());  // counts come from state files: refuse a total past int64
+  for (size_t i = 0; i < counts_.size(); ++i)
+    if (__builtin_add_overflow(counts_[i], other.counts_[i], &counts[i])) fail("envelope stats: a count overflowed");
+  for (size_t i = 0; i < sums_.size(); ++i) sums_[i].merge(other.sums_[i]);
+  counts_ = std::move(counts);
+}
+
+std::vector<int64_t> EnvelopeStats::slots(int64_t layer, int64_t head) const {
+  if (layer < -1 || layer >= layers_ || head < -1 || head >= heads_ || (layer < 0 && head >= 0))
+    fail("envelope stats: layer {} head {} is outside {} x {}", layer, head, layers_, heads_);
+  std::vector<int64_t> out;
+  for (int64_t l = layer < 0 ? 0 : layer; l < (layer < 0 ? layers_ : layer + 1); ++l)
+    for (int64_t h = head < 0 ? 0 : head; h < (head < 0 ? heads_ : head + 1); ++h) out.push_back(l * heads_ + h);
+  return out;
+}
+
+std::vector<int64_t> EnvelopeStats::samples(int64_t layer, int64_t head) const {
+  std::vector<int64_t> n(static_cast<size_t>(G_), 0);
+  for (const int64_t s : slots(layer, head))
+    for (int64_t g = 0; g < G_; ++g) n[g] += counts_[s * G_ + g];
+  return n;
+}
+
+// SPEC §5: the mean of the per-sample bounds over the samples that reach N.
+analysis::BoundsCurves EnvelopeStats::mean(int64_t layer, int64_t head) const {
+  const auto n = samples(layer, head);
+  analysis::BoundsCurves out;
+  const auto fields = analysis::curve_fields(out);
+  for (int k = 0; k < kBoundCurves; ++k) {
+    fields[k]->assign(static_cast<size_t>(G_), kNaN);
+    for (int64_t g = 0; g < G_; ++g) {
+      if (n[g] == 0) continue;
+      ExactSum total;
+      for (const int64_t s : slots(layer, head)) total.merge(sums_[(s * kBoundCurves + k) * G_ + g]);
+      (*fields[k])[g] = static_cast<double>(total.value_ld() / n[g]);
+    }
+  }
+  return out;
+}
+
+std::vector<ArrayView> EnvelopeStats::arrays() const {
+  return {{"envelope_sums", io::Dtype::I64, {layers_, heads_, kBoundCurves, G_, 2}, exact_sum_bytes(sums_)},
+          {"envelope_counts", io::Dtype::I64, {layers_, heads_, G_}, bytes_of(counts_)}};
+}
+
+EnvelopeStats EnvelopeStats::from_tensors(int64_t layers, int64_t heads, int64_t grid_size, double kappa,
+                                          const std::vector<int64_t>& sums, const std::vector<int64_t>& counts) {
+  EnvelopeStats e(layers, heads, grid_size, kappa);
+  if (sums.size() != 2 * e.sums_.size() || counts.size() != e.counts_.size())
+    fail("envelope stats: the state arrays do not match {}x{} (grid {})", layers, heads, grid_size);
+  for (size_t i = 0; i < e.sums_.size(); ++i)
+    e.sums_[i] = ExactSum::from_halves(static_cast<uint64_t>(sums[2 * i]), sums[2 * i + 1]);
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] < 0) fail("envelope stats: a negative count in the state");
+    e.counts_[i] = counts[i];
+  }
+  return e;
+}
+
+}  // namespace geoattn::metrics

@@ -159,6 +159,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"measure", run + " --bootstrap-level heads", "--bootstrap-level"},
       {"measure", run + " --bootstrap-unit doc", "--bootstrap-unit"},
       {"measure", run + " --metrics-memory 0", "--metrics-memory"},
+      {"measure", run + " --envelopes maybe", "--envelopes"},
+      {"measure", run + " --kappa 0", "--kappa"},
       {"measure", run + " --device cuda:99", "--device"},
       {"measure", run + " --dtype half", "--dtype"},
       {"measure", run + " --threads 100000", "--threads"},
@@ -183,6 +185,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"metrics", c + " --bootstrap-level x", "--bootstrap-level"},
       {"metrics", c + " --bootstrap-unit x", "--bootstrap-unit"},
       {"metrics", c + " --metrics-memory 9223372036854775807", "--metrics-memory"},
+      {"metrics", c + " --envelopes 1", "--envelopes"},
+      {"metrics", c + " --kappa -1", "--kappa"},
       {"metrics", c + " --seed ''", "--seed"},
       {"metrics", c + " --threads ''", "--threads"},
       {"metrics", c + " --out " + t.path().string(), "is a folder"},
@@ -293,6 +297,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"bench metrics", " --bootstrap-level x", "--bootstrap-level"},
       {"bench metrics", " --bootstrap-unit x", "--bootstrap-unit"},
       {"bench metrics", " --metrics-memory 0", "--metrics-memory"},
+      {"bench metrics", " --envelopes yes", "--envelopes"},
+      {"bench metrics", " --kappa nan", "--kappa"},
       {"bench metrics", " --seed -1", "--seed"},
   };
 }

@@ -262,7 +262,9 @@ TEST(Measure, MergedShardsEqualOneRun) {
   const json one = load(tmp / "ab.json"), merged = load(tmp / "merged.json");
   EXPECT_EQ(merged["data"]["windows"], one["data"]["windows"]);
   EXPECT_EQ(merged["data"]["tokens"], one["data"]["tokens"]);
-  EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());
+  EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());  // the envelopes of the samples included (issue 37)
+  EXPECT_EQ(one["settings"]["envelopes"]["kappa"], 1.0);
+  EXPECT_TRUE(one["heads"][0]["envelopes"]["R_lo"].is_array());
 
   // A run with other settings is refused, with one line saying what differs.
   ASSERT_EQ(run("measure --quiet" + kModel + " --ctx 48 --queries all --data " + a + " --out " + (tmp / "c.json"), tmp), 0);
@@ -270,6 +272,41 @@ TEST(Measure, MergedShardsEqualOneRun) {
   EXPECT_NE(err.find("ctx"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(std::filesystem::exists(tmp / "bad.json"));
+}
+
+// Issue 37: measure's envelopes are SPEC §5's bounds of its own samples: per head, per layer and
+// over the run, the means geoattn bounds gives on the same windows and queries, bit for bit,
+// with the samples reaching each N; --envelopes off leaves them out, and such a run does not
+// merge with one that has them.
+TEST(Measure, EnvelopesAreTheBoundsOfTheSameSamples) {
+  TempDir tmp;
+  const std::string input = " --ctx 64 --queries -1,-20 --data " + jsonl(tmp, "d.jsonl", 0, 4);
+  std::string err;
+  ASSERT_EQ(run("measure --quiet" + kModel + input + " --kappa 0.5 --out " + (tmp / "m.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("bounds --quiet" + kModel + input + " --kappa 0.5 --out " + (tmp / "b.json"), tmp, &err), 0) << err;
+  const json m = load(tmp / "m.json"), b = load(tmp / "b.json");
+  EXPECT_EQ(m["settings"]["envelopes"]["kappa"], 0.5);
+  const auto same = [&](const json& measured, const json& bounds, const std::string& where) {
+    for (const char* curve : {"P_lo", "P_up", "R_lo", "R_up", "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up"})
+      EXPECT_EQ(measured["envelopes"][curve].dump(), bounds[curve].dump()) << where << " " << curve;
+    // The samples reaching each N: the query at T - 20 reaches N <= 45 only.
+    const auto& samples = measured["envelopes"]["samples"];
+    const auto& grid = m["n_grid"];
+    for (size_t g = 0; g < grid.size(); ++g)
+      EXPECT_EQ(samples[g].get<double>(), bounds["samples"].get<double>() / 2 * (grid[g].get<int>() <= 45 ? 2 : 1))
+          << where << " N " << grid[g];
+  };
+  same(m["global"], b["global"], "global");
+  for (size_t l = 0; l < m["layers"].size(); ++l) same(m["layers"][l], b["layers"][l], "layer " + std::to_string(l));
+  for (size_t i = 0; i < m["heads"].size(); ++i) same(m["heads"][i], b["heads"][i], "head " + std::to_string(i));
+
+  ASSERT_EQ(run("measure --quiet" + kModel + input + " --kappa 0.5 --envelopes off --out " + (tmp / "off.json"), tmp, &err), 0)
+      << err;
+  const json off = load(tmp / "off.json");
+  EXPECT_FALSE(off["settings"].contains("envelopes"));
+  EXPECT_FALSE(off["global"].contains("envelopes"));
+  EXPECT_NE(run("merge " + (tmp / "m.json") + " " + (tmp / "off.json") + " --out " + (tmp / "x.json"), tmp, &err), 0);
+  EXPECT_NE(err.find("envelopes"), std::string::npos) << err;
 }
 
 // --shard i/n splits the windows by document; the shards merged equal one run.

@@ -312,7 +312,8 @@ def main():
         expected = ({"samples", "sink_recall_corr", "sink_recall_corr_ci"}
                     | {c + s for c in curves for s in ("", "_std", "_ci")}
                     | {c + s for c in controlled for s in ("_diff", "_diff_ci")}
-                    | {y + s for y in scalars for s in ("", "_std", "_ci")})
+                    | {y + s for y in scalars for s in ("", "_std", "_ci")}
+                    | {"envelopes"})  # SPEC §5's bounds of the same samples (issue 37)
         check(curves and scalars and set(raw["m"]["global"]) == expected,
               f"the full run's global keys are those of kCurveNames/kScalarNames "
               f"(extra {sorted(set(raw['m']['global']) - expected)}, "

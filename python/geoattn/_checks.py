@@ -2,6 +2,7 @@
 message, one line, starts with the argument's name. The C++ core checks again (geoattn::Error,
 also a ValueError); these exist so that the name is the caller's."""
 import json
+import math
 import numbers
 import operator
 import os
@@ -71,6 +72,13 @@ def integers(values, name, what="a list of integers"):
         return [operator.index(v) for v in items]  # 1.5 is no position: no int() truncation
     except TypeError:
         raise ValueError(f"{name}: {short(values)}, expected {what}") from None
+
+
+def positive(value, name):
+    """A finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
+        raise ValueError(f"{name}: {short(value)}, expected a number > 0")
+    return float(value)
 
 
 def fraction(value, name):

@@ -127,7 +127,7 @@ def _arrays_of_doc(doc):
 
 def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=2000, seed=0, distance="euclidean",
             decay_k=64, bootstrap_level="auto", bootstrap_unit="document", kv_map=None, docs=None, threads=0,
-            metrics_memory_mb=256, source="python", metadata=None):
+            metrics_memory_mb=256, envelopes="auto", kappa=1.0, source="python", metadata=None):
     """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
 
     alpha   [windows, layers, heads, queries, T]: attention rows, zero after each query
@@ -136,7 +136,9 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
     queries "last", "all", positions, or None (all when queries == T, else the last)
     n       "default", "all", "1:16,32" or a list of N;  kv_map: each head's KV head (default
             head // (heads / kv_heads)); docs: each window's document (the bootstrap's unit;
-            default each window its own). The rest as the CLI's flags of the same names, with
+            default each window its own). envelopes "auto", "on" or "off": SPEC §5's bounds of the
+            measured samples (auto: on for CPU tensors, off for CUDA ones), at `kappa`.
+            The rest as the CLI's flags of the same names, with
             their defaults (python/tests/test_defaults.py checks them against the C++ ones).
     """
     alpha, values = _checks.tensor(alpha, "alpha"), _checks.tensor(values, "values")
@@ -154,12 +156,13 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
     _checks.choice(distance, "distance", ("euclidean", "cosine"))
     _checks.choice(bootstrap_level, "bootstrap_level", ("auto", "head", "layer", "global"))
     _checks.choice(bootstrap_unit, "bootstrap_unit", ("document", "window"))
+    _checks.choice(envelopes, "envelopes", ("auto", "on", "off"))
     native = core().metrics(
         alpha, values, positions, _docs(docs, W), spec, _checks.integer(controls, "controls", 0),
         _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
         distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
-        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20),
-        _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
+        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20), envelopes,
+        _checks.positive(kappa, "kappa"), _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Measure(native=native)
 
 

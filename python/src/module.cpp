@@ -140,7 +140,8 @@ struct Measure {
 Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
                 const std::vector<std::string>& docs, const std::string& n, int64_t controls, int64_t bootstrap,
                 uint64_t seed, const std::string& distance, int64_t decay_k, const std::string& boot_level,
-                const std::string& boot_unit, int64_t metrics_memory_mb, const std::string& source,
+                const std::string& boot_unit, int64_t metrics_memory_mb, const std::string& envelopes, double kappa,
+                const std::string& source,
                 const std::map<std::string, std::string>& metadata, int threads) {
   const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
   using P = pipeline::MetricParams;
@@ -151,12 +152,15 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
   if (boot_level != "auto") params.boot_level = named(metrics::kBootLevelNames, boot_level, P::kBootLevel.python.data());
   params.boot_unit = named(metrics::kBootUnitNames, boot_unit, P::kBootUnit.python.data());
   params.metrics_memory_mb = metrics_memory_mb;
+  if (envelopes != "auto") params.envelopes = named(pipeline::kOnOffNames, envelopes, P::kEnvelopes.python.data());
+  params.kappa = kappa;
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
     pipeline::MetricSpec spec;
     static_cast<pipeline::MetricParams&>(spec) = params;
     spec.grid = metrics::parse_n_grid(n, T);
     spec.queries = q;
     spec.names = ArgumentStyle::Python;
+    spec.on_gpu = alpha.is_cuda();
     return spec;
   };
   py::gil_scoped_release released;
@@ -242,7 +246,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   py::class_<Sinks>(m, "Sinks").def("json", &Sinks::json).def("save", &Sinks::save, py::arg("path"));
   m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"), py::arg("n"),
         py::arg("controls"), py::arg("bootstrap"), py::arg("seed"), py::arg("distance"), py::arg("decay_k"),
-        py::arg("boot_level"), py::arg("boot_unit"), py::arg("metrics_memory_mb"), py::arg("source"), py::arg("metadata"),
+        py::arg("boot_level"), py::arg("boot_unit"), py::arg("metrics_memory_mb"), py::arg("envelopes"), py::arg("kappa"),
+        py::arg("source"), py::arg("metadata"),
         py::arg("threads"));
   m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("convention"), py::arg("eps"),
         py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
@@ -271,6 +276,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::str(spec.boot_level ? std::string(name_of(metrics::kBootLevelNames, *spec.boot_level)) : std::string("auto")));
     put(metrics_defaults, P::kBootUnit, py::str(std::string(name_of(metrics::kBootUnitNames, spec.boot_unit))));
     put(metrics_defaults, P::kMetricsMemory, py::int_(spec.metrics_memory_mb));
+    put(metrics_defaults, P::kEnvelopes, py::str(spec.envelopes ? name_of(pipeline::kOnOffNames, *spec.envelopes) : "auto"));
+    put(metrics_defaults, P::kKappa, py::float_(spec.kappa));
     using S = metrics::SinkSettings;
     put(sinks_defaults, S::kConvention, py::str(std::string(name_of(metrics::kSinkConventionNames, sinks.convention))));
     put(sinks_defaults, S::kEps, py::float_(sinks.eps));

@@ -12,6 +12,9 @@ void RunState::merge(const RunState& other) {
   if (units.empty() != other.units.empty())
     fail("one run has the bootstrap's per-document statistics and the other does not");
   units.merge(other.units);
+  if (envelopes.empty() != other.envelopes.empty())
+    fail("one run has the envelopes of its samples (SPEC §5) and the other does not");
+  envelopes.merge(other.envelopes);
 }
 
 void RunState::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {

@@ -90,8 +90,12 @@ void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor&
   const auto m = metrics::window_metrics(run.pool(), alpha, values, queries, run.spec().grid, key, run.options());
   // SPEC §4's row, the last query's: only it comes to the host (none when the run has no last query).
   const auto rows = metrics::last_query_rows(alpha, queries);
-  if (!rows.defined()) return run.add_window(m, io::FloatView{}, {}, key, doc);
-  run.add_window(m, model::float_view(rows), {alpha.size(3) - 1}, key, doc);
+  if (!rows.defined()) run.add_window(m, io::FloatView{}, {}, key, doc);
+  else run.add_window(m, model::float_view(rows), {alpha.size(3) - 1}, key, doc);
+  // SPEC §5's bounds of the same samples, on the host (their formulas are CPU code).
+  if (run.state().envelopes.empty()) return;
+  const auto a = alpha.cpu().contiguous(), v = values.cpu().contiguous();
+  run.add_window_envelopes(model::float_view(a), model::float_view(v));
 }
 
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,

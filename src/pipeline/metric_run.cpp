@@ -1,12 +1,14 @@
 #include "geoattn/pipeline/metric_run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "geoattn/metrics/window_assumptions.h"
+#include "geoattn/metrics/window_bounds.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/stopwatch.h"
@@ -34,6 +36,7 @@ void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t qu
          std::max<int64_t>(64, T - 1), T - 1);
   if (controls < 0) fail("{}: {} is not 0 or more", name(kControls), controls);
   if (bootstrap < 0) fail("{}: {} is not 0 or more", name(kBootstrap), bootstrap);
+  if (!(kappa > 0) || !std::isfinite(kappa)) fail("{}: {} is not a number > 0", name(kKappa), kappa);
   if (metrics_memory_mb < 1 || metrics_memory_mb > (std::numeric_limits<int64_t>::max() >> 20))
     fail("{}: {} MiB is not from 1 to {}", name(kMetricsMemory), metrics_memory_mb, std::numeric_limits<int64_t>::max() >> 20);
   const double Q = static_cast<double>(queries), LH = static_cast<double>(layers * heads), G = static_cast<double>(grid);
@@ -47,10 +50,11 @@ void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t qu
 }
 
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
-    : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}} {
+    : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}, {}} {
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
     state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k);
+  if (spec.envelopes_on()) state_.envelopes = metrics::EnvelopeStats(layers, heads, std::ssize(spec.grid), spec.kappa);
   if (spec.bootstrap > 0) {
     const int64_t G = static_cast<int64_t>(spec.grid.size());
     const auto level = spec.boot_level.value_or(metrics::auto_boot_level(layers, heads, G, spec.bootstrap));
@@ -71,6 +75,14 @@ metrics::MetricOptions MetricRun::options() const {
 void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc) {
   add_window(metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options()), alpha,
              spec_.queries, key, doc);
+  add_window_envelopes(alpha, values);
+}
+
+void MetricRun::add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values) {
+  if (state_.envelopes.empty()) return;
+  const auto t = Clock::now();
+  metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, state_.envelopes);
+  times_.envelopes += seconds_since(t);
 }
 
 void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, const std::vector<int64_t>& rows,
@@ -98,6 +110,7 @@ metrics::MetricSettings MetricRun::settings() const {
   s.distance = spec_.distance;
   s.controls = {spec_.controls, spec_.seed};
   s.bootstrap = {spec_.bootstrap, spec_.seed, std::nullopt, std::nullopt};
+  if (!state_.envelopes.empty()) s.envelope_kappa = spec_.kappa;
   if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit;
   return s;
 }

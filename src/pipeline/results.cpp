@@ -35,7 +35,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done, report::MeasureArrays* arrays,
                                     const std::string& arrays_file) {
   return report::measure_json(state.metrics, report::to_json(state.run_info), &done.fits, done.bootstrap ? &*done.bootstrap : nullptr,
-                              arrays, arrays_file);
+                              arrays, arrays_file, state.envelopes.empty() ? nullptr : &state.envelopes);
 }
 
 SidecarWrite::SidecarWrite(const std::string& out, const metrics::RunState& state)

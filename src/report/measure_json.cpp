@@ -70,6 +70,17 @@ void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupInter
   if (ci) array("sink_recall_corr_ci", 2, [&](int64_t g, int j) { return ci->corr[g][j]; });
 }
 
+// SPEC §5: the means of the bounds of the group's own samples (issue 37), each array to
+// array(name, value(g)) under "envelopes".
+template <typename Array>
+void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head, Array&& array) {
+  const auto samples = e.samples(layer, head);
+  const auto mean = e.mean(layer, head);
+  const auto fields = analysis::curve_fields(mean);
+  array("samples", [&](int64_t g) { return static_cast<double>(samples[g]); });
+  for (int k = 0; k < analysis::kBoundCurves; ++k) array(analysis::kBoundsNames[k], [&](int64_t g) { return (*fields[k])[g]; });
+}
+
 // A group with every array inline, as JSON arrays over n_grid.
 void put_group_inline(ordered_json& out, const GroupStats& s, const metrics::GroupIntervals* ci, bool with_corr) {
   put_group(out, s, ci, with_corr, [&](const std::string& key, int width, const auto& value) {
@@ -146,7 +157,7 @@ void check_run_info(const ordered_json& run_info) {
 
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
                           const std::vector<metrics::HeadFits>* fits, const metrics::BootstrapResult* boot,
-                          MeasureArrays* arrays, const std::string& arrays_file) {
+                          MeasureArrays* arrays, const std::string& arrays_file, const metrics::EnvelopeStats* envelopes) {
   check_run_info(run_info);
   ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
@@ -162,6 +173,27 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
 
   ordered_json global = ordered_json::object();
   put_group_inline(global, agg.global_stats(), boot ? &boot->global : nullptr, true);
+  const int64_t G = std::ssize(agg.n_grid());
+  if (envelopes && (envelopes->layers() != agg.layers() || envelopes->heads() != agg.heads() || envelopes->grid_size() != G))
+    fail("internal: envelopes of {}x{} (grid {}) for {}x{} (grid {})", envelopes->layers(), envelopes->heads(),
+         envelopes->grid_size(), agg.layers(), agg.heads(), G);
+  // The envelopes of group (layer, head) inline in `out`, or in entry e of `table`.
+  const auto envelopes_inline = [&](ordered_json& out, int64_t layer, int64_t head) {
+    ordered_json e = ordered_json::object();
+    put_envelopes(*envelopes, layer, head, [&](const char* name, const auto& value) {
+      ordered_json a = ordered_json::array();
+      for (int64_t g = 0; g < G; ++g) a.push_back(std::string_view(name) == "samples" ? ordered_json(static_cast<int64_t>(value(g))) : number(value(g)));
+      e[name] = std::move(a);
+    });
+    out["envelopes"] = std::move(e);
+  };
+  const auto envelopes_split = [&](ArrayTable& table, int64_t entry, int64_t layer, int64_t head) {
+    put_envelopes(*envelopes, layer, head, [&](const char* name, const auto& value) {
+      double* dst = table.slot(std::string("envelopes.") + name, {G}, entry);
+      for (int64_t g = 0; g < G; ++g) dst[g] = value(g);
+    });
+  };
+  if (envelopes) envelopes_inline(global, -1, -1);
 
   const int64_t L = agg.layers(), H = agg.heads();
   MeasureArrays layer_arrays, head_arrays;
@@ -172,6 +204,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     ordered_json layer = {{"layer", l}};
     if (arrays) put_group_split(layer, layer_table, l, agg.layer_stats(l), ci, true);
     else put_group_inline(layer, agg.layer_stats(l), ci, true);
+    if (envelopes && arrays) envelopes_split(layer_table, l, l, -1);
+    else if (envelopes) envelopes_inline(layer, l, -1);
     layers.push_back(std::move(layer));
     for (int64_t h = 0; h < H; ++h) {
       const int64_t i = l * H + h;
@@ -179,6 +213,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
       ordered_json head = {{"layer", l}, {"head", h}};
       if (arrays) put_group_split(head, head_table, i, agg.head_stats(l, h), hci, false);
       else put_group_inline(head, agg.head_stats(l, h), hci, false);
+      if (envelopes && arrays) envelopes_split(head_table, i, l, h);
+      else if (envelopes) envelopes_inline(head, l, h);
       if (with_fits) {
         ordered_json head_fits = to_json((*fits)[i]);
         if (arrays) split_fit_arrays(head_table, i, head_fits);

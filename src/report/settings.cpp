@@ -36,6 +36,7 @@ void put_json(ordered_json& j, const metrics::MetricSettings& s) {
   j["metrics_precision"] = "float64";
   j["controls"] = controls_json(s.controls);
   j["bootstrap"] = bootstrap_json(s.bootstrap);
+  if (s.envelope_kappa) j["envelopes"] = {{"kappa", *s.envelope_kappa}};
 }
 
 void put_json(ordered_json& j, const metrics::SinkSettings& s) {
@@ -76,6 +77,10 @@ metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
     s.bootstrap.seed = b->get_or<uint64_t>("seed", 0);
     s.bootstrap.level = read_enum(*b, "level", metrics::kBootLevelNames);
     s.bootstrap.unit = read_enum(*b, "unit", metrics::kBootUnitNames);
+  }
+  if (auto e = r.object("envelopes")) {
+    s.envelope_kappa = e->get<double>("kappa");
+    if (!s.envelope_kappa || !(*s.envelope_kappa > 0)) fail("settings.envelopes.kappa is not a number > 0");
   }
   return s;
 }

@@ -169,6 +169,7 @@ void save_run_state(const std::string& path, const RunState& state, const Measur
   std::vector<ArrayView> views;  // alive until the file is written: derived arrays live in them
   if (!state.assumptions.empty()) views = state.assumptions.arrays();
   if (!state.units.empty()) std::ranges::move(state.units.arrays(), std::back_inserter(views));
+  if (!state.envelopes.empty()) std::ranges::move(state.envelopes.arrays(), std::back_inserter(views));
   save_state(path, state.metrics, to_json(info), tensor_blobs(views));
 }
 
@@ -195,7 +196,7 @@ void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
 
 RunState load_run_state(const std::string& path) {
   auto [metrics, run_info] = load_state(path);
-  RunState state{std::move(metrics), {}, {}, {}};
+  RunState state{std::move(metrics), {}, {}, {}, {}};
   io::SafetensorsFile file(path);
   try {
     if (const io::TensorInfo* shape = file.header().find("unit_shape")) {
@@ -217,6 +218,18 @@ RunState load_run_state(const std::string& path) {
       check_bootstrap_settings(run_info);
     }
     state.run_info = measure_info_from_json(run_info);
+    // SPEC §5's envelopes of the samples: present exactly when the settings name their kappa.
+    const io::TensorInfo* env_sums = file.header().find("envelope_sums");
+    const io::TensorInfo* env_counts = file.header().find("envelope_counts");
+    const auto& kappa = state.run_info.method.envelope_kappa;
+    if (kappa.has_value() != (env_sums != nullptr) || (env_sums != nullptr) != (env_counts != nullptr))
+      fail("envelope_sums, envelope_counts and settings.envelopes must come together");
+    if (kappa) {
+      const int64_t L = state.metrics.layers(), H = state.metrics.heads(), G = std::ssize(state.metrics.n_grid());
+      state.envelopes = EnvelopeStats::from_tensors(
+          L, H, G, *kappa, file.read<int64_t>("envelope_sums", io::Dtype::I64, {L, H, analysis::kBoundCurves, G, 2}),
+          file.read<int64_t>("envelope_counts", io::Dtype::I64, {L, H, G}));
+    }
   } catch (const Error& e) {
     fail("{}: {}", path, e.what());
   }

@@ -151,7 +151,8 @@ ProcessTime whole_process(const std::string& capture, const MetricFlags& f, int 
                         "--controls", std::to_string(f.controls), "--bootstrap", std::to_string(f.bootstrap),
                         "--bootstrap-level", optional_name(metrics::kBootLevelNames, f.boot_level),
                         "--bootstrap-unit", name_of(metrics::kBootUnitNames, f.boot_unit), "--metrics-memory",
-                        std::to_string(f.metrics_memory_mb), "--seed", std::to_string(f.seed), "--threads",
+                        std::to_string(f.metrics_memory_mb), "--envelopes", optional_name(pipeline::kOnOffNames, f.envelopes),
+                        "--kappa", fmt::format("{}", f.kappa), "--seed", std::to_string(f.seed), "--threads",
                         std::to_string(threads), "--out", out});
 }
 

@@ -39,6 +39,7 @@ void run_measure(const MeasureOptions& o) {
   job.queries = r.queries;
   job.T = r.T;
   job.metric = metric_spec(metric, r.T, r.queries);
+  job.metric.on_gpu = o.run.device.kind == arch::Device::Kind::Cuda;
   job.checkpoint_every = o.checkpoint_every;
   WorkerPool pool(o.run.threads);
   pipeline::measure(pool, job, o.out);

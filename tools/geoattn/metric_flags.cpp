@@ -24,6 +24,11 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
                   "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay small, else layer)");
   add_enum_option(cmd, flag(P::kBootUnit), f.boot_unit, metrics::kBootUnitNames,
                   "what the bootstrap resamples: document (windows of one document together) or window");
+  add_enum_option(cmd, flag(P::kEnvelopes), f.envelopes, pipeline::kOnOffNames,
+                  "the bounds of every measured sample (SPEC §5), their means beside the measurements: on, off, "
+                  "or auto (on where the metrics run on the CPU, off on a GPU)");
+  add_number_option(cmd, flag(P::kKappa), f.kappa, 0.0, std::numeric_limits<double>::max(),
+                    "the concentration constant kappa > 0 of those bounds (SPEC §5)");
   add_number_option(cmd, flag(P::kMetricsMemory), f.metrics_memory_mb, int64_t{1}, kMost >> 20,
                     "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T Gram matrix per thread)");
   if (with_seed)

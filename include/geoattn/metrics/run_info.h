@@ -101,6 +101,7 @@ struct MetricSettings {
   Distance distance = Distance::Euclidean;
   ControlSettings controls;
   BootstrapSettings bootstrap;
+  std::optional<double> envelope_kappa;  // SPEC §5's envelopes of the measured samples at this kappa; none: not computed
   bool operator==(const MetricSettings&) const = default;
 };
 

@@ -6,6 +6,7 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/assumption_stats.h"
+#include "geoattn/metrics/envelope_stats.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/unit_stats.h"
 
@@ -16,6 +17,7 @@ struct RunState {
   AssumptionStats assumptions;
   MeasureInfo run_info;
   UnitStats units;  // per-document sums for the bootstrap (empty: no bootstrap)
+  EnvelopeStats envelopes;  // SPEC §5's bounds of the same samples (empty: not computed)
 
   // geoattn::Error when the shapes differ or a document is in both.
   void merge(const RunState& other);

@@ -24,6 +24,9 @@ namespace geoattn::pipeline {
 
 using metrics::BootUnit;  // what the bootstrap resamples (SPEC §2b)
 
+// An on/off setting that may also be auto (nullopt), as flags and Python spell it.
+inline constexpr EnumName<bool> kOnOffNames[] = {{true, "on"}, {false, "off"}};
+
 // The metric run's settings as a user gives them, each once, with its default and its two names
 // (util/argument_names.h): measure's, metrics' and bench's flags bind to these fields
 // (tools/geoattn/metric_flags.cpp), geoattn.metrics takes its defaults from them
@@ -32,7 +35,8 @@ struct MetricParams {
   static constexpr FieldName kN{"n", "--n"}, kDistance{"distance", "--distance"}, kDecayK{"decay_k", "--decay-k"},
       kControls{"controls", "--controls"}, kBootstrap{"bootstrap", "--bootstrap"},
       kBootLevel{"bootstrap_level", "--bootstrap-level"}, kBootUnit{"bootstrap_unit", "--bootstrap-unit"},
-      kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"};
+      kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"},
+      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"};
 
   std::string n = "default";  // SPEC §2: the N grid as the user wrote it (recorded in the settings)
   metrics::Distance distance = metrics::Distance::Euclidean;
@@ -43,6 +47,11 @@ struct MetricParams {
   BootUnit boot_unit = BootUnit::Document;
   uint64_t seed = 0;          // controls and bootstrap
   int64_t metrics_memory_mb = 256;  // the tensor path's working memory per chunk, MiB
+  // SPEC §5: the bounds of every measured sample, their means beside the measurements. nullopt
+  // (auto): on where the metrics run on the CPU, off on a GPU, where these CPU formulas would
+  // cost more than the forward (README, "Envelopes of the measured samples").
+  std::optional<bool> envelopes;
+  double kappa = 1.0;         // SPEC §5: the concentration constant of those bounds
 
   int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
   // The counts and sizes for a run of `layers` x `heads` at window length T with `queries` query
@@ -58,6 +67,8 @@ struct MetricSpec : MetricParams {
   std::vector<int64_t> grid;     // SPEC §2: sorted, unique, 1..T
   std::vector<int64_t> queries;  // query positions
   ArgumentStyle names = ArgumentStyle::Flag;
+  bool on_gpu = false;            // the metrics run on a GPU (the envelopes' auto)
+  bool envelopes_on() const { return envelopes.value_or(!on_gpu); }
   // MetricParams::validate for this spec's queries and grid.
   void validate(int64_t layers, int64_t heads, int64_t T) const {
     MetricParams::validate(layers, heads, T, static_cast<int64_t>(queries.size()), static_cast<int64_t>(grid.size()), names);
@@ -76,12 +87,17 @@ class MetricRun {
 
   // One captured window: alpha [L, H, Q, T], values [L, KV, T, d] where they lie. `key` is the
   // window's index in the run, `doc` its document (the bootstrap resamples documents, or windows).
+  // With envelopes, the bounds of its samples too.
   void add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc);
   // The same for a window whose metrics are computed (window_metrics with options()). SPEC §4
   // reads the last query's row: `alpha` [L, H, Q', T] holds the window's rows at positions
   // `rows` (all the spec's queries, or only T - 1; unused when the run has no last query).
   void add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, const std::vector<int64_t>& rows,
                   uint64_t key, const std::string& doc);
+  // SPEC §5's bounds of a window's samples into the run's envelopes (nothing without them):
+  // what add_window(alpha, values, ...) does after the metrics, for a window whose metrics came
+  // from elsewhere (the tensor path). alpha [L, H, Q, T] of all the spec's queries, on the host.
+  void add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values);
   // What window_metrics runs with for this run's windows.
   metrics::MetricOptions options() const;
 

@@ -16,6 +16,7 @@ struct StageTimes {
   double top = 0;        // the top-N ordering: counts, s(N) diagnostics, scalars
   double controls = 0;   // the random orderings of the control (SPEC §2b)
   double aggregate = 0;  // exact streaming sums, per-document sums, assumption statistics
+  double envelopes = 0;  // SPEC §5's bounds of every sample (issue 37: the envelopes of the measured samples)
   double bootstrap = 0;  // SPEC §2b intervals
   double fits = 0;       // SPEC §4 fits of every head
   double write = 0;      // the result JSON and its arrays, and the end of the state sidecar (SidecarWrite)
@@ -23,12 +24,12 @@ struct StageTimes {
   void add(const metrics::CoreStats& core) {
     gram += core.gram_s, top += core.top_s, controls += core.controls_s;
   }
-  double total() const { return load + forward + gram + top + controls + aggregate + bootstrap + fits + write; }
+  double total() const { return load + forward + gram + top + controls + aggregate + envelopes + bootstrap + fits + write; }
   // "timing.stages" (metrics::Timing): everything but `write` (the JSON holding it is written after).
   std::vector<std::pair<std::string, double>> seconds() const {
     return {{"load", load},           {"forward_and_capture", forward}, {"gram", gram},
             {"orderings_top_n", top}, {"orderings_controls", controls}, {"aggregate", aggregate},
-            {"bootstrap", bootstrap}, {"fits", fits}};
+            {"envelopes", envelopes}, {"bootstrap", bootstrap}, {"fits", fits}};
   }
 };
 

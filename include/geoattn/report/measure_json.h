@@ -10,6 +10,7 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/envelope_stats.h"
 #include "geoattn/metrics/head_fits.h"
 
 namespace geoattn::report {
@@ -44,6 +45,9 @@ using MeasureArrays = std::vector<NamedArray>;
 // for X in P_rmax, R_rmin, F_rmax, F_rmin. With a bootstrap, each group at or above its level
 // holds X_ci ([lo, hi] per N, every curve), X_diff_ci, Y_ci (scalars), sink_recall_corr_ci,
 // and the top level "bootstrap" (replicates, seed, level, units, percentiles).
+// With `envelopes` (SPEC §5's bounds of the run's own samples; issue 37), each group holds
+// "envelopes": {"samples": [G] (the samples reaching N), "P_lo", "P_up", "R_lo", "R_up",
+// "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up": [G] (means of per-sample bounds)}.
 // With `arrays` (the layout geoattn writes), every array of a layer or a head goes there
 // instead (NamedArray) and the JSON's "arrays" names `arrays_file` and each array's shape;
 // without, everything is inline (the layout read_measure returns).
@@ -51,7 +55,8 @@ using MeasureArrays = std::vector<NamedArray>;
 nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
                                     const std::vector<metrics::HeadFits>* fits = nullptr,
                                     const metrics::BootstrapResult* bootstrap = nullptr,
-                                    MeasureArrays* arrays = nullptr, const std::string& arrays_file = "");
+                                    MeasureArrays* arrays = nullptr, const std::string& arrays_file = "",
+                                    const metrics::EnvelopeStats* envelopes = nullptr);
 
 // The files beside a result X.json: X<suffix> (X.json without ".json" + suffix).
 std::string sibling_path(const std::string& json_path, const std::string& suffix);

@@ -1,5 +1,6 @@
 """Figs. 5-6: the global curves against N: P(r_max, N) and R(r_min, N) with their bootstrap
-bands, the random control and the envelopes of the --bounds files (Theorems 1-2), and
+bands, the random control, the envelopes of the measured samples themselves (the result's
+"envelopes") and those of the --bounds files (Theorems 1-2), and
 corr(R(r_min, N), rho0) globally and per layer.
 """
 import os
@@ -93,6 +94,28 @@ def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True)
                     label="top-$N$ $\\neq$ random\n(95% CI of the difference)")
 
 
+# The envelopes of the measure's own samples (issue 37), and where a measured mean leaves them.
+OWN_COLORS = ("tab:red", "tab:purple")  # upper, lower
+
+
+def draw_own_envelopes(ax, m, g, key, lo, up):
+    """SPEC §5's bounds of the very samples measured (the result's "envelopes"), with a cross on
+    every N whose measured mean lies outside them: the theorem's claim, checked where it is made."""
+    env = g.get("envelopes")
+    if not isinstance(env, dict):
+        return
+    kappa = ((m.doc.get("settings") or {}).get("envelopes") or {}).get("kappa")
+    tag = f"the same samples, $\\kappa$ = {kappa:g}" if finite(kappa) else "the same samples"
+    e_up, e_lo, y = arr(env[up]), arr(env[lo]), arr(g[key])
+    ax.plot(m.grid, e_up, color=OWN_COLORS[0], ls=":", lw=1.8, label=f"upper bound ({tag})")
+    ax.plot(m.grid, np.maximum(e_lo, 0.0), color=OWN_COLORS[1], ls="--", lw=1.6, label=f"lower bound ({tag})")
+    with np.errstate(invalid="ignore"):
+        outside = (y > e_up) | (y < e_lo)
+    if outside.any():
+        ax.plot(np.asarray(m.grid)[outside], y[outside], "x", color="k", ms=7, mew=1.3,
+                label=f"mean outside its own envelopes ({int(outside.sum())} of {len(y)} N)")
+
+
 def fig5_pr_vs_n(models):
     fig, axes = new_figure(len(models), 2, w=6.2, h=3.5)
     for r, m in enumerate(models):
@@ -102,6 +125,7 @@ def fig5_pr_vs_n(models):
                 ("R_rmin", "R_lo", "R_up", r"$R(r_{\min}, N)$", "Recall"))):
             ax = axes[r][c]
             draw_pr_panel(ax, m, g, key, m.grid)
+            draw_own_envelopes(ax, m, g, key, lo, up)
             for k, (bp, b, why) in enumerate(m.bounds):
                 bg = b["bounds"] if b["source"] == "params" else b["global"]
                 parts = ([os.path.basename(bp)] if len(m.bounds) > 1 else []) + (

@@ -9,8 +9,8 @@ alpha (ties: lower position first), prefix sums s(N) of the sorted y_i = alpha_i
 block of 64 values of N one batched product (baddbmm) for E_k(N) = ||y_k||^2 - 2 <s(N), y_k>
 (D_k - ||s(N)||^2, which orders the tokens as D_k does), r_max and r_min by amax / amin over the
 selected and the rest, and the counts K_out, K_in (closed balls). It reads the capture with a
-dozen lines of its own (no geoattn). geoattn runs with --controls 0 --bootstrap 0, the peer's
-work; --float32 runs the peer's products in float32 instead (its near-ties then go astray).
+dozen lines of its own (no geoattn). geoattn runs with --controls 0 --bootstrap 0 --envelopes off,
+the peer's work; --float32 runs the peer's products in float32 instead (its near-ties then go astray).
 
 `--peer-only` is what the whole-process timing runs: the peer alone, its result saved with
 numpy, in a fresh interpreter.
@@ -117,7 +117,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "m.json")
         cmd = [a.geoattn, "metrics", "--capture", a.capture, "--n", "all", "--controls", "0", "--bootstrap", "0",
-               "--out", out]
+               "--envelopes", "off", "--out", out]
         t_geo = min(wall(cmd) for _ in range(a.repeats))
         peer_cmd = [sys.executable, os.path.abspath(__file__), "--capture", a.capture, "--peer-only",
                     os.path.join(tmp, "p.npz")] + (["--float32"] if a.float32 else [])

@@ -28,6 +28,8 @@ class Measure:
 
     heads["P_rmax"]   numpy [layers, heads, N] (every per-head array of the arrays file)
     layers["R_rmin"]  numpy [layers, N]
+    heads["envelopes.R_lo"], ...  SPEC §5's bounds of the same samples, means per N (with
+                      envelopes; heads["envelopes.samples"]: the samples reaching each N)
     n_grid            numpy [N] int64
     doc               the result JSON with every array inline (a dict; parsed on first use:
                       seconds at 128 heads x --n all, where heads/layers take a tenth)

@@ -1,5 +1,6 @@
-"""Prints the per-layer summary of a geoattn run: P and R at small N, rho0, and (when a
-taxonomy JSON is given) the head labels per layer.
+"""Prints the per-layer summary of a geoattn run: P and R at small N, rho0, with the run's
+envelopes how many N leave them (issue 37), and (when a taxonomy JSON is given) the head labels
+per layer.
 
     scripts/summary.py out/measure.json [out/taxonomy.json]
 """
@@ -21,6 +22,22 @@ def load(path, schema):
     if not str(doc.get("schema", "")).startswith(schema + "/"):
         sys.exit(f"summary: error: {path}: not a {schema} JSON (schema {doc.get('schema')!r})")
     return doc
+
+
+def outside(group):
+    """The N at which the group's mean P(r_max, N) or R(r_min, N) lies outside the envelopes of
+    its own samples (SPEC §5; the result's "envelopes"), or None without them."""
+    env = group.get("envelopes")
+    if not isinstance(env, dict):
+        return None
+    out = 0
+    for g in range(len(group["P_rmax"])):
+        for key, lo, up in (("P_rmax", "P_lo", "P_up"), ("R_rmin", "R_lo", "R_up")):
+            y, a, b = group[key][g], env[lo][g], env[up][g]
+            if None not in (y, a, b) and not (a <= y <= b):
+                out += 1
+                break
+    return out
 
 
 def fmt(x):
@@ -47,7 +64,10 @@ def main(argv=None):
     data = m["data"]
     print(f"{m['model']['path']}: {data['windows']} windows, {data['tokens']} tokens, "
           f"{m['global']['samples']} samples")
+    with_envelopes = outside(m["global"]) is not None
     head = "layer " + "".join(f"  P@{n:<4d}" for n in cols) + "".join(f"  R@{n:<4d}" for n in cols) + "   rho0"
+    if with_envelopes:
+        head += "  N out"
     if labels:
         head += "   Retr  Mixer  Reset"
     print(head)
@@ -56,8 +76,15 @@ def main(argv=None):
         line += "".join(f"  {fmt(row['P_rmax'][grid.index(n)])}" for n in cols)
         line += "".join(f"  {fmt(row['R_rmin'][grid.index(n)])}" for n in cols)
         line += f"  {fmt(row['rho0'])}"
+        if with_envelopes:
+            line += f"  {outside(row):5d}"
         lab = labels.get(row["layer"])
         if lab:
             line += f"  {lab['Retriever']:5d}  {lab['Mixer']:5d}  {lab['Reset']:5d}"
         print(line)
-
+    if with_envelopes:
+        heads = [outside(h) for h in m["heads"]]
+        kappa = m["settings"]["envelopes"]["kappa"]
+        print(f"N out: grid values (of {len(grid)}) where the mean P or R leaves the envelopes of its own "
+              f"samples (kappa = {kappa:g}); heads with any: {sum(1 for x in heads if x)} of {len(heads)}, "
+              f"(head, N) pairs: {sum(heads)} of {len(heads) * len(grid)}")

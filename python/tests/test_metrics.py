@@ -60,6 +60,7 @@ def test_metrics_equal_the_cli_bit_for_bit(cli_result, py_result):
     cli_doc["schema"] = "geoattn.measure/1"
     same(without_run_info(py_result.doc), cli_doc)
     assert py_result.doc["heads"][0]["fits"], "the fits are part of the comparison"
+    assert py_result.doc["global"]["envelopes"]["R_lo"], "so are the envelopes of the samples (auto: on, CPU)"
     # the per-head arrays, as numpy, are the arrays file's
     arrays = geoattn.results.read_arrays(str(cli_result[0]).replace(".json", ".curves.safetensors"))
     heads = py_result.heads
@@ -68,6 +69,21 @@ def test_metrics_equal_the_cli_bit_for_bit(cli_result, py_result):
         group, key = name.split(".", 1)
         mine = (heads if group == "heads" else py_result.layers)[key]
         assert np.array_equal(mine, value, equal_nan=True), name
+
+
+def test_envelopes_are_a_setting(capture, py_result):
+    """Issue 37: SPEC §5's bounds of the measured samples, on by default for CPU tensors; off
+    leaves them out and changes nothing else; kappa moves them and is recorded."""
+    off = py_metrics(capture, envelopes="off")
+    assert "envelopes" not in off.doc["settings"] and "envelopes" not in off.doc["global"]
+    assert "envelopes.R_lo" not in off.heads and "envelopes.R_lo" in py_result.heads
+    assert np.array_equal(off.heads["P_rmax"], py_result.heads["P_rmax"], equal_nan=True)
+    loose = py_metrics(capture, kappa=4.0)
+    assert loose.doc["settings"]["envelopes"] == {"kappa": 4.0}
+    # A larger kappa tightens the tails: the lower bound of recall rises (or stays) at every N.
+    lo4, lo1 = loose.doc["global"]["envelopes"]["R_lo"], py_result.doc["global"]["envelopes"]["R_lo"]
+    assert all(a >= b for a, b in zip(lo4, lo1) if a is not None and b is not None)
+    assert lo4 != lo1
 
 
 def test_load_reads_the_cli_files(cli_result, py_result):

@@ -102,14 +102,8 @@ std::vector<ArrayView> AssumptionStats::arrays() const {
 AssumptionStats AssumptionStats::from_tensors(int64_t layers, int64_t heads, int64_t T, int64_t K,
                                               const std::vector<int64_t>& sums, const std::vector<int64_t>& counts) {
   AssumptionStats a(layers, heads, T, K);
-  if (sums.size() != 2 * a.sums_.size() || counts.size() != a.counts_.size())
-    fail("assumption stats: the state arrays do not match {}x{} (T {}, K {})", layers, heads, T, K);
-  for (size_t i = 0; i < a.sums_.size(); ++i)
-    a.sums_[i] = ExactSum::from_halves(static_cast<uint64_t>(sums[2 * i]), sums[2 * i + 1]);
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] < 0) fail("assumption stats: a negative count in the state");
-    a.counts_[i] = counts[i];
-  }
+  read_exact_sums(sums, a.sums_, "assumption stats");
+  read_counts(counts, a.counts_, "assumption stats");
   return a;
 }
 

@@ -94,14 +94,8 @@ std::vector<ArrayView> EnvelopeStats::arrays() const {
 EnvelopeStats EnvelopeStats::from_tensors(int64_t layers, int64_t heads, int64_t grid_size, double kappa,
                                           const std::vector<int64_t>& sums, const std::vector<int64_t>& counts) {
   EnvelopeStats e(layers, heads, grid_size, kappa);
-  if (sums.size() != 2 * e.sums_.size() || counts.size() != e.counts_.size())
-    fail("envelope stats: the state arrays do not match {}x{} (grid {})", layers, heads, grid_size);
-  for (size_t i = 0; i < e.sums_.size(); ++i)
-    e.sums_[i] = ExactSum::from_halves(static_cast<uint64_t>(sums[2 * i]), sums[2 * i + 1]);
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] < 0) fail("envelope stats: a negative count in the state");
-    e.counts_[i] = counts[i];
-  }
+  read_exact_sums(sums, e.sums_, "envelope stats");
+  read_counts(counts, e.counts_, "envelope stats");
   return e;
 }
 

@@ -42,5 +42,9 @@ ArrayView derived_array(std::string name, io::Dtype dtype, std::vector<int64_t> 
 // ExactSum totals as the state files store them, I64 [n, 2] of [lo, hi] halves (ExactSum::lo,
 // hi): the bytes of the __int128 in little-endian memory, so no copy is made.
 std::span<const std::byte> exact_sum_bytes(const std::vector<ExactSum>& sums);
+// Back from a state file: `halves` I64 [n, 2] into `sums` (n of them already) and `in` into
+// `counts` (as many, none negative); geoattn::Error naming `what` when a size or a count is off.
+void read_exact_sums(const std::vector<int64_t>& halves, std::vector<ExactSum>& sums, const std::string& what);
+void read_counts(const std::vector<int64_t>& in, std::vector<int64_t>& counts, const std::string& what);
 
 }  // namespace geoattn::metrics

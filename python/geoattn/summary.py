@@ -1,4 +1,4 @@
-"""Prints the per-layer summary of a geoattn run: P and R at small N, rho0, with the run's
+"""Prints the per-layer summary of a geoattn run: P and R at small N, rho0, where the run has
 envelopes how many N leave them (issue 37), and (when a taxonomy JSON is given) the head labels
 per layer.
 

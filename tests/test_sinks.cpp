@@ -84,6 +84,12 @@ Matrix head_matrix(const torch::Tensor& alpha, int64_t l, int64_t h) {
   return A;
 }
 
+// Abar += A / H: one head's share of the layer's mean over heads.
+void add_to_mean(Matrix& bar, const Matrix& A, int64_t H) {
+  for (size_t i = 0; i < A.size(); ++i)
+    for (size_t j = 0; j < A.size(); ++j) bar[i][j] += A[i][j] / H;
+}
+
 std::vector<std::vector<LD>> rows_of(const torch::Tensor& x) {  // [T, D]
   const auto c = x.to(torch::kFloat64).contiguous();
   std::vector<std::vector<LD>> out(c.size(0), std::vector<LD>(c.size(1)));
@@ -308,8 +314,7 @@ TEST_P(RealCapture, EveryNumberEqualsTheBruteForce) {
       for (int64_t h = 0; h < H; ++h) {
         const int64_t lh = l * H + h, kv = h / (H / KV);
         const Matrix A = head_matrix(win.alpha, l, h);
-        for (int64_t i = 0; i < T; ++i)
-          for (int64_t j = 0; j < T; ++j) bar[i][j] += A[i][j] / H;
+        add_to_mean(bar, A, H);
         const auto alpha = alpha_of(A);
         for (int64_t k = 0; k < T; ++k) ASSERT_NEAR(s.alpha[lh * T + k], static_cast<double>(alpha[k]), 1e-12) << l << " " << h << " " << k;
         const auto [row, col] = dormant_scores(A);
@@ -360,8 +365,7 @@ TEST_P(RealCapture, AuthorsConventionEqualsTheBruteForce) {
       for (int64_t h = 0; h < H; ++h) {
         const int64_t lh = l * H + h, kv = h / (H / KV);
         const Matrix A = head_matrix(win.alpha, l, h);
-        for (int64_t i = 0; i < T; ++i)
-          for (int64_t j = 0; j < T; ++j) bar[i][j] += A[i][j] / H;
+        add_to_mean(bar, A, H);
         EXPECT_NEAR(s.row_score[lh], static_cast<double>(authors_row_score(A)), 1e-11) << T << " " << l << " " << h;
         EXPECT_NEAR(s.col_score[lh], static_cast<double>(dormant_scores(A).second), 1e-11) << T << " " << l << " " << h;
         const auto ref = authors_reference_of(A, rows_of(win.values[l][kv]));

@@ -368,10 +368,13 @@ TEST(MeasureJson, KeysInOrder) {
   EXPECT_EQ(j["n_grid"].dump(), "[1,4]");
   std::vector<std::string> head_keys;
   for (const auto& [k, v] : j["heads"][0].items()) head_keys.push_back(k);
-  // The moments of every curve and scalar, then the control's differences (top-N minus random).
-  EXPECT_EQ(head_keys.size(), 3 + 2 * (int{kCurveMetrics} + int{kScalarMetrics}) + kControlled);
-  EXPECT_EQ(head_keys[3], "P_rmax");
-  EXPECT_EQ(head_keys[4], "P_rmax_std");
+  // The samples per N, the moments of every curve and scalar, then the control's differences
+  // (top-N minus random).
+  EXPECT_EQ(head_keys.size(), 4 + 2 * (int{kCurveMetrics} + int{kScalarMetrics}) + kControlled);
+  EXPECT_EQ(head_keys[3], "samples_n");
+  EXPECT_EQ(j["heads"][0]["samples_n"].dump(), "[1,1]");  // one sample reaching both N
+  EXPECT_EQ(head_keys[4], "P_rmax");
+  EXPECT_EQ(head_keys[5], "P_rmax_std");
   EXPECT_EQ(head_keys.back(), "F_rmin_diff");
   EXPECT_EQ(j["layers"][0].back().dump(), "[null,null]");  // sink_recall_corr, one sample
   EXPECT_THROW(measure_json(agg, {{"n_grid", 1}}), geoattn::Error);

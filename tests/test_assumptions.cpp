@@ -106,13 +106,13 @@ TEST(Assumptions, MergeIsExactAndRoundTrips) {
     EXPECT_EQ(first.windows(1, h), 4);
   }
   const auto arrays = all.arrays();
-  ASSERT_EQ(arrays.size(), 2u);
+  ASSERT_EQ(arrays.size(), 3u);
   const auto values = [](const geoattn::metrics::ArrayView& a) {
     std::vector<int64_t> out(a.bytes.size() / sizeof(int64_t));
     std::memcpy(out.data(), a.bytes.data(), a.bytes.size());
     return out;
   };
-  const auto back = AssumptionStats::from_tensors(L, H, T, K, values(arrays[0]), values(arrays[1]));
+  const auto back = AssumptionStats::from_tensors(L, H, T, K, values(arrays[0]), values(arrays[1]), values(arrays[2]));
   EXPECT_EQ(back.decay(0, 3), all.decay(0, 3));
   EXPECT_EQ(back.mean_cv(1, 2), all.mean_cv(1, 2));
   EXPECT_THROW(AssumptionStats(L, H, T, K + 1).merge(all), geoattn::Error);

@@ -161,6 +161,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"measure", run + " --metrics-memory 0", "--metrics-memory"},
       {"measure", run + " --envelopes maybe", "--envelopes"},
       {"measure", run + " --kappa 0", "--kappa"},
+      {"measure", run + " --window-tokens all", "--window-tokens"},
       {"measure", run + " --device cuda:99", "--device"},
       {"measure", run + " --dtype half", "--dtype"},
       {"measure", run + " --threads 100000", "--threads"},
@@ -187,6 +188,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"metrics", c + " --metrics-memory 9223372036854775807", "--metrics-memory"},
       {"metrics", c + " --envelopes 1", "--envelopes"},
       {"metrics", c + " --kappa -1", "--kappa"},
+      {"metrics", c + " --window-tokens windowed", "--window-tokens"},
       {"metrics", c + " --seed ''", "--seed"},
       {"metrics", c + " --threads ''", "--threads"},
       {"metrics", c + " --out " + t.path().string(), "is a folder"},
@@ -218,6 +220,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"bounds", params + " --n 0:99999", "--n"},
       {"bounds", params + " --kappa 0", "--kappa"},
       {"bounds", params + " --kappa nan", "--kappa"},
+      {"bounds", params + " --window-tokens causal", "--window-tokens: not used with --params"},
+      {"bounds", c + " --window-tokens some", "--window-tokens"},
       {"bounds", m + " --text hi --ids 1,2", "--text excludes --ids"},
       {"bounds", m + " --ids 1,2 --ctx 0", "--ctx"},
       {"bounds", run + " --window x", "--window"},
@@ -299,6 +303,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"bench metrics", " --metrics-memory 0", "--metrics-memory"},
       {"bench metrics", " --envelopes yes", "--envelopes"},
       {"bench metrics", " --kappa nan", "--kappa"},
+      {"bench metrics", " --window-tokens 8", "--window-tokens"},
       {"bench metrics", " --seed -1", "--seed"},
   };
 }

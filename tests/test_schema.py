@@ -309,7 +309,7 @@ def main():
         # left out of the schema's patterns, nothing the patterns admit beyond them.
         curves, scalars = header_names(src, "kCurveNames"), header_names(src, "kScalarNames")
         controlled = [c for c in curves if c + "_random" in curves]
-        expected = ({"samples", "sink_recall_corr", "sink_recall_corr_ci"}
+        expected = ({"samples", "samples_n", "sink_recall_corr", "sink_recall_corr_ci"}
                     | {c + s for c in curves for s in ("", "_std", "_ci")}
                     | {c + s for c in controlled for s in ("_diff", "_diff_ci")}
                     | {y + s for y in scalars for s in ("", "_std", "_ci")}

@@ -60,7 +60,7 @@ TEST(RunInfo, MeasureRoundTripsByteForByte) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : s.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"ctx", "queries", "dtype", "n", "decay_k", "distance", "ball", "comparisons",
-                                            "metrics_precision", "controls", "bootstrap"}));
+                                            "metrics_precision", "controls", "bootstrap", "window_tokens", "layer_windows"}));
   EXPECT_EQ(s.at("dtype"), "bf16");
   EXPECT_EQ(s.at("distance"), "cosine");
   EXPECT_EQ(s.at("bootstrap").dump(), R"({"replicates":200,"seed":7,"level":"layer","unit":"window"})");
@@ -225,15 +225,16 @@ TEST(ArrayViews, StatsOwnTheBytesTheSidecarWrites) {
   const int64_t pairs[2] = {2, 1};
   stats.add(0, 1, {norm, 0.3, row, decay, pairs});
   const auto arrays = stats.arrays();
-  ASSERT_EQ(arrays.size(), 2u);
+  ASSERT_EQ(arrays.size(), 3u);
   EXPECT_EQ(arrays[0].name, "assume_sums");
+  EXPECT_EQ(arrays[2].name, "assume_tokens");
   EXPECT_EQ(arrays[0].shape, (std::vector<int64_t>{1, 2, 11, 2}));
   ASSERT_EQ(arrays[0].bytes.size(), size_t(1 * 2 * 11 * 2 * 8));
   // The ExactSum halves [lo, hi] as from_tensors reads them back.
   std::vector<int64_t> sums(arrays[0].bytes.size() / 8), counts(arrays[1].bytes.size() / 8);
   std::memcpy(sums.data(), arrays[0].bytes.data(), arrays[0].bytes.size());
   std::memcpy(counts.data(), arrays[1].bytes.data(), arrays[1].bytes.size());
-  const auto back = metrics::AssumptionStats::from_tensors(1, 2, 4, 2, sums, counts);
+  const auto back = metrics::AssumptionStats::from_tensors(1, 2, 4, 2, sums, counts, {4});
   EXPECT_EQ(back.mean_norm(0, 1), stats.mean_norm(0, 1));
   EXPECT_EQ(back.decay(0, 1), stats.decay(0, 1));
   EXPECT_EQ(back.mean_cv(0, 1), stats.mean_cv(0, 1));

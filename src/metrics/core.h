@@ -16,10 +16,12 @@
 
 namespace geoattn::metrics::detail {
 
-// S samples with n tokens each (one query position) whose values are rows 0..n-1 of a block of
-// V: sample i reads block[i] (a KV head) with its own attention row.
+// S samples with n tokens each (one query position) whose values are rows first..first+n-1 of a
+// block of V (SPEC §1: a windowed layer's visible keys): sample i reads block[i] (a KV head)
+// with its own attention row.
 struct CoreGroup {
   int64_t n = 0, S = 0, O = 0;  // tokens, samples, orderings per sample
+  int64_t first = 0;             // the block row of the samples' token 0
   std::vector<double> alpha;     // [S, n]
   std::vector<int64_t> orders;   // [S, O, n]: ordering 0 is top-N, the rest the control
   std::vector<int64_t> block;    // [S]
@@ -40,8 +42,9 @@ struct CoreOut {
 // SPEC §4's value statistics (Assumption 2), what the core hands back when asked (decay_k > 0):
 // ||v_i|| and the sums of cos(v_i, v_{i+lag}) per value block.
 struct ValueGeometry {
+  std::vector<int64_t> first;      // [K] (in; empty: all 0): block k's pairs are first[k] < i < j
   std::vector<double> norms;       // [K, T]
-  std::vector<double> decay_sums;  // [K, decay_k] (0 for lags >= T - 1)
+  std::vector<double> decay_sums;  // [K, decay_k] (0 for lags without pairs)
 };
 
 // V [K, T, d] (any floating type; each block converted to float64 by the worker that takes it).
@@ -64,9 +67,9 @@ void top_n_order(std::span<const double> alpha, std::span<int64_t> order);
 void random_orders(WorkerPool& pool, uint64_t seed, uint64_t key, int64_t R, int64_t B, int64_t n, int64_t* out,
                    int64_t r_stride, int64_t b_stride);
 
-// SPEC §4 (value_geometry.cpp): the sums over 0 < i, i + lag < T of cos(v_i, v_{i+lag}) for
-// lag = 1..decay_k (0 with a zero vector; 0 where no pair has the lag) of one block, from its
-// norms [T] and dots(lag, out): out[i - 1] = <v_i, v_{i+lag}> for i = 1..T-lag-1, in one
+// SPEC §4 (value_geometry.cpp): the sums over 0 < i, i + lag < n of cos(v_i, v_{i+lag}) for
+// lag = 1..decay_k (0 with a zero vector; 0 where no pair has the lag) of n tokens, from their
+// norms [n] and dots(lag, out): out[i - 1] = <v_i, v_{i+lag}> for i = 1..n-lag-1, in one
 // written order (i ascending).
 using LagDots = std::function<void(int64_t lag, std::span<double> out)>;
 void decay_sums(const LagDots& dots, std::span<const double> norms, int64_t decay_k, std::span<double> out);

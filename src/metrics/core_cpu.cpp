@@ -98,15 +98,19 @@ class Runner {
       std::copy(buf.norms.begin(), buf.norms.end(), geometry_->norms.begin() + b * T);
       // SPEC §4 from the Gram matrix's diagonals while it is in cache, else from the values.
       if (decay_k_ > 0) {
-        const double* gram = buf.gram.data();
+        // The pairs first < i < j (SPEC §1: the last query's keys on a windowed layer).
+        const int64_t f = geometry_->first.empty() ? 0 : geometry_->first[b];
+        const double* gram = buf.gram.data() + f * ld + f;
+        const double* vf = vb + f * d;
         const LagDots dots = with_gram ? LagDots([&](int64_t lag, std::span<double> out) {
           for (size_t i = 0; i < out.size(); ++i) out[i] = gram[(i + 1) * ld + i + 1 + lag];
         })
                                        : LagDots([&](int64_t lag, std::span<double> out) {
           for (size_t i = 0; i < out.size(); ++i)
-            out[i] = dot({vb + (i + 1) * d, static_cast<size_t>(d)}, {vb + (i + 1 + lag) * d, static_cast<size_t>(d)});
+            out[i] = dot({vf + (i + 1) * d, static_cast<size_t>(d)}, {vf + (i + 1 + lag) * d, static_cast<size_t>(d)});
         });
-        decay_sums(dots, buf.norms, decay_k_, span_of(geometry_->decay_sums, b * decay_k_, decay_k_));
+        decay_sums(dots, std::span<const double>(buf.norms).subspan(static_cast<size_t>(f), static_cast<size_t>(T - f)),
+                   decay_k_, span_of(geometry_->decay_sums, b * decay_k_, decay_k_));
       }
     }
     st.gram_s += seconds_since(t0);
@@ -130,7 +134,8 @@ class Runner {
     const CoreGroup& grp = groups_[tk.group];
     CoreOut& out = outs_[tk.group];
     const int64_t n = grp.n, O = grp.O, G = grp.G();
-    const Sample smp{block, span_of(grp.alpha, tk.sample * n, n), uses_prefix(grp)};
+    const Block from_first = block.from(grp.first);  // SPEC §1: the samples' tokens start at key `first`
+    const Sample smp{from_first, span_of(grp.alpha, tk.sample * n, n), uses_prefix(grp)};
     const int64_t slot = tk.sample * O + tk.ordering;
     const bool top = tk.ordering == 0;
     const OrderingOutputs o{span_of(out.k_in, slot * G, G), span_of(out.k_out, slot * G, G),
@@ -165,9 +170,11 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
   const int64_t K = V.size(0), T = V.size(1);
   std::vector<CoreOut> outs;
   for (const auto& grp : groups) outs.push_back(CoreOut::zeros(grp.S, grp.O, grp.G()));
-  if (geometry)
-    *geometry = {std::vector<double>(static_cast<size_t>(K * T)),
-                 std::vector<double>(static_cast<size_t>(K * std::max<int64_t>(decay_k, 0)))};
+  if (geometry) {
+    if (!geometry->first.empty() && std::ssize(geometry->first) != K) fail("internal: {} first keys for {} blocks", geometry->first.size(), K);
+    geometry->norms.assign(static_cast<size_t>(K * T), 0.0);
+    geometry->decay_sums.assign(static_cast<size_t>(K * std::max<int64_t>(decay_k, 0)), 0.0);
+  }
   load_blas();
   const Runner runner(V, groups, distance, decay_k, geometry, outs);
   const auto start = Clock::now();

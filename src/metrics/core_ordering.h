@@ -32,6 +32,16 @@ struct Block {
   std::span<const double> sq;     // [T] ||v_k||^2
   std::span<const double> norms;  // [T] ||v_k||
   int64_t d = 0;
+  // The same block from token `first` on (SPEC §1: a windowed layer's visible keys).
+  Block from(int64_t first) const {
+    if (first == 0) return *this;
+    return {{gram.data ? gram.data + first * gram.stride + first : nullptr, gram.stride},
+            {V.data + first * V.stride, V.stride},
+            {Vt.data ? Vt.data + first : nullptr, Vt.stride},
+            sq.subspan(static_cast<size_t>(first)),
+            norms.subspan(static_cast<size_t>(first)),
+            d};
+  }
 };
 
 // One sample: the first n tokens of a block, read with its own attention row.

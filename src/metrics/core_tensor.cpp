@@ -105,7 +105,7 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<Tenso
     for (int64_t s0 = 0; s0 < S; s0 += s_chunk) {
       const int64_t s1 = std::min(S, s0 + s_chunk), s = s1 - s0;
       auto A = grp.alpha.narrow(0, s0, s);                                            // [s, n]
-      auto Vb = V.index_select(0, block_t.narrow(0, s0, s)).narrow(1, 0, n);          // [s, n, d]
+      auto Vb = V.index_select(0, block_t.narrow(0, s0, s)).narrow(1, grp.first, n);  // [s, n, d]
       auto Y = A.unsqueeze(-1) * Vb;                                                  // y_k = alpha_k v_k
       auto vnorm = Vb.norm(2, -1);
       auto a = A * vnorm;                                                             // a_k = ||y_k||
@@ -190,15 +190,23 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<Tenso
       auto norms = Vc.norm(2, -1);
       norms_t.narrow(0, b0, Vc.size(0)).copy_(norms);
       if (decay_k <= 0) continue;
-      // SPEC §4: cos(v_i, v_{i+lag}) summed over pairs 0 < i, i + lag < T, per lag, on the device.
+      // SPEC §4: cos(v_i, v_{i+lag}) summed over pairs f < i, i + lag < T, per lag, on the device,
+      // block by block where the blocks' first keys f differ (SPEC §1: windowed layers).
       auto inv = torch::where(norms > 0, 1.0 / norms.clamp_min(1e-300), torch::zeros_like(norms));  // [k, T]
-      for (int64_t lag = 1; lag <= decay_k && lag <= T - 2; ++lag) {
-        auto dots = (Vc.index({Slice(), Slice(1, T - lag)}) * Vc.index({Slice(), Slice(1 + lag, T)})).sum(-1);
-        auto scale = inv.index({Slice(), Slice(1, T - lag)}) * inv.index({Slice(), Slice(1 + lag, T)});
-        decay_t.narrow(0, b0, Vc.size(0)).select(1, lag - 1).copy_((dots * scale).sum(-1));
+      for (int64_t r0 = 0; r0 < Vc.size(0);) {
+        const int64_t f = geometry->first.empty() ? 0 : geometry->first[b0 + r0];
+        int64_t r1 = r0 + 1;
+        while (r1 < Vc.size(0) && (geometry->first.empty() ? 0 : geometry->first[b0 + r1]) == f) ++r1;
+        auto Vr = Vc.narrow(0, r0, r1 - r0), invr = inv.narrow(0, r0, r1 - r0);
+        for (int64_t lag = 1; lag <= decay_k && lag <= T - f - 2; ++lag) {
+          auto dots = (Vr.index({Slice(), Slice(f + 1, T - lag)}) * Vr.index({Slice(), Slice(f + 1 + lag, T)})).sum(-1);
+          auto scale = invr.index({Slice(), Slice(f + 1, T - lag)}) * invr.index({Slice(), Slice(f + 1 + lag, T)});
+          decay_t.narrow(0, b0 + r0, r1 - r0).select(1, lag - 1).copy_((dots * scale).sum(-1));
+        }
+        r0 = r1;
       }
     }
-    *geometry = {doubles_of(norms_t), doubles_of(decay_t)};
+    geometry->norms = doubles_of(norms_t), geometry->decay_sums = doubles_of(decay_t);
   }
   if (stats) stats->merge(total);
   return outs;

@@ -12,7 +12,7 @@ namespace geoattn::metrics::detail {
 
 // core.h's CoreGroup with its rows on the device.
 struct TensorGroup {
-  int64_t n = 0;
+  int64_t n = 0, first = 0;     // n tokens from block row `first` on (SPEC §1)
   torch::Tensor alpha;          // [S, n] float64, on V's device
   torch::Tensor orders;         // [S, O, n] int64 CPU: ordering 0 is top-N, the rest the control
   std::vector<int64_t> block;   // [S]

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "geoattn/util/nan.h"
+
 namespace geoattn::metrics {
 
 namespace {
@@ -20,6 +22,10 @@ HeadFits fit_head(const AssumptionStats& stats, int64_t l, int64_t h) {
   // SPEC §4, Assumption 3: the four-phase profile of the mean attention row.
   f.mean_row = stats.mean_row(l, h);
   f.profile = analysis::fit_profile(f.mean_row);
+  // SPEC §1: a windowed layer's last query has n < T tokens; positions n..T-1 are none of its
+  // tokens (NaN: null in the JSON), so every head's arrays stay [T].
+  f.mean_norm.resize(static_cast<size_t>(stats.T()), kNaN);
+  f.mean_row.resize(static_cast<size_t>(stats.T()), kNaN);
   return f;
 }
 }  // namespace

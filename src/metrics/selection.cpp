@@ -35,11 +35,11 @@ detail::CoreOut run_core(WorkerPool& pool, const torch::Tensor& alpha, const tor
   std::vector<int64_t> blocks(static_cast<size_t>(B));
   for (int64_t b = 0; b < B; ++b) blocks[b] = b;
   if (A.is_cuda() || options.tensor_path) {
-    const std::vector<detail::TensorGroup> groups = {{n, A, O, blocks, grid}};
+    const std::vector<detail::TensorGroup> groups = {{n, 0, A, O, blocks, grid}};
     return std::move(detail::core_tensor(V, groups, options.distance, options.max_chunk_bytes, 0, nullptr, stats).front());
   }
   const std::vector<detail::CoreGroup> groups = {
-      {n, B, O.size(1), detail::doubles_of(A), {O.data_ptr<int64_t>(), O.data_ptr<int64_t>() + O.numel()}, blocks, grid}};
+      {n, B, O.size(1), 0, detail::doubles_of(A), {O.data_ptr<int64_t>(), O.data_ptr<int64_t>() + O.numel()}, blocks, grid}};
   return std::move(detail::core_cpu(pool, model::float_view(V), groups, options.distance, 0, nullptr, stats).front());
 }
 

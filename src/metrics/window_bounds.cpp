@@ -11,7 +11,8 @@
 namespace geoattn::metrics {
 
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
-                       const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, EnvelopeStats& envelopes) {
+                       const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
+                       EnvelopeStats& envelopes) {
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
   const int64_t KV = values.size(1), d = values.size(3);
   if (envelopes.layers() != L || envelopes.heads() != H)
@@ -19,20 +20,22 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
   if (static_cast<int64_t>(queries.size()) != Q) fail("internal: {} query positions for {} rows", queries.size(), Q);
   const analysis::BoundsOptions options{envelopes.kappa()};
   detail::load_blas();
-  for (int64_t qi = 0; qi < Q; ++qi) {
-    const int64_t n = queries[qi] + 1;  // tokens 0..q
-    std::vector<int64_t> valid;
-    for (const int64_t N : grid)
-      if (N <= n) valid.push_back(N);
-    const int64_t ld = detail::gram_stride(n);
+  for (int64_t qi = 0; qi < Q; ++qi)
     for (int64_t l = 0; l < L; ++l) {
+      const QueryKeys keys = windows.keys(queries[qi], l);  // SPEC §1: tokens first..q
+      const int64_t n = keys.n, first = keys.first;
+      std::vector<int64_t> valid;
+      for (const int64_t N : grid)
+        if (N <= n) valid.push_back(N);
+      if (valid.empty()) continue;
+      const int64_t ld = detail::gram_stride(n);
       // Per KV head: the norms ||v_i|| [n] and rho_jk = cos(v_j, v_k) [n, n] (0 with a zero vector,
       // SPEC §3's convention), the Gram of the unit vectors.
       std::vector<std::vector<double>> norms(KV), rho(KV);
       pool.parallel_for(KV, [&](int64_t k0, int64_t k1, int) {
         for (int64_t kv = k0; kv < k1; ++kv) {
           std::vector<double> U(static_cast<size_t>(n * d));
-          values.to_double(((l * KV + kv) * T) * d, U);
+          values.to_double(((l * KV + kv) * T + first) * d, U);
           norms[kv].assign(static_cast<size_t>(n), 0);
           for (int64_t i = 0; i < n; ++i) {
             double s = 0;
@@ -49,7 +52,7 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
         for (int64_t h = h0; h < h1; ++h) {
           const int64_t kv = arch::kv_head_of(h, H, KV);
           std::vector<double> row(static_cast<size_t>(n));
-          alpha.to_double(((l * H + h) * Q + qi) * T, row);
+          alpha.to_double(((l * H + h) * Q + qi) * T + first, row);
           analysis::BoundsInput in;
           in.a.resize(n);
           for (int64_t i = 0; i < n; ++i) in.a[i] = row[i] * norms[kv][i];  // a_i = alpha_i ||v_i||
@@ -62,7 +65,6 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
       });
       for (int64_t h = 0; h < H; ++h) envelopes.add(l, h, curves[h]);
     }
-  }
 }
 
 }  // namespace geoattn::metrics

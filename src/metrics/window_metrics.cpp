@@ -1,5 +1,6 @@
 #include "geoattn/metrics/window_metrics.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core.h"
@@ -35,6 +36,36 @@ WindowMetrics empty_window_metrics(int64_t Q, int64_t L, int64_t H, int64_t G, i
   return out;
 }
 
+std::vector<KeyGroup> key_groups(const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
+                                 const LayerWindows& windows, int64_t L, std::vector<int64_t>& n_valid) {
+  std::vector<KeyGroup> groups;
+  n_valid.assign(static_cast<size_t>(std::ssize(queries) * L), 0);
+  for (int64_t qi = 0; qi < std::ssize(queries); ++qi) {
+    const size_t begin = groups.size();
+    for (int64_t l = 0; l < L; ++l) {
+      const QueryKeys keys = windows.keys(queries[qi], l);  // SPEC §1
+      const int64_t G = valid_grid_size(grid, keys.n);       // SPEC §2: N <= n
+      n_valid[qi * L + l] = G;
+      if (G == 0) continue;
+      auto same = std::find_if(groups.begin() + static_cast<std::ptrdiff_t>(begin), groups.end(),
+                               [&](const KeyGroup& g) { return g.keys.first == keys.first; });
+      if (same == groups.end()) {
+        groups.push_back({qi, keys, {}, std::vector<int64_t>(grid.begin(), grid.begin() + G)});
+        same = groups.end() - 1;
+      }
+      same->layers.push_back(l);
+    }
+  }
+  return groups;
+}
+
+std::vector<int64_t> last_query_first_keys(const LayerWindows& windows, int64_t L, int64_t KV, int64_t T) {
+  std::vector<int64_t> first;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t kv = 0; kv < KV; ++kv) first.push_back(windows.keys(T - 1, l).first);
+  return first;
+}
+
 WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                              const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, uint64_t window_key,
                              const MetricOptions& options) {
@@ -44,20 +75,22 @@ WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const
   const io::FloatView V{values.data, values.dtype, {L * KV, T, d}};  // the value blocks
   const std::vector<int64_t> block_of = value_blocks(L, H, KV);
   WindowMetrics out = empty_window_metrics(Q, L, H, G, KV, T, options.decay_k);
+  const std::vector<KeyGroup> keyed = key_groups(queries, grid, options.windows, L, out.n_valid);
   std::vector<detail::CoreGroup> groups;
-  std::vector<int64_t> group_query;
   const int64_t O = 1 + options.controls;
-  for (int64_t qi = 0; qi < Q; ++qi) {
-    const int64_t n = queries[qi] + 1;  // tokens 0..q
+  for (const KeyGroup& k : keyed) {
+    const int64_t n = k.keys.n, qi = k.qi;
     detail::CoreGroup g;
-    g.n = n, g.S = L * H, g.O = O;
-    g.grid.assign(grid.begin(), grid.begin() + valid_grid_size(grid, n));  // SPEC §2: N <= q + 1
-    out.n_valid.push_back(g.G());
-    if (g.grid.empty()) continue;
-    // Each sample's row over its keys 0..q, in float64.
+    g.n = n, g.first = k.keys.first, g.S = std::ssize(k.layers) * H, g.O = O;
+    g.grid = k.grid;
+    // Each sample's row over its keys first..q, in float64; sample s is (layers[s / H], s % H).
     g.alpha.resize(static_cast<size_t>(g.S * n));
-    for (int64_t s = 0; s < g.S; ++s) alpha.to_double((s * Q + qi) * T, {g.alpha.data() + s * n, static_cast<size_t>(n)});
-    // [LH, O, n]: the top-N order, then the control's.
+    for (int64_t s = 0; s < g.S; ++s) {
+      const int64_t lh = k.layers[s / H] * H + s % H;
+      alpha.to_double((lh * Q + qi) * T + g.first, {g.alpha.data() + s * n, static_cast<size_t>(n)});
+      g.block.push_back(block_of[lh]);
+    }
+    // [S, O, n]: the top-N order, then the control's.
     g.orders.resize(static_cast<size_t>(g.S * O * n));
     pool.parallel_for(g.S, [&](int64_t s0, int64_t s1, int) {
       for (int64_t s = s0; s < s1; ++s)
@@ -68,22 +101,24 @@ WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const
     if (options.controls > 0)
       detail::random_orders(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
                             options.controls, g.S, n, g.orders.data() + n, n, O * n);
-    g.block = block_of;
     groups.push_back(std::move(g));
-    group_query.push_back(qi);
   }
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
+  if (geo) geometry.first = last_query_first_keys(options.windows, L, KV, T);
   const auto results = detail::core_cpu(pool, V, groups, options.selection.distance, options.decay_k, geo, &out.core);
-  // Each group's curves, ranges of samples on the pool.
+  // Each group's curves and scalars into their samples' places, ranges of samples on the pool.
   for (size_t i = 0; i < groups.size(); ++i) {
-    const int64_t qi = group_query[i];
+    const KeyGroup& k = keyed[i];
     const detail::CoreOut& r = results[i];
     const int64_t stride = kCurveMetrics * G;  // the curves of one sample, over the whole grid
-    pool.parallel_for(L * H, [&](int64_t s0, int64_t s1, int) {
-      detail::curves_from_counts(r, groups[i].grid, s0, s1, out.curves.data() + (qi * L * H + s0) * stride, stride, G);
+    pool.parallel_for(groups[i].S, [&](int64_t s0, int64_t s1, int) {
+      for (int64_t s = s0; s < s1; ++s) {
+        const int64_t sample = (k.qi * L + k.layers[s / H]) * H + s % H;
+        detail::curves_from_counts(r, groups[i].grid, s, s + 1, out.curves.data() + sample * stride, stride, G);
+        std::copy_n(r.scalars.begin() + s * kScalarMetrics, kScalarMetrics, out.scalars.begin() + sample * kScalarMetrics);
+      }
     });
-    std::copy(r.scalars.begin(), r.scalars.end(), out.scalars.begin() + qi * L * H * kScalarMetrics);
   }
   if (geo) out.value_norms = std::move(geometry.norms), out.decay_sums = std::move(geometry.decay_sums);
   return out;
@@ -94,13 +129,15 @@ void for_each_sample(const WindowMetrics& m, const SampleSink& sink, int64_t lay
   if (layer_end < 0) layer_end = L;
   const std::span<const double> c(m.curves), s(m.scalars);
   for (int64_t qi = 0; qi < m.Q; ++qi) {
-    if (m.n_valid[qi] == 0) continue;
-    for (int64_t l = layer_begin; l < layer_end; ++l)
+    for (int64_t l = layer_begin; l < layer_end; ++l) {
+      const int64_t n_valid = m.n_valid[qi * L + l];
+      if (n_valid == 0) continue;
       for (int64_t h = 0; h < H; ++h) {
         const int64_t b = (qi * L + l) * H + h;
-        sink(l, h, {c.subspan(b * kCurveMetrics * G, kCurveMetrics * G), m.n_valid[qi],
+        sink(l, h, {c.subspan(b * kCurveMetrics * G, kCurveMetrics * G), n_valid,
                     s.subspan(b * kScalarMetrics).first<kScalarMetrics>()});
       }
+    }
   }
 }
 

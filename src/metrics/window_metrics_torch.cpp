@@ -26,35 +26,39 @@ WindowMetrics tensor_window_metrics(WorkerPool& pool, const torch::Tensor& alpha
   auto V = values.reshape({L * KV, T, d}).to(torch::kFloat64).contiguous();
   const std::vector<int64_t> block_of = value_blocks(L, H, KV);
   WindowMetrics out = empty_window_metrics(Q, L, H, G, KV, T, options.decay_k);
+  const std::vector<KeyGroup> keyed = key_groups(queries, grid, options.windows, L, out.n_valid);
   std::vector<detail::TensorGroup> groups;
-  std::vector<int64_t> group_query;
-  for (int64_t qi = 0; qi < Q; ++qi) {
-    const int64_t n = queries[qi] + 1;  // tokens 0..q
+  for (const KeyGroup& k : keyed) {
+    const int64_t n = k.keys.n, qi = k.qi, S = std::ssize(k.layers) * H;
     detail::TensorGroup g;
-    g.n = n;
-    g.grid.assign(grid.begin(), grid.begin() + valid_grid_size(grid, n));  // SPEC §2: N <= q + 1
-    out.n_valid.push_back(static_cast<int64_t>(g.grid.size()));
-    if (g.grid.empty()) continue;
-    g.alpha = alpha.index({Slice(), Slice(), qi, Slice(0, n)}).to(torch::kFloat64).reshape({L * H, n}).contiguous();
-    g.orders = torch::empty({L * H, 1 + options.controls, n}, torch::kInt64);  // [LH, O, n]: top-N, then the control's
+    g.n = n, g.first = k.keys.first;
+    g.grid = k.grid;
+    // [S, n]: the rows of the group's layers over their keys first..q; sample s is (layers[s / H], s % H).
+    auto layers = torch::tensor(k.layers, torch::kInt64).to(alpha.device());
+    g.alpha = alpha.index_select(0, layers).index({Slice(), Slice(), qi, Slice(g.first, g.first + n)})
+                  .to(torch::kFloat64).reshape({S, n}).contiguous();
+    g.orders = torch::empty({S, 1 + options.controls, n}, torch::kInt64);  // [S, O, n]: top-N, then the control's
     g.orders.select(1, 0).copy_(top_n_order(g.alpha.cpu()));  // on the host, where the orders are
     // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
     if (options.controls > 0)
       random_orders_into(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
                          g.orders.narrow(1, 1, options.controls).transpose(0, 1));
-    g.block = block_of;
+    for (const int64_t l : k.layers) g.block.insert(g.block.end(), block_of.begin() + l * H, block_of.begin() + (l + 1) * H);
     groups.push_back(std::move(g));
-    group_query.push_back(qi);
   }
   const auto& sel = options.selection;
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
+  if (geo) geometry.first = last_query_first_keys(options.windows, L, KV, T);
   const auto results = detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core);
   const int64_t stride = kCurveMetrics * G;
   for (size_t i = 0; i < groups.size(); ++i) {
-    const int64_t qi = group_query[i];
-    detail::curves_from_counts(results[i], groups[i].grid, 0, L * H, out.curves.data() + qi * L * H * stride, stride, G);
-    std::copy(results[i].scalars.begin(), results[i].scalars.end(), out.scalars.begin() + qi * L * H * kScalarMetrics);
+    const KeyGroup& k = keyed[i];
+    for (int64_t s = 0; s < results[i].S; ++s) {
+      const int64_t sample = (k.qi * L + k.layers[s / H]) * H + s % H;
+      detail::curves_from_counts(results[i], groups[i].grid, s, s + 1, out.curves.data() + sample * stride, stride, G);
+      std::copy_n(results[i].scalars.begin() + s * kScalarMetrics, kScalarMetrics, out.scalars.begin() + sample * kScalarMetrics);
+    }
   }
   if (geo) out.value_norms = std::move(geometry.norms), out.decay_sums = std::move(geometry.decay_sums);
   return out;
@@ -76,12 +80,13 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
 }
 
 std::pair<std::vector<double>, std::vector<double>> value_statistics(WorkerPool& pool, const torch::Tensor& values,
-                                                                     int64_t decay_k) {
+                                                                     int64_t decay_k, const LayerWindows& windows) {
   c10::InferenceMode inference;
   const int64_t L = values.size(0), KV = values.size(1), T = values.size(2), d = values.size(3);
   const auto V = values.to(torch::kCPU).contiguous();
   const io::FloatView view = model::float_view(V);
   detail::ValueGeometry geometry;
+  geometry.first = last_query_first_keys(windows, L, KV, T);
   detail::core_cpu(pool, io::FloatView{view.data, view.dtype, {L * KV, T, d}}, {}, Distance::Euclidean, decay_k, &geometry,
                    nullptr);
   return {std::move(geometry.norms), std::move(geometry.decay_sums)};
@@ -94,11 +99,11 @@ torch::Tensor last_query_rows(const torch::Tensor& alpha, const std::vector<int6
 }
 
 bool add_window_assumptions(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
-                            const std::vector<int64_t>& queries, AssumptionStats& stats) {
+                            const std::vector<int64_t>& queries, AssumptionStats& stats, const LayerWindows& windows) {
   const auto rows = last_query_rows(alpha, queries);
   if (!rows.defined()) return false;
-  const auto [norms, decay] = value_statistics(pool, values, stats.K());
-  return add_window_assumptions(model::float_view(rows), norms, decay, values.size(1), {alpha.size(3) - 1}, stats);
+  const auto [norms, decay] = value_statistics(pool, values, stats.K(), windows);
+  return add_window_assumptions(model::float_view(rows), norms, decay, values.size(1), {alpha.size(3) - 1}, windows, stats);
 }
 
 void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,

@@ -1,5 +1,7 @@
 #include "geoattn/pipeline/capture_metrics.h"
 
+#include <nlohmann/json.hpp>
+
 #include "geoattn/io/capture_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -22,6 +24,22 @@ std::vector<std::string> capture_documents(const std::map<std::string, std::stri
   return docs;
 }
 
+std::vector<int64_t> capture_layer_windows(const std::map<std::string, std::string>& metadata, int64_t L,
+                                           const std::string& path) {
+  const auto it = metadata.find("layer_attention");
+  if (it == metadata.end()) return {};
+  std::vector<int64_t> windows;
+  try {
+    for (const auto& layer : nlohmann::json::parse(it->second)) windows.push_back(layer.at("window").get<int64_t>());
+  } catch (const nlohmann::json::exception&) {
+    fail("{}: __metadata__ layer_attention is not a list of {{\"window\": W}}", path);
+  }
+  if (std::ssize(windows) != L) fail("{}: __metadata__ layer_attention has {} layers, the capture {}", path, windows.size(), L);
+  for (const int64_t w : windows)
+    if (w < 0) fail("{}: __metadata__ layer_attention has a window of {}", path, w);
+  return windows;
+}
+
 CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, const AddCaptureWindow& add_window,
                                const std::vector<std::string>& docs, const std::string& source, const SpecFor& spec_for,
                                double load_s) {
@@ -29,7 +47,9 @@ CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, cons
   const int64_t W = shape.alpha.at(0), L = shape.alpha.at(1), H = shape.alpha.at(2), T = shape.alpha.at(4);
   if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
   const auto keys = window_keys(docs);
-  MetricRun run(pool, spec_for(T, shape.queries), L, H, T);
+  MetricSpec spec = spec_for(T, shape.queries);
+  spec.layer_windows = capture_layer_windows(shape.metadata, L, source);
+  MetricRun run(pool, spec, L, H, T);
   for (int64_t w = 0; w < W; ++w) add_window(run, w, keys[w], docs[w]);
   const metrics::MetricSettings settings = run.settings();
   CaptureMetrics out{std::move(run.state()), {}, {}};

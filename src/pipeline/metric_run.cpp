@@ -51,9 +51,12 @@ void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t qu
 
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
     : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}, {}} {
+  if (!spec.layer_windows.empty() && std::ssize(spec.layer_windows) != layers)
+    fail("metrics: {} layer windows for {} layers", spec.layer_windows.size(), layers);
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
-    state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k);
+    state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k,
+                                                  metrics::last_query_tokens(spec.windows(), layers, T));
   if (spec.envelopes_on()) state_.envelopes = metrics::EnvelopeStats(layers, heads, std::ssize(spec.grid), spec.kappa);
   if (spec.bootstrap > 0) {
     const int64_t G = static_cast<int64_t>(spec.grid.size());
@@ -69,6 +72,7 @@ metrics::MetricOptions MetricRun::options() const {
   options.controls = spec_.controls;
   options.seed = spec_.seed;
   options.decay_k = state_.assumptions.empty() ? 0 : spec_.decay_k;
+  options.windows = spec_.windows();
   return options;
 }
 
@@ -81,7 +85,7 @@ void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& valu
 void MetricRun::add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values) {
   if (state_.envelopes.empty()) return;
   const auto t = Clock::now();
-  metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, state_.envelopes);
+  metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, spec_.windows(), state_.envelopes);
   times_.envelopes += seconds_since(t);
 }
 
@@ -99,7 +103,7 @@ void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView&
         p0 * per_part, p1 * per_part);
   });
   if (!state_.assumptions.empty())
-    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, m.KV, rows, state_.assumptions);
+    metrics::add_window_assumptions(alpha, m.value_norms, m.decay_sums, m.KV, rows, spec_.windows(), state_.assumptions);
   times_.aggregate += seconds_since(t);
 }
 
@@ -111,6 +115,8 @@ metrics::MetricSettings MetricRun::settings() const {
   s.controls = {spec_.controls, spec_.seed};
   s.bootstrap = {spec_.bootstrap, spec_.seed, std::nullopt, std::nullopt};
   if (!state_.envelopes.empty()) s.envelope_kappa = spec_.kappa;
+  s.window_tokens = spec_.window_tokens;
+  s.layer_windows = spec_.layer_windows;
   if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit;
   return s;
 }

@@ -40,6 +40,8 @@ void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupInter
   const bool controlled = has_control(s);
   const auto present = [&](int m) { return m < metrics::kFirstOptionalCurve || controlled; };
   out["samples"] = s.samples();
+  // SPEC §2: the samples that reach each N (a query's n tokens: q + 1, or a window's W, SPEC §1).
+  array("samples_n", 1, [&](int64_t g, int) { return static_cast<double>(s.curve(metrics::kP_rmax, g).count()); });
   for (int m = 0; m < metrics::kCurveMetrics; ++m) {
     if (!present(m)) continue;  // an optional curve (the random control) when the run measured it
     const std::string name(kCurveNames[m]);
@@ -85,8 +87,10 @@ void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
 void put_group_inline(ordered_json& out, const GroupStats& s, const metrics::GroupIntervals* ci, bool with_corr) {
   put_group(out, s, ci, with_corr, [&](const std::string& key, int width, const auto& value) {
     ordered_json a = ordered_json::array();
+    const bool counts = key == "samples_n";  // whole numbers, written as such
     for (int64_t g = 0; g < s.grid_size(); ++g)
-      a.push_back(width == 1 ? number(value(g, 0)) : interval(value(g, 0), value(g, 1)));
+      a.push_back(counts ? ordered_json(static_cast<int64_t>(value(g, 0)))
+                         : width == 1 ? number(value(g, 0)) : interval(value(g, 0), value(g, 1)));
     out[key] = std::move(a);
   });
 }

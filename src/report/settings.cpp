@@ -37,6 +37,8 @@ void put_json(ordered_json& j, const metrics::MetricSettings& s) {
   j["controls"] = controls_json(s.controls);
   j["bootstrap"] = bootstrap_json(s.bootstrap);
   if (s.envelope_kappa) j["envelopes"] = {{"kappa", *s.envelope_kappa}};
+  j["window_tokens"] = name_of(metrics::kWindowTokensNames, s.window_tokens);
+  j["layer_windows"] = s.layer_windows;
 }
 
 void put_json(ordered_json& j, const metrics::SinkSettings& s) {
@@ -82,6 +84,9 @@ metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
     s.envelope_kappa = e->get<double>("kappa");
     if (!s.envelope_kappa || !(*s.envelope_kappa > 0)) fail("settings.envelopes.kappa is not a number > 0");
   }
+  // Results written before SPEC §1's window convention counted every key 0..q: causal.
+  s.window_tokens = read_enum(r, "window_tokens", metrics::kWindowTokensNames).value_or(metrics::WindowTokens::Causal);
+  s.layer_windows = r.get_or<std::vector<int64_t>>("layer_windows", {});
   return s;
 }
 

@@ -243,7 +243,11 @@ RunState load_run_state(const std::string& path) {
     const int64_t K = counts->shape[2] - 1, T = (sums->shape[2] - K - 1) / 2;
     if (K < 1 || T < 1) fail("assume_sums [{} x {}] does not hold T and K >= 1", sums->shape[2], counts->shape[2]);
     state.assumptions = AssumptionStats::from_tensors(L, H, T, K, file.read<int64_t>("assume_sums", io::Dtype::I64, {L, H, 2 * T + K + 1, 2}),
-                                                      file.read<int64_t>("assume_counts", io::Dtype::I64, {L, H, K + 1}));
+                                                      file.read<int64_t>("assume_counts", io::Dtype::I64, {L, H, K + 1}),
+                                                      // sidecars before SPEC §1's window convention: T on every layer
+                                                      file.header().find("assume_tokens")
+                                                          ? file.read<int64_t>("assume_tokens", io::Dtype::I64, {L})
+                                                          : std::vector<int64_t>{});
   } catch (const Error& e) {
     fail("{}: {}", path, e.what());
   }

@@ -9,6 +9,8 @@
 #include "cli_torch.h"
 #include "geoattn/report/measure_json.h"
 #include "forward_loop.h"
+#include "metric_flags.h"
+#include "geoattn/pipeline/capture_metrics.h"
 #include "geoattn/metrics/window_bounds.h"
 #include "geoattn/model/capture_checks.h"
 #include "geoattn/metrics/grid.h"
@@ -32,6 +34,7 @@ struct BoundsOptions {
   int64_t layer = 0, head = 0, samples = -1;
   std::string n = "default";
   double kappa = 1.0;
+  metrics::WindowTokens window_tokens = metrics::WindowTokens::Visible;
   std::string out;
   bool quiet = false;
   GivenFlags given;
@@ -54,11 +57,19 @@ struct MeasuredBounds {
   WorkerPool& pool;
   metrics::Aggregator measured;
   metrics::EnvelopeStats bounds;
+  metrics::LayerWindows windows;  // SPEC §1: a windowed layer's tokens
   void add(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
            const std::vector<int64_t>& grid) {
-    metrics::add_window(pool, alpha, values, queries, grid, measured);
+    metrics::MetricOptions options;
+    options.windows = windows;
+    metrics::add_window(pool, alpha, values, queries, grid, 0, options,
+                        [&](int64_t l, int64_t h, const metrics::SampleValues& sample) { measured.add_sample(l, h, sample); });
     const auto a = alpha.cpu().contiguous(), v = values.cpu().contiguous();  // the bounds' formulas run on the CPU
-    metrics::add_window_bounds(pool, model::float_view(a), model::float_view(v), queries, grid, bounds);
+    metrics::add_window_bounds(pool, model::float_view(a), model::float_view(v), queries, grid, windows, bounds);
+  }
+  void describe(nlohmann::ordered_json& settings) const {
+    settings["window_tokens"] = name_of(metrics::kWindowTokensNames, windows.tokens);
+    settings["layer_windows"] = windows.windows;
   }
 };
 
@@ -69,6 +80,7 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   const std::vector<int64_t> queries = capture.query_positions();
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(L, H, grid), metrics::EnvelopeStats(L, H, std::ssize(grid), options.kappa)};
+  mb.windows = {pipeline::capture_layer_windows(capture.metadata, L, o.capture), o.window_tokens};
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid);
   nlohmann::ordered_json run_info;
   run_info["source"] = "capture";
@@ -76,6 +88,7 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   run_info["data"] = {{"capture", o.capture}, {"windows", W}, {"tokens", W * T}};
   run_info["settings"] = settings_info(o);
   run_info["settings"]["queries"] = queries;
+  mb.describe(run_info["settings"]);
   return report::bounds_json(mb.measured, mb.bounds, run_info);
 }
 
@@ -92,6 +105,8 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(c.n_layers, c.n_heads, grid),
                     metrics::EnvelopeStats(c.n_layers, c.n_heads, std::ssize(grid), options.kappa)};
+  mb.windows.tokens = o.window_tokens;
+  for (const auto& layer : c.layers) mb.windows.windows.push_back(layer.window);
   const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,
                                      [&](int64_t, const pipeline::CapturedWindow& c) {
                                        mb.add(c.alpha, c.values, queries, grid);
@@ -104,6 +119,7 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   run_info["settings"] = settings_info(o);
   run_info["settings"]["ctx"] = T;
   run_info["settings"]["dtype"] = name_of(arch::kForwardDtypeNames, o.run.forward_dtype());
+  mb.describe(run_info["settings"]);
   run_info["timing"] = {{"seconds_forward_and_capture", times.forward_s}, {"seconds_metrics_and_bounds", times.visit_s}};
   return report::bounds_json(mb.measured, mb.bounds, run_info);
 }
@@ -149,12 +165,13 @@ void run_bounds(const BoundsOptions& o) {
   // What each source reads; any other flag is refused, not ignored.
   const std::set<std::string> common = {"--n", "--kappa", "--out", "--quiet"};
   const auto with = [&](std::set<std::string> own) { return own.insert(common.begin(), common.end()), own; };
-  if (!o.capture.empty()) refuse_unused(o.given, with({"--capture", "--threads"}), "with --capture (its windows and queries are the file's)");
+  if (!o.capture.empty())
+    refuse_unused(o.given, with({"--capture", "--threads", "--window-tokens"}), "with --capture (its windows and queries are the file's)");
   if (!o.params.empty()) refuse_unused(o.given, with({"--params", "--layer", "--head", "--samples"}), "with --params (no model runs)");
   if (!o.model.empty())
     refuse_unused(o.given,
                   with({"--model", "--data", "--text", "--ids", "--ctx", "--window", "--offset", "--seed", "--max-windows",
-                        "--queries", "--batch", "--device", "--dtype", "--threads"}),
+                        "--queries", "--batch", "--device", "--dtype", "--threads", "--window-tokens"}),
                   "with --model");
   const analysis::BoundsOptions options{o.kappa};
   const auto json = !o.capture.empty() ? from_capture(o, options)
@@ -186,6 +203,7 @@ void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
   cmd.add_option("--n", o.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
   add_number_option(cmd, "--kappa", o.kappa, 0.0, std::numeric_limits<double>::max(),
                     "the concentration constant kappa > 0 of the tail bounds");
+  add_window_tokens_option(cmd, o.window_tokens);
   add_output_options(cmd, o.out, o.quiet, "result JSON");
 }
 

@@ -29,11 +29,18 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
                   "or auto (on where the metrics run on the CPU, off on a GPU)");
   add_number_option(cmd, flag(P::kKappa), f.kappa, 0.0, std::numeric_limits<double>::max(),
                     "the concentration constant kappa > 0 of those bounds (SPEC §5)");
+  add_window_tokens_option(cmd, f.window_tokens);
   add_number_option(cmd, flag(P::kMetricsMemory), f.metrics_memory_mb, int64_t{1}, kMost >> 20,
                     "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T Gram matrix per thread)");
   if (with_seed)
     add_number_option(cmd, flag(P::kSeed), f.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(),
                       "seed of the controls and the bootstrap");
+}
+
+void add_window_tokens_option(CLI::App& cmd, metrics::WindowTokens& value) {
+  add_enum_option(cmd, std::string(pipeline::MetricParams::kWindowTokens.flag), value, metrics::kWindowTokensNames,
+                  "a windowed layer's tokens (SPEC §1): visible (the keys its query sees, n = min(q + 1, W)) or "
+                  "causal (every key 0..q, those outside the window as alpha = 0: the older convention)");
 }
 
 pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries) {

@@ -18,6 +18,8 @@ using MetricFlags = pipeline::MetricParams;
 
 void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
 
+// --window-tokens (SPEC §1), measure's, metrics' and bounds' alike.
+void add_window_tokens_option(CLI::App& cmd, metrics::WindowTokens& value);
 // The typed specification of the metric flags at window length T for `queries`
 // (geoattn::Error naming the flag on a bad value).
 pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries);

@@ -13,11 +13,11 @@ namespace geoattn::metrics {
 
 struct HeadFits {
   int64_t windows = 0;            // windows with a last query
-  std::vector<double> mean_norm;  // [T] mean ||v_i|| (Assumption 1)
+  std::vector<double> mean_norm;  // [T] mean ||v_i|| (Assumption 1); NaN past the layer's n tokens (SPEC §1)
   analysis::NormFit norms;
   std::vector<double> c;          // [K] c(k), k = 1..K; NaN past the lags that had pairs (Assumption 2)
   analysis::DecayFit decay;       // fitted over the leading defined c(k)
-  std::vector<double> mean_row;   // [T] the last query's mean attention row (Assumption 3)
+  std::vector<double> mean_row;   // [T] the last query's mean attention row (Assumption 3); NaN past n
   analysis::ProfileFit profile;
 };
 

@@ -19,6 +19,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
 #include "geoattn/metrics/unit_stats.h"
+#include "geoattn/metrics/visible_keys.h"
 
 namespace geoattn::metrics {
 
@@ -102,6 +103,9 @@ struct MetricSettings {
   ControlSettings controls;
   BootstrapSettings bootstrap;
   std::optional<double> envelope_kappa;  // SPEC §5's envelopes of the measured samples at this kappa; none: not computed
+  // SPEC §1: whose keys a windowed layer's samples range over, and the layers' windows (0: none).
+  WindowTokens window_tokens = WindowTokens::Visible;
+  std::vector<int64_t> layer_windows;
   bool operator==(const MetricSettings&) const = default;
 };
 

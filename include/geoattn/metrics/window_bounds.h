@@ -8,14 +8,17 @@
 
 #include "geoattn/io/float_view.h"
 #include "geoattn/metrics/envelope_stats.h"
+#include "geoattn/metrics/visible_keys.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {
 
 // alpha [layers, heads, queries, T], values [layers, kv_heads, T, d] (window_metrics.h); the
 // selection order is the metric core's (top_n_order), so bounds and measurements share I_N.
-// Each sample adds the grid values N <= q + 1; kappa is the envelopes'. Heads run on `pool`.
+// A sample's tokens are its query's keys as `windows` says (SPEC §1), and it adds the grid values
+// N <= n; kappa is the envelopes'. Heads run on `pool`.
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
-                       const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, EnvelopeStats& envelopes);
+                       const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
+                       EnvelopeStats& envelopes);
 
 }  // namespace geoattn::metrics

@@ -10,6 +10,7 @@
 
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/core_options.h"
+#include "geoattn/metrics/visible_keys.h"
 #include "geoattn/io/float_view.h"
 #include "geoattn/util/worker_pool.h"
 
@@ -20,6 +21,7 @@ struct MetricOptions {
   int64_t controls = 0;  // R: random permutations per sample (SPEC §2b); 0: none
   uint64_t seed = 0;     // with the window's key, fixes every permutation
   int64_t decay_k = 0;   // > 0: also the value statistics of SPEC §4, lags 1..decay_k
+  LayerWindows windows;  // SPEC §1: the layers' windows and whose keys are their tokens
 };
 
 // One window's samples, sample (query i, layer l, head h) at [i][l][h].
@@ -28,9 +30,10 @@ struct WindowMetrics {
   std::vector<double> curves;    // [Q, L, H, kCurveMetrics, G]; NaN past n_valid[i] and, without
                                  // controls, in the control's curves
   std::vector<double> scalars;   // [Q, L, H, kScalarMetrics]
-  std::vector<int64_t> n_valid;  // [Q]: the grid values <= q + 1 come first (SPEC §2)
+  std::vector<int64_t> n_valid;  // [Q, L]: the grid values <= n (the sample's tokens) come first (SPEC §2)
   // With decay_k > 0, per (layer, KV head): ||v_i|| [L, KV, T] and the sums over pairs
-  // 0 < i < j = i + k of cos(v_i, v_j) [L, KV, decay_k] (zero for k > T - 2).
+  // first < i < j = i + k of cos(v_i, v_j) [L, KV, decay_k] (zero without pairs), where key
+  // `first` is the last query's first token on the layer (SPEC §1; 0 without a window).
   std::vector<double> value_norms, decay_sums;
   CoreStats core;  // what the metric core did, and where its time went
 };
@@ -54,6 +57,20 @@ WindowMetrics empty_window_metrics(int64_t Q, int64_t L, int64_t H, int64_t G, i
 // [L, KV, T, d] with KV dividing H, Q query positions.
 void check_window(const std::vector<int64_t>& alpha, const std::vector<int64_t>& values, size_t queries,
                   const MetricOptions& options);
+
+// The samples of one query that share their tokens (SPEC §1): every layer, or the layers of one
+// window, with the grid values N <= n.
+struct KeyGroup {
+  int64_t qi = 0;
+  QueryKeys keys;
+  std::vector<int64_t> layers, grid;
+};
+// The key groups of every query (none for a query whose grid is empty), and n_valid [Q, L].
+std::vector<KeyGroup> key_groups(const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
+                                 const LayerWindows& windows, int64_t L, std::vector<int64_t>& n_valid);
+// Per value block (layer l, KV head: l * KV + kv): the first key of the last query T - 1 (the
+// keys SPEC §4's value statistics range over).
+std::vector<int64_t> last_query_first_keys(const LayerWindows& windows, int64_t L, int64_t KV, int64_t T);
 
 // Receives each sample (metric_names.h: SampleValues).
 using SampleSink = std::function<void(int64_t layer, int64_t head, const SampleValues& sample)>;

@@ -21,7 +21,7 @@ WindowMetrics window_metrics(WorkerPool& pool, const torch::Tensor& alpha, const
 // SPEC §4's value statistics alone (what window_metrics gives with decay_k): values
 // [L, KV, T, d] -> value_norms [L, KV, T], decay_sums [L, KV, decay_k].
 std::pair<std::vector<double>, std::vector<double>> value_statistics(WorkerPool& pool, const torch::Tensor& values,
-                                                                     int64_t decay_k);
+                                                                     int64_t decay_k, const LayerWindows& windows = {});
 
 // The rows of alpha [L, H, Q, T] that SPEC §4 reads, the last query's (position T - 1 of
 // `queries`), on the host and contiguous: [L, H, 1, T]; undefined when `queries` has no T - 1.
@@ -31,7 +31,7 @@ torch::Tensor last_query_rows(const torch::Tensor& alpha, const std::vector<int6
 // window_assumptions.h with alpha [L, H, Q, T] a tensor and the value statistics of `values`
 // [L, KV, T, d] (value_statistics).
 bool add_window_assumptions(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,
-                            const std::vector<int64_t>& queries, AssumptionStats& stats);
+                            const std::vector<int64_t>& queries, AssumptionStats& stats, const LayerWindows& windows = {});
 
 // window_metrics into a sink, and into an aggregator (without controls).
 void add_window(WorkerPool& pool, const torch::Tensor& alpha, const torch::Tensor& values,

@@ -44,6 +44,11 @@ CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, cons
                                const std::vector<std::string>& docs, const std::string& source, const SpecFor& spec_for,
                                double load_s = 0);
 void finalize_capture(WorkerPool& pool, CaptureMetrics& run);
+// SPEC §1: the layers' windows as geoattn capture records them (__metadata__ layer_attention,
+// the model's description); a capture without it (another tool's): none, every layer's tokens
+// 0..q. geoattn::Error naming `path` on a malformed list or one of another length than L.
+std::vector<int64_t> capture_layer_windows(const std::map<std::string, std::string>& metadata, int64_t L,
+                                           const std::string& path);
 // The windows' documents as geoattn capture records them (__metadata__ doc_ids); a capture
 // without them (another tool's) makes each of its W windows its own document.
 std::vector<std::string> capture_documents(const std::map<std::string, std::string>& metadata, int64_t W,

@@ -36,7 +36,7 @@ struct MetricParams {
       kControls{"controls", "--controls"}, kBootstrap{"bootstrap", "--bootstrap"},
       kBootLevel{"bootstrap_level", "--bootstrap-level"}, kBootUnit{"bootstrap_unit", "--bootstrap-unit"},
       kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"},
-      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"};
+      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"}, kWindowTokens{"window_tokens", "--window-tokens"};
 
   std::string n = "default";  // SPEC §2: the N grid as the user wrote it (recorded in the settings)
   metrics::Distance distance = metrics::Distance::Euclidean;
@@ -52,6 +52,9 @@ struct MetricParams {
   // cost more than the forward (README: `geoattn measure`, --envelopes).
   std::optional<bool> envelopes;
   double kappa = 1.0;         // SPEC §5: the concentration constant of those bounds
+  // SPEC §1: a windowed layer's tokens are the keys its query sees (visible), or every key 0..q
+  // (causal, the older convention).
+  metrics::WindowTokens window_tokens = metrics::WindowTokens::Visible;
 
   int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
   // The counts and sizes for a run of `layers` x `heads` at window length T with `queries` query
@@ -66,9 +69,11 @@ struct MetricParams {
 struct MetricSpec : MetricParams {
   std::vector<int64_t> grid;     // SPEC §2: sorted, unique, 1..T
   std::vector<int64_t> queries;  // query positions
+  std::vector<int64_t> layer_windows;  // SPEC §1: per layer 0 or its window W (the model's; empty: none)
   ArgumentStyle names = ArgumentStyle::Flag;
   bool on_gpu = false;            // the metrics run on a GPU (the envelopes' auto)
   bool envelopes_on() const { return envelopes.value_or(!on_gpu); }
+  metrics::LayerWindows windows() const { return {layer_windows, window_tokens}; }
   // MetricParams::validate for this spec's queries and grid.
   void validate(int64_t layers, int64_t heads, int64_t T) const {
     MetricParams::validate(layers, heads, T, static_cast<int64_t>(queries.size()), static_cast<int64_t>(grid.size()), names);

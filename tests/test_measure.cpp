@@ -462,3 +462,58 @@ TEST(Measure, BadInputs) {
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(std::filesystem::exists(tmp / "o.json"));
 }
+
+// SPEC §1 end to end on a windowed checkpoint (tiny Mistral, W = 8 on both layers, T = 20,
+// every query): the result records the convention and the windows, each group's samples_n
+// stops at W (no sample has more tokens, so the curves are null past it), shards merge to the
+// bits of one run, and the causal setting (every key 0..q) neither looks like it nor merges
+// with it.
+TEST(Measure, WindowedLayersMeasureTheKeysTheySee) {
+  TempDir tmp;
+  // Two nanoGPT-style uint16 documents of 200 token ids < 256.
+  for (const int doc : {0, 1}) {
+    std::string ids;
+    for (int i = 0; i < 200; ++i) {
+      const uint16_t id = static_cast<uint16_t>((i * 37 + 11 + doc * 101) % 251 + 3);
+      ids.append(reinterpret_cast<const char*>(&id), 2);
+    }
+    write_file(tmp / ("ids" + std::to_string(doc) + ".bin"), ids);
+  }
+  const std::string model = "measure --quiet --model " + geoattn::testing::fixture("hf-tiny/mistral") +
+                            " --ctx 20 --queries all --data ";
+  const std::string common = model + (tmp / "ids0.bin") + " " + (tmp / "ids1.bin");  // a window per document
+  std::string err;
+  ASSERT_EQ(run(common + " --out " + (tmp / "v.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run(common + " --window-tokens causal --out " + (tmp / "c.json"), tmp, &err), 0) << err;
+  const json v = load(tmp / "v.json"), c = load(tmp / "c.json");
+  EXPECT_EQ(v["settings"]["window_tokens"], "visible");
+  EXPECT_EQ(c["settings"]["window_tokens"], "causal");
+  EXPECT_EQ(v["settings"]["layer_windows"].dump(), "[8,8]");
+  const auto& grid = v["n_grid"];
+  const int64_t windows = v["data"]["windows"].get<int64_t>(), heads = 2 * 4;
+  ASSERT_GT(windows, 1);
+  for (size_t g = 0; g < grid.size(); ++g) {
+    const int64_t N = grid[g].get<int64_t>();
+    // Queries q with min(q + 1, 8) >= N (visible) or q + 1 >= N (causal), every head of both layers.
+    const int64_t visible = N <= 8 ? 20 - (N - 1) : 0, causal = 20 - (N - 1);
+    EXPECT_EQ(v["global"]["samples_n"][g].get<int64_t>(), windows * heads * visible) << "N " << N;
+    EXPECT_EQ(c["global"]["samples_n"][g].get<int64_t>(), windows * heads * causal) << "N " << N;
+    EXPECT_EQ(v["global"]["R_rmin"][g].is_null(), N > 8) << "N " << N;
+    EXPECT_EQ(v["layers"][0]["R_rmin"][g].is_null(), N > 8) << "N " << N;
+  }
+  // The fits' last query has 8 tokens: its mean row past position 7 is none.
+  const auto& row = v["heads"][0]["fits"]["profile"]["mean_row"];
+  ASSERT_EQ(row.size(), 20u);
+  EXPECT_TRUE(row[7].is_number());
+  EXPECT_TRUE(row[8].is_null());
+  EXPECT_TRUE(c["heads"][0]["fits"]["profile"]["mean_row"][8].is_number());
+
+  // Runs over each document merge to the bits of one run over both; the two conventions do not merge.
+  ASSERT_EQ(run(model + (tmp / "ids0.bin") + " --out " + (tmp / "s0.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run(model + (tmp / "ids1.bin") + " --out " + (tmp / "s1.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("merge " + (tmp / "s0.json") + " " + (tmp / "s1.json") + " --out " + (tmp / "m.json"), tmp, &err), 0) << err;
+  EXPECT_EQ(numbers(load(tmp / "m.json")).dump(), numbers(v).dump());
+  EXPECT_EQ(run("merge " + (tmp / "v.json") + " " + (tmp / "c.json") + " --out " + (tmp / "bad.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("window_tokens"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "bad.json"));
+}

@@ -129,7 +129,8 @@ def _arrays_of_doc(doc):
 
 def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=2000, seed=0, distance="euclidean",
             decay_k=64, bootstrap_level="auto", bootstrap_unit="document", kv_map=None, docs=None, threads=0,
-            metrics_memory_mb=256, envelopes="auto", kappa=1.0, source="python", metadata=None):
+            metrics_memory_mb=256, envelopes="auto", kappa=1.0, window_tokens="visible", layer_windows=None,
+            source="python", metadata=None):
     """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
 
     alpha   [windows, layers, heads, queries, T]: attention rows, zero after each query
@@ -140,6 +141,10 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
             head // (heads / kv_heads)); docs: each window's document (the bootstrap's unit;
             default each window its own). envelopes "auto", "on" or "off": SPEC §5's bounds of the
             measured samples (auto: on for CPU tensors, off for CUDA ones), at `kappa`.
+            layer_windows: each layer's sliding window (0: none; a model's config says it:
+            Mistral's sliding_window, Gemma-2/3's sliding layers), None: none, or the metadata's
+            "layer_attention" as geoattn capture writes it. window_tokens "visible" (SPEC §1: a
+            windowed layer's tokens are the keys its query sees) or "causal" (every key 0..q).
             The rest as the CLI's flags of the same names, with
             their defaults (python/tests/test_defaults.py checks them against the C++ ones).
     """
@@ -159,13 +164,25 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
     _checks.choice(bootstrap_level, "bootstrap_level", ("auto", "head", "layer", "global"))
     _checks.choice(bootstrap_unit, "bootstrap_unit", ("document", "window"))
     _checks.choice(envelopes, "envelopes", ("auto", "on", "off"))
+    _checks.choice(window_tokens, "window_tokens", ("visible", "causal"))
     native = core().metrics(
         alpha, values, positions, _docs(docs, W), spec, _checks.integer(controls, "controls", 0),
         _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
         distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
         _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20), envelopes,
-        _checks.positive(kappa, "kappa"), _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
+        _checks.positive(kappa, "kappa"), window_tokens, _layer_windows(layer_windows, L),
+        _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Measure(native=native)
+
+
+def _layer_windows(layer_windows, L):
+    """Each layer's sliding window (0: none), or [] (the metadata's, else none)."""
+    if layer_windows is None:
+        return []
+    windows = _checks.integers(layer_windows, "layer_windows", f"a list of {L} windows (0: none), one per layer")
+    if len(windows) != L or any(w < 0 for w in windows):
+        raise ValueError(f"layer_windows: {_checks.short(layer_windows)}, expected {L} windows >= 0 (0: none), one per layer")
+    return windows
 
 
 def _same_device(x, name, alpha):

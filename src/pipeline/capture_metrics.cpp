@@ -48,7 +48,7 @@ CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, cons
   if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
   const auto keys = window_keys(docs);
   MetricSpec spec = spec_for(T, shape.queries);
-  spec.layer_windows = capture_layer_windows(shape.metadata, L, source);
+  if (spec.layer_windows.empty()) spec.layer_windows = capture_layer_windows(shape.metadata, L, source);
   MetricRun run(pool, spec, L, H, T);
   for (int64_t w = 0; w < W; ++w) add_window(run, w, keys[w], docs[w]);
   const metrics::MetricSettings settings = run.settings();

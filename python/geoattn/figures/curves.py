@@ -116,6 +116,30 @@ def draw_own_envelopes(ax, m, g, key, lo, up):
                 label=f"mean outside its own envelopes ({int(outside.sum())} of {len(y)} N)")
 
 
+def windowed_layers(m):
+    """SPEC §1: (W, k, L) when k of the run's L layers have a window W shorter than its longest
+    N and their tokens are the keys they see (the smallest such W), else None."""
+    settings = m.doc.get("settings") or {}
+    windows = settings.get("layer_windows") or []
+    if settings.get("window_tokens") != "visible" or not windows:
+        return None
+    cut = [w for w in windows if is_number(w) and 0 < w < max(m.grid)]
+    return (min(cut), len(cut), len(windows)) if cut else None
+
+
+def draw_windowed_range(ax, m):
+    """Shades the N past the shortest window: there the windowed layers have no sample (their
+    curves stop at W) and a mean over layers is over the others only."""
+    w = windowed_layers(m)
+    if w is None:
+        return
+    W, k, L = w
+    ax.axvspan(W, max(m.grid), color="0.5", alpha=0.12, lw=0,
+               label=f"$N$ > {W}: {k} of {L} layers have a window of {W} keys\n"
+                     f"(at $N$ = {W} they select them all: P = R = 1),\n"
+                     f"the mean is over the other {L - k}")
+
+
 def fig5_pr_vs_n(models):
     fig, axes = new_figure(len(models), 2, w=6.2, h=3.5)
     for r, m in enumerate(models):
@@ -124,6 +148,7 @@ def fig5_pr_vs_n(models):
                 ("P_rmax", "P_lo", "P_up", r"$P(r_{\max}, N)$", "Precision"),
                 ("R_rmin", "R_lo", "R_up", r"$R(r_{\min}, N)$", "Recall"))):
             ax = axes[r][c]
+            draw_windowed_range(ax, m)
             draw_pr_panel(ax, m, g, key, m.grid)
             draw_own_envelopes(ax, m, g, key, lo, up)
             for k, (bp, b, why) in enumerate(m.bounds):
@@ -154,6 +179,8 @@ def fig6_sink_recall_corr(models):
     for i, m in enumerate(models):
         color = model_color(i)
         first_layer = True
+        if len(models) == 1:
+            draw_windowed_range(ax, m)
         for lg in m.layer_list:
             y = arr(lg["sink_recall_corr"])
             if np.isfinite(y).any():

@@ -34,7 +34,10 @@ def fig_heatmap(models, want_n):
                 v = hd[key][j]
                 mat[l, hh] = np.nan if v is None else float(v)
             head_map(fig, ax, m, mat, sym)
-            ax.set_title(f"{m.label}: {sym} at $N$ = {n_txt}", fontsize=9)
+            # SPEC §1: a windowed layer's samples have at most W tokens; past W its row is blank.
+            blank = int(np.isnan(mat).all(axis=1).sum())
+            note = f"\n(blank: {blank} layers whose window is shorter than $N$)" if blank else ""
+            ax.set_title(f"{m.label}: {sym} at $N$ = {n_txt}{note}", fontsize=9)
         if cols == 3:
             ax = axes[r][2]
             labels = m.labels_of_heads()

@@ -32,6 +32,19 @@ class BootstrapDefinition {
     }
   }
 
+  // The samples of unit u in stats group `grp` that reached grid index g: its heads' layers'
+  // counts (per layer, SPEC §1), times the heads it holds of each.
+  double group_samples(int64_t u, int64_t grp, int64_t g) const {
+    const int64_t L = units_.layers(), H = units_.heads();
+    double n = 0;
+    for (int64_t l = 0; l < L; ++l) {
+      const bool in = units_.level() == metrics::BootLevel::Global || (units_.level() == metrics::BootLevel::Layer && grp == l) ||
+                      (units_.level() == metrics::BootLevel::Head && grp / H == l);
+      if (in) n += static_cast<double>(units_.unit_count(u, l, g)) * (units_.level() == metrics::BootLevel::Head ? 1 : H);
+    }
+    return n;
+  }
+
   // The interval of statistic `stat` (UnitStats' layout) over the groups `members`, per sample
   // at grid index g.
   metrics::Interval interval(const std::vector<int64_t>& members, int64_t stat, int64_t g) const {
@@ -43,7 +56,7 @@ class BootstrapDefinition {
         double x = 0;
         for (int64_t grp : members) x += units_.unit_sums(order_[i])[grp * S + stat];
         sum = std::fma(draw[i], x, sum);
-        samples += draw[i] * static_cast<double>(units_.unit_count(order_[i], g) * std::ssize(members));
+        for (int64_t grp : members) samples += draw[i] * group_samples(order_[i], grp, g);
       }
       means.push_back(sum / samples);
     }
@@ -53,6 +66,7 @@ class BootstrapDefinition {
  private:
   static metrics::Interval percentiles(std::vector<double> xs) {
     std::erase_if(xs, [](double x) { return !std::isfinite(x); });
+    if (xs.empty()) return {std::nan(""), std::nan("")};  // no replicate has a sample (a layer past its window)
     std::sort(xs.begin(), xs.end());
     auto at = [&](double q) {
       const double h = q * static_cast<double>(xs.size() - 1);

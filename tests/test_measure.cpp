@@ -463,6 +463,62 @@ TEST(Measure, BadInputs) {
   EXPECT_FALSE(std::filesystem::exists(tmp / "o.json"));
 }
 
+namespace {
+// `count` nanoGPT-style uint16 documents ids0.bin, ids1.bin, ... of 200 token ids < vocab.
+void token_documents(const TempDir& tmp, int count, int vocab) {
+  for (int doc = 0; doc < count; ++doc) {
+    std::string ids;
+    for (int i = 0; i < 200; ++i) {
+      const uint16_t id = static_cast<uint16_t>((i * 37 + 11 + doc * 101) % (vocab - 5) + 3);
+      ids.append(reinterpret_cast<const char*>(&id), 2);
+    }
+    write_file(tmp / ("ids" + std::to_string(doc) + ".bin"), ids);
+  }
+}
+}  // namespace
+
+// The bootstrap where layers reach different N (tiny Gemma-3: windows of 6 keys on layers 0 and
+// 2, full layers 1 and 3; T = 20, every query): each group's replicate means divide by its own
+// layers' samples, as the definition written out does, bit for bit; past N = 6 the global
+// intervals are those of the full layers alone.
+TEST(Measure, BootstrapWithWindowedLayersEqualsItsDefinition) {
+  TempDir tmp;
+  token_documents(tmp, 4, 128);
+  std::string err;
+  ASSERT_EQ(run("measure --quiet --model " + geoattn::testing::fixture("hf5/gemma3") + " --ctx 20 --queries all --data " +
+                    (tmp / "ids0.bin") + " " + (tmp / "ids1.bin") + " " + (tmp / "ids2.bin") + " " + (tmp / "ids3.bin") +
+                    " --out " + (tmp / "g.json"), tmp, &err), 0) << err;
+  const json j = load(tmp / "g.json");
+  ASSERT_EQ(j["settings"]["layer_windows"].dump(), "[6,0,6,0]");
+  const auto state = geoattn::report::load_run_state(tmp / "g.state.safetensors");
+  const auto& units = state.units;
+  ASSERT_EQ(units.level(), geoattn::metrics::BootLevel::Head);
+  ASSERT_EQ(units.units(), 4);
+  const int64_t B = 101, H = units.heads(), G = units.grid_size();
+  geoattn::WorkerPool pool(2);
+  const auto boot = geoattn::metrics::bootstrap(pool, units, B, 3);
+  const geoattn::testing::BootstrapDefinition definition(units, B, 3);
+  std::vector<int64_t> all(static_cast<size_t>(units.groups())), layer0(static_cast<size_t>(H)), layer1(static_cast<size_t>(H));
+  std::iota(all.begin(), all.end(), 0);
+  std::iota(layer0.begin(), layer0.end(), 0);
+  std::iota(layer1.begin(), layer1.end(), H);
+  const std::vector<std::pair<std::vector<int64_t>, const geoattn::metrics::GroupIntervals*>> groups = {
+      {all, &boot.global}, {layer0, &boot.layers[0]}, {layer1, &boot.layers[1]}, {{1}, &boot.heads[1]}, {{H + 2}, &boot.heads[H + 2]}};
+  for (const auto& [members, got] : groups)
+    for (int m = 0; m < geoattn::metrics::kCurveMetrics; ++m)
+      for (int64_t g = 0; g < G; ++g) {
+        const auto want = definition.interval(members, units.curve_index(m, g), g);
+        EXPECT_EQ(std::memcmp(&got->curve[m][g], &want, sizeof(want)), 0) << "metric " << m << " g " << g;
+      }
+  // Past N = 6 the windowed layer has no interval, the whole model that of its full layers.
+  const auto& grid = j["n_grid"];
+  for (size_t g = 0; g < grid.size(); ++g) {
+    const bool past = grid[g].get<int>() > 6;
+    EXPECT_EQ(std::isnan(boot.layers[0].curve[geoattn::metrics::kR_rmin][g][0]), past) << "N " << grid[g];
+    EXPECT_TRUE(std::isfinite(boot.global.curve[geoattn::metrics::kR_rmin][g][0])) << "N " << grid[g];
+  }
+}
+
 // SPEC §1 end to end on a windowed checkpoint (tiny Mistral, W = 8 on both layers, T = 20,
 // every query): the result records the convention and the windows, each group's samples_n
 // stops at W (no sample has more tokens, so the curves are null past it), shards merge to the
@@ -470,15 +526,7 @@ TEST(Measure, BadInputs) {
 // with it.
 TEST(Measure, WindowedLayersMeasureTheKeysTheySee) {
   TempDir tmp;
-  // Two nanoGPT-style uint16 documents of 200 token ids < 256.
-  for (const int doc : {0, 1}) {
-    std::string ids;
-    for (int i = 0; i < 200; ++i) {
-      const uint16_t id = static_cast<uint16_t>((i * 37 + 11 + doc * 101) % 251 + 3);
-      ids.append(reinterpret_cast<const char*>(&id), 2);
-    }
-    write_file(tmp / ("ids" + std::to_string(doc) + ".bin"), ids);
-  }
+  token_documents(tmp, 2, 256);
   const std::string model = "measure --quiet --model " + geoattn::testing::fixture("hf-tiny/mistral") +
                             " --ctx 20 --queries all --data ";
   const std::string common = model + (tmp / "ids0.bin") + " " + (tmp / "ids1.bin");  // a window per document

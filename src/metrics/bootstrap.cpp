@@ -187,12 +187,19 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
       W(b, static_cast<int64_t>(uniform_below(state, static_cast<uint64_t>(U)))) += 1;
     }
   }
-  Eigen::MatrixXd C(U, G);
-  for (int64_t i = 0; i < U; ++i)
-    for (int64_t g = 0; g < G; ++g) C(i, g) = static_cast<double>(u.unit_count(order[i], g));
-  const Eigen::MatrixXd head_counts = W * C;  // B x G, samples per head
-
   const int64_t L = u.layers(), H = u.heads();
+  // Per layer, B x G: the samples per head of the layer in each replicate (a windowed layer's
+  // samples stop at its window, SPEC §1).
+  std::vector<Eigen::MatrixXd> head_counts;
+  Eigen::MatrixXd all_counts = Eigen::MatrixXd::Zero(replicates, G);  // summed over layers
+  for (int64_t l = 0; l < L; ++l) {
+    Eigen::MatrixXd C(U, G);
+    for (int64_t i = 0; i < U; ++i)
+      for (int64_t g = 0; g < G; ++g) C(i, g) = static_cast<double>(u.unit_count(order[i], l, g));
+    head_counts.push_back(W * C);
+    all_counts += head_counts.back();
+  }
+
   // Every group to report: the whole model, the layers, the heads (as far as the level goes),
   // each with the stats groups it sums and the heads they hold.
   struct Job {
@@ -202,17 +209,17 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
   std::vector<Job> jobs;
   std::vector<int64_t> all(static_cast<size_t>(groups));
   std::iota(all.begin(), all.end(), 0);
-  jobs.push_back({all, head_counts * static_cast<double>(L * H)});
+  jobs.push_back({all, all_counts * static_cast<double>(H)});
   if (u.level() != BootLevel::Global)
     for (int64_t l = 0; l < L; ++l) {
       std::vector<int64_t> members;
       if (u.level() == BootLevel::Layer) members = {l};
       else
         for (int64_t h = 0; h < H; ++h) members.push_back(l * H + h);
-      jobs.push_back({members, head_counts * static_cast<double>(H)});
+      jobs.push_back({members, head_counts[l] * static_cast<double>(H)});
     }
   if (u.level() == BootLevel::Head)
-    for (int64_t grp = 0; grp < groups; ++grp) jobs.push_back({{grp}, head_counts});
+    for (int64_t grp = 0; grp < groups; ++grp) jobs.push_back({{grp}, head_counts[grp / H]});
 
   std::vector<GroupIntervals> results(jobs.size());
   for (auto& r : results) {

@@ -37,7 +37,7 @@ int64_t UnitStats::row(const std::string& unit) {
   if (inserted) {
     ids_.push_back(unit);
     sums_.resize(sums_.size() + static_cast<size_t>(groups() * stats_per_group()), 0.0);
-    counts_.resize(counts_.size() + static_cast<size_t>(G_), 0);
+    counts_.resize(counts_.size() + static_cast<size_t>(layers_ * G_), 0);
   }
   return it->second;
 }
@@ -60,8 +60,8 @@ void UnitStats::add_sample(int64_t u, int64_t layer, int64_t head, const SampleV
     s[corr_index(3, g)] += R * rho0;
   }
   for (int k = 0; k < kScalarMetrics; ++k) s[scalar_index(k)] += scalars[k];
-  if (layer == 0 && head == 0)
-    for (int64_t g = 0; g < n_valid; ++g) ++counts_[u * G_ + g];
+  if (head == 0)
+    for (int64_t g = 0; g < n_valid; ++g) ++counts_[(u * layers_ + layer) * G_ + g];
 }
 
 void UnitStats::merge(const UnitStats& other) {
@@ -78,7 +78,8 @@ void UnitStats::merge(const UnitStats& other) {
     if (index_.count(other.ids_[u])) fail("document '{}' is in two shards: a unit cannot be split", other.ids_[u]);
     const int64_t r = row(other.ids_[u]);
     std::ranges::copy(other.unit_sums(u), sums_.begin() + r * per_unit);
-    std::copy(other.counts_.begin() + u * G_, other.counts_.begin() + (u + 1) * G_, counts_.begin() + r * G_);
+    const int64_t per = layers_ * G_;
+    std::copy(other.counts_.begin() + u * per, other.counts_.begin() + (u + 1) * per, counts_.begin() + r * per);
   }
 }
 
@@ -86,7 +87,7 @@ std::vector<ArrayView> UnitStats::arrays() const {
   const std::string ids = nlohmann::json(ids_).dump();
   const auto n_ids = static_cast<int64_t>(ids.size());
   return {{"unit_sums", io::Dtype::F64, {units(), groups(), stats_per_group()}, bytes_of(sums_)},
-          {"unit_counts", io::Dtype::I64, {units(), G_}, bytes_of(counts_)},
+          {"unit_counts", io::Dtype::I64, {units(), layers_, G_}, bytes_of(counts_)},
           derived_array("unit_ids", io::Dtype::U8, {n_ids}, std::vector<char>(ids.begin(), ids.end())),
           derived_array("unit_shape", io::Dtype::I64, {4}, std::vector<int64_t>{layers_, heads_, G_, static_cast<int64_t>(level_)})};
 }
@@ -106,10 +107,18 @@ UnitStats UnitStats::from_arrays(const std::vector<int64_t>& shape, std::vector<
     if (!out.index_.emplace(id.get<std::string>(), out.units()).second) fail("unit_ids repeats '{}'", id.get<std::string>());
     out.ids_.push_back(id.get<std::string>());
   }
-  if (static_cast<long double>(sums.size()) !=
-          static_cast<long double>(out.units()) * out.groups() * out.stats_per_group() ||
-      static_cast<long double>(counts.size()) != static_cast<long double>(out.units()) * out.G_)
+  const long double U = static_cast<long double>(out.units()), L = static_cast<long double>(out.layers_);
+  if (static_cast<long double>(sums.size()) != U * out.groups() * out.stats_per_group() ||
+      (static_cast<long double>(counts.size()) != U * out.G_ && static_cast<long double>(counts.size()) != U * L * out.G_))
     fail("unit_sums / unit_counts do not match {} units", out.units());
+  // Sidecars before SPEC §1's window convention counted per (window, query): every layer the same.
+  if (static_cast<long double>(counts.size()) == U * out.G_ && out.layers_ > 1) {
+    std::vector<int64_t> per_layer;
+    for (int64_t u = 0; u < out.units(); ++u)
+      for (int64_t l = 0; l < out.layers_; ++l)
+        per_layer.insert(per_layer.end(), counts.begin() + u * out.G_, counts.begin() + (u + 1) * out.G_);
+    counts = std::move(per_layer);
+  }
   for (double x : sums)
     if (!std::isfinite(x)) fail("unit_sums holds a non-finite value");
   for (int64_t c : counts)

@@ -194,6 +194,13 @@ void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
 }
 }  // namespace
 
+// "unit_counts" [U, L, G], or [U, G] from a sidecar before SPEC §1's window convention.
+std::vector<int64_t> read_unit_counts(io::SafetensorsFile& file, int64_t U, int64_t L, int64_t G) {
+  const io::TensorInfo* counts = file.header().find("unit_counts");
+  if (counts && counts->shape.size() == 2) return file.read<int64_t>("unit_counts", io::Dtype::I64, {U, G});
+  return file.read<int64_t>("unit_counts", io::Dtype::I64, {U, L, G});
+}
+
 RunState load_run_state(const std::string& path) {
   auto [metrics, run_info] = load_state(path);
   RunState state{std::move(metrics), {}, {}, {}, {}};
@@ -207,7 +214,7 @@ RunState load_run_state(const std::string& path) {
       const int64_t U = sums->shape[0];
       const auto id_bytes = file.read<uint8_t>("unit_ids", io::Dtype::U8, ids->shape);
       state.units = UnitStats::from_arrays(dims, file.read<double>("unit_sums", io::Dtype::F64, sums->shape),
-                                           file.read<int64_t>("unit_counts", io::Dtype::I64, {U, dims[2]}),
+                                           read_unit_counts(file, U, dims[0], dims[2]),
                                            std::string(id_bytes.begin(), id_bytes.end()));
       (void)shape;
       if (state.units.layers() != state.metrics.layers() || state.units.heads() != state.metrics.heads() ||

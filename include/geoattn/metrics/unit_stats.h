@@ -71,11 +71,13 @@ class UnitStats : public HeadGrid {
     const int64_t n = groups() * stats_per_group();
     return std::span<const double>(sums_).subspan(static_cast<size_t>(u * n), static_cast<size_t>(n));
   }
-  // Samples per head of unit u that reached grid index g (a layer group has heads times as
-  // many, the global group layers x heads times).
-  int64_t unit_count(int64_t u, int64_t g) const { return counts_[u * G_ + g]; }
+  // Samples per head of `layer` in unit u that reached grid index g (a layer group has heads
+  // times as many, the global group the sum over layers, heads times): per layer, since a
+  // windowed layer's samples stop at its window (SPEC §1).
+  int64_t unit_count(int64_t u, int64_t layer, int64_t g) const { return counts_[(u * layers_ + layer) * G_ + g]; }
 
-  // Sidecar arrays: "unit_sums" F64 [U, groups, S], "unit_counts" I64 [U, G], "unit_ids" U8
+  // Sidecar arrays: "unit_sums" F64 [U, groups, S], "unit_counts" I64 [U, L, G] (sidecars
+  // before SPEC §1's window convention: [U, G], the same on every layer), "unit_ids" U8
   // (a JSON array of the ids), "unit_shape" I64 [4] (layers, heads, G, level). The ids' text
   // and the shape are derived (held by their views); the sums and counts are viewed in place,
   // valid until the object changes.
@@ -89,8 +91,8 @@ class UnitStats : public HeadGrid {
   std::vector<std::string> ids_;
   std::map<std::string, int64_t> index_;
   std::vector<double> sums_;     // [U][groups][S]
-  std::vector<int64_t> counts_;  // [U][G]: advanced by the sample of (layer 0, head 0), i.e. once
-                                 // per (window, query), since every head of it is added
+  std::vector<int64_t> counts_;  // [U][L][G]: advanced by the sample of (layer, head 0), i.e. once
+                                 // per (window, query, layer), since every head of it is added
 };
 
 }  // namespace geoattn::metrics

@@ -284,6 +284,42 @@ TEST(Bounds, IncrementalMatchesDirectOnRandomSamples) {
   }
 }
 
+// The kappa scan (issue 37 item 3): sample_bounds at several kappas at once equals it at each
+// kappa alone, bit for bit; the lower bounds never fall as kappa grows (the tails e^{-kappa ...}
+// only shrink).
+TEST(Bounds, ManyKappasAtOnceEqualEachAlone) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::vector<double> kappas = {1.0 / 16, 0.25, 0.5, 1.0, 1.5, 4.0, 16.0};
+  for (int rep = 0; rep < 20; ++rep) {
+    const int64_t n = 2 + static_cast<int64_t>(rng() % 60), d = 1 + static_cast<int64_t>(rng() % 128);
+    BoundsInput in;
+    in.d = d;
+    in.a.resize(n);
+    for (int64_t i = 0; i < n; ++i) in.a[i] = u(rng) * (i == 0 ? 3 : 1);
+    Eigen::MatrixXd X = Eigen::MatrixXd::NullaryExpr(n, 8, [&] { return u(rng) - 0.2; });
+    X.rowwise().normalize();
+    in.rho = X * X.transpose();
+    in.order.resize(static_cast<size_t>(n));
+    std::iota(in.order.begin(), in.order.end(), int64_t{0});
+    std::shuffle(in.order.begin(), in.order.end(), rng);
+    const auto grid = range(1, n);
+    const auto all = sample_bounds(in, grid, kappas);
+    ASSERT_EQ(all.size(), kappas.size());
+    for (size_t k = 0; k < kappas.size(); ++k) {
+      const BoundsCurves one = sample_bounds(in, grid, BoundsOptions{kappas[k]});
+      const auto a = curve_fields(all[k]), b = curve_fields(one);
+      for (size_t f = 0; f < a.size(); ++f) EXPECT_EQ(*a[f], *b[f]) << "rep " << rep << " kappa " << kappas[k];
+      if (k == 0) continue;
+      for (size_t g = 0; g < grid.size(); ++g) {
+        EXPECT_GE(all[k].P_lo[g], all[k - 1].P_lo[g]) << "rep " << rep << " N " << grid[g];
+        EXPECT_GE(all[k].R_lo[g], all[k - 1].R_lo[g]) << "rep " << rep << " N " << grid[g];
+      }
+    }
+  }
+  EXPECT_THROW(sample_bounds(four_tokens(), {1, 2}, std::vector<double>{1.0, -1.0}), geoattn::Error);
+}
+
 namespace {
 // SPEC §2 by brute force: P(r_max, N) and R(r_min, N) of actual vectors v (rows), weights alpha.
 void brute_force(const Eigen::VectorXd& alpha, const Eigen::MatrixXd& V, const std::vector<int64_t>& order, int64_t N,

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "bounds_formulas.h"
 #include "geoattn/util/error.h"
@@ -49,8 +50,8 @@ const double kXiMode = std::sqrt(std::sqrt(2.0) - 1);
 // The incremental state of SPEC §5 quantities as tokens enter I_N in selection order.
 class State {
  public:
-  State(const BoundsInput& in, const BoundsOptions& opt)
-      : in_(in), opt_(opt), n_(in.a.size()), is_in_(static_cast<size_t>(n_), 0),
+  explicit State(const BoundsInput& in)
+      : in_(in), n_(in.a.size()), is_in_(static_cast<size_t>(n_), 0),
         rho_max_(static_cast<size_t>(n_), -std::numeric_limits<double>::infinity()),
         M_(Eigen::VectorXd::Zero(n_)) {
     by_a_.resize(static_cast<size_t>(n_));
@@ -74,9 +75,11 @@ class State {
     }
   }
 
-  // The four bounds at the current N (SPEC §5).
-  void bounds(double& P_lo, double& P_up, double& R_lo, double& R_up) {
-    P_lo = P_up = R_lo = R_up = 1.0;
+  // The four bounds at the current N (SPEC §5) at each of `kappas`, into out[k] (P_lo, P_up,
+  // R_lo, R_up): what depends on kappa (the tails, sigma) evaluated per kappa over the rest,
+  // computed once.
+  void bounds(std::span<const double> kappas, std::span<std::array<double, 4>> out) {
+    for (auto& b : out) b = {1.0, 1.0, 1.0, 1.0};
     // SPEC §5: N = 1 and N = q+1 give P = R = 1 identically; every bound is 1.
     if (N_ == 1 || N_ == n_) return;
     const bool sink_in = is_in_[0] != 0;
@@ -96,9 +99,12 @@ class State {
     const double Delta0 = in_.a[0] * in_.a[0] - (S_in_ * rho_out) * (S_in_ * rho_out);
     // SPEC §5 / eq. 8: B = a_in_max + a_out_max + S_in.
     const double B = a_in_max + a_out_max + S_in_;
-    const detail::Lower lo = detail::lower_bounds(Delta, Delta0, B, N_, n_, sink_in, opt_, in_.d);
-    P_lo = lo.P_lo, R_lo = lo.R_lo;
-    upper(B, P_up, R_up);
+    sort_out();
+    for (size_t k = 0; k < kappas.size(); ++k) {
+      const detail::Lower lo = detail::lower_bounds(Delta, Delta0, B, N_, n_, sink_in, BoundsOptions{kappas[k]}, in_.d);
+      out[k][0] = lo.P_lo, out[k][2] = lo.R_lo;
+      upper(B, kappas[k], out[k][1], out[k][3]);
+    }
   }
 
  private:
@@ -106,13 +112,17 @@ class State {
   // mu_ij = c_j + e_i; p = pair_p(mu / sigma) is 1/2 for mu <= 0 and unimodal in mu > 0
   // (peak at xi = kXiMode), so max_j p_ij is at the smallest c_j (if that mu <= 0) or at
   // the c_j on either side of the peak. p itself is evaluated with the formula of eq. 10.
-  void upper(double B, double& P_up, double& R_up) {
-    // SPEC §5 / eq. 10: sigma = B / sqrt(2 kappa d).
-    const double sigma = B / std::sqrt(2 * opt_.kappa * static_cast<double>(in_.d));
+  // The out-tokens' c_j, sorted (kappa-free: once per N).
+  void sort_out() {
     out_.clear();
     for (Eigen::Index j = 0; j < n_; ++j)
       if (!is_in_[static_cast<size_t>(j)]) out_.push_back({in_.a[j] * in_.a[j] - 2 * in_.a[j] * M_[j], j});
     std::sort(out_.begin(), out_.end());
+  }
+
+  void upper(double B, double kappa, double& P_up, double& R_up) const {
+    // SPEC §5 / eq. 10: sigma = B / sqrt(2 kappa d).
+    const double sigma = B / std::sqrt(2 * kappa * static_cast<double>(in_.d));
     double max_p = 0, sum_one_minus = 0;
     for (const int64_t i : selected()) {
       const double ai = in_.a[i], Mi = M_[i];
@@ -142,7 +152,6 @@ class State {
   }
 
   const BoundsInput& in_;
-  const BoundsOptions& opt_;
   Eigen::Index n_;
   int64_t N_ = 0, n_in_nonsink_ = 0;
   std::vector<char> is_in_;
@@ -155,24 +164,36 @@ class State {
 };
 }  // namespace
 
-BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid, const BoundsOptions& opt) {
-  detail::check_input(in, opt);
+std::vector<BoundsCurves> sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid,
+                                        std::span<const double> kappas) {
+  if (kappas.empty()) fail("bounds: no kappa");
+  detail::check_input(in, BoundsOptions{kappas[0]});  // O(n^2): once
+  for (const double kappa : kappas)
+    if (!(kappa > 0) || !std::isfinite(kappa)) fail("bounds: kappa = {} must be a finite number > 0", kappa);
   check_n_grid(grid, "bounds");
   const auto n = static_cast<int64_t>(in.a.size());
-  BoundsCurves out;
-  State state(in, opt);
+  std::vector<BoundsCurves> out(kappas.size());
+  std::vector<std::array<double, 4>> at(kappas.size());
+  State state(in);
   int64_t N = 0;
   for (const int64_t target : grid) {
     if (target > n) break;
     while (N < target) state.add(in.order[static_cast<size_t>(N++)]);
-    double P_lo, P_up, R_lo, R_up;
-    state.bounds(P_lo, P_up, R_lo, R_up);
-    out.P_lo.push_back(P_lo), out.P_up.push_back(P_up), out.R_lo.push_back(R_lo), out.R_up.push_back(R_up);
-    // Corollary 1 (eq. 16-17): F envelopes are 2x/(1+x) of the P and R bounds.
-    out.F_rmax_lo.push_back(detail::f_of(P_lo)), out.F_rmax_up.push_back(detail::f_of(P_up));
-    out.F_rmin_lo.push_back(detail::f_of(R_lo)), out.F_rmin_up.push_back(detail::f_of(R_up));
+    state.bounds(kappas, at);
+    for (size_t k = 0; k < kappas.size(); ++k) {
+      const auto [P_lo, P_up, R_lo, R_up] = at[k];
+      BoundsCurves& c = out[k];
+      c.P_lo.push_back(P_lo), c.P_up.push_back(P_up), c.R_lo.push_back(R_lo), c.R_up.push_back(R_up);
+      // Corollary 1 (eq. 16-17): F envelopes are 2x/(1+x) of the P and R bounds.
+      c.F_rmax_lo.push_back(detail::f_of(P_lo)), c.F_rmax_up.push_back(detail::f_of(P_up));
+      c.F_rmin_lo.push_back(detail::f_of(R_lo)), c.F_rmin_up.push_back(detail::f_of(R_up));
+    }
   }
   return out;
+}
+
+BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid, const BoundsOptions& opt) {
+  return std::move(sample_bounds(in, grid, std::span<const double>(&opt.kappa, 1)).front());
 }
 
 BoundsMean::BoundsMean(size_t grid_size) : counts_(grid_size, 0) {

@@ -4,6 +4,7 @@
 // rho generated from assumption parameters (SPEC §5, last bullet). Pure C++ (Eigen, no LibTorch).
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -47,6 +48,10 @@ auto curve_fields(Curves& c) {
 // geoattn::Error on an invalid input: empty or non-finite or negative a, rho not n x n or
 // non-finite, order not a permutation of 0..n-1, d < 1, kappa not > 0, a bad grid.
 BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid, const BoundsOptions& opt = {});
+// The same at each of `kappas` (out[k] at kappas[k], bit for bit what sample_bounds gives at
+// that kappa): the kappa-free work (the O(n) updates per token, the sorts per N) done once.
+std::vector<BoundsCurves> sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid,
+                                        std::span<const double> kappas);
 
 // SPEC §5: p(xi) = phi(xi) / (xi + 1/xi) for xi > 0 and 1/2 for xi <= 0 (phi the standard
 // normal density). For xi > 0 it rises to its maximum at xi = sqrt(sqrt(2) - 1) and falls after.

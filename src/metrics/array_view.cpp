@@ -23,4 +23,12 @@ void read_counts(const std::vector<int64_t>& in, std::vector<int64_t>& counts, c
   }
 }
 
+void merge_counts(std::vector<int64_t>& counts, const std::vector<int64_t>& other, const std::string& what) {
+  if (counts.size() != other.size()) fail("{}: {} counts merged with {}", what, counts.size(), other.size());
+  std::vector<int64_t> total(counts.size());
+  for (size_t i = 0; i < counts.size(); ++i)
+    if (__builtin_add_overflow(counts[i], other[i], &total[i])) fail("{}: a count overflowed", what);
+  counts = std::move(total);
+}
+
 }  // namespace geoattn::metrics

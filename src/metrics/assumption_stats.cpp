@@ -57,11 +57,8 @@ void AssumptionStats::merge(const AssumptionStats& other) {
   if (!same_grid(other) || T_ != other.T_ || K_ != other.K_ || tokens_ != other.tokens_)
     fail("assumption stats: cannot merge {}x{} (T {}, K {}) with {}x{} (T {}, K {}), or other tokens per layer", layers_,
          heads_, T_, K_, other.layers_, other.heads_, other.T_, other.K_);
-  std::vector<int64_t> counts(counts_.size());  // counts come from state files: refuse a total past int64
-  for (size_t i = 0; i < counts_.size(); ++i)
-    if (__builtin_add_overflow(counts_[i], other.counts_[i], &counts[i])) fail("assumption stats: a count overflowed");
+  merge_counts(counts_, other.counts_, "assumption stats");  // first: an overflow leaves the stats unchanged
   for (size_t i = 0; i < sums_.size(); ++i) sums_[i].merge(other.sums_[i]);
-  counts_ = std::move(counts);
 }
 
 int64_t AssumptionStats::windows(int64_t layer, int64_t head) const {

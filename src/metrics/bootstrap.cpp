@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include "core_kernels.h"
+#include "resamples.h"
 #include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/nan.h"
@@ -85,7 +86,7 @@ Interval tails(double* xs, int64_t m, double* low, double* high) {
 // needs skipping.
 constexpr int64_t kRows = detail::kTileRows, kCols = detail::kTileCols;
 
-Eigen::MatrixXd replicate_sums(const Eigen::MatrixXd& W, const Eigen::MatrixXd& X) {
+Eigen::MatrixXd sums_of_replicates(const Eigen::MatrixXd& W, const Eigen::MatrixXd& X) {
   const int64_t B = W.rows(), U = W.cols(), C = X.cols();
   Eigen::MatrixXd R(B, C);
   // Edge tiles run the same kernel on zero-padded copies (the padding's sums are dropped).
@@ -175,18 +176,7 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
   const int64_t U = u.units(), G = u.grid_size(), S = u.stats_per_group(), groups = u.groups();
   if (U < 1) fail("bootstrap: no documents");
   // Units in the order of their ids.
-  std::vector<int64_t> order(static_cast<size_t>(U));
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return u.unit_ids()[a] < u.unit_ids()[b]; });
-  // W[b][i]: how often replicate b drew the i-th unit (in id order).
-  Eigen::MatrixXd W = Eigen::MatrixXd::Zero(replicates, U);
-  for (int64_t b = 0; b < replicates; ++b) {
-    uint64_t state = seed ^ 0xBB67AE8584CAA73BULL;
-    state = splitmix64_next(state) ^ static_cast<uint64_t>(b);
-    for (int64_t i = 0; i < U; ++i) {
-      W(b, static_cast<int64_t>(uniform_below(state, static_cast<uint64_t>(U)))) += 1;
-    }
-  }
+  const auto [order, W] = detail::resamples(u.unit_ids(), replicates, seed);
   const int64_t L = u.layers(), H = u.heads();
   // Per layer, B x G: the samples per head of the layer in each replicate (a windowed layer's
   // samples stop at its window, SPEC §1).
@@ -251,7 +241,7 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
           const auto sums = u.unit_sums(order[i]).subspan(static_cast<size_t>(grp * S), static_cast<size_t>(S));
           for (size_t c = 0; c < columns.size(); ++c) X(i, static_cast<Eigen::Index>(c)) += sums[columns[c]];
         }
-      const Block r{u, replicate_sums(W, X), columns, job.counts};
+      const Block r{u, sums_of_replicates(W, X), columns, job.counts};
       block_intervals(r, g0, g1, results[item / blocks]);
     }
   });
@@ -268,5 +258,31 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
   }
   return out;
 }
+
+namespace detail {
+
+Resamples resamples(const std::vector<std::string>& ids, int64_t replicates, uint64_t seed) {
+  const auto U = static_cast<int64_t>(ids.size());
+  Resamples r;
+  r.order.resize(static_cast<size_t>(U));
+  std::iota(r.order.begin(), r.order.end(), 0);
+  std::sort(r.order.begin(), r.order.end(), [&](int64_t a, int64_t b) { return ids[a] < ids[b]; });
+  r.W = Eigen::MatrixXd::Zero(replicates, U);
+  for (int64_t b = 0; b < replicates; ++b) {
+    uint64_t state = seed ^ 0xBB67AE8584CAA73BULL;
+    state = splitmix64_next(state) ^ static_cast<uint64_t>(b);
+    for (int64_t i = 0; i < U; ++i) r.W(b, static_cast<int64_t>(uniform_below(state, static_cast<uint64_t>(U)))) += 1;
+  }
+  return r;
+}
+
+Interval percentile_interval(std::vector<double> xs) {
+  std::vector<double> low(xs.size()), high(xs.size());
+  return tails(xs.data(), std::ssize(xs), low.data(), high.data());
+}
+
+Eigen::MatrixXd replicate_sums(const Eigen::MatrixXd& W, const Eigen::MatrixXd& X) { return sums_of_replicates(W, X); }
+
+}  // namespace detail
 
 }  // namespace geoattn::metrics

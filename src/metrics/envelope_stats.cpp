@@ -46,21 +46,11 @@ void EnvelopeStats::merge(const EnvelopeStats& other) {
   if (!same_grid(other) || G_ != other.G_ || kappa_ != other.kappa_)
     fail("envelope stats: cannot merge {}x{} (grid {}, kappa {}) with {}x{} (grid {}, kappa {})", layers_, heads_, G_,
          kappa_, other.layers_, other.heads_, other.G_, other.kappa_);
-  std::vector<int64_t> counts(counts_.size());  // counts come from state files: refuse a total past int64
-  for (size_t i = 0; i < counts_.size(); ++i)
-    if (__builtin_add_overflow(counts_[i], other.counts_[i], &counts[i])) fail("envelope stats: a count overflowed");
+  merge_counts(counts_, other.counts_, "envelope stats");  // first: an overflow leaves the stats unchanged
   for (size_t i = 0; i < sums_.size(); ++i) sums_[i].merge(other.sums_[i]);
-  counts_ = std::move(counts);
 }
 
-std::vector<int64_t> EnvelopeStats::slots(int64_t layer, int64_t head) const {
-  if (layer < -1 || layer >= layers_ || head < -1 || head >= heads_ || (layer < 0 && head >= 0))
-    fail("envelope stats: layer {} head {} is outside {} x {}", layer, head, layers_, heads_);
-  std::vector<int64_t> out;
-  for (int64_t l = layer < 0 ? 0 : layer; l < (layer < 0 ? layers_ : layer + 1); ++l)
-    for (int64_t h = head < 0 ? 0 : head; h < (head < 0 ? heads_ : head + 1); ++h) out.push_back(l * heads_ + h);
-  return out;
-}
+std::vector<int64_t> EnvelopeStats::slots(int64_t layer, int64_t head) const { return group_slots(layer, head, "envelope stats"); }
 
 std::vector<int64_t> EnvelopeStats::samples(int64_t layer, int64_t head) const {
   std::vector<int64_t> n(static_cast<size_t>(G_), 0);

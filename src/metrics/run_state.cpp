@@ -15,6 +15,9 @@ void RunState::merge(const RunState& other) {
   if (envelopes.empty() != other.envelopes.empty())
     fail("one run has the envelopes of its samples (SPEC §5) and the other does not");
   envelopes.merge(other.envelopes);
+  if (kappa_scan.empty() != other.kappa_scan.empty())
+    fail("one run has the envelopes at a grid of kappas (the kappa range) and the other does not");
+  kappa_scan.merge(other.kappa_scan);
 }
 
 void RunState::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {

@@ -24,13 +24,17 @@ UnitStats::UnitStats(int64_t layers, int64_t heads, int64_t grid_size, BootLevel
   if (layers < 1 || heads < 1 || grid_size < 1) fail("unit stats: {} layers, {} heads, {} grid values", layers, heads, grid_size);
 }
 
-int64_t UnitStats::groups() const {
-  return level_ == BootLevel::Global ? 1 : level_ == BootLevel::Layer ? layers_ : layers_ * heads_;
+int64_t level_groups(BootLevel level, int64_t layers, int64_t heads) {
+  return level == BootLevel::Global ? 1 : level == BootLevel::Layer ? layers : layers * heads;
 }
 
-int64_t UnitStats::group_of(int64_t layer, int64_t head) const {
-  return level_ == BootLevel::Global ? 0 : level_ == BootLevel::Layer ? layer : layer * heads_ + head;
+int64_t level_group_of(BootLevel level, int64_t heads, int64_t layer, int64_t head) {
+  return level == BootLevel::Global ? 0 : level == BootLevel::Layer ? layer : layer * heads + head;
 }
+
+int64_t UnitStats::groups() const { return level_groups(level_, layers_, heads_); }
+
+int64_t UnitStats::group_of(int64_t layer, int64_t head) const { return level_group_of(level_, heads_, layer, head); }
 
 int64_t UnitStats::row(const std::string& unit) {
   auto [it, inserted] = index_.emplace(unit, units());

@@ -12,13 +12,16 @@ namespace geoattn::metrics {
 
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                        const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
-                       EnvelopeStats& envelopes) {
+                       EnvelopeStats& envelopes, KappaStats* scan, int64_t scan_row) {
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
   const int64_t KV = values.size(1), d = values.size(3);
   if (envelopes.layers() != L || envelopes.heads() != H)
     fail("envelopes are {}x{}, the window {}x{}", envelopes.layers(), envelopes.heads(), L, H);
   if (static_cast<int64_t>(queries.size()) != Q) fail("internal: {} query positions for {} rows", queries.size(), Q);
-  const analysis::BoundsOptions options{envelopes.kappa()};
+  if (scan && (scan->layers() != L || scan->heads() != H)) fail("kappa stats are {}x{}, the window {}x{}", scan->layers(), scan->heads(), L, H);
+  // The envelopes' kappa, then the scan's: one pass over each sample for all of them.
+  std::vector<double> kappas = {envelopes.kappa()};
+  if (scan) kappas.insert(kappas.end(), scan->kappas().begin(), scan->kappas().end());
   detail::load_blas();
   for (int64_t qi = 0; qi < Q; ++qi)
     for (int64_t l = 0; l < L; ++l) {
@@ -47,7 +50,7 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
           detail::block_gram(U.data(), n, d, rho[kv].data(), ld);
         }
       });
-      std::vector<analysis::BoundsCurves> curves(static_cast<size_t>(H));
+      std::vector<std::vector<analysis::BoundsCurves>> curves(static_cast<size_t>(H));  // [H][kappa]
       pool.parallel_for(H, [&](int64_t h0, int64_t h1, int) {
         for (int64_t h = h0; h < h1; ++h) {
           const int64_t kv = arch::kv_head_of(h, H, KV);
@@ -60,10 +63,13 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
           in.order.resize(static_cast<size_t>(n));
           detail::top_n_order(row, in.order);
           in.d = d;
-          curves[h] = analysis::sample_bounds(in, valid, options);
+          curves[h] = analysis::sample_bounds(in, valid, kappas);
         }
       });
-      for (int64_t h = 0; h < H; ++h) envelopes.add(l, h, curves[h]);
+      for (int64_t h = 0; h < H; ++h) {
+        envelopes.add(l, h, curves[h][0]);
+        if (scan) scan->add(scan_row, l, h, std::span<const analysis::BoundsCurves>(curves[h]).subspan(1));
+      }
     }
 }
 

@@ -98,7 +98,7 @@ void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor&
   // SPEC §5's bounds of the same samples, on the host (their formulas are CPU code).
   if (run.state().envelopes.empty()) return;
   const auto a = alpha.cpu().contiguous(), v = values.cpu().contiguous();
-  run.add_window_envelopes(model::float_view(a), model::float_view(v));
+  run.add_window_envelopes(model::float_view(a), model::float_view(v), key, doc);
 }
 
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,

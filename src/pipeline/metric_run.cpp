@@ -49,6 +49,26 @@ void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t qu
   check_fits_memory(static_cast<double>(chunk_bytes()), fmt::format("{}: {} MiB", name(kMetricsMemory), metrics_memory_mb));
 }
 
+std::vector<double> MetricSpec::kappas() const {
+  const std::string flag(argument_name(names, kKappaScan));
+  if (kappa_scan == "off") return {};
+  if (kappa_scan == "auto") return envelopes_on() ? metrics::default_kappas() : std::vector<double>{};
+  if (!envelopes_on())
+    fail("{}: {} needs the envelopes ({} off)", flag, kappa_scan, argument_name(names, kEnvelopes));
+  std::vector<double> out;
+  size_t at = 0;
+  while (at <= kappa_scan.size()) {
+    const size_t comma = std::min(kappa_scan.find(',', at), kappa_scan.size());
+    const std::string item = kappa_scan.substr(at, comma - at);
+    const std::optional<double> x = parse_real(item);
+    if (!x || !(*x > 0) || !std::isfinite(*x) || (!out.empty() && !(*x > out.back())))
+      fail("{}: '{}' is not auto, off or a list of ascending kappas > 0 (e.g. 0.25,0.5,1,2)", flag, kappa_scan);
+    out.push_back(*x);
+    at = comma + 1;
+  }
+  return out;
+}
+
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
     : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}, {}} {
   if (!spec.layer_windows.empty() && std::ssize(spec.layer_windows) != layers)
@@ -63,6 +83,14 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
     const auto level = spec.boot_level.value_or(metrics::auto_boot_level(layers, heads, G, spec.bootstrap));
     state_.units = metrics::UnitStats(layers, heads, G, level);
   }
+  // Issue 37 item 3: the envelopes at the kappa grid, per document at the bootstrap's level.
+  if (const auto kappas = spec.kappas(); !kappas.empty())
+    state_.kappa_scan = metrics::KappaStats(layers, heads, std::ssize(spec.grid), kappas,
+                                            state_.units.empty() ? std::nullopt : std::optional(state_.units.level()));
+}
+
+std::string MetricRun::unit_of(uint64_t key, const std::string& doc) const {
+  return spec_.boot_unit == BootUnit::Window ? fmt::format("window {:016x}", key) : doc;
 }
 
 metrics::MetricOptions MetricRun::options() const {
@@ -79,19 +107,22 @@ metrics::MetricOptions MetricRun::options() const {
 void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc) {
   add_window(metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options()), alpha,
              spec_.queries, key, doc);
-  add_window_envelopes(alpha, values);
+  add_window_envelopes(alpha, values, key, doc);
 }
 
-void MetricRun::add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values) {
+void MetricRun::add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values, uint64_t key,
+                                     const std::string& doc) {
   if (state_.envelopes.empty()) return;
   const auto t = Clock::now();
-  metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, spec_.windows(), state_.envelopes);
+  metrics::KappaStats* scan = state_.kappa_scan.empty() ? nullptr : &state_.kappa_scan;
+  const int64_t row = scan ? scan->row(unit_of(key, doc)) : -1;
+  metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, spec_.windows(), state_.envelopes, scan, row);
   times_.envelopes += seconds_since(t);
 }
 
 void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, const std::vector<int64_t>& rows,
                            uint64_t key, const std::string& doc) {
-  const std::string unit = spec_.boot_unit == BootUnit::Window ? fmt::format("window {:016x}", key) : doc;
+  const std::string unit = unit_of(key, doc);
   times_.add(m.core);
   const auto t = Clock::now();
   // Layers in parallel where no two share a slot (RunState::layers_apart), else all in one part.
@@ -115,6 +146,7 @@ metrics::MetricSettings MetricRun::settings() const {
   s.controls = {spec_.controls, spec_.seed};
   s.bootstrap = {spec_.bootstrap, spec_.seed, std::nullopt, std::nullopt};
   if (!state_.envelopes.empty()) s.envelope_kappa = spec_.kappa;
+  if (!state_.kappa_scan.empty()) s.kappa_scan = state_.kappa_scan.kappas();
   s.window_tokens = spec_.window_tokens;
   s.layer_windows = spec_.layer_windows;
   if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit;

@@ -29,13 +29,23 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   t = Clock::now();
   if (!state.assumptions.empty()) done.fits = metrics::fit_heads(pool, state.assumptions);
   if (times) times->fits += seconds_since(t);
+  // Issue 37 item 3: the kappa each head allows, with the metric bootstrap's resamples.
+  t = Clock::now();
+  if (!state.kappa_scan.empty()) {
+    const auto& b = state.run_info.method.bootstrap;
+    done.kappa = metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, state.units.empty() ? nullptr : &state.units,
+                                       b.replicates, b.seed);
+    if (!done.fits.empty()) metrics::name_failing_assumptions(*done.kappa, done.fits);
+  }
+  if (times) times->bootstrap += seconds_since(t);
   return done;
 }
 
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done, report::MeasureArrays* arrays,
                                     const std::string& arrays_file) {
   return report::measure_json(state.metrics, report::to_json(state.run_info), &done.fits, done.bootstrap ? &*done.bootstrap : nullptr,
-                              arrays, arrays_file, state.envelopes.empty() ? nullptr : &state.envelopes);
+                              arrays, arrays_file, state.envelopes.empty() ? nullptr : &state.envelopes,
+                              done.kappa ? &*done.kappa : nullptr);
 }
 
 SidecarWrite::SidecarWrite(const std::string& out, const metrics::RunState& state)

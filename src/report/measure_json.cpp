@@ -83,6 +83,30 @@ void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
   for (int k = 0; k < analysis::kBoundCurves; ++k) array(analysis::kBoundsNames[k], [&](int64_t g) { return (*fields[k])[g]; });
 }
 
+// Issue 37 item 3: a group's kappa range; `failure` for a head without one.
+ordered_json kappa_range_json(const metrics::KappaRange& r, const metrics::KappaFailure* failure) {
+  ordered_json j = {{"lo", number(r.lo)}, {"hi", number(r.hi)}};
+  if (r.has_range()) {
+    j["contiguous"] = r.contiguous, j["lo_at_edge"] = r.lo_at_edge, j["hi_at_edge"] = r.hi_at_edge;
+  } else {
+    j["closest"] = number(r.closest);
+    j["violations"] = r.violations;
+  }
+  if (r.with_range == r.with_range) {
+    j["lo_ci"] = interval(r.lo_ci[0], r.lo_ci[1]), j["hi_ci"] = interval(r.hi_ci[0], r.hi_ci[1]);
+    j["with_range"] = r.with_range;
+  }
+  if (failure && !failure->assumption.empty()) {
+    ordered_json stat = ordered_json::object(), z = ordered_json::object();
+    for (int a = 0; a < metrics::kAssumptions; ++a) {
+      stat[metrics::kAssumptionNames[a].name] = number(failure->statistic[a]);
+      z[metrics::kAssumptionNames[a].name] = number(failure->z[a]);
+    }
+    j["fails"] = {{"assumption", failure->assumption}, {"why", failure->why}, {"statistic", stat}, {"z", z}};
+  }
+  return j;
+}
+
 // A group with every array inline, as JSON arrays over n_grid.
 void put_group_inline(ordered_json& out, const GroupStats& s, const metrics::GroupIntervals* ci, bool with_corr) {
   put_group(out, s, ci, with_corr, [&](const std::string& key, int width, const auto& value) {
@@ -161,7 +185,8 @@ void check_run_info(const ordered_json& run_info) {
 
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
                           const std::vector<metrics::HeadFits>* fits, const metrics::BootstrapResult* boot,
-                          MeasureArrays* arrays, const std::string& arrays_file, const metrics::EnvelopeStats* envelopes) {
+                          MeasureArrays* arrays, const std::string& arrays_file, const metrics::EnvelopeStats* envelopes,
+                          const metrics::KappaRanges* kappa) {
   check_run_info(run_info);
   ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
@@ -198,6 +223,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     });
   };
   if (envelopes) envelopes_inline(global, -1, -1);
+  if (kappa) global["kappa_range"] = kappa_range_json(kappa->global, nullptr);
 
   const int64_t L = agg.layers(), H = agg.heads();
   MeasureArrays layer_arrays, head_arrays;
@@ -210,6 +236,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     else put_group_inline(layer, agg.layer_stats(l), ci, true);
     if (envelopes && arrays) envelopes_split(layer_table, l, l, -1);
     else if (envelopes) envelopes_inline(layer, l, -1);
+    if (kappa) layer["kappa_range"] = kappa_range_json(kappa->layers[l], nullptr);
     layers.push_back(std::move(layer));
     for (int64_t h = 0; h < H; ++h) {
       const int64_t i = l * H + h;
@@ -219,6 +246,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
       else put_group_inline(head, agg.head_stats(l, h), hci, false);
       if (envelopes && arrays) envelopes_split(head_table, i, l, h);
       else if (envelopes) envelopes_inline(head, l, h);
+      if (kappa) head["kappa_range"] = kappa_range_json(kappa->heads[i], &kappa->failures[i]);
       if (with_fits) {
         ordered_json head_fits = to_json((*fits)[i]);
         if (arrays) split_fit_arrays(head_table, i, head_fits);

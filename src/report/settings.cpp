@@ -37,6 +37,7 @@ void put_json(ordered_json& j, const metrics::MetricSettings& s) {
   j["controls"] = controls_json(s.controls);
   j["bootstrap"] = bootstrap_json(s.bootstrap);
   if (s.envelope_kappa) j["envelopes"] = {{"kappa", *s.envelope_kappa}};
+  if (!s.kappa_scan.empty()) j["kappa_scan"] = {{"kappas", s.kappa_scan}};
   j["window_tokens"] = name_of(metrics::kWindowTokensNames, s.window_tokens);
   j["layer_windows"] = s.layer_windows;
 }
@@ -83,6 +84,10 @@ metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
   if (auto e = r.object("envelopes")) {
     s.envelope_kappa = e->get<double>("kappa");
     if (!s.envelope_kappa || !(*s.envelope_kappa > 0)) fail("settings.envelopes.kappa is not a number > 0");
+  }
+  if (auto k = r.object("kappa_scan")) {
+    s.kappa_scan = k->get<std::vector<double>>("kappas").value_or(std::vector<double>{});
+    if (s.kappa_scan.empty()) fail("settings.kappa_scan.kappas is not a list of kappas");
   }
   // Results written before SPEC §1's window convention counted every key 0..q: causal.
   s.window_tokens = read_enum(r, "window_tokens", metrics::kWindowTokensNames).value_or(metrics::WindowTokens::Causal);

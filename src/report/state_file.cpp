@@ -170,6 +170,7 @@ void save_run_state(const std::string& path, const RunState& state, const Measur
   if (!state.assumptions.empty()) views = state.assumptions.arrays();
   if (!state.units.empty()) std::ranges::move(state.units.arrays(), std::back_inserter(views));
   if (!state.envelopes.empty()) std::ranges::move(state.envelopes.arrays(), std::back_inserter(views));
+  if (!state.kappa_scan.empty()) std::ranges::move(state.kappa_scan.arrays(), std::back_inserter(views));
   save_state(path, state.metrics, to_json(info), tensor_blobs(views));
 }
 
@@ -236,6 +237,32 @@ RunState load_run_state(const std::string& path) {
       state.envelopes = EnvelopeStats::from_tensors(
           L, H, G, *kappa, file.read<int64_t>("envelope_sums", io::Dtype::I64, {L, H, analysis::kBoundCurves, G, 2}),
           file.read<int64_t>("envelope_counts", io::Dtype::I64, {L, H, G}));
+    }
+    // The envelopes at the kappa grid (issue 37 item 3): present exactly when the settings list it.
+    const auto& kappas = state.run_info.method.kappa_scan;
+    if (kappas.empty() != (file.header().find("kappa_sums") == nullptr))
+      fail("kappa_sums and settings.kappa_scan must come together");
+    if (!kappas.empty()) {
+      const int64_t L = state.metrics.layers(), H = state.metrics.heads(), G = std::ssize(state.metrics.n_grid());
+      const auto K = std::ssize(kappas);
+      if (file.read<double>("kappa_values", io::Dtype::F64, {K}) != kappas) fail("kappa_values differ from settings.kappa_scan");
+      std::optional<BootLevel> level;
+      std::vector<double> unit_sums;
+      std::string ids;
+      if (file.header().find("kappa_unit_level")) {
+        const auto v = file.read<int64_t>("kappa_unit_level", io::Dtype::I64, {1});
+        if (v[0] < 0 || v[0] > 2) fail("kappa_unit_level {} is not a bootstrap level", v[0]);
+        level = static_cast<BootLevel>(v[0]);
+        const io::TensorInfo* us = file.header().find("kappa_unit_sums");
+        const io::TensorInfo* ui = file.header().find("kappa_unit_ids");
+        if (!us || !ui) fail("kappa_unit_sums or kappa_unit_ids is missing");
+        unit_sums = file.read<double>("kappa_unit_sums", io::Dtype::F64, us->shape);
+        const auto bytes = file.read<uint8_t>("kappa_unit_ids", io::Dtype::U8, ui->shape);
+        ids.assign(bytes.begin(), bytes.end());
+      }
+      state.kappa_scan = KappaStats::from_arrays(
+          L, H, G, kappas, file.read<int64_t>("kappa_sums", io::Dtype::I64, {L, H, K, kKappaCurves, G, 2}),
+          file.read<int64_t>("kappa_counts", io::Dtype::I64, {L, H, G}), level, std::move(unit_sums), ids);
     }
   } catch (const Error& e) {
     fail("{}: {}", path, e.what());

@@ -46,5 +46,8 @@ std::span<const std::byte> exact_sum_bytes(const std::vector<ExactSum>& sums);
 // `counts` (as many, none negative); geoattn::Error naming `what` when a size or a count is off.
 void read_exact_sums(const std::vector<int64_t>& halves, std::vector<ExactSum>& sums, const std::string& what);
 void read_counts(const std::vector<int64_t>& in, std::vector<int64_t>& counts, const std::string& what);
+// `other` added into `counts` element by element (same sizes), or geoattn::Error naming `what`
+// with `counts` unchanged when a total would pass int64 (counts come from state files).
+void merge_counts(std::vector<int64_t>& counts, const std::vector<int64_t>& other, const std::string& what);
 
 }  // namespace geoattn::metrics

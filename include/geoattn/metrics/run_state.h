@@ -7,6 +7,7 @@
 #include "geoattn/metrics/aggregate.h"
 #include "geoattn/metrics/assumption_stats.h"
 #include "geoattn/metrics/envelope_stats.h"
+#include "geoattn/metrics/kappa_stats.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/unit_stats.h"
 
@@ -18,6 +19,7 @@ struct RunState {
   MeasureInfo run_info;
   UnitStats units;  // per-document sums for the bootstrap (empty: no bootstrap)
   EnvelopeStats envelopes;  // SPEC §5's bounds of the same samples (empty: not computed)
+  KappaStats kappa_scan;    // the same at a grid of kappas, for the kappa range (empty: not computed)
 
   // geoattn::Error when the shapes differ or a document is in both.
   void merge(const RunState& other);

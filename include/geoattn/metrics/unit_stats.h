@@ -36,6 +36,11 @@ inline constexpr EnumName<BootUnit> kBootUnitNames[] = {{BootUnit::Document, "do
 // here), else layer level (global when even that is past the bound).
 BootLevel auto_boot_level(int64_t layers, int64_t heads, int64_t grid_size, int64_t replicates);
 
+// The groups kept at `level` for a model of layers x heads: 1, layers or layers * heads, and
+// the group of (layer, head) among them.
+int64_t level_groups(BootLevel level, int64_t layers, int64_t heads);
+int64_t level_group_of(BootLevel level, int64_t heads, int64_t layer, int64_t head);
+
 class UnitStats : public HeadGrid {
  public:
   UnitStats() = default;

@@ -8,6 +8,7 @@
 
 #include "geoattn/io/float_view.h"
 #include "geoattn/metrics/envelope_stats.h"
+#include "geoattn/metrics/kappa_stats.h"
 #include "geoattn/metrics/visible_keys.h"
 #include "geoattn/util/worker_pool.h"
 
@@ -17,8 +18,10 @@ namespace geoattn::metrics {
 // selection order is the metric core's (top_n_order), so bounds and measurements share I_N.
 // A sample's tokens are its query's keys as `windows` says (SPEC §1), and it adds the grid values
 // N <= n; kappa is the envelopes'. Heads run on `pool`.
+// With `scan`, the same samples' bounds at its kappas too, into document row `scan_row`
+// (KappaStats::row; issue 37 item 3), from the same pass over each sample.
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                        const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
-                       EnvelopeStats& envelopes);
+                       EnvelopeStats& envelopes, KappaStats* scan = nullptr, int64_t scan_row = -1);
 
 }  // namespace geoattn::metrics

@@ -36,7 +36,8 @@ struct MetricParams {
       kControls{"controls", "--controls"}, kBootstrap{"bootstrap", "--bootstrap"},
       kBootLevel{"bootstrap_level", "--bootstrap-level"}, kBootUnit{"bootstrap_unit", "--bootstrap-unit"},
       kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"},
-      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"}, kWindowTokens{"window_tokens", "--window-tokens"};
+      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"}, kWindowTokens{"window_tokens", "--window-tokens"},
+      kKappaScan{"kappa_scan", "--kappa-scan"};
 
   std::string n = "default";  // SPEC §2: the N grid as the user wrote it (recorded in the settings)
   metrics::Distance distance = metrics::Distance::Euclidean;
@@ -55,6 +56,9 @@ struct MetricParams {
   // SPEC §1: a windowed layer's tokens are the keys its query sees (visible), or every key 0..q
   // (causal, the older convention).
   metrics::WindowTokens window_tokens = metrics::WindowTokens::Visible;
+  // Issue 37 item 3: the kappas of the envelopes for the kappa range each head allows: "auto"
+  // (metrics::default_kappas() where the envelopes are on), "off", or a list "0.25,0.5,1".
+  std::string kappa_scan = "auto";
 
   int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
   // The counts and sizes for a run of `layers` x `heads` at window length T with `queries` query
@@ -74,6 +78,9 @@ struct MetricSpec : MetricParams {
   bool on_gpu = false;            // the metrics run on a GPU (the envelopes' auto)
   bool envelopes_on() const { return envelopes.value_or(!on_gpu); }
   metrics::LayerWindows windows() const { return {layer_windows, window_tokens}; }
+  // The kappa grid kappa_scan gives (empty: none); geoattn::Error naming the field on a bad
+  // list, or a list without the envelopes.
+  std::vector<double> kappas() const;
   // MetricParams::validate for this spec's queries and grid.
   void validate(int64_t layers, int64_t heads, int64_t T) const {
     MetricParams::validate(layers, heads, T, static_cast<int64_t>(queries.size()), static_cast<int64_t>(grid.size()), names);
@@ -102,7 +109,9 @@ class MetricRun {
   // SPEC §5's bounds of a window's samples into the run's envelopes (nothing without them):
   // what add_window(alpha, values, ...) does after the metrics, for a window whose metrics came
   // from elsewhere (the tensor path). alpha [L, H, Q, T] of all the spec's queries, on the host.
-  void add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values);
+  void add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc);
+  // What the bootstrap calls window `key` of document `doc` (its document, or the window itself).
+  std::string unit_of(uint64_t key, const std::string& doc) const;
   // What window_metrics runs with for this run's windows.
   metrics::MetricOptions options() const;
 

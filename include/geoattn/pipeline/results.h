@@ -13,6 +13,7 @@
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/head_fits.h"
+#include "geoattn/metrics/kappa_range.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/report/measure_json.h"
@@ -29,6 +30,7 @@ std::string state_path(const std::string& json_path);
 struct Finalized {
   std::optional<metrics::BootstrapResult> bootstrap;
   std::vector<metrics::HeadFits> fits;  // one per (layer, head); none without a last query
+  std::optional<metrics::KappaRanges> kappa;  // issue 37 item 3, with the envelopes at a kappa grid
 };
 Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times = nullptr);
 // The result JSON of a finalized run: with `arrays`, every per-layer and per-head array goes

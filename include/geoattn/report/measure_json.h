@@ -12,6 +12,7 @@
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/envelope_stats.h"
 #include "geoattn/metrics/head_fits.h"
+#include "geoattn/metrics/kappa_range.h"
 
 namespace geoattn::report {
 
@@ -48,6 +49,8 @@ using MeasureArrays = std::vector<NamedArray>;
 // With `envelopes` (SPEC §5's bounds of the run's own samples; issue 37), each group holds
 // "envelopes": {"samples": [G] (the samples reaching N), "P_lo", "P_up", "R_lo", "R_up",
 // "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up": [G] (means of per-sample bounds)}.
+// With `kappa` (issue 37 item 3), each group holds "kappa_range" (kappa_range_json) and the
+// heads without one what fails.
 // With `arrays` (the layout geoattn writes), every array of a layer or a head goes there
 // instead (NamedArray) and the JSON's "arrays" names `arrays_file` and each array's shape;
 // without, everything is inline (the layout read_measure returns).
@@ -56,7 +59,8 @@ nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohma
                                     const std::vector<metrics::HeadFits>* fits = nullptr,
                                     const metrics::BootstrapResult* bootstrap = nullptr,
                                     MeasureArrays* arrays = nullptr, const std::string& arrays_file = "",
-                                    const metrics::EnvelopeStats* envelopes = nullptr);
+                                    const metrics::EnvelopeStats* envelopes = nullptr,
+                                    const metrics::KappaRanges* kappa = nullptr);
 
 // The files beside a result X.json: X<suffix> (X.json without ".json" + suffix).
 std::string sibling_path(const std::string& json_path, const std::string& suffix);

@@ -162,6 +162,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"measure", run + " --envelopes maybe", "--envelopes"},
       {"measure", run + " --kappa 0", "--kappa"},
       {"measure", run + " --window-tokens all", "--window-tokens"},
+      {"measure", run + " --kappa-scan 1,0.5", "--kappa-scan"},
+      {"measure", run + " --kappa-scan 1,2 --envelopes off", "--kappa-scan: 1,2 needs the envelopes"},
       {"measure", run + " --device cuda:99", "--device"},
       {"measure", run + " --dtype half", "--dtype"},
       {"measure", run + " --threads 100000", "--threads"},
@@ -189,6 +191,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"metrics", c + " --envelopes 1", "--envelopes"},
       {"metrics", c + " --kappa -1", "--kappa"},
       {"metrics", c + " --window-tokens windowed", "--window-tokens"},
+      {"metrics", c + " --kappa-scan -1", "--kappa-scan"},
       {"metrics", c + " --seed ''", "--seed"},
       {"metrics", c + " --threads ''", "--threads"},
       {"metrics", c + " --out " + t.path().string(), "is a folder"},
@@ -304,6 +307,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"bench metrics", " --envelopes yes", "--envelopes"},
       {"bench metrics", " --kappa nan", "--kappa"},
       {"bench metrics", " --window-tokens 8", "--window-tokens"},
+      {"bench metrics", " --kappa-scan x", "--kappa-scan"},
       {"bench metrics", " --seed -1", "--seed"},
   };
 }

@@ -129,7 +129,7 @@ def _arrays_of_doc(doc):
 
 def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=2000, seed=0, distance="euclidean",
             decay_k=64, bootstrap_level="auto", bootstrap_unit="document", kv_map=None, docs=None, threads=0,
-            metrics_memory_mb=256, envelopes="auto", kappa=1.0, window_tokens="visible", layer_windows=None,
+            metrics_memory_mb=256, envelopes="auto", kappa=1.0, kappa_scan="auto", window_tokens="visible", layer_windows=None,
             source="python", metadata=None):
     """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
 
@@ -141,6 +141,9 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
             head // (heads / kv_heads)); docs: each window's document (the bootstrap's unit;
             default each window its own). envelopes "auto", "on" or "off": SPEC §5's bounds of the
             measured samples (auto: on for CPU tensors, off for CUDA ones), at `kappa`.
+            kappa_scan "auto", "off" or kappas like "0.25,0.5,1": the envelopes at those kappas
+            for the kappa range each head allows (auto: 2^-8..2^8 in octaves where the
+            envelopes are on; the result's "kappa_range").
             layer_windows: each layer's sliding window (0: none; a model's config says it:
             Mistral's sliding_window, Gemma-2/3's sliding layers), None: none, or the metadata's
             "layer_attention" as geoattn capture writes it. window_tokens "visible" (SPEC §1: a
@@ -170,9 +173,18 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
         _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
         distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
         _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20), envelopes,
-        _checks.positive(kappa, "kappa"), window_tokens, _layer_windows(layer_windows, L),
+        _checks.positive(kappa, "kappa"), _kappa_scan(kappa_scan), window_tokens, _layer_windows(layer_windows, L),
         _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Measure(native=native)
+
+
+def _kappa_scan(kappa_scan):
+    """"auto", "off", or kappas (a list or "0.25,0.5,1") as the core reads them."""
+    if isinstance(kappa_scan, str):
+        return kappa_scan
+    if isinstance(kappa_scan, bytes) or not hasattr(kappa_scan, "__iter__"):
+        raise ValueError(f"kappa_scan: {_checks.short(kappa_scan)}, expected 'auto', 'off' or a list of kappas > 0")
+    return ",".join(repr(float(_checks.positive(k, "kappa_scan"))) for k in kappa_scan)
 
 
 def _layer_windows(layer_windows, L):

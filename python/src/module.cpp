@@ -141,7 +141,8 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
                 const std::vector<std::string>& docs, const std::string& n, int64_t controls, int64_t bootstrap,
                 uint64_t seed, const std::string& distance, int64_t decay_k, const std::string& boot_level,
                 const std::string& boot_unit, int64_t metrics_memory_mb, const std::string& envelopes, double kappa,
-                const std::string& window_tokens, const std::vector<int64_t>& layer_windows, const std::string& source,
+                const std::string& kappa_scan, const std::string& window_tokens, const std::vector<int64_t>& layer_windows,
+                const std::string& source,
                 const std::map<std::string, std::string>& metadata, int threads) {
   const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
   using P = pipeline::MetricParams;
@@ -155,6 +156,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
   if (envelopes != "auto") params.envelopes = named(pipeline::kOnOffNames, envelopes, P::kEnvelopes.python.data());
   params.kappa = kappa;
   params.window_tokens = named(metrics::kWindowTokensNames, window_tokens, P::kWindowTokens.python.data());
+  params.kappa_scan = kappa_scan;
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
     pipeline::MetricSpec spec;
     static_cast<pipeline::MetricParams&>(spec) = params;
@@ -249,7 +251,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"), py::arg("n"),
         py::arg("controls"), py::arg("bootstrap"), py::arg("seed"), py::arg("distance"), py::arg("decay_k"),
         py::arg("boot_level"), py::arg("boot_unit"), py::arg("metrics_memory_mb"), py::arg("envelopes"), py::arg("kappa"),
-        py::arg("window_tokens"), py::arg("layer_windows"), py::arg("source"), py::arg("metadata"), py::arg("threads"));
+        py::arg("kappa_scan"), py::arg("window_tokens"), py::arg("layer_windows"), py::arg("source"), py::arg("metadata"),
+        py::arg("threads"));
   m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("convention"), py::arg("eps"),
         py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
         py::arg("metadata"), py::arg("threads"));
@@ -279,6 +282,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     put(metrics_defaults, P::kMetricsMemory, py::int_(spec.metrics_memory_mb));
     put(metrics_defaults, P::kEnvelopes, py::str(spec.envelopes ? name_of(pipeline::kOnOffNames, *spec.envelopes) : "auto"));
     put(metrics_defaults, P::kKappa, py::float_(spec.kappa));
+    put(metrics_defaults, P::kKappaScan, py::str(spec.kappa_scan));
     put(metrics_defaults, P::kWindowTokens, py::str(std::string(name_of(metrics::kWindowTokensNames, spec.window_tokens))));
     using S = metrics::SinkSettings;
     put(sinks_defaults, S::kConvention, py::str(std::string(name_of(metrics::kSinkConventionNames, sinks.convention))));

@@ -142,7 +142,7 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
             default each window its own). envelopes "auto", "on" or "off": SPEC §5's bounds of the
             measured samples (auto: on for CPU tensors, off for CUDA ones), at `kappa`.
             kappa_scan "auto", "off" or kappas like "0.25,0.5,1": the envelopes at those kappas
-            for the kappa range each head allows (auto: 2^-8..2^8 in octaves where the
+            for the kappa range each head allows (auto: 2^-4..2^4 in half octaves where the
             envelopes are on; the result's "kappa_range").
             layer_windows: each layer's sliding window (0: none; a model's config says it:
             Mistral's sliding_window, Gemma-2/3's sliding layers), None: none, or the metadata's

@@ -24,9 +24,10 @@ namespace geoattn::metrics {
 inline constexpr int kKappaCurves = 4;
 enum KappaCurve : int { kKappaP_lo, kKappaP_up, kKappaR_lo, kKappaR_up };
 
-// SPEC §5 (issue 37): the default kappa grid of the scan, 2^-8 .. 2^8 in octaves (17): the
-// envelopes' upper bounds tend to 1 at both ends (sigma = B / sqrt(2 kappa d) to infinity or
-// 0), so a range often reaches past a narrower grid.
+// SPEC §5 (issue 37): the default kappa grid of the scan, 2^-4 .. 2^4 in half octaves (17): a
+// window of a factor 16 around the paper's kappa = 1. Not wider: as kappa goes to 0 or to
+// infinity the tails' sigma = B / sqrt(2 kappa d) goes to infinity or 0 and the upper
+// envelopes to vacuous values that bracket almost anything.
 std::vector<double> default_kappas();
 
 class KappaStats : public HeadGrid {

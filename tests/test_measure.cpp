@@ -204,11 +204,18 @@ TEST(Measure, TaxonomyAndFitsFromTheRunEqualThoseOfItsFiles) {
   const auto doc = geoattn::report::read_measure(tmp / "x.json");
   auto inputs = geoattn::metrics::taxonomy_inputs(state.metrics);
   ASSERT_EQ(inputs.size(), doc["heads"].size());
-  const auto typed = geoattn::report::to_json(geoattn::analysis::taxonomy(std::move(inputs), {}),
-                                                 geoattn::report::to_json(state.run_info.model));
-  EXPECT_EQ(typed.dump(), geoattn::report::taxonomy_report(doc, {}).dump());
+  auto typed = geoattn::report::to_json(geoattn::analysis::taxonomy(std::move(inputs), {}),
+                                           geoattn::report::to_json(state.run_info.model));
+  // The companion table (issue 37 item 3) from the kappa ranges recomputed from the state.
   geoattn::WorkerPool pool(2);
   const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);
+  const auto& boot = state.run_info.method.bootstrap;
+  auto kappa = geoattn::metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, &state.units, boot.replicates, boot.seed);
+  geoattn::metrics::name_failing_assumptions(kappa, fits);
+  std::vector<nlohmann::ordered_json> ranges;
+  for (size_t i = 0; i < kappa.heads.size(); ++i) ranges.push_back(geoattn::report::kappa_range_json(kappa.heads[i], &kappa.failures[i]));
+  geoattn::report::add_kappa_tables(typed, ranges);
+  EXPECT_EQ(typed.dump(), geoattn::report::taxonomy_report(doc, {}).dump());
   ASSERT_EQ(fits.size(), doc["heads"].size());
   // (as values: read_measure puts the arrays back after the other keys)
   for (size_t i = 0; i < fits.size(); ++i)

@@ -22,7 +22,7 @@ import time
 
 ALL_FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
                "fig6_sink_recall_corr", "fig7_s_diagnostics", "fig8_labels_by_layer",
-               "fig11_regimes", "heatmap_P_R_labels")
+               "fig11_regimes", "heatmap_P_R_labels", "kappa_ranges")
 NEEDS_TAXONOMY = ("fig8_labels_by_layer", "fig11_regimes")
 SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_graph",
                 "sinks_frames", "sinks_anchor_tokens", "sinks_profile")

@@ -84,7 +84,7 @@ void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
 }
 
 // Issue 37 item 3: a group's kappa range; `failure` for a head without one.
-ordered_json kappa_range_json(const metrics::KappaRange& r, const metrics::KappaFailure* failure) {
+ordered_json kappa_range_object(const metrics::KappaRange& r, const metrics::KappaFailure* failure) {
   ordered_json j = {{"lo", number(r.lo)}, {"hi", number(r.hi)}};
   if (r.has_range()) {
     j["contiguous"] = r.contiguous, j["lo_at_edge"] = r.lo_at_edge, j["hi_at_edge"] = r.hi_at_edge;
@@ -183,6 +183,10 @@ void check_run_info(const ordered_json& run_info) {
 }
 }  // namespace
 
+ordered_json kappa_range_json(const metrics::KappaRange& range, const metrics::KappaFailure* failure) {
+  return kappa_range_object(range, failure);
+}
+
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
                           const std::vector<metrics::HeadFits>* fits, const metrics::BootstrapResult* boot,
                           MeasureArrays* arrays, const std::string& arrays_file, const metrics::EnvelopeStats* envelopes,
@@ -223,7 +227,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     });
   };
   if (envelopes) envelopes_inline(global, -1, -1);
-  if (kappa) global["kappa_range"] = kappa_range_json(kappa->global, nullptr);
+  if (kappa) global["kappa_range"] = kappa_range_object(kappa->global, nullptr);
 
   const int64_t L = agg.layers(), H = agg.heads();
   MeasureArrays layer_arrays, head_arrays;
@@ -236,7 +240,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     else put_group_inline(layer, agg.layer_stats(l), ci, true);
     if (envelopes && arrays) envelopes_split(layer_table, l, l, -1);
     else if (envelopes) envelopes_inline(layer, l, -1);
-    if (kappa) layer["kappa_range"] = kappa_range_json(kappa->layers[l], nullptr);
+    if (kappa) layer["kappa_range"] = kappa_range_object(kappa->layers[l], nullptr);
     layers.push_back(std::move(layer));
     for (int64_t h = 0; h < H; ++h) {
       const int64_t i = l * H + h;
@@ -246,7 +250,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
       else put_group_inline(head, agg.head_stats(l, h), hci, false);
       if (envelopes && arrays) envelopes_split(head_table, i, l, h);
       else if (envelopes) envelopes_inline(head, l, h);
-      if (kappa) head["kappa_range"] = kappa_range_json(kappa->heads[i], &kappa->failures[i]);
+      if (kappa) head["kappa_range"] = kappa_range_object(kappa->heads[i], &kappa->failures[i]);
       if (with_fits) {
         ordered_json head_fits = to_json((*fits)[i]);
         if (arrays) split_fit_arrays(head_table, i, head_fits);

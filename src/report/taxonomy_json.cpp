@@ -1,6 +1,8 @@
 #include "geoattn/report/taxonomy_json.h"
 
 #include <cmath>
+#include <map>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -109,10 +111,72 @@ ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
           {"totals", counts({{"heads", static_cast<int64_t>(t.heads.size())}}, t.totals)}};
 }
 
+namespace {
+// The median of xs (NaN when empty).
+double median_of(std::vector<double> xs) {
+  if (xs.empty()) return kNaN;
+  std::sort(xs.begin(), xs.end());
+  const size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+// One row of the companion table over the heads `members` (indices into kappa_ranges).
+ordered_json kappa_row(ordered_json row, const std::vector<size_t>& members, const std::vector<ordered_json>& ranges) {
+  std::vector<double> lo, hi;
+  ordered_json without = ordered_json::object();
+  for (const char* name : {"norms", "decay", "profile", "none stands out"}) without[name] = 0;
+  for (const size_t i : members) {
+    const auto& r = ranges[i];
+    if (r.contains("lo") && r["lo"].is_number()) {
+      lo.push_back(r["lo"].get<double>()), hi.push_back(r["hi"].get<double>());
+    } else if (r.contains("fails")) {
+      auto& n = without[r["fails"]["assumption"].get<std::string>()];
+      n = n.get<int64_t>() + 1;
+    }
+  }
+  row["heads"] = members.size();
+  row["with_range"] = lo.size();
+  row["lo_median"] = number(median_of(lo));
+  row["hi_median"] = number(median_of(hi));
+  row["without"] = std::move(without);
+  return row;
+}
+}  // namespace
+
+void add_kappa_tables(ordered_json& taxonomy, const std::vector<ordered_json>& kappa_ranges) {
+  auto& heads = taxonomy.at("heads");
+  if (kappa_ranges.size() != heads.size()) fail("taxonomy: {} kappa ranges for {} heads", kappa_ranges.size(), heads.size());
+  std::map<int64_t, std::vector<size_t>> by_layer;
+  std::map<std::string, std::vector<size_t>> by_label;
+  for (size_t i = 0; i < heads.size(); ++i) {
+    heads[i]["kappa_range"] = kappa_ranges[i];
+    by_layer[heads[i]["layer"].get<int64_t>()].push_back(i);
+    by_label[heads[i]["label"].get<std::string>()].push_back(i);
+  }
+  ordered_json layers = ordered_json::array(), labels = ordered_json::array();
+  for (const auto& [layer, members] : by_layer) layers.push_back(kappa_row({{"layer", layer}}, members, kappa_ranges));
+  for (const char* label : analysis::kHeadLabels)
+    if (by_label.count(label)) labels.push_back(kappa_row({{"label", label}}, by_label[label], kappa_ranges));
+  taxonomy["kappa_by_layer"] = std::move(layers);
+  taxonomy["kappa_by_label"] = std::move(labels);
+}
+
 ordered_json taxonomy_report(const ordered_json& measure, const analysis::TaxonomyConfig& cfg) {
   auto inputs = taxonomy_inputs(measure);
-  return to_json(analysis::taxonomy(std::move(inputs), cfg),
-                 measure.contains("model") ? measure.at("model") : ordered_json(nullptr));
+  ordered_json out = to_json(analysis::taxonomy(std::move(inputs), cfg),
+                             measure.contains("model") ? measure.at("model") : ordered_json(nullptr));
+  // Issue 37 item 3: the kappa each head allows, where the measure has it.
+  const auto& heads = measure.at("heads");
+  if (!heads.empty() && heads[0].contains("kappa_range")) {
+    std::vector<ordered_json> ranges;
+    for (const auto& h : heads) {
+      if (!h.contains("kappa_range") || !h["kappa_range"].is_object())
+        fail("taxonomy: heads[{}] has no kappa_range beside heads that have one", ranges.size());
+      ranges.push_back(h["kappa_range"]);
+    }
+    add_kappa_tables(out, ranges);
+  }
+  return out;
 }
 
 }  // namespace geoattn::report

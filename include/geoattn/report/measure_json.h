@@ -62,6 +62,10 @@ nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohma
                                     const metrics::EnvelopeStats* envelopes = nullptr,
                                     const metrics::KappaRanges* kappa = nullptr);
 
+// Issue 37 item 3: a group's "kappa_range" ({lo, hi, ...}; `failure`: a head's, named when it
+// has no range).
+nlohmann::ordered_json kappa_range_json(const metrics::KappaRange& range, const metrics::KappaFailure* failure);
+
 // The files beside a result X.json: X<suffix> (X.json without ".json" + suffix).
 std::string sibling_path(const std::string& json_path, const std::string& suffix);
 // X.curves.safetensors beside X.json.

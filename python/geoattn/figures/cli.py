@@ -19,6 +19,9 @@ Writes into DIR (one line per file on stdout):
   fig8_labels_by_layer    head labels per layer (needs --taxonomy)
   fig11_regimes           P and R against N averaged per label (needs --taxonomy)
   heatmap_P_R_labels      layers x heads maps of P and R at N (and the labels)
+  kappa_ranges            per head, by layer, the kappas at which the envelopes of Theorems 1-2
+                          bracket every measured mean (issue 37); heads without one lettered by
+                          the assumption named (the result's kappa_range)
 With --sinks (geoattn sinks, SPEC section 9):
   sinks_heatmaps          layers x heads maps of the sink mass alpha_0, rho0 and lambda, with
                           Sink_0^eps per layer beside them
@@ -63,6 +66,7 @@ from .curves import fig5_pr_vs_n, fig6_sink_recall_corr
 from .fits import fig2_norms, fig3_decay_mae, fig4_profile
 from .frames import fig_sinks_anchor_tokens, fig_sinks_frames, fig_sinks_graph
 from .heatmaps import fig_heatmap
+from .kappa import fig_kappa_ranges
 from .inputs import InputError, validate_bounds, validate_measure, validate_sinks, validate_taxonomy
 from .runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
 from .sinks import fig_sinks_dormant, fig_sinks_heatmaps, fig_sinks_mass_lambda, fig_sinks_profile
@@ -70,7 +74,7 @@ from .taxonomy import fig7_s_diagnostics, fig8_labels_by_layer, fig11_regimes
 
 FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
            "fig6_sink_recall_corr", "fig7_s_diagnostics", "fig8_labels_by_layer",
-           "fig11_regimes", "heatmap_P_R_labels")
+           "fig11_regimes", "heatmap_P_R_labels", "kappa_ranges")
 SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_graph",
                 "sinks_frames", "sinks_anchor_tokens", "sinks_profile")
 DEFAULT_HEATMAP_N = 8
@@ -136,6 +140,7 @@ def measure_drawers(models, heatmap_n):
         "fig8_labels_by_layer": lambda: fig8_labels_by_layer(models),
         "fig11_regimes": lambda: fig11_regimes(models),
         "heatmap_P_R_labels": lambda: fig_heatmap(models, heatmap_n),
+        "kappa_ranges": lambda: fig_kappa_ranges(models),
     }
     return {name: drawers[name] for name in FIGURES}
 

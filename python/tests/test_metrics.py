@@ -86,6 +86,52 @@ def test_envelopes_are_a_setting(capture, py_result):
     assert lo4 != lo1
 
 
+def test_kappa_scan_is_a_setting(capture, py_result):
+    """Issue 37 item 3: every group's kappa range at the default scan (the CLI's, compared bit
+    for bit above); a list of kappas is recorded and used, off leaves the ranges out."""
+    kappas = py_result.doc["settings"]["kappa_scan"]["kappas"]
+    assert len(kappas) == 17 and kappas[0] == 2 ** -4 and kappas[-1] == 2 ** 4
+    for group in [py_result.doc["global"]] + py_result.doc["layers"] + py_result.doc["heads"]:
+        k = group["kappa_range"]
+        assert (k["lo"] is None) == (k["hi"] is None) and (k["lo"] is None or k["lo"] <= k["hi"])
+        assert 0 <= k["with_range"] <= 1  # the bootstrap's share of replicates with a range
+    some = py_metrics(capture, kappa_scan=[0.5, 2])
+    assert some.doc["settings"]["kappa_scan"] == {"kappas": [0.5, 2.0]}
+    assert all(k in (None, 0.5, 2.0) for h in some.doc["heads"] for k in (h["kappa_range"]["lo"], h["kappa_range"]["hi"]))
+    off = py_metrics(capture, kappa_scan="off")
+    assert "kappa_scan" not in off.doc["settings"] and "kappa_range" not in off.doc["global"]
+    for bad in ("1,0.5", [0.5, -1], "x", 3):
+        with pytest.raises(ValueError, match="kappa_scan"):
+            py_metrics(capture, kappa_scan=bad)
+    with pytest.raises(ValueError, match="kappa_scan"):
+        py_metrics(capture, kappa_scan="1,2", envelopes="off")
+    # The taxonomy's companion table, as geoattn taxonomy writes it from the JSON.
+    tax = geoattn.taxonomy(py_result)
+    assert sum(r["heads"] for r in tax["kappa_by_layer"]) == len(tax["heads"]) == 36
+
+
+def test_windowed_layers_measure_the_keys_they_see(capture):
+    """SPEC §1: with layer windows (here 16 keys on every other layer of stories15M, which has
+    none: the rows are the model's, the convention is what is tested), a windowed layer's samples
+    stop at N = 16; window_tokens="causal" keeps every key; both are recorded."""
+    L = capture["alpha"].shape[1]
+    windows = [16 if l % 2 == 0 else 0 for l in range(L)]
+    visible = py_metrics(capture, layer_windows=windows, kappa_scan="off")
+    causal = py_metrics(capture, layer_windows=windows, window_tokens="causal", kappa_scan="off")
+    assert visible.doc["settings"]["layer_windows"] == windows and visible.doc["settings"]["window_tokens"] == "visible"
+    assert causal.doc["settings"]["window_tokens"] == "causal"
+    grid = visible.n_grid
+    samples = visible.layers["samples_n"]  # [L, G]
+    assert np.all(samples[0][grid > 16] == 0) and np.all(samples[1][grid > 16] > 0)
+    assert np.all(np.isnan(visible.layers["R_rmin"][0][grid > 16]))
+    assert np.all(causal.layers["samples_n"][0][grid > 16] > 0)
+    for bad in ([16] * (L + 1), [-1] * L, "16"):
+        with pytest.raises(ValueError, match="layer_windows"):
+            py_metrics(capture, layer_windows=bad)
+    with pytest.raises(ValueError, match="window_tokens"):
+        py_metrics(capture, window_tokens="all")
+
+
 def test_load_reads_the_cli_files(cli_result, py_result):
     loaded = geoattn.load(cli_result[0])
     assert isinstance(loaded, geoattn.Measure) and loaded.heads.keys() == py_result.heads.keys()

@@ -53,10 +53,7 @@ void EnvelopeStats::merge(const EnvelopeStats& other) {
 std::vector<int64_t> EnvelopeStats::slots(int64_t layer, int64_t head) const { return group_slots(layer, head, "envelope stats"); }
 
 std::vector<int64_t> EnvelopeStats::samples(int64_t layer, int64_t head) const {
-  std::vector<int64_t> n(static_cast<size_t>(G_), 0);
-  for (const int64_t s : slots(layer, head))
-    for (int64_t g = 0; g < G_; ++g) n[g] += counts_[s * G_ + g];
-  return n;
+  return group_counts(counts_, G_, layer, head, "envelope stats");
 }
 
 // SPEC §5: the mean of the per-sample bounds over the samples that reach N.

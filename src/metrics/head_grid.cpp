@@ -14,4 +14,12 @@ std::vector<int64_t> HeadGrid::group_slots(int64_t layer, int64_t head, const ch
   return out;
 }
 
+std::vector<int64_t> HeadGrid::group_counts(const std::vector<int64_t>& counts, int64_t G, int64_t layer, int64_t head,
+                                            const char* what) const {
+  std::vector<int64_t> n(static_cast<size_t>(G), 0);
+  for (const int64_t s : group_slots(layer, head, what))
+    for (int64_t g = 0; g < G; ++g) n[g] += counts[s * G + g];
+  return n;
+}
+
 }  // namespace geoattn::metrics

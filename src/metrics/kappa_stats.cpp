@@ -94,10 +94,7 @@ void KappaStats::merge(const KappaStats& other) {
 std::vector<int64_t> KappaStats::slots(int64_t layer, int64_t head) const { return group_slots(layer, head, "kappa stats"); }
 
 std::vector<int64_t> KappaStats::samples(int64_t layer, int64_t head) const {
-  std::vector<int64_t> n(static_cast<size_t>(G_), 0);
-  for (const int64_t s : slots(layer, head))
-    for (int64_t g = 0; g < G_; ++g) n[g] += counts_[s * G_ + g];
-  return n;
+  return group_counts(counts_, G_, layer, head, "kappa stats");
 }
 
 // SPEC §5: the mean of the per-sample bounds over the samples that reach N, at kappa k.

@@ -73,6 +73,7 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
     : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}, {}} {
   if (!spec.layer_windows.empty() && std::ssize(spec.layer_windows) != layers)
     fail("metrics: {} layer windows for {} layers", spec.layer_windows.size(), layers);
+  if (spec_.layer_windows.empty()) spec_.layer_windows.assign(static_cast<size_t>(layers), 0);  // one spelling of "none"
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
     state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k,

@@ -18,6 +18,9 @@ class HeadGrid {
   // The (layer, head) slots (layer * heads + head) a group reads: one head; a layer's (head =
   // -1); every one (layer = head = -1). geoattn::Error naming `what` outside the grid.
   std::vector<int64_t> group_slots(int64_t layer, int64_t head, const char* what) const;
+  // The group's counts per grid index from per-slot counts [slots, G]: their sum over its slots.
+  std::vector<int64_t> group_counts(const std::vector<int64_t>& counts, int64_t G, int64_t layer, int64_t head,
+                                    const char* what) const;
 
  protected:
   int64_t layers_ = 0, heads_ = 0;

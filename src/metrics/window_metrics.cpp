@@ -97,9 +97,9 @@ WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const
         detail::top_n_order({g.alpha.data() + s * n, static_cast<size_t>(n)},
                             {g.orders.data() + s * O * n, static_cast<size_t>(n)});
     });
-    // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
+    // SPEC §2b: R nested permutations per sample, keyed by the window, the query and the group.
     if (options.controls > 0)
-      detail::random_orders(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
+      detail::random_orders(pool, options.seed, control_key(window_key, queries[qi], k.keys.first),
                             options.controls, g.S, n, g.orders.data() + n, n, O * n);
     groups.push_back(std::move(g));
   }

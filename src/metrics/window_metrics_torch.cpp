@@ -39,9 +39,9 @@ WindowMetrics tensor_window_metrics(WorkerPool& pool, const torch::Tensor& alpha
                   .to(torch::kFloat64).reshape({S, n}).contiguous();
     g.orders = torch::empty({S, 1 + options.controls, n}, torch::kInt64);  // [S, O, n]: top-N, then the control's
     g.orders.select(1, 0).copy_(top_n_order(g.alpha.cpu()));  // on the host, where the orders are
-    // SPEC §2b: R nested permutations per sample, keyed by the window and the query.
+    // SPEC §2b: R nested permutations per sample, keyed by the window, the query and the group.
     if (options.controls > 0)
-      random_orders_into(pool, options.seed, window_key * 1000003ULL + static_cast<uint64_t>(queries[qi]),
+      random_orders_into(pool, options.seed, control_key(window_key, queries[qi], k.keys.first),
                          g.orders.narrow(1, 1, options.controls).transpose(0, 1));
     for (const int64_t l : k.layers) g.block.insert(g.block.end(), block_of.begin() + l * H, block_of.begin() + (l + 1) * H);
     groups.push_back(std::move(g));

@@ -65,6 +65,11 @@ struct KeyGroup {
   QueryKeys keys;
   std::vector<int64_t> layers, grid;
 };
+// SPEC §2b: the key of a key group's permutations, from the window, the query and the group's
+// first key (0 without a window: the key of one query's samples as before windows had groups).
+inline uint64_t control_key(uint64_t window_key, int64_t query, int64_t first) {
+  return window_key * 1000003ULL + static_cast<uint64_t>(query) + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(first);
+}
 // The key groups of every query (none for a query whose grid is empty), and n_valid [Q, L].
 std::vector<KeyGroup> key_groups(const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
                                  const LayerWindows& windows, int64_t L, std::vector<int64_t>& n_valid);

@@ -284,7 +284,7 @@ TEST(Bounds, IncrementalMatchesDirectOnRandomSamples) {
   }
 }
 
-// The kappa scan (issue 37 item 3): sample_bounds at several kappas at once equals it at each
+// The kappa scan: sample_bounds at several kappas at once equals it at each
 // kappa alone, bit for bit; the lower bounds never fall as kappa grows (the tails e^{-kappa ...}
 // only shrink).
 TEST(Bounds, ManyKappasAtOnceEqualEachAlone) {

@@ -1,5 +1,5 @@
-// Issue 37 item 3: the kappa each head allows, on data generated under the paper's assumptions
-// with a known concentration, and on heads built to break one of them.
+// The kappa each head allows (SPEC §5): by its definition on envelopes built by hand, and on
+// heads drawn under the paper's assumptions beside one built to break decay.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -206,7 +206,7 @@ TEST(Measure, TaxonomyAndFitsFromTheRunEqualThoseOfItsFiles) {
   ASSERT_EQ(inputs.size(), doc["heads"].size());
   auto typed = geoattn::report::to_json(geoattn::analysis::taxonomy(std::move(inputs), {}),
                                            geoattn::report::to_json(state.run_info.model));
-  // The companion table (issue 37 item 3) from the kappa ranges recomputed from the state.
+  // The companion table from the kappa ranges recomputed from the state.
   geoattn::WorkerPool pool(2);
   const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);
   const auto& boot = state.run_info.method.bootstrap;
@@ -269,7 +269,7 @@ TEST(Measure, MergedShardsEqualOneRun) {
   const json one = load(tmp / "ab.json"), merged = load(tmp / "merged.json");
   EXPECT_EQ(merged["data"]["windows"], one["data"]["windows"]);
   EXPECT_EQ(merged["data"]["tokens"], one["data"]["tokens"]);
-  EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());  // the envelopes of the samples included (issue 37)
+  EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());  // the envelopes of the samples included
   EXPECT_EQ(one["settings"]["envelopes"]["kappa"], 1.0);
   EXPECT_TRUE(one["heads"][0]["envelopes"]["R_lo"].is_array());
 
@@ -281,7 +281,7 @@ TEST(Measure, MergedShardsEqualOneRun) {
   EXPECT_FALSE(std::filesystem::exists(tmp / "bad.json"));
 }
 
-// Issue 37: measure's envelopes are SPEC §5's bounds of its own samples: per head, per layer and
+// geoattn measure's envelopes are SPEC §5's bounds of its own samples: per head, per layer and
 // over the run, the means geoattn bounds gives on the same windows and queries, bit for bit,
 // with the samples reaching each N; --envelopes off leaves them out, and such a run does not
 // merge with one that has them.

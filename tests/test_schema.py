@@ -313,7 +313,7 @@ def main():
                     | {c + s for c in curves for s in ("", "_std", "_ci")}
                     | {c + s for c in controlled for s in ("_diff", "_diff_ci")}
                     | {y + s for y in scalars for s in ("", "_std", "_ci")}
-                    | {"envelopes", "kappa_range"})  # SPEC §5's bounds of the same samples, the kappa range (issue 37)
+                    | {"envelopes", "kappa_range"})  # SPEC §5's bounds of the same samples, the kappa range
         check(curves and scalars and set(raw["m"]["global"]) == expected,
               f"the full run's global keys are those of kCurveNames/kScalarNames "
               f"(extra {sorted(set(raw['m']['global']) - expected)}, "

@@ -1,5 +1,5 @@
 """Prints the per-layer summary of a geoattn run: P and R at small N, rho0, where the run has
-envelopes how many N leave them (issue 37), and (when a taxonomy JSON is given) the head labels
+envelopes how many N leave them, and (when a taxonomy JSON is given) the head labels
 per layer.
 
     scripts/summary.py out/measure.json [out/taxonomy.json]

@@ -121,7 +121,7 @@ struct Measure {
       py::gil_scoped_release released;
       auto inputs = metrics::taxonomy_inputs(run.state.metrics);
       doc = report::to_json(analysis::taxonomy(std::move(inputs), cfg), report::to_json(run.state.run_info.model));
-      if (run.done.kappa) {  // issue 37 item 3: the companion table, as geoattn taxonomy writes it
+      if (run.done.kappa) {  // the companion table, as geoattn taxonomy writes it
         std::vector<Json> ranges;
         for (size_t i = 0; i < run.done.kappa->heads.size(); ++i)
           ranges.push_back(report::kappa_range_json(run.done.kappa->heads[i], &run.done.kappa->failures[i]));

@@ -72,7 +72,7 @@ def test_metrics_equal_the_cli_bit_for_bit(cli_result, py_result):
 
 
 def test_envelopes_are_a_setting(capture, py_result):
-    """Issue 37: SPEC §5's bounds of the measured samples, on by default for CPU tensors; off
+    """SPEC §5's bounds of the measured samples, on by default for CPU tensors; off
     leaves them out and changes nothing else; kappa moves them and is recorded."""
     off = py_metrics(capture, envelopes="off")
     assert "envelopes" not in off.doc["settings"] and "envelopes" not in off.doc["global"]
@@ -87,7 +87,7 @@ def test_envelopes_are_a_setting(capture, py_result):
 
 
 def test_kappa_scan_is_a_setting(capture, py_result):
-    """Issue 37 item 3: every group's kappa range at the default scan (the CLI's, compared bit
+    """Every group's kappa range at the default scan (the CLI's, compared bit
     for bit above); a list of kappas is recorded and used, off leaves the ranges out."""
     kappas = py_result.doc["settings"]["kappa_scan"]["kappas"]
     assert len(kappas) == 17 and kappas[0] == 2 ** -4 and kappas[-1] == 2 ** 4

@@ -21,7 +21,7 @@ struct GroupMeans {
 };
 
 // The (N, bound) pairs a kappa leaves violated: lower <= mean <= upper for P and R at every N
-// with a measured mean (issue 37 item 3). `out` (when given) gets them in words.
+// with a measured mean. `out` (when given) gets them in words.
 int64_t violations(const GroupMeans& m, int64_t k, const std::vector<int64_t>& grid, std::vector<std::string>* out) {
   int64_t bad = 0;
   const auto& e = m.env[k];

@@ -84,7 +84,7 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
     const auto level = spec.boot_level.value_or(metrics::auto_boot_level(layers, heads, G, spec.bootstrap));
     state_.units = metrics::UnitStats(layers, heads, G, level);
   }
-  // Issue 37 item 3: the envelopes at the kappa grid, per document at the bootstrap's level.
+  // The envelopes at the kappa grid, per document at the bootstrap's level.
   if (const auto kappas = spec.kappas(); !kappas.empty())
     state_.kappa_scan = metrics::KappaStats(layers, heads, std::ssize(spec.grid), kappas,
                                             state_.units.empty() ? std::nullopt : std::optional(state_.units.level()));

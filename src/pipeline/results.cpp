@@ -29,7 +29,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   t = Clock::now();
   if (!state.assumptions.empty()) done.fits = metrics::fit_heads(pool, state.assumptions);
   if (times) times->fits += seconds_since(t);
-  // Issue 37 item 3: the kappa each head allows, with the metric bootstrap's resamples.
+  // The kappa each head allows, with the metric bootstrap's resamples.
   t = Clock::now();
   if (!state.kappa_scan.empty()) {
     const auto& b = state.run_info.method.bootstrap;

@@ -72,7 +72,7 @@ void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupInter
   if (ci) array("sink_recall_corr_ci", 2, [&](int64_t g, int j) { return ci->corr[g][j]; });
 }
 
-// SPEC §5: the means of the bounds of the group's own samples (issue 37), each array to
+// SPEC §5: the means of the bounds of the group's own samples, each array to
 // array(name, value(g)) under "envelopes".
 template <typename Array>
 void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head, Array&& array) {
@@ -83,7 +83,7 @@ void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
   for (int k = 0; k < analysis::kBoundCurves; ++k) array(analysis::kBoundsNames[k], [&](int64_t g) { return (*fields[k])[g]; });
 }
 
-// Issue 37 item 3: a group's kappa range; `failure` for a head without one.
+// A group's kappa range; `failure` for a head without one.
 ordered_json kappa_range_object(const metrics::KappaRange& r, const metrics::KappaFailure* failure) {
   ordered_json j = {{"lo", number(r.lo)}, {"hi", number(r.hi)}};
   if (r.has_range()) {

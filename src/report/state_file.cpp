@@ -238,7 +238,7 @@ RunState load_run_state(const std::string& path) {
           L, H, G, *kappa, file.read<int64_t>("envelope_sums", io::Dtype::I64, {L, H, analysis::kBoundCurves, G, 2}),
           file.read<int64_t>("envelope_counts", io::Dtype::I64, {L, H, G}));
     }
-    // The envelopes at the kappa grid (issue 37 item 3): present exactly when the settings list it.
+    // The envelopes at the kappa grid: present exactly when the settings list it.
     const auto& kappas = state.run_info.method.kappa_scan;
     if (kappas.empty() != (file.header().find("kappa_sums") == nullptr))
       fail("kappa_sums and settings.kappa_scan must come together");

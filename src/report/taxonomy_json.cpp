@@ -165,7 +165,7 @@ ordered_json taxonomy_report(const ordered_json& measure, const analysis::Taxono
   auto inputs = taxonomy_inputs(measure);
   ordered_json out = to_json(analysis::taxonomy(std::move(inputs), cfg),
                              measure.contains("model") ? measure.at("model") : ordered_json(nullptr));
-  // Issue 37 item 3: the kappa each head allows, where the measure has it.
+  // The kappa each head allows, where the measure has it.
   const auto& heads = measure.at("heads");
   if (!heads.empty() && heads[0].contains("kappa_range")) {
     std::vector<ordered_json> ranges;

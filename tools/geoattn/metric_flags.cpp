@@ -30,7 +30,7 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
   add_number_option(cmd, flag(P::kKappa), f.kappa, 0.0, std::numeric_limits<double>::max(),
                     "the concentration constant kappa > 0 of those bounds (SPEC §5)");
   cmd.add_option(flag(P::kKappaScan), f.kappa_scan,
-                 "the kappas of the envelopes for the kappa range each head allows (issue 37): auto (2^-4..2^4 "
+                 "the kappas of the envelopes for the kappa range each head allows: auto (2^-4..2^4 "
                  "in half octaves where the envelopes are on), off, or a list like 0.25,0.5,1,2")
       ->capture_default_str();
   add_window_tokens_option(cmd, f.window_tokens);

@@ -2,7 +2,7 @@
 // SPEC §5: the envelopes shown against measurements are means of per-sample bounds. Their sums,
 // per (layer, head) and grid index, exact (ExactSum), so that shards and resumed runs give the
 // bits of one run, with the number of samples that reach each N (a query q reaches N <= q + 1).
-// The run's measurements and its envelopes come from the same samples (issue 37). Pure C++.
+// The run's measurements and its envelopes come from the same samples. Pure C++.
 #include <cstdint>
 #include <vector>
 

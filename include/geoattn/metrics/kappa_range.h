@@ -1,5 +1,5 @@
 #pragma once
-// Issue 37 item 3: the kappa each head allows. SPEC §5's mean envelopes of a group's own samples
+// The kappa each head allows. SPEC §5's mean envelopes of a group's own samples
 // (kappa_stats.h) at every kappa of a grid, against the group's measured means: the kappas at
 // which lower <= mean <= upper for P(r_max, N) and R(r_min, N) at every N the group's samples
 // reach; per head, per layer and globally, with a bootstrap interval over documents (the metric

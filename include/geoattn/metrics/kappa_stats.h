@@ -1,5 +1,5 @@
 #pragma once
-// Issue 37 item 3: SPEC §5's envelopes of the measured samples at a grid of kappas, for the
+// SPEC §5's envelopes of the measured samples at a grid of kappas, for the
 // kappa range each head allows (kappa_range.h). The bounds of P and R (the first four of
 // analysis::kBoundsNames: P_lo, P_up, R_lo, R_up) per (layer, head, kappa, N) as exact sums, so
 // shards and resumed runs give the bits of one run, and, for the bootstrap over documents, the
@@ -24,7 +24,7 @@ namespace geoattn::metrics {
 inline constexpr int kKappaCurves = 4;
 enum KappaCurve : int { kKappaP_lo, kKappaP_up, kKappaR_lo, kKappaR_up };
 
-// SPEC §5 (issue 37): the default kappa grid of the scan, 2^-4 .. 2^4 in half octaves (17): a
+// SPEC §5: the default kappa grid of the scan, 2^-4 .. 2^4 in half octaves (17): a
 // window of a factor 16 around the paper's kappa = 1. Not wider: as kappa goes to 0 or to
 // infinity the tails' sigma = B / sqrt(2 kappa d) goes to infinity or 0 and the upper
 // envelopes to vacuous values that bracket almost anything.

@@ -106,7 +106,7 @@ struct MetricSettings {
   // SPEC §1: whose keys a windowed layer's samples range over, and the layers' windows (0: none).
   WindowTokens window_tokens = WindowTokens::Visible;
   std::vector<int64_t> layer_windows;
-  // Issue 37 item 3: the kappa grid of the envelopes for the kappa range (empty: not computed).
+  // The kappa grid of the envelopes for the kappa range (empty: not computed).
   std::vector<double> kappa_scan;
   bool operator==(const MetricSettings&) const = default;
 };

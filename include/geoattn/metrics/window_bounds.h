@@ -19,7 +19,7 @@ namespace geoattn::metrics {
 // A sample's tokens are its query's keys as `windows` says (SPEC §1), and it adds the grid values
 // N <= n; kappa is the envelopes'. Heads run on `pool`.
 // With `scan`, the same samples' bounds at its kappas too, into document row `scan_row`
-// (KappaStats::row; issue 37 item 3), from the same pass over each sample.
+// (KappaStats::row), from the same pass over each sample.
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                        const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
                        EnvelopeStats& envelopes, KappaStats* scan = nullptr, int64_t scan_row = -1);

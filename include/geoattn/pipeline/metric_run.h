@@ -56,7 +56,7 @@ struct MetricParams {
   // SPEC §1: a windowed layer's tokens are the keys its query sees (visible), or every key 0..q
   // (causal, the older convention).
   metrics::WindowTokens window_tokens = metrics::WindowTokens::Visible;
-  // Issue 37 item 3: the kappas of the envelopes for the kappa range each head allows: "auto"
+  // The kappas of the envelopes for the kappa range each head allows: "auto"
   // (metrics::default_kappas() where the envelopes are on), "off", or a list "0.25,0.5,1".
   std::string kappa_scan = "auto";
 

@@ -30,7 +30,7 @@ std::string state_path(const std::string& json_path);
 struct Finalized {
   std::optional<metrics::BootstrapResult> bootstrap;
   std::vector<metrics::HeadFits> fits;  // one per (layer, head); none without a last query
-  std::optional<metrics::KappaRanges> kappa;  // issue 37 item 3, with the envelopes at a kappa grid
+  std::optional<metrics::KappaRanges> kappa;  // with the envelopes at a kappa grid
 };
 Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times = nullptr);
 // The result JSON of a finalized run: with `arrays`, every per-layer and per-head array goes

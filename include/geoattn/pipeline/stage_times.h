@@ -16,7 +16,7 @@ struct StageTimes {
   double top = 0;        // the top-N ordering: counts, s(N) diagnostics, scalars
   double controls = 0;   // the random orderings of the control (SPEC §2b)
   double aggregate = 0;  // exact streaming sums, per-document sums, assumption statistics
-  double envelopes = 0;  // SPEC §5's bounds of every sample (issue 37: the envelopes of the measured samples)
+  double envelopes = 0;  // SPEC §5's bounds of every sample (the envelopes of the measured samples)
   double bootstrap = 0;  // SPEC §2b intervals
   double fits = 0;       // SPEC §4 fits of every head
   double write = 0;      // the result JSON and its arrays, and the end of the state sidecar (SidecarWrite)

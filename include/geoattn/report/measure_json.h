@@ -46,10 +46,10 @@ using MeasureArrays = std::vector<NamedArray>;
 // for X in P_rmax, R_rmin, F_rmax, F_rmin. With a bootstrap, each group at or above its level
 // holds X_ci ([lo, hi] per N, every curve), X_diff_ci, Y_ci (scalars), sink_recall_corr_ci,
 // and the top level "bootstrap" (replicates, seed, level, units, percentiles).
-// With `envelopes` (SPEC §5's bounds of the run's own samples; issue 37), each group holds
+// With `envelopes` (SPEC §5's bounds of the run's own samples), each group holds
 // "envelopes": {"samples": [G] (the samples reaching N), "P_lo", "P_up", "R_lo", "R_up",
 // "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up": [G] (means of per-sample bounds)}.
-// With `kappa` (issue 37 item 3), each group holds "kappa_range" (kappa_range_json) and the
+// With `kappa`, each group holds "kappa_range" (kappa_range_json) and the
 // heads without one what fails.
 // With `arrays` (the layout geoattn writes), every array of a layer or a head goes there
 // instead (NamedArray) and the JSON's "arrays" names `arrays_file` and each array's shape;
@@ -62,7 +62,7 @@ nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohma
                                     const metrics::EnvelopeStats* envelopes = nullptr,
                                     const metrics::KappaRanges* kappa = nullptr);
 
-// Issue 37 item 3: a group's "kappa_range" ({lo, hi, ...}; `failure`: a head's, named when it
+// A group's "kappa_range" ({lo, hi, ...}; `failure`: a head's, named when it
 // has no range).
 nlohmann::ordered_json kappa_range_json(const metrics::KappaRange& range, const metrics::KappaFailure* failure);
 

@@ -28,7 +28,7 @@ nlohmann::ordered_json taxonomy_report(const nlohmann::ordered_json& measure, co
 // classified taxonomy as that JSON, with `model` copied.
 std::vector<analysis::TaxonomyInput> taxonomy_inputs(const nlohmann::ordered_json& measure);
 nlohmann::ordered_json to_json(const analysis::Taxonomy& taxonomy, const nlohmann::ordered_json& model);
-// Issue 37 item 3, the taxonomy's companion table: with each head's "kappa_range" (the measure
+// The kappa range's companion table: with each head's "kappa_range" (the measure
 // result's, in the taxonomy's head order), every head gets it and the taxonomy gets
 // "kappa_by_layer" and "kappa_by_label": per layer and per label the heads with a range, the
 // medians of their lo and hi, and the heads without one by the assumption named.

@@ -20,7 +20,7 @@ Writes into DIR (one line per file on stdout):
   fig11_regimes           P and R against N averaged per label (needs --taxonomy)
   heatmap_P_R_labels      layers x heads maps of P and R at N (and the labels)
   kappa_ranges            per head, by layer, the kappas at which the envelopes of Theorems 1-2
-                          bracket every measured mean (issue 37); heads without one lettered by
+                          bracket every measured mean; heads without one lettered by
                           the assumption named (the result's kappa_range)
 With --sinks (geoattn sinks, SPEC section 9):
   sinks_heatmaps          layers x heads maps of the sink mass alpha_0, rho0 and lambda, with

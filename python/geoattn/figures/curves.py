@@ -94,7 +94,7 @@ def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True)
                     label="top-$N$ $\\neq$ random\n(95% CI of the difference)")
 
 
-# The envelopes of the measure's own samples (issue 37), and where a measured mean leaves them.
+# The envelopes of the measure's own samples, and where a measured mean leaves them.
 OWN_COLORS = ("tab:red", "tab:purple")  # upper, lower
 
 

@@ -1,4 +1,4 @@
-"""The kappa each head allows (issue 37 item 3): per head, by layer, the range of kappa at which
+"""The kappa each head allows: per head, by layer, the range of kappa at which
 the mean envelopes of Theorems 1-2 bracket its measured P and R at every N; the heads with no
 such kappa marked with the assumption they depart from most (the result's "kappa_range").
 """
@@ -51,6 +51,6 @@ def fig_kappa_ranges(models):
         ax.set_title(f"{m.label}: {with_range} of {len(m.head_list)} heads have a $\\kappa$ range "
                      f"(scan {lo_k:g}..{hi_k:g}); without one, the assumption named: {missing or 'none'}",
                      fontsize=9)
-    fig.suptitle(r"The $\kappa$ each head allows: its envelopes bracket every measured mean (issue 37)",
+    fig.suptitle(r"The $\kappa$ each head allows: its envelopes bracket every measured mean",
                  fontsize=11)
     return fig

@@ -31,6 +31,12 @@ const char* norm_style_name(NormStyle style) { return name_of(kNormStyleNames, s
 const char* norm_layout_name(NormLayout layout) { return name_of(kNormLayoutNames, layout); }
 const char* qk_norm_name(QkNorm norm) { return name_of(kQkNormNames, norm); }
 
+std::vector<int64_t> ModelConfig::layer_windows() const {
+  std::vector<int64_t> out;
+  for (const auto& layer : layers) out.push_back(layer.window);
+  return out;
+}
+
 int64_t ModelConfig::sliding_window() const {
   int64_t window = 0;
   for (const auto& layer : layers) {

@@ -11,6 +11,7 @@
 
 #include "core_ordering.h"
 #include "geoattn/metrics/core_options.h"
+#include "geoattn/metrics/window_metrics.h"
 #include "geoattn/io/float_view.h"
 #include "geoattn/util/worker_pool.h"
 
@@ -58,6 +59,10 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
 // diagnostics. Curve m of sample s at curves + (s - s0) * sample_stride + m * metric_stride.
 void curves_from_counts(const CoreOut& out, const std::vector<int64_t>& grid, int64_t s0, int64_t s1, double* curves,
                         int64_t sample_stride, int64_t metric_stride);
+
+// Samples [s0, s1) of key group `k` (sample s: layer k.layers[s / H], head s % H) from the
+// core's counts `r` into their places of `out`, curves and scalars: both paths' last step.
+void place_samples(const KeyGroup& k, const CoreOut& r, int64_t s0, int64_t s1, WindowMetrics& out);
 
 // SPEC §2: the top-N order of one row, a stable descending argsort of alpha (ties: the lower
 // position first) into `order` [n].

@@ -108,21 +108,23 @@ WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const
   if (geo) geometry.first = last_query_first_keys(options.windows, L, KV, T);
   const auto results = detail::core_cpu(pool, V, groups, options.selection.distance, options.decay_k, geo, &out.core);
   // Each group's curves and scalars into their samples' places, ranges of samples on the pool.
-  for (size_t i = 0; i < groups.size(); ++i) {
-    const KeyGroup& k = keyed[i];
-    const detail::CoreOut& r = results[i];
-    const int64_t stride = kCurveMetrics * G;  // the curves of one sample, over the whole grid
-    pool.parallel_for(groups[i].S, [&](int64_t s0, int64_t s1, int) {
-      for (int64_t s = s0; s < s1; ++s) {
-        const int64_t sample = (k.qi * L + k.layers[s / H]) * H + s % H;
-        detail::curves_from_counts(r, groups[i].grid, s, s + 1, out.curves.data() + sample * stride, stride, G);
-        std::copy_n(r.scalars.begin() + s * kScalarMetrics, kScalarMetrics, out.scalars.begin() + sample * kScalarMetrics);
-      }
-    });
-  }
+  for (size_t i = 0; i < groups.size(); ++i)
+    pool.parallel_for(groups[i].S, [&](int64_t s0, int64_t s1, int) { detail::place_samples(keyed[i], results[i], s0, s1, out); });
   if (geo) out.value_norms = std::move(geometry.norms), out.decay_sums = std::move(geometry.decay_sums);
   return out;
 }
+
+namespace detail {
+void place_samples(const KeyGroup& k, const CoreOut& r, int64_t s0, int64_t s1, WindowMetrics& out) {
+  const int64_t L = out.L, H = out.H, G = out.G;
+  const int64_t stride = kCurveMetrics * G;  // the curves of one sample, over the whole grid
+  for (int64_t s = s0; s < s1; ++s) {
+    const int64_t sample = (k.qi * L + k.layers[s / H]) * H + s % H;
+    curves_from_counts(r, k.grid, s, s + 1, out.curves.data() + sample * stride, stride, G);
+    std::copy_n(r.scalars.begin() + s * kScalarMetrics, kScalarMetrics, out.scalars.begin() + sample * kScalarMetrics);
+  }
+}
+}  // namespace detail
 
 void for_each_sample(const WindowMetrics& m, const SampleSink& sink, int64_t layer_begin, int64_t layer_end) {
   const int64_t L = m.L, H = m.H, G = m.G;

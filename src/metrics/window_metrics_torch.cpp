@@ -51,15 +51,7 @@ WindowMetrics tensor_window_metrics(WorkerPool& pool, const torch::Tensor& alpha
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
   if (geo) geometry.first = last_query_first_keys(options.windows, L, KV, T);
   const auto results = detail::core_tensor(V, groups, sel.distance, sel.max_chunk_bytes, options.decay_k, geo, &out.core);
-  const int64_t stride = kCurveMetrics * G;
-  for (size_t i = 0; i < groups.size(); ++i) {
-    const KeyGroup& k = keyed[i];
-    for (int64_t s = 0; s < results[i].S; ++s) {
-      const int64_t sample = (k.qi * L + k.layers[s / H]) * H + s % H;
-      detail::curves_from_counts(results[i], groups[i].grid, s, s + 1, out.curves.data() + sample * stride, stride, G);
-      std::copy_n(results[i].scalars.begin() + s * kScalarMetrics, kScalarMetrics, out.scalars.begin() + sample * kScalarMetrics);
-    }
-  }
+  for (size_t i = 0; i < groups.size(); ++i) detail::place_samples(keyed[i], results[i], 0, results[i].S, out);
   if (geo) out.value_norms = std::move(geometry.norms), out.decay_sums = std::move(geometry.decay_sums);
   return out;
 }

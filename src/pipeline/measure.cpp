@@ -33,8 +33,7 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   const auto& c = m.checkpoint.config;
   const int64_t W = static_cast<int64_t>(m.windows.size()), T = job.T;
   MetricSpec spec = job.metric;
-  spec.layer_windows.clear();  // SPEC §1: the model's windows, per layer
-  for (const auto& layer : c.layers) spec.layer_windows.push_back(layer.window);
+  spec.layer_windows = c.layer_windows();  // SPEC §1: the model's windows, per layer
   MetricRun run(pool, spec, c.n_layers, c.n_heads, T);
   auto& state = run.state();
   auto& run_info = state.run_info;

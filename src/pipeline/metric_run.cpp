@@ -77,7 +77,7 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
   // SPEC §4 fits the last query only.
   if (!spec.queries.empty() && spec.queries.back() == T - 1)
     state_.assumptions = metrics::AssumptionStats(layers, heads, T, spec.decay_k,
-                                                  metrics::last_query_tokens(spec.windows(), layers, T));
+                                                  metrics::last_query_tokens(spec_.windows(), layers, T));
   if (spec.envelopes_on()) state_.envelopes = metrics::EnvelopeStats(layers, heads, std::ssize(spec.grid), spec.kappa);
   if (spec.bootstrap > 0) {
     const int64_t G = static_cast<int64_t>(spec.grid.size());

@@ -105,8 +105,7 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(c.n_layers, c.n_heads, grid),
                     metrics::EnvelopeStats(c.n_layers, c.n_heads, std::ssize(grid), options.kappa)};
-  mb.windows.tokens = o.window_tokens;
-  for (const auto& layer : c.layers) mb.windows.windows.push_back(layer.window);
+  mb.windows = {c.layer_windows(), o.window_tokens};
   const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,
                                      [&](int64_t, const pipeline::CapturedWindow& c) {
                                        mb.add(c.alpha, c.values, queries, grid);

@@ -103,6 +103,8 @@ struct ModelConfig {
   int64_t parameter_count() const;  // from the tensor table (tensors.h)
   // The one sliding window of the model when every windowed layer shares it, else 0.
   int64_t sliding_window() const;
+  // Each layer's window (0: none), in layer order (SPEC §1).
+  std::vector<int64_t> layer_windows() const;
 };
 
 // SPEC §1 (GQA/MQA): query head `head` of `heads` reads KV head head / (heads / kv_heads).

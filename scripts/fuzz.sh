@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libFuzzer over geoattn's parsers (issue 8): safetensors header and index, config.json, the
+# libFuzzer over geoattn's parsers: safetensors header and index, config.json, the
 # shard readers (.jsonl, OpenWebText tar-of-xz, .bin), bounds params, taxonomy, merge state
 # (measure and sinks sidecars).
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 120 s, every target)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One cell of the README's table "Where it builds": `pip install ./python` (build isolation on)
+# One row of the table "What it needs" in docs/building.md: `pip install ./python` (build isolation on)
 # into a venv that has a torch wheel, with the CUDA toolkit of this machine visible or hidden,
 # then the installed CLI and package checked against each other.
 #   scripts/torch-matrix.sh VENV toolkit|none

@@ -1,4 +1,4 @@
-// The exact streaming aggregation (issue 3, SPEC §2-3), the measure JSON and the state sidecar.
+// The exact streaming aggregation (SPEC §2-3), the measure JSON and the state sidecar.
 #include <gtest/gtest.h>
 
 #include <algorithm>

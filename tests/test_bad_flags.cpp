@@ -1,4 +1,4 @@
-// Issue 34's sweep as a table: every flag of every subcommand with a value it must refuse (and
+// Every flag of every subcommand with a value it must refuse, as a table (and
 // the inputs a mode must refuse: captures that are no attention, merges that would count a window
 // twice, weights that are not finite). Each case exits 1 or 2 with one line "geoattn: error: ..."
 // that holds the flag or file it names, and leaves every file of its folder as it was, nothing

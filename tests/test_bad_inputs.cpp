@@ -1,4 +1,4 @@
-// Issue 8's table of bad inputs, for every command: each case exits 1 with one line
+// A table of bad inputs, for every command: each case exits 1 with one line
 // "geoattn: error: ..." naming the file or flag and the problem, writes no output file, and is
 // never a signal.
 #include <gtest/gtest.h>

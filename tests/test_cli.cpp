@@ -74,7 +74,7 @@ TEST(Cli, VersionExitsCleanly) {
             std::string::npos) << r.out;
 }
 
-// The bench's figures go to the README, not into tests; this runs it on a tiny shape so that the
+// The bench's figures go to docs/performance.md, not into tests; this runs it on a tiny shape so that the
 // command itself (its child processes, the stage table) keeps working.
 TEST(Cli, BenchMetricsRunsOnATinyShape) {
   TempDir tmp;

@@ -165,6 +165,8 @@ TEST(Measure, SidecarIsTheStateOnceTheWindowsAreIn) {
     EXPECT_GT(stage(state.run_info.timing, "gram"), 0.0);
     const json result = load(tmp / (name + ".json"));
     EXPECT_GT(result["timing"]["stages"]["bootstrap"].get<double>(), 0.0);
+    // Both routes time every stage of the windows, the envelopes (on by default on the CPU) too.
+    EXPECT_GT(result["timing"]["stages"]["envelopes"].get<double>(), 0.0);
     EXPECT_GE(result["timing"]["seconds_total"].get<double>(), state.run_info.timing.seconds_total.value_or(0));
     ASSERT_EQ(run("merge " + (tmp / (name + ".json")) + " --out " + (tmp / (name + "-again.json")), tmp, &err), 0) << err;
     EXPECT_EQ(numbers(load(tmp / (name + "-again.json"))).dump(), numbers(result).dump());

@@ -221,9 +221,9 @@ def real_output_checks(src, geoattn, py, plot, tmp):
     with open(A) as f:
         a_raw = json.load(f)
 
-    # The README's numpy lines read the arrays file as geoattn wrote it (run by an
+    # The numpy lines of docs/results.md read the arrays file as geoattn wrote it (run by an
     # interpreter with numpy: this one may lack it).
-    readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
+    readme = open(os.path.join(src, "docs", "results.md"), encoding="utf-8").read()
     block = readme.split("<!-- arrays-example")[1].split("```python\n")[1].split("```")[0]
     arrays_path = os.path.join(os.path.dirname(A), a_raw["arrays"]["file"])
     example = os.path.join(tmp, "readme_example.py")
@@ -247,7 +247,7 @@ except ImportError:
     print("no safetensors package: safetensors.torch not tried")
 """)
     p, _ = run([plotter_python() or py, example, A, os.path.join(src, "scripts"), arrays_path], src)
-    check(p.returncode == 0, "the README's numpy example reads the arrays file: " + p.stderr.strip()[-300:])
+    check(p.returncode == 0, "the numpy example of docs/results.md reads the arrays file: " + p.stderr.strip()[-300:])
     print("      " + p.stdout.strip())
     bad = {}
 

@@ -180,11 +180,11 @@ TEST(SinkRule, BuiltInConfigRoundTripsByteForByte) {
 TEST(SinkRule, CommentKeysAreNotesBeforeTheThresholds) {
   // A user's config: comments anywhere, some thresholds, an integer sweep.
   const ordered_json user = ordered_json::parse(R"({"distributed_min_S": 2, "_why": "lower S", "density_min": 0.1,
-    "_source": "issue 25", "sweep": {"distributed_min_R": [1, 3]}})");
+    "_source": "a sweep note", "sweep": {"distributed_min_R": [1, 3]}})");
   const metrics::SinkRule rule = report::sink_rule_from_json(user);
   ASSERT_EQ(rule.notes.size(), 2u);
   EXPECT_EQ(rule.notes[0], (std::pair<std::string, std::string>{"_why", "lower S"}));
-  EXPECT_EQ(rule.notes[1], (std::pair<std::string, std::string>{"_source", "issue 25"}));
+  EXPECT_EQ(rule.notes[1], (std::pair<std::string, std::string>{"_source", "a sweep note"}));
   const ordered_json j = report::to_json(rule);
   auto it = j.begin();
   EXPECT_EQ((it++).key(), "_why");

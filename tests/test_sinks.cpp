@@ -349,7 +349,7 @@ TEST_P(RealCapture, EveryNumberEqualsTheBruteForce) {
   EXPECT_EQ(compared, 2 * L * H);
 }
 
-// Issue 36: --convention authors, every number that differs from geoattn's convention, against
+// --convention authors: every number that differs from geoattn's convention, against
 // the released code's definitions written out above; T = 40 (the notebook's dense graph of all T
 // nodes) and T = 64 (its graph from the edge list, isolated tokens dropped).
 TEST_P(RealCapture, AuthorsConventionEqualsTheBruteForce) {
@@ -609,7 +609,7 @@ TEST(SinksCommand, ShardsMergeToOneRunBitForBit) {
   // The residual stream's reference measures are there, named as geoattn's convention names them.
   EXPECT_EQ(all.at("settings").at("convention"), "geoattn");
   EXPECT_TRUE(all.at("layers").at(0).at("reference").at("direction_agreement").is_number());
-  // Issue 36: a shard of the authors' convention does not merge with one of geoattn's.
+  // A shard of the authors' convention does not merge with one of geoattn's.
   ASSERT_EQ(run_tool(base + " --convention authors --shard 1/2 --out " + tmp / "c.json", tmp).code, 0);
   EXPECT_EQ(read_json(tmp / "c.json").at("settings").at("convention"), "authors");
   const auto mixed = run_tool("geoattn merge " + tmp / "a.json " + tmp / "c.json --out " + tmp / "mixed.json", tmp);
@@ -618,7 +618,7 @@ TEST(SinksCommand, ShardsMergeToOneRunBitForBit) {
   EXPECT_FALSE(std::filesystem::exists(tmp / "mixed.json"));
 }
 
-// Issue 36: a sinks run killed (SIGKILL) after a checkpoint resumes with the same arguments and
+// A sinks run killed (SIGKILL) after a checkpoint resumes with the same arguments and
 // writes the bytes of an uninterrupted run, timing aside: no window counted twice or lost, the
 // anchors' histograms and token texts included.
 TEST(SinksCommand, ResumesAfterSigkill) {

@@ -58,7 +58,7 @@ def main(argv=None):
     print(f"  result.heads           {arrays:7.3f} s   the per-head arrays built (C++, the tables the CLI writes) "
           f"and handed to numpy")
     # The taxonomy and the fits of the result in memory (its structs, no JSON), against the same
-    # from its JSON text (what geoattn.taxonomy did before issue 35: dump the result, parse it).
+    # from its JSON text (dump the result, parse it: the route a JSON-only binding takes).
     r = geoattn.metrics(c["alpha"], c["values"], **kw)
     typed = best(a.repeats, lambda: geoattn.taxonomy(r))
     fits = best(a.repeats, lambda: geoattn.fits(r))

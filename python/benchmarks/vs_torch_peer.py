@@ -1,5 +1,5 @@
-"""geoattn metrics against a strong peer: what a competent engineer writes in PyTorch from SPEC §2
-(issue 35), on one capture, both as whole processes and as their cores alone.
+"""geoattn metrics against a strong peer: what a competent engineer writes in PyTorch
+from SPEC §2, on one capture, both as whole processes and as their cores alone.
 
     geoattn bench metrics --write-capture /tmp/c.safetensors       # 128 heads, T = 1024, d = 128
     python python/benchmarks/vs_torch_peer.py --capture /tmp/c.safetensors --geoattn build/bin/geoattn

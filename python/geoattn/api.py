@@ -44,6 +44,7 @@ class Measure:
 
     @property
     def doc(self):
+        """The result JSON with every array inline, as a dict (parsed on first use)."""
         if self._doc is None:
             self._doc = json.loads(self._native.json())
         return self._doc
@@ -61,10 +62,13 @@ class Measure:
 
     @property
     def heads(self):
+        """The per-head arrays: {name: numpy [layers, heads, ...]}, e.g. "P_rmax",
+        "envelopes.R_lo"."""
         return self._group("heads")
 
     @property
     def layers(self):
+        """The per-layer arrays: {name: numpy [layers, ...]} ("R_rmin", ...)."""
         return self._group("layers")
 
     @property
@@ -79,11 +83,13 @@ class Measure:
 
     @property
     def n_grid(self):
+        """The N grid: numpy [N] int64."""
         import numpy as np
 
         return np.asarray(self.doc["n_grid"], dtype=np.int64)
 
     def to_json(self):
+        """The result JSON with every array inline (doc), as text."""
         return self._native.json() if self._native is not None else json.dumps(self.doc, indent=1)
 
     def save(self, path):
@@ -264,16 +270,21 @@ class Sinks:
 
     @property
     def doc(self):
+        """The sinks result JSON, as a dict (parsed on first use)."""
         if self._doc is None:
             self._doc = json.loads(self._native.json())
         return self._doc
 
     def arrays(self):
+        """The per-layer and per-head numbers as numpy arrays:
+        geoattn.results.sink_arrays(self.doc)."""
         from .results import sink_arrays
 
         return sink_arrays(self.doc)
 
     def save(self, path):
+        """Writes what `geoattn sinks --out path` writes: the JSON at path and its state sidecar
+        (which geoattn merge reads). A ValueError for a result loaded from files."""
         _save(self._native, path)
 
 

@@ -59,11 +59,13 @@ def load_schema(name, directory=None):
     return _files[path], os.path.dirname(path)
 
 
-def has_type(v, want):  # JSON Schema: 1.0 is an integer; true is not a number
+def has_type(v, want):
+    """Whether v has the JSON Schema type `want`: 1.0 is an integer, true is not a number."""
     return type(v) in PY_TYPES[want] or (want == "integer" and type(v) is float and v.is_integer())
 
 
 def short(v):
+    """v as JSON text for a message, cut to 40 characters ("..." at the end)."""
     text = json.dumps(v)
     return text if len(text) <= 40 else text[:37] + "..."
 

@@ -14,6 +14,8 @@ SMALL_N = (1, 2, 4, 8, 16)
 
 
 def load(path, schema):
+    """The JSON document at path; exits with one line naming the file when it cannot be read
+    or its "schema" is not `schema`/<version>."""
     try:
         with open(path) as f:
             doc = json.load(f)
@@ -41,6 +43,7 @@ def outside(group):
 
 
 def fmt(x):
+    """A number in a column six wide, three decimals; "-" for None or NaN."""
     return "   -  " if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:6.3f}"
 
 

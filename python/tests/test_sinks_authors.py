@@ -1,4 +1,4 @@
-"""Issue 36: geoattn.sinks(convention="authors") equals the authors' released code.
+"""geoattn.sinks(convention="authors") equals the authors' released code.
 
 tests/fixtures/sinks-authors/ holds what that code computed, run unchanged outside the repository
 (scripts/reference/sinks_authors.py loads it from the fetched repositories; provenance in each
@@ -22,7 +22,7 @@ transformers = pytest.importorskip("transformers")
 
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "sinks-authors")
 CASES = ("smollm2-T64", "smollm2-T40", "gemma3-T64")
-TOLERANCE = 1e-6  # the issue's bound on real values; the authors' Sink^eps is a float32 percentage
+TOLERANCE = 1e-6  # the bound on real values; the authors' Sink^eps is a float32 percentage
 
 
 def forward(model_dir, ids):

@@ -9,7 +9,7 @@
 #   4. the suite that links LibTorch (ctest, less the `scripts` label), built in the same build
 #      folder as the wheel so that nothing is compiled twice.
 #   scripts/ci/bare-root.sh        (root: debootstrap, chroot and mounts need it)
-# Environment: TORCH_SPEC (default torch==2.6.0, the oldest the README claims), BARE_ROOT (the
+# Environment: TORCH_SPEC (default torch==2.6.0, the oldest docs/building.md claims), BARE_ROOT (the
 # root's folder, reused while it holds the same packages), BARE_PIP_CACHE (pip's cache, shared by
 # the runs on one machine). Prints the torch it used.
 set -euo pipefail

@@ -53,9 +53,8 @@ CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, cons
   for (int64_t w = 0; w < W; ++w) add_window(run, w, keys[w], docs[w]);
   const metrics::MetricSettings settings = run.settings();
   CaptureMetrics out{std::move(run.state()), {}, {}};
+  out.times = run.times();  // every stage of the windows, the envelopes included
   out.times.load = load_s;
-  out.times.gram = run.times().gram, out.times.top = run.times().top, out.times.controls = run.times().controls;
-  out.times.aggregate = run.times().aggregate;
 
   auto& run_info = out.state.run_info;
   run_info.model = capture_model_info(shape.alpha, shape.values, shape.metadata, source);

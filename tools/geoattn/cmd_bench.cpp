@@ -1,6 +1,6 @@
 // geoattn bench metrics: the whole `geoattn metrics` process on a synthetic capture of a stated
 // shape (timed as a child process), and stage by stage (in this process), against the floor:
-// one batched Gram product of the same size in the same LibTorch. Figures go to the README with
+// one batched Gram product of the same size in the same LibTorch. Figures go to docs/performance.md with
 // the command.
 #include <fmt/format.h>
 
@@ -88,8 +88,8 @@ model::CaptureFile synthetic_capture(const BenchOptions& o) {
 
 // The floor: [B, T, d] x [B, d, T], the samples spread over every worker (BLAS single-threaded
 // in each, as the metric core runs it: the fastest way to this product here). `allocating`: the
-// whole [B, T, T] output fresh each time, faulted in by the product (the issue's "one float32
-// Gram product"); else each worker's product into one preallocated [T, T] buffer.
+// whole [B, T, T] output fresh each time, faulted in by the product (one float32 Gram product,
+// allocation included); else each worker's product into one preallocated [T, T] buffer.
 double gram_floor(WorkerPool& pool, int64_t B, int64_t T, int64_t d, torch::Dtype dtype, bool allocating, int repeats) {
   auto V = torch::randn({B, T, d}).to(dtype);
   auto scratch = torch::empty({pool.size(), T, T}, dtype);
@@ -152,7 +152,7 @@ ProcessTime whole_process(const std::string& capture, const MetricFlags& f, int 
                         "--bootstrap-level", optional_name(metrics::kBootLevelNames, f.boot_level),
                         "--bootstrap-unit", name_of(metrics::kBootUnitNames, f.boot_unit), "--metrics-memory",
                         std::to_string(f.metrics_memory_mb), "--envelopes", optional_name(pipeline::kOnOffNames, f.envelopes),
-                        "--kappa", fmt::format("{}", f.kappa), "--seed", std::to_string(f.seed), "--threads",
+                        "--kappa", fmt::format("{}", f.kappa), "--kappa-scan", f.kappa_scan, "--seed", std::to_string(f.seed), "--threads",
                         std::to_string(threads), "--out", out});
 }
 
@@ -163,8 +163,8 @@ void print_stages(const char* title, const StageTimes& t, double whole, double i
   fmt::print("  {}: {:.3f} s in the stages (in this process, best of the repeats)\n", title, total);
   const std::pair<const char*, double> rows[] = {
       {"load the capture", t.load},        {"Gram matrices", t.gram},         {"top-N ordering, counts", t.top},
-      {"control orderings", t.controls},   {"aggregation", t.aggregate},     {"bootstrap", t.bootstrap},
-      {"fits", t.fits},                    {"write JSON + arrays", t.write}};
+      {"control orderings", t.controls},   {"aggregation", t.aggregate},     {"envelopes", t.envelopes},
+      {"bootstrap", t.bootstrap},          {"fits", t.fits},                 {"write JSON + arrays", t.write}};
   for (const auto& [name, s] : rows) fmt::print("    {:<26} {:8.3f} s  {:5.1f}%\n", name, s, 100 * s / total);
   fmt::print("    {:<26} {:8.3f} s  (the whole process less its stages), of which\n", "outside the stages",
              whole - total);
@@ -259,7 +259,7 @@ void bench_metrics_flags(CLI::App& cmd, BenchOptions& o) {
 }  // namespace
 
 void add_bench(CLI::App& app, Action& action) {
-  auto* bench = app.add_subcommand("bench", "Benchmarks (figures for the README)");
+  auto* bench = app.add_subcommand("bench", "Benchmarks (the figures of docs/performance.md)");
   bench->require_subcommand(1);
   add_command(*bench, action, "metrics", bench_metrics_flags, run_bench);
 }

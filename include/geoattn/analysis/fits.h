@@ -1,5 +1,5 @@
 #pragma once
-// The three assumptions of the paper fitted to measured curves (issue 4, SPEC §4; paper
+// The three assumptions of the paper fitted to measured curves (SPEC §4; paper
 // sect. 3.1-3.3, Assumptions 1-3). Pure C++ (Eigen only, no LibTorch).
 //
 // Every fit returns a FitStatus. When status.ok is false, status.why is one sentence saying

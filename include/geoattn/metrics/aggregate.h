@@ -1,5 +1,5 @@
 #pragma once
-// Streaming aggregation of per-sample metrics that is exact under merging (issue 3, SPEC §2-3):
+// Streaming aggregation of per-sample metrics that is exact under merging (SPEC §2-3):
 // two shards merged give bit-identical state, hence byte-identical JSON, to one run over both.
 // Pure C++ (no LibTorch).
 #include <cstdint>

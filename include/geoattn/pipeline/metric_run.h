@@ -50,7 +50,7 @@ struct MetricParams {
   int64_t metrics_memory_mb = 256;  // the tensor path's working memory per chunk, MiB
   // SPEC §5: the bounds of every measured sample, their means beside the measurements. nullopt
   // (auto): on where the metrics run on the CPU, off on a GPU, where these CPU formulas would
-  // cost more than the forward (README: `geoattn measure`, --envelopes).
+  // cost more than the forward (docs/cli.md: `geoattn measure`, --envelopes).
   std::optional<bool> envelopes;
   double kappa = 1.0;         // SPEC §5: the concentration constant of those bounds
   // SPEC §1: a windowed layer's tokens are the keys its query sees (visible), or every key 0..q

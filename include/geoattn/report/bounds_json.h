@@ -1,5 +1,5 @@
 #pragma once
-// The result JSON of `geoattn bounds` (issue 4, SPEC §5). Pure C++.
+// The result JSON of `geoattn bounds` (SPEC §5). Pure C++.
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The result of `geoattn measure` / `geoattn metrics` (issue 3, issue 14, SPEC §2-3): a JSON
+// The result of `geoattn measure` / `geoattn metrics` (SPEC §2-3): a JSON
 // of settings, the global curves and every scalar, and beside it an arrays file
 // (X.curves.safetensors) with every per-layer and per-head array. Pure C++.
 #include <nlohmann/json_fwd.hpp>

@@ -98,6 +98,8 @@ def ensure_plot_libraries():
 
 
 def parse_args(argv):
+    """The command line's arguments (argv without the program name); a bad one exits with
+    `plot_figures: error: <problem>` (exit code 2)."""
     class Parser(argparse.ArgumentParser):
         def error(self, message):
             fail(f"{message} (see --help)")
@@ -175,6 +177,9 @@ def save_figure(name, result, folder):
 
 
 def main(argv=None):
+    """The command line of scripts/plot_figures.py (argv: its arguments, sys.argv[1:] by default):
+    checks every input, draws the figures into a temporary folder beside --out and moves them
+    in; returns 0, exits 2 on bad input and 1 when drawing fails."""
     ensure_plot_libraries()
     args = parse_args(sys.argv[1:] if argv is None else argv)
 

@@ -15,19 +15,23 @@ EXTRA_LABEL_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#1
 
 
 def fail(message, code=2):
+    """Prints `plot_figures: error: <message>` on stderr and exits with `code`."""
     print(f"{PROG}: error: {message}", file=sys.stderr)
     sys.exit(code)
 
 
 def note(message):
+    """Prints `plot_figures: note: <message>` on stderr."""
     print(f"{PROG}: note: {message}", file=sys.stderr)
 
 
 def is_number(v):
+    """Whether v is an int or a float (a bool is not)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def finite(x):
+    """Whether x is a finite number (False for None)."""
     return x is not None and is_number(x) and math.isfinite(x)
 
 
@@ -71,10 +75,12 @@ plt = _Plotting("plt")
 
 
 def arr(values):
+    """A list of numbers as a float numpy array, None as NaN."""
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
 
 def optional_curve(g, key):
+    """g[key] as arr() when g is a dict holding it with a finite value, else None."""
     v = g.get(key) if isinstance(g, dict) else None
     if v is None:
         return None
@@ -83,12 +89,15 @@ def optional_curve(g, key):
 
 
 def positive(a):
+    """A float copy of a with every value not > 0 set to NaN (for a log axis)."""
     a = np.array(a, dtype=float)
     a[~(a > 0)] = np.nan
     return a
 
 
 def log_n_axis(ax, grid):
+    """The x axis as N on a log2 scale: ticks at the powers of two inside the grid (about
+    eight at most), labelled "N (selected tokens)"."""
     ax.set_xscale("log", base=2)
     lo, hi = min(grid), max(grid)
     ticks = [2 ** k for k in range(0, 31) if lo <= 2 ** k <= hi]
@@ -102,10 +111,12 @@ def log_n_axis(ax, grid):
 
 
 def outside_legend(ax, **kw):
+    """The legend to the right of the axes, outside them (kw: more legend arguments)."""
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
 
 
 def empty_panel(ax, message):
+    """A panel without data: the message in its centre, no ticks, no grid."""
     ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes,
             fontsize=8, color="0.4", wrap=True)
     ax.set_xticks([])
@@ -114,10 +125,13 @@ def empty_panel(ax, message):
 
 
 def head_name(h):
+    """A head's short name, L<layer>H<head>, from its dict."""
     return f"L{h['layer']}H{h['head']}"
 
 
 def label_color(label, extra):
+    """The colour of a taxonomy label: fixed for Retriever, Mixer and Reset; any other label
+    gets the next spare colour, kept in `extra` (one dict per figure)."""
     if label in LABEL_COLORS:
         return LABEL_COLORS[label]
     if label not in extra:
@@ -126,11 +140,15 @@ def label_color(label, extra):
 
 
 def ordered_labels(found):
+    """The distinct labels of `found`: Retriever, Mixer, Reset (those present) first, then
+    the others sorted."""
     found = list(dict.fromkeys(found))
     return [x for x in LABEL_ORDER if x in found] + sorted(x for x in found if x not in LABEL_ORDER)
 
 
 def new_figure(rows, cols, w=4.3, h=3.3):
+    """A constrained-layout figure of rows x cols panels of w x h inches (6.5 wide at least);
+    returns (figure, axes as a rows x cols array)."""
     fig, axes = plt.subplots(rows, cols, figsize=(max(w * cols, 6.5), h * rows),
                              squeeze=False, layout="constrained")
     return fig, axes

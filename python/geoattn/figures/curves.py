@@ -32,10 +32,13 @@ def ci_arrays(g, key, n):
 
 
 def model_color(i):
+    """The i-th model's colour (tab10, cycling)."""
     return plt.get_cmap("tab10")(i % 10)
 
 
 def bootstrap_note(m):
+    """The legend text of a model's bootstrap bands, from the result's "bootstrap":
+    "bootstrap 95% CI (B=2000, 8 documents)"."""
     b = m.doc.get("bootstrap")
     level = "95%"
     parts = []
@@ -53,6 +56,8 @@ def bootstrap_note(m):
 
 
 def random_note(m):
+    """The legend text of the random control: "random selection (<n> perm.)" when the result
+    says how many permutations."""
     c = m.doc.get("controls") or (m.doc.get("settings") or {}).get("controls")
     if isinstance(c, dict) and is_number(c.get("random_permutations")):
         return f"random selection ({int(c['random_permutations'])} perm.)"
@@ -66,6 +71,9 @@ def bootstrap_usable(m):
 
 
 def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True):
+    """The curve g[key] against N: the measured mean, and with bands its bootstrap band, the
+    random control with its band and a circle on every N where the 95% CI of the difference
+    (top-N minus random) excludes 0. No band from fewer than two resampled units."""
     n = len(grid)
     boot = bootstrap_usable(m)
     y = arr(g[key])
@@ -141,6 +149,8 @@ def draw_windowed_range(ax, m):
 
 
 def fig5_pr_vs_n(models):
+    """Fig. 5: per model, the global P(r_max, N) and R(r_min, N) against N with their bootstrap
+    bands, the random control, the envelopes of its own samples and those of its --bounds files."""
     fig, axes = new_figure(len(models), 2, w=6.2, h=3.5)
     for r, m in enumerate(models):
         g = m.doc["global"]
@@ -173,6 +183,8 @@ def fig5_pr_vs_n(models):
 
 
 def fig6_sink_recall_corr(models):
+    """Fig. 6: corr(R(r_min, N), rho0) against N, global (with its bootstrap band and rho0) and
+    per layer (thin lines), every model in one panel."""
     fig, axes = new_figure(1, 1, w=9.5, h=4.4)
     ax = axes[0][0]
     anything = False

@@ -69,6 +69,8 @@ def histogram(ax, values, color, marks, missing, xlabel, title):
 
 
 def fig2_norms(models):
+    """Fig. 2 (Assumption 1): per model, the value-state norms by position and the histogram of
+    their CV (norms_row); the reason instead when no head has heads[].fits.norms."""
     return fit_figure(models, "norms", norms_row, 2,
                       "Fig. 2: value-state norms are stable except the sink (Assumption 1)", w=5.0)
 
@@ -114,6 +116,8 @@ def norms_row(m, ax, ax2):
 
 
 def fig3_decay_mae(models):
+    """Fig. 3 (Assumption 2): per model, the histogram of the decay-fit MAE and c(k) with its fit
+    (decay_row); the reason instead when no head has heads[].fits.decay."""
     return fit_figure(models, "decay", decay_row, 2,
                       "Fig. 3: cross-token similarity decays exponentially (Assumption 2)", w=5.0)
 
@@ -166,6 +170,8 @@ def profile_model(p, T):
 
 
 def fig4_profile(models):
+    """Fig. 4 (Assumption 3): per model, the mean attention row and the best, median and worst
+    four-phase fits (profile_row); the reason instead when no head has heads[].fits.profile."""
     return fit_figure(models, "profile", profile_row, 4,
                       "Fig. 4: attention mass by position: sink, plateau, oscillation, recency (Assumption 3)",
                       w=3.8, h=3.1)

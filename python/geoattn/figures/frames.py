@@ -37,6 +37,8 @@ def graph_panel(ax, m, key):
 
 
 def fig_sinks_graph(sinks):
+    """Per --sinks model: the attention graph's Fiedler value, Gini coefficient and density by
+    layer, one line per tau (graph_panel)."""
     fig, axes = new_figure(len(sinks), len(GRAPH_PANELS), w=4.0, h=3.1)
     for r, m in enumerate(sinks):
         for c, (key, name) in enumerate(GRAPH_PANELS):
@@ -61,6 +63,8 @@ def frame_rows(m):
 
 
 def fig_sinks_frames(sinks):
+    """Per --sinks model: the frame type of each layer as a coloured strip (the anchor position
+    written in), a row per entry of the rule's sweep below it."""
     from matplotlib.colors import ListedColormap, BoundaryNorm
     from matplotlib.patches import Patch
     tallest = max(len(frame_rows(m)) for m in sinks)
@@ -125,6 +129,8 @@ def anchor_token_counts(m):
 
 
 def fig_sinks_anchor_tokens(sinks):
+    """Per --sinks model: a bar per token, the number of heads whose commonest top anchor it
+    is (anchor_token_counts)."""
     widest = max(len(anchor_token_counts(m)) for m in sinks)
     fig, axes = new_figure(len(sinks), 1, w=min(max(3 + 0.42 * widest, 6.5), 13), h=3.4)
     for r, m in enumerate(sinks):

@@ -7,10 +7,13 @@ from .common import empty_panel, label_color, new_figure, np, ordered_labels
 
 
 def nearest_n(grid, want):
+    """The grid value nearest to want (the smaller on a tie)."""
     return min(grid, key=lambda g: (abs(g - want), g))
 
 
 def fig_heatmap(models, want_n):
+    """heatmap_P_R_labels: per model, layers x heads maps of P(r_max, N) and R(r_min, N) at the
+    grid's N nearest to want_n, and of the taxonomy labels when any model has a --taxonomy."""
     any_tax = any(m.taxonomy is not None for m in models)
     cols = 3 if any_tax else 2
     widest = max(m.heads for m in models)
@@ -71,6 +74,8 @@ def fig_heatmap(models, want_n):
 
 
 def heat_axes(ax, m):
+    """The axes of a layers x heads map: heads across, layer ids down, about 16 ticks each at
+    most, no grid."""
     ax.grid(False)
     ax.set_xlabel("head")
     ax.set_ylabel("layer")

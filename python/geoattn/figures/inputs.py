@@ -26,6 +26,8 @@ class InputError(Exception):
 
 
 def load_json(path, schema):
+    """The JSON object at path whose "schema" is `schema` (or one of a tuple of them); an
+    InputError naming the file otherwise."""
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -72,6 +74,9 @@ def check_curve_lengths(path, groups, n):
 
 
 def validate_measure(path):
+    """A --measure file, checked: its schema (as written, then with its arrays file read
+    inline), its curve lengths and its layer and head indices; returns the document with its
+    arrays inline."""
     doc = load_json(path, MEASURE_SCHEMAS)
     if "arrays" in doc:  # the layout geoattn writes, checked before its arrays file is read
         check_schema(path, doc, MEASURE_SCHEMA_FILE)
@@ -96,6 +101,8 @@ def validate_measure(path):
 
 
 def validate_bounds(path):
+    """A --bounds file, checked against its schema and its curves against the N grid; returns
+    the document."""
     doc = load_json(path, BOUNDS_SCHEMA)
     check_schema(path, doc, BOUNDS_SCHEMA_FILE)
     if doc["source"] == "params":
@@ -146,6 +153,8 @@ def check_sinks_layout(path, doc):
 
 
 def validate_sinks(path):
+    """A --sinks file, checked against its schema, then by check_sinks_layout; returns the
+    document."""
     doc = load_json(path, SINKS_SCHEMA)
     check_schema(path, doc, SINKS_SCHEMA_FILE)
     check_sinks_layout(path, doc)

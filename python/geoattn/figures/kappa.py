@@ -10,6 +10,9 @@ FAILS = {"norms": ("n", "tab:purple"), "decay": ("d", "tab:red"), "profile": ("p
 
 
 def fig_kappa_ranges(models):
+    """kappa_ranges: per model whose heads have a "kappa_range", each head's range of kappa as a
+    bar by layer, a head without one lettered by the assumption it departs from most; the
+    reason instead when no result has one."""
     with_kappa = [m for m in models if "kappa_range" in (m.head_list[0] if m.head_list else {})]
     if not with_kappa:
         return "no kappa_range in the --measure results (geoattn measure --kappa-scan off?)"

@@ -42,9 +42,11 @@ class Model:
 
     @property
     def model_path(self):
+        """The checkpoint the result is of (model_path_of)."""
         return model_path_of(self.doc)
 
     def labels_of_heads(self):
+        """{(layer, head): label} of the paired taxonomy; None without one."""
         if self.taxonomy is None:
             return None
         return {(h["layer"], h["head"]): h["label"] for h in self.taxonomy["heads"]}
@@ -66,6 +68,7 @@ class SinkModel:
 
     @property
     def model_path(self):
+        """The checkpoint the result is of (model_path_of)."""
         return model_path_of(self.doc)
 
     def heads_of(self):
@@ -73,10 +76,12 @@ class SinkModel:
         return [(i, hd["head"], hd) for i, ly in enumerate(self.doc["layers"]) for hd in ly["heads"]]
 
     def name(self, row, head):
+        """A head's short name, L<layer id>H<head>, from its row and head index."""
         return f"L{self.layer_ids[row]}H{head}"
 
 
 def same_file(a, b):
+    """Whether the two paths name one file (links resolved); False for what is not a path."""
     try:
         return os.path.realpath(a) == os.path.realpath(b)
     except (TypeError, ValueError):
@@ -102,12 +107,17 @@ def taxonomy_mismatch(model, tax):
 
 
 def check_taxonomy_fits(model, tax_path, tax):
+    """An InputError naming tax_path when the taxonomy is not of the model's run
+    (taxonomy_mismatch)."""
     why = taxonomy_mismatch(model, tax)
     if why is not None:
         raise InputError(tax_path, why)
 
 
 def pair_taxonomies(models, taxonomies):
+    """Gives each Model its taxonomy from taxonomies [(path, doc)]: in order when there are as
+    many as models, else the model each names (its "from", else its model path). An
+    InputError for one that matches no model or is of another run."""
     if not taxonomies:
         return
     if len(taxonomies) == len(models):
@@ -131,6 +141,9 @@ def pair_taxonomies(models, taxonomies):
 
 
 def pair_bounds(models, bounds):
+    """Adds each --bounds file (path, doc, legend tag) to every Model with the same N grid (and
+    for a model or capture source the same model path); a note for a bounds file over other
+    samples than the measure and for one that matches no model."""
     for p, b in bounds:
         grid = [float(x) for x in b["n_grid"]]
         bpath = model_path_of(b)
@@ -160,6 +173,9 @@ def pair_bounds(models, bounds):
 
 
 def make_labels(models, labels_arg, flag="--measure"):
+    """Names the models in the figures: the comma-separated labels_arg (one name per file of
+    `flag`, else exit 2), or by default each model's path, with the file name or a number
+    added where two would read alike."""
     if labels_arg is not None:
         names = [s.strip() for s in labels_arg.split(",")]
         if len(names) != len(models) or any(not s for s in names):

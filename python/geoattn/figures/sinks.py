@@ -9,16 +9,19 @@ from .heatmaps import head_map
 
 
 def finite_values(a):
+    """The finite values of a, flattened."""
     a = np.asarray(a, dtype=float)
     return a[np.isfinite(a)]
 
 
 def layer_norm(m):
+    """The colour scale of the model's layer ids, first to last."""
     from matplotlib.colors import Normalize
     return Normalize(vmin=min(m.layer_ids), vmax=max(max(m.layer_ids), min(m.layer_ids) + 1))
 
 
 def layer_colorbar(fig, ax, m):
+    """A colour bar of the layer ids (viridis, integer ticks) beside ax."""
     from matplotlib.cm import ScalarMappable
     from matplotlib.ticker import MaxNLocator
     bar = fig.colorbar(ScalarMappable(norm=layer_norm(m), cmap="viridis"), ax=ax, shrink=0.9,
@@ -28,10 +31,12 @@ def layer_colorbar(fig, ax, m):
 
 
 def layer_color(m, row):
+    """The colour (viridis) of the layer in the model's row `row`."""
     return plt.get_cmap("viridis")(layer_norm(m)(m.layer_ids[row]))
 
 
 def eps_tex(m):
+    """The run's eps (settings.eps) as mathtext for a title."""
     return rf"$\epsilon$ = {m.doc['settings']['eps']:g}"
 
 
@@ -56,6 +61,8 @@ def sink_rate_bars(ax, m):
 
 
 def fig_sinks_heatmaps(sinks):
+    """Per --sinks model: layers x heads maps of the sink mass alpha_0, rho0 and lambda, with
+    Sink_0^eps per layer beside them (sink_rate_bars)."""
     widest = max(m.heads for m in sinks)
     tallest = max(m.layers for m in sinks)
     w = min(max(2.2 + 0.32 * widest, 3.6), 6.5)
@@ -77,12 +84,16 @@ def fig_sinks_heatmaps(sinks):
 
 
 def name_heads(ax, m, rows, x, y, fontsize=6):
+    """Writes each head's name beside its point (x, y)[row, head], for the (row, head) pairs of
+    rows."""
     for i, hh in rows:
         ax.annotate(m.name(i, hh), (x[i, hh], y[i, hh]), xytext=(3, 3),
                     textcoords="offset points", fontsize=fontsize)
 
 
 def fig_sinks_mass_lambda(sinks):
+    """Per --sinks model: alpha_0 against lambda over all heads, coloured by layer, eps marked
+    and the three heads of largest alpha_0 / lambda named (sinks that carry no value)."""
     fig, axes = new_figure(1, len(sinks), w=5.0, h=4.0)
     for c, m in enumerate(sinks):
         ax = axes[0][c]
@@ -116,6 +127,8 @@ def fig_sinks_mass_lambda(sinks):
 
 
 def fig_sinks_dormant(sinks):
+    """Per --sinks model: each head's row score against its column score, the region of the
+    rule's dormant thresholds shaded, the dormant heads marked (the four lowest rows named)."""
     fig, axes = new_figure(1, len(sinks), w=5.0, h=4.0)
     for c, m in enumerate(sinks):
         ax = axes[0][c]
@@ -144,6 +157,8 @@ def fig_sinks_dormant(sinks):
 
 
 def fig_sinks_profile(sinks):
+    """Per --sinks model, by key position: the mean attention alpha_k (log scale) and
+    Sink_k^eps, one line per layer (and all layers together)."""
     fig, axes = new_figure(len(sinks), 2, w=5.0, h=3.4)
     for r, m in enumerate(sinks):
         ax, ax2 = axes[r]

@@ -75,6 +75,8 @@ def fig7_columns(models):
 
 
 def fig7_s_diagnostics(models):
+    """Fig. 7: per model, ||s(N)|| with its leave-one-out norms (top) and cos(s, v_0),
+    cos(s, v_L) (bottom) of the head of each column of fig7_columns."""
     columns, picks = fig7_columns(models)
     fig, axes = new_figure(2 * len(models), len(columns), w=4.2, h=2.9)
     for r, m in enumerate(models):
@@ -118,6 +120,8 @@ def fig7_s_diagnostics(models):
 
 
 def fig8_labels_by_layer(models):
+    """Fig. 8: per model with a --taxonomy, its heads per regime and layer as stacked bars; the
+    reason instead when no model has one."""
     with_tax = [m for m in models if m.taxonomy is not None]
     if not with_tax:
         return "no --taxonomy given"
@@ -150,6 +154,8 @@ def fig8_labels_by_layer(models):
 
 
 def fig11_regimes(models):
+    """Fig. 11: per model with a --taxonomy, P and R against N averaged over the heads of each
+    regime (band: 25-75% of them), with the global mean and the random control."""
     with_tax = [m for m in models if m.taxonomy is not None]
     if not with_tax:
         return "no --taxonomy given"

@@ -11,15 +11,15 @@ runs --check to fail when it has.
 `geoattn --version` stays out: it names the LibTorch version of the build.
 """
 import argparse
-import difflib
 import os
 import re
 import subprocess
 import sys
 
+from generated import anchor, check, write_whole
+
 REGENERATE = "python3 scripts/docs/cli_reference.py build/bin --write docs/cli.md"
 SUBCOMMAND = re.compile(r"^  ([a-z][a-z0-9-]*)(?:\s{2,}|$)")  # a row of the "Subcommands:" list
-DIFF_LINES = 40  # enough of the diff to show what changed, short enough for a test log
 
 
 def help_text(binary, command):
@@ -56,11 +56,6 @@ def commands(binary):
     return found
 
 
-def anchor(heading):
-    """GitHub's anchor of a heading: lower case, punctuation but - and _ dropped, spaces to -."""
-    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
-
-
 def page(bin_dir):
     binary = os.path.join(bin_dir, "geoattn")
     sections = [(" ".join(["geoattn", *command]), text) for command, text in commands(binary)]
@@ -88,25 +83,6 @@ def page(bin_dir):
     return "\n".join(lines) + "\n"
 
 
-def check(expected, docs_file):
-    try:
-        with open(docs_file, encoding="utf-8") as f:
-            actual = f.read()
-    except FileNotFoundError:
-        actual = None
-    if actual == expected:
-        print(f"cli_reference: {docs_file} matches the binary's help")
-        return 0
-    state = "is missing" if actual is None else "differs from the binary's --help"
-    print(f"cli_reference: {docs_file} {state}; regenerate it: {REGENERATE}")
-    if actual is not None:
-        diff = list(difflib.unified_diff(actual.splitlines(), expected.splitlines(), docs_file, "generated", lineterm=""))
-        print("\n".join(diff[:DIFF_LINES]))
-        if len(diff) > DIFF_LINES:
-            print(f"... ({len(diff) - DIFF_LINES} more diff lines)")
-    return 1
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("bin_dir", help="the build's bin/ folder, with geoattn in it")
@@ -116,10 +92,9 @@ def main():
     args = parser.parse_args()
     text = page(args.bin_dir)
     if args.check:
-        return check(text, args.check)
+        return check("cli_reference", text, args.check, "the binary's --help", REGENERATE)
     if args.write:
-        with open(args.write, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_whole(args.write, text)
         return 0
     sys.stdout.write(text)
     return 0

@@ -20,10 +20,11 @@ or in geoattn.figures' modules, is an error (exit 1, one line naming each).
 """
 import argparse
 import ast
-import difflib
 import os
 import re
 import sys
+
+from generated import anchor, check, write_whole
 
 PAGE = os.path.join("docs", "python.md")
 PACKAGE = os.path.join("python", "geoattn")
@@ -33,16 +34,10 @@ REGENERATE = "python3 scripts/docs/python_reference.py --write"
 MODULES = ("geoattn.hf", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.figures")
 FULL = ("geoattn.hf",)
 WIDTH = 96  # a signature longer than this is wrapped after a comma
-DIFF_LINES = 40  # enough of the diff to show what changed, short enough for a test log
 
 
 class Missing(Exception):
     """What stops the page: one line each, a dotted name alone for one without a docstring."""
-
-
-def anchor(heading):
-    """GitHub's anchor of a heading: lower case, punctuation but - and _ dropped, spaces to -."""
-    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
 
 
 def ref(heading):
@@ -343,26 +338,6 @@ def page(root):
     return link_anchors("\n".join(lines + body) + "\n")
 
 
-def check(expected, path):
-    """0 when the page at path is the generated one, else 1 with the command and a diff."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            actual = f.read()
-    except FileNotFoundError:
-        actual = None
-    if actual == expected:
-        print(f"python_reference: {PAGE} matches the docstrings")
-        return 0
-    state = "is missing" if actual is None else "differs from the docstrings of python/geoattn"
-    print(f"python_reference: {PAGE} {state}; regenerate it: {REGENERATE}")
-    if actual is not None:
-        diff = list(difflib.unified_diff(actual.splitlines(), expected.splitlines(), PAGE, "generated", lineterm=""))
-        print("\n".join(diff[:DIFF_LINES]))
-        if len(diff) > DIFF_LINES:
-            print(f"... ({len(diff) - DIFF_LINES} more diff lines)")
-    return 1
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0],
                                      epilog=f"Regenerate the page: {REGENERATE}")
@@ -381,10 +356,9 @@ def main():
         return 1
     path = os.path.join(args.source_dir, PAGE)
     if args.check:
-        return check(text, path)
+        return check("python_reference", text, path, "the docstrings of python/geoattn", REGENERATE)
     if args.write:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_whole(path, text)
         return 0
     sys.stdout.write(text)
     return 0

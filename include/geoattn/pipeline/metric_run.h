@@ -81,9 +81,10 @@ struct MetricSpec : MetricParams {
   // The kappa grid kappa_scan gives (empty: none); geoattn::Error naming the field on a bad
   // list, or a list without the envelopes.
   std::vector<double> kappas() const;
-  // MetricParams::validate for this spec's queries and grid.
+  // MetricParams::validate for this spec's queries and grid, and its kappa scan read.
   void validate(int64_t layers, int64_t heads, int64_t T) const {
     MetricParams::validate(layers, heads, T, static_cast<int64_t>(queries.size()), static_cast<int64_t>(grid.size()), names);
+    (void)kappas();
   }
 };
 

@@ -23,11 +23,12 @@ One line per problem, naming the file and line; exit 1 if any.
 import glob
 import os
 import re
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "docs"))
+from cli_reference import help_text, subcommands  # noqa: E402  (the one reading of a --help's subcommands)
+
 OPTION = re.compile(r"^\s+(?:-\w,)?(--[a-z0-9-]+)(.*)$")
-SUBCOMMAND = re.compile(r"^  ([a-z][a-z0-9-]*)(?:\s{2,}|$)")  # a row of "Subcommands:"
 SYNOPSIS_FLAG = re.compile(r"\[(--[a-z0-9-]+)(?: ([^\]\[]+))?\]|(?<![\[\w-])(--[a-z0-9-]+)")
 TABLE_FLAGS = re.compile(r"`(--[a-z0-9-]+)")
 TABLE_ROW = re.compile(r"^\|\s*`--")
@@ -50,8 +51,7 @@ class Helps:
 
     def get(self, command):
         if command not in self.cache:
-            out = subprocess.run([self.binary, *command, "--help"], capture_output=True, check=True).stdout
-            self.cache[command] = parse_help(out.decode("utf-8"))
+            self.cache[command] = parse_help(help_text(self.binary, list(command)))
         return self.cache[command]
 
     def options(self, command):
@@ -62,23 +62,15 @@ class Helps:
 
 
 def parse_help(text):
-    options, subcommands, in_subcommands = {}, [], False
+    """({flag: default or None}, [subcommand]) of a --help text."""
+    options = {}
     for line in text.splitlines():
-        if line == "Subcommands:":
-            in_subcommands = True
-            continue
-        if in_subcommands:
-            m = SUBCOMMAND.match(line)
-            if m:
-                subcommands.append(m.group(1))
-                continue
-            in_subcommands = False
         m = OPTION.match(line)
         if m:
             # CLI11's first column: "--ctx INT:an integer of at least 1=1024", then the help text
             column = re.split(r"\s{2,}", m.group(2))[0]
             options[m.group(1)] = column.rsplit("=", 1)[1] if "=" in column else None
-    return options, subcommands
+    return options, subcommands(text)
 
 
 def literal(value):

@@ -8,11 +8,11 @@ GitHub's anchors (scripts/docs/generated.py). One line per broken link; exit 1 i
 """
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "docs"))
 from generated import anchor  # noqa: E402  (GitHub's anchor of a heading, as the generated pages write it)
+from repo_files import repo_files  # noqa: E402  (this folder's)
 
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")  # [text](target), ![alt](target)
 IMG = re.compile(r"<img\s[^>]*src=\"([^\"]+)\"")
@@ -20,12 +20,7 @@ EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:")  # http:, mailto:
 
 
 def markdown_files(root):
-    try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "*.md"], capture_output=True, text=True, check=True).stdout
-        files = out.split()
-    except (OSError, subprocess.CalledProcessError):  # not a checkout: every .md below root
-        files = [os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs if f.endswith(".md")]
-    return sorted(f for f in files if not f.startswith(("vendor/", "third_party/")))
+    return [f for f in repo_files(root) if f.endswith(".md") and not f.startswith(("vendor/", "third_party/"))]
 
 
 def without_code(text):

@@ -33,6 +33,26 @@ def must(cmd, cwd, what):
     return p
 
 
+def block_after(path, marker, language):
+    """The fenced block of `language` that follows the HTML comment `<!-- marker` in `path`: the
+    lines a page shows and a test runs as written."""
+    text = open(path, encoding="utf-8").read()
+    if "<!-- " + marker not in text:
+        raise SystemExit(f"{path}: no '<!-- {marker}' marker")
+    return text.split("<!-- " + marker, 1)[1].split(f"```{language}\n", 1)[1].split("```", 1)[0]
+
+
+def workspace(src, folder):
+    """`folder` (made if missing) with an entry linking to each of the repository's top-level
+    entries, less what runs write (out/, build folders) and .git: commands copied from the docs
+    run there as in a clone, and write into it."""
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir(src):
+        if name not in ("out", ".git") and not name.startswith("build"):
+            os.symlink(os.path.join(src, name), os.path.join(folder, name))
+    return folder
+
+
 def parse_args(test_file):
     """--source-dir, --bin-dir, --keep -> (args, source dir, bin dir, the geoattn binary)."""
     here = os.path.dirname(os.path.abspath(test_file))

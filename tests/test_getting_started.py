@@ -14,29 +14,11 @@ import subprocess
 import sys
 import tempfile
 
-from script_test_util import check, failures, parse_args
-
-
-def block_after(path, marker, language):
-    """The fenced block of `language` that follows the HTML comment `marker` in `path`."""
-    text = open(path, encoding="utf-8").read()
-    if marker not in text:
-        raise SystemExit(f"{path}: no '{marker}' marker")
-    return text.split(marker, 1)[1].split(f"```{language}\n", 1)[1].split("```", 1)[0]
-
-
-def workspace(src):
-    """A folder whose entries link to the repository's top level, less what runs write."""
-    tmp = tempfile.mkdtemp(prefix="geoattn-first-run-")
-    for name in os.listdir(src):
-        if name in ("out", ".git") or name.startswith("build"):
-            continue
-        os.symlink(os.path.join(src, name), os.path.join(tmp, name))
-    return tmp
+from script_test_util import block_after, check, failures, parse_args, workspace
 
 
 def run_block(src, bin_dir, block, what):
-    tmp = workspace(src)
+    tmp = workspace(src, tempfile.mkdtemp(prefix="geoattn-first-run-"))
     env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
     p = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp, env=env, capture_output=True,
                        text=True, timeout=600)
@@ -47,7 +29,7 @@ def run_block(src, bin_dir, block, what):
 
 def main():
     _, src, bin_dir, _ = parse_args(__file__)
-    block = block_after(os.path.join(src, "docs", "getting-started.md"), "<!-- first-run", "sh")
+    block = block_after(os.path.join(src, "docs", "getting-started.md"), "first-run", "sh")
     tmp, p = run_block(src, bin_dir, block, "docs/getting-started.md's first run")
     if p.returncode == 0:
         result = json.load(open(os.path.join(tmp, "out", "first.json")))
@@ -60,7 +42,7 @@ def main():
         check(os.path.exists(os.path.join(tmp, "out", "first-figures", "fig5_pr_vs_n.png")), "the figures are drawn")
     shutil.rmtree(tmp, ignore_errors=True)
 
-    block = block_after(os.path.join(src, "README.md"), "<!-- hf-cli-example", "sh")
+    block = block_after(os.path.join(src, "README.md"), "hf-cli-example", "sh")
     tmp, p = run_block(src, bin_dir, block, "the README's command-line example on a Hugging Face folder")
     if p.returncode == 0:
         for name in sorted(os.listdir(os.path.join(tmp, "out"))):

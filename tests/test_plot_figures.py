@@ -29,7 +29,7 @@ SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_g
 SINKS_SCHEMA_FILE = "geoattn.sinks-1.schema.json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-from script_test_util import (check, failures, must, parse_args, run,  # beside this file
+from script_test_util import (block_after, check, failures, must, parse_args, run,  # beside this file
                               synthetic_sinks)
 
 
@@ -223,8 +223,7 @@ def real_output_checks(src, geoattn, py, plot, tmp):
 
     # The numpy lines of docs/results.md read the arrays file as geoattn wrote it (run by an
     # interpreter with numpy: this one may lack it).
-    readme = open(os.path.join(src, "docs", "results.md"), encoding="utf-8").read()
-    block = readme.split("<!-- arrays-example")[1].split("```python\n")[1].split("```")[0]
+    block = block_after(os.path.join(src, "docs", "results.md"), "arrays-example", "python")
     arrays_path = os.path.join(os.path.dirname(A), a_raw["arrays"]["file"])
     example = os.path.join(tmp, "readme_example.py")
     with open(example, "w") as f:

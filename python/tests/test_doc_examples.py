@@ -10,13 +10,10 @@ import pytest
 
 from conftest import REPO, in_ci
 
+sys.path.insert(0, os.path.join(REPO, "tests"))
+from script_test_util import block_after, workspace  # noqa: E402  (the script tests' own)
+
 PAGES = ["README.md", os.path.join("docs", "getting-started.md")]
-
-
-def example(page):
-    text = open(os.path.join(REPO, page), encoding="utf-8").read()
-    assert "<!-- python-example" in text, f"{page}: no python-example marker"
-    return text.split("<!-- python-example", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
 
 
 def needs(module):
@@ -32,10 +29,9 @@ def needs(module):
 def test_the_python_example_runs_as_written(page, tmp_path):
     pytest.importorskip("transformers")
     needs("sentencepiece")
-    for name in os.listdir(REPO):
-        if name not in ("out", ".git") and not name.startswith("build"):
-            os.symlink(os.path.join(REPO, name), tmp_path / name)
-    done = subprocess.run([sys.executable, "-c", example(page)], cwd=tmp_path, capture_output=True, text=True,
+    workspace(REPO, str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", block_after(os.path.join(REPO, page), "python-example", "python")],
+                          cwd=tmp_path, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, f"{page}'s example: {done.stderr[-3000:]}"
     # It prints the labels of stories15M's 36 heads and the per-head curves' shape [L, H, N].

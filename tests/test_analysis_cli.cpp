@@ -3,10 +3,17 @@
 // taxonomy and its config, and bad inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/analysis/bounds.h"
+#include "geoattn/io/safetensors.h"
 #include "geoattn/report/measure_json.h"
 #include "test_util.h"
 
@@ -181,4 +188,135 @@ TEST_F(AnalysisCli, BadInputs) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
     EXPECT_FALSE(std::filesystem::exists(out)) << args;
   }
+}
+
+// SPEC §2b: one document (the stream of one .txt) is one bootstrap unit: no interval anywhere,
+// the result and the run's last line say why, and Fig. 5 draws no rings (tests/test_plot_figures.py).
+TEST_F(AnalysisCli, OneDocumentHasNoIntervals) {
+  const json m = load(measure());
+  EXPECT_EQ(m["bootstrap"]["units"], 1);
+  EXPECT_EQ(m["bootstrap"]["intervals"], false);
+  EXPECT_EQ(m["bootstrap"]["few_units"], false);
+  EXPECT_NE(m["bootstrap"]["why"].get<std::string>().find("no intervals: 1 bootstrap unit (document)"), std::string::npos);
+  const std::function<void(const json&, const std::string&)> no_ci = [&](const json& j, const std::string& where) {
+    if (j.is_object())
+      for (const auto& [k, v] : j.items()) {
+        EXPECT_FALSE(k.size() > 3 && k.compare(k.size() - 3, 3, "_ci") == 0) << where << "." << k;
+        no_ci(v, where + "." + k);
+      }
+    else if (j.is_array())
+      for (const auto& v : j) no_ci(v, where);
+  };
+  for (const char* group : {"global", "layers", "heads"}) no_ci(m[group], group);
+  // The run's last line says it too.
+  TempDir tmp;
+  const auto r = run_tool("geoattn measure" + kRun + " --out " + (tmp / "m.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string last = r.err.substr(r.err.rfind("wrote "));
+  EXPECT_NE(last.find("; no intervals: 1 bootstrap unit (document)"), std::string::npos) << last;
+}
+
+// SPEC §2b: 2 to 9 units give intervals flagged as from few units.
+TEST_F(AnalysisCli, FewUnitsAreFlagged) {
+  TempDir tmp;
+  const auto r = run_tool("geoattn measure --quiet" + kRun + " --bootstrap-unit window --bootstrap 200 --out " + (tmp / "w.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json m = load(tmp / "w.json");
+  EXPECT_EQ(m["bootstrap"]["units"], 6);
+  EXPECT_EQ(m["bootstrap"]["intervals"], true);
+  EXPECT_EQ(m["bootstrap"]["few_units"], true);
+  EXPECT_NE(m["bootstrap"]["why"].get<std::string>().find("6 windows (fewer than 10)"), std::string::npos);
+  EXPECT_TRUE(m["global"]["P_rmax_ci"].is_array());
+  EXPECT_TRUE(m["heads"][0].contains("cos_s_vL_slope_ci"));
+}
+
+// SPEC §5, "What the envelopes can say", against a brute force on a real capture (stories260K,
+// the last query of 6 stream windows, every N): per head, the kappa-free upper envelopes are the
+// means of SPEC §5's P_up0, R_up0 over the samples, from bounds_terms (every mu_ij, from the
+// definitions), the non-trivial share counts Delta > 0 among 1 < N < n, P_up <= P_up0, and
+// `leaves` lists exactly the N where the result's own means leave each envelope.
+TEST_F(AnalysisCli, EnvelopeReadingOnARealCapture) {
+  TempDir tmp;
+  auto r = run_tool("geoattn capture" + kRun + " --out " + (tmp / "c.safetensors"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_tool("geoattn metrics --capture " + (tmp / "c.safetensors") + " --n all --bootstrap 0 --controls 0 --out " +
+                   (tmp / "e.json"),
+               tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json m = load(tmp / "e.json");
+  geoattn::io::SafetensorsFile file(tmp / "c.safetensors");
+  const auto& A = *file.header().find("alpha");
+  const auto& V = *file.header().find("values");
+  const int64_t W = A.shape[0], L = A.shape[1], H = A.shape[2], Q = A.shape[3], T = A.shape[4], KV = V.shape[2], d = V.shape[4];
+  ASSERT_EQ(Q, 1);
+  const auto alpha = file.read<float>("alpha", geoattn::io::Dtype::F32, A.shape);
+  const auto values = file.read<float>("values", geoattn::io::Dtype::F32, V.shape);
+  const auto grid = m["n_grid"].get<std::vector<int64_t>>();
+  ASSERT_EQ(std::ssize(grid), T);  // --n all
+  int64_t open_all = 0, nontrivial_all = 0, leaves_up0 = 0;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t kv = h / (H / KV);
+      std::vector<double> P_up0(T, 0), R_up0(T, 0);
+      int64_t open = 0, nontrivial = 0;
+      for (int64_t w = 0; w < W; ++w) {
+        geoattn::analysis::BoundsInput in;
+        in.d = d;
+        in.a.resize(T);
+        in.rho.resize(T, T);
+        std::vector<double> norm(T);
+        const float* row = &alpha[(((w * L + l) * H + h) * Q) * T];
+        const float* v = &values[((w * L + l) * KV + kv) * T * d];
+        for (int64_t i = 0; i < T; ++i) {
+          double sq = 0;
+          for (int64_t c = 0; c < d; ++c) sq += double(v[i * d + c]) * v[i * d + c];
+          norm[i] = std::sqrt(sq);
+          in.a[i] = double(row[i]) * norm[i];
+        }
+        for (int64_t i = 0; i < T; ++i)
+          for (int64_t j = 0; j < T; ++j) {
+            double dot = 0;
+            for (int64_t c = 0; c < d; ++c) dot += double(v[i * d + c]) * v[j * d + c];
+            in.rho(i, j) = norm[i] > 0 && norm[j] > 0 ? dot / (norm[i] * norm[j]) : 0;
+          }
+        in.order.resize(T);
+        std::iota(in.order.begin(), in.order.end(), int64_t{0});
+        std::stable_sort(in.order.begin(), in.order.end(), [&](int64_t x, int64_t y) { return row[x] > row[y]; });
+        for (int64_t N = 1; N <= T; ++N) {
+          const auto t = geoattn::analysis::bounds_terms(in, N);
+          P_up0[N - 1] += t.P_up0, R_up0[N - 1] += t.R_up0;
+          if (N > 1 && N < T) ++open, nontrivial += t.Delta > 0;
+        }
+      }
+      const json& e = m["heads"][l * H + h]["envelopes"];
+      const std::string where = "head (" + std::to_string(l) + ", " + std::to_string(h) + ")";
+      for (int64_t g = 0; g < T; ++g) {
+        EXPECT_NEAR(e["P_up0"][g].get<double>(), P_up0[g] / W, 1e-12) << where << " N " << g + 1;
+        EXPECT_NEAR(e["R_up0"][g].get<double>(), R_up0[g] / W, 1e-12) << where << " N " << g + 1;
+        EXPECT_LE(e["P_up"][g].get<double>(), e["P_up0"][g].get<double>()) << where;
+        EXPECT_LE(e["R_up"][g].get<double>(), e["R_up0"][g].get<double>()) << where;
+      }
+      EXPECT_EQ(e["nontrivial_share"].get<double>(), double(nontrivial) / double(open)) << where;
+      open_all += open, nontrivial_all += nontrivial;
+      // The leaves, from the result's own means and envelopes.
+      const auto& head = m["heads"][l * H + h];
+      std::map<std::string, std::vector<int64_t>> want;
+      for (int64_t g = 0; g < T; ++g) {
+        const double P = head["P_rmax"][g].get<double>(), R = head["R_rmin"][g].get<double>();
+        if (P > e["P_up"][g].get<double>()) want["P_up"].push_back(grid[g]);
+        if (P < e["P_lo"][g].get<double>()) want["P_lo"].push_back(grid[g]);
+        if (R > e["R_up"][g].get<double>()) want["R_up"].push_back(grid[g]);
+        if (R < e["R_lo"][g].get<double>()) want["R_lo"].push_back(grid[g]);
+        if (P > e["P_up0"][g].get<double>()) want["P_up0"].push_back(grid[g]);
+        if (R > e["R_up0"][g].get<double>()) want["R_up0"].push_back(grid[g]);
+      }
+      for (const char* k : {"P_up", "P_lo", "R_up", "R_lo", "P_up0", "R_up0"})
+        EXPECT_EQ(e["leaves"][k].get<std::vector<int64_t>>(), want[k]) << where << " " << k;
+      leaves_up0 += std::ssize(want["P_up0"]) + std::ssize(want["R_up0"]);
+    }
+  // The run's share over every head's samples.
+  EXPECT_EQ(m["global"]["envelopes"]["nontrivial_share"].get<double>(), double(nontrivial_all) / double(open_all));
+  EXPECT_GT(open_all, 0);
+  RecordProperty("nontrivial_share", std::to_string(double(nontrivial_all) / double(open_all)));
+  RecordProperty("leaves_kappa_free", std::to_string(leaves_up0));
 }

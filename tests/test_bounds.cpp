@@ -280,8 +280,58 @@ TEST(Bounds, IncrementalMatchesDirectOnRandomSamples) {
       ASSERT_NEAR(c.R_up[g], t.R_up, kTol) << "rep " << rep << " N " << N;
       EXPECT_LE(c.P_lo[g], 1.0);
       EXPECT_GE(c.R_lo[g], 0.0);
+      // The kappa-free upper bounds from the definition (every mu_ij, not only the smallest c_j).
+      ASSERT_EQ(c.P_up0[g], t.P_up0) << "rep " << rep << " N " << N;
+      ASSERT_EQ(c.R_up0[g], t.R_up0) << "rep " << rep << " N " << N;
+      ASSERT_EQ(c.open[g], N > 1 && N < n) << "rep " << rep << " N " << N;
+      ASSERT_EQ(c.nontrivial[g], N > 1 && N < n && t.Delta > 0) << "rep " << rep << " N " << N;
     }
   }
+}
+
+// SPEC §5, "What the envelopes can say": a smaller kappa never tightens a bound. The upper
+// bounds at any kappa lie under their kappa-free limits P_up0, R_up0 and reach them as
+// kappa -> 0+; the lower bounds fall to N/n and 0 there. On random samples, with margins of
+// both signs.
+TEST(Bounds, KappaFreeUpperBoundsAreTheLimitFromAbove) {
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::vector<double> kappas = {1e-30, 1e-6, 1.0 / 16, 0.5, 1.0, 4.0, 16.0, 1e6};
+  int64_t reached_half = 0, nontrivial = 0;
+  for (int rep = 0; rep < 40; ++rep) {
+    const int64_t n = 2 + static_cast<int64_t>(rng() % 50), d = 1 + static_cast<int64_t>(rng() % 128);
+    BoundsInput in;
+    in.d = d;
+    in.a.resize(n);
+    for (int64_t i = 0; i < n; ++i) in.a[i] = u(rng) * (i == 0 ? 3 : 1) * (rep % 2 ? 1 : std::exp(4 * u(rng)));
+    Eigen::MatrixXd X = Eigen::MatrixXd::NullaryExpr(n, 8, [&] { return u(rng) - (rep % 3 ? 0.2 : 0.5); });
+    X.rowwise().normalize();
+    in.rho = X * X.transpose();
+    in.order.resize(static_cast<size_t>(n));
+    std::iota(in.order.begin(), in.order.end(), int64_t{0});
+    std::shuffle(in.order.begin(), in.order.end(), rng);
+    const auto grid = range(1, n);
+    const auto all = sample_bounds(in, grid, kappas);
+    for (size_t g = 0; g < grid.size(); ++g) {
+      const BoundsCurves& tiny = all[0];
+      for (const auto& c : all) {
+        ASSERT_LE(c.P_up[g], c.P_up0[g]) << "rep " << rep << " N " << grid[g];
+        ASSERT_LE(c.R_up[g], c.R_up0[g]) << "rep " << rep << " N " << grid[g];
+        ASSERT_EQ(c.P_up0[g], tiny.P_up0[g]);  // kappa-free
+      }
+      // kappa -> 0+: the upper bounds reach their limits, the lower bounds fall to N/n and 0.
+      EXPECT_NEAR(tiny.P_up[g], tiny.P_up0[g], 1e-5) << "rep " << rep << " N " << grid[g];
+      EXPECT_NEAR(tiny.R_up[g], tiny.R_up0[g], 1e-5) << "rep " << rep << " N " << grid[g];
+      if (grid[g] > 1 && grid[g] < n) {
+        EXPECT_NEAR(tiny.P_lo[g], static_cast<double>(grid[g]) / static_cast<double>(n), 1e-9);
+        EXPECT_NEAR(tiny.R_lo[g], 0.0, 1e-9);
+      }
+      reached_half += tiny.P_up0[g] < 1;
+      nontrivial += tiny.nontrivial[g];
+    }
+  }
+  EXPECT_GT(reached_half, 0);  // both kinds of samples were drawn
+  EXPECT_GT(nontrivial, 0);
 }
 
 // The kappa scan: sample_bounds at several kappas at once equals it at each

@@ -4,6 +4,7 @@
 
 #include "test_util.h"
 
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -102,12 +103,85 @@ TEST(Taxonomy, NaNEntriesAreSkipped) {
   EXPECT_TRUE(std::isfinite(h.mean_cos_vL));
   EXPECT_TRUE(std::isfinite(h.slope_cos_vL));
   EXPECT_EQ(h.label, "Retriever");
-  // Every entry undefined: the means are NaN, so no rule that needs them fires.
+  // Every entry undefined: the means and the slope are NaN, so no rule that needs them fires.
   HeadFeatures g = reset();
   for (auto& x : g.cos_s_vL) x = kNaN;
   const HeadLabel k = classify(g, {});
   EXPECT_TRUE(std::isnan(k.median_cos_vL_small_n));
-  EXPECT_EQ(k.label, "Mixer");
+  EXPECT_EQ(k.label, "Unlabelled");
+}
+
+// SPEC §6: Mixer is its signature, not every other head. A head whose cos(s, v_0) rises with N
+// (the alignment does not leave the sink) and that is neither Retriever nor Reset was a Mixer
+// under the old catch-all rule; it is Unlabelled, closest to Mixer, and says which slope failed.
+TEST(Taxonomy, CatchAllHeadIsUnlabelled) {
+  HeadFeatures f = mixer();
+  f.cos_s_v0 = curve(0.2, 0.05);  // rises: the wrong way
+  f.cos_s_vL = curve(0.3, 0.02);  // rises; mean 0.37 < 0.5, median over N <= 64 0.34 >= 0.3
+  const HeadLabel h = classify(f, {});
+  EXPECT_EQ(h.label, "Unlabelled") << h.rule;
+  EXPECT_EQ(h.closest, "Mixer");  // one failed criterion; Retriever and Reset fail both of theirs
+  EXPECT_NE(h.failed.find("cos(s, v_0)"), std::string::npos) << h.failed;
+  EXPECT_NE(h.failed.find("0.05"), std::string::npos) << h.failed;
+  EXPECT_FALSE(h.slopes_by_interval);
+  // Closest by shortfall: c_last largest, mean cos(s, v_L) just under 0.5 -> Retriever, one
+  // criterion short by 2%; its slopes are flat, so Mixer fails both of its criteria.
+  HeadFeatures r{0.1, 2.0, 0.5, kGrid, curve(0.2, 0.0), curve(0.49, 0.0)};
+  const HeadLabel q = classify(r, {});
+  EXPECT_EQ(q.label, "Unlabelled");
+  EXPECT_EQ(q.closest, "Retriever");
+  EXPECT_NE(q.failed.find("mean cos(s, v_L) 0.49 >= 0.5"), std::string::npos) << q.failed;
+}
+
+// SPEC §6: where the run has intervals, each slope's must exclude 0.
+TEST(Taxonomy, MixerSignatureReadsTheIntervals) {
+  HeadFeatures f = mixer();  // slopes -0.1 and +0.08
+  f.slope_cos_v0_ci = std::array<double, 2>{-0.12, -0.08};
+  f.slope_cos_vL_ci = std::array<double, 2>{0.05, 0.11};
+  HeadLabel h = classify(f, {});
+  EXPECT_EQ(h.label, "Mixer") << h.rule;
+  EXPECT_TRUE(h.slopes_by_interval);
+  // The point slope is positive but its interval holds 0: not a Mixer; 0.01 of the width 0.1 is
+  // on the wrong side.
+  f.slope_cos_vL_ci = std::array<double, 2>{-0.01, 0.09};
+  h = classify(f, {});
+  EXPECT_EQ(h.label, "Unlabelled") << h.rule;
+  EXPECT_EQ(h.closest, "Mixer");
+  EXPECT_NE(h.failed.find("interval [-0.01, 0.09]"), std::string::npos) << h.failed;
+  // One interval missing (NaN): the signs decide, and the head says so.
+  f.slope_cos_vL_ci = std::array<double, 2>{kNaN, kNaN};
+  h = classify(f, {});
+  EXPECT_EQ(h.label, "Mixer");
+  EXPECT_FALSE(h.slopes_by_interval);
+  EXPECT_NE(h.rule.find("its sign"), std::string::npos) << h.rule;
+}
+
+// A head at a threshold's edge: mean cos(s, v_L) exactly 0.5 is a Retriever (>= holds); at
+// +10% it is not, and the sensitivity table lists exactly that head there, and no change at -10%.
+TEST(Taxonomy, ThresholdEdgeAndTheSensitivityTable) {
+  HeadFeatures edge{0.1, 2.0, 0.5, kGrid, curve(0.2, 0.0), curve(0.5, 0.0)};
+  ASSERT_EQ(classify(edge, {}).mean_cos_vL, 0.5);
+  EXPECT_EQ(classify(edge, {}).label, "Retriever");
+  std::vector<TaxonomyInput> heads = {{0, 0, 3, retriever()}, {0, 1, 3, edge}, {1, 0, 3, reset()}, {1, 1, 3, mixer()}};
+  const Taxonomy t = taxonomy(heads, {});
+  ASSERT_EQ(t.sensitivity.size(), std::size(kTaxonomyThresholds) * std::size(kSensitivityFactors));
+  for (const auto& row : t.sensitivity) {
+    const bool up = row.threshold == std::string("retriever_cos_vL_min") && row.factor > 1;
+    if (!up) {
+      EXPECT_TRUE(row.changes.empty()) << row.threshold << " x " << row.factor;
+      continue;
+    }
+    EXPECT_DOUBLE_EQ(row.value, 0.5 * row.factor);
+    // The edge head (flat slopes: no Mixer signature) becomes Unlabelled; the true Retriever
+    // (mean ~0.83) stays until 0.625.
+    ASSERT_EQ(row.changes.size(), 1u) << row.factor;
+    EXPECT_EQ(row.changes[0].head, 1);
+    EXPECT_EQ(row.changes[0].from, "Retriever");
+    EXPECT_EQ(row.changes[0].to, "Unlabelled");
+  }
+  // The whole-number threshold moves by rounding: 64 x 0.9 = 57.6 -> 58.
+  for (const auto& row : t.sensitivity)
+    if (row.threshold == std::string("reset_n_max") && row.factor == 0.9) EXPECT_EQ(row.value, 58);
 }
 
 TEST(Taxonomy, ConfigThresholdChangesTheOutcome) {
@@ -176,9 +250,24 @@ TEST(Taxonomy, ReportFromMeasureJson) {
   EXPECT_EQ(r["heads"][2]["head"], 2);
   EXPECT_EQ(r["heads"][2]["features"]["samples"], 3);
   EXPECT_NEAR(r["heads"][2]["features"]["slope_cos_vL"].get<double>(), 0.08, 1e-12);
+  EXPECT_EQ(r["heads"][2]["features"]["slopes_by"], "sign");  // the measure has no slope intervals
+  EXPECT_TRUE(r["heads"][2]["features"]["slope_cos_vL_ci"].is_null());
   EXPECT_EQ(r["layers"].dump(),
-            R"([{"layer":0,"Retriever":1,"Mixer":0,"Reset":1},{"layer":1,"Retriever":0,"Mixer":2,"Reset":1}])");
-  EXPECT_EQ(r["totals"].dump(), R"({"heads":5,"Retriever":1,"Mixer":2,"Reset":2})");
+            R"([{"layer":0,"Retriever":1,"Mixer":0,"Reset":1,"Unlabelled":0},{"layer":1,"Retriever":0,"Mixer":2,"Reset":1,"Unlabelled":0}])");
+  EXPECT_EQ(r["totals"].dump(), R"({"heads":5,"Retriever":1,"Mixer":2,"Reset":2,"Unlabelled":0})");
+  EXPECT_EQ(r["sensitivity"].size(), 16u);
+  // The slopes' intervals are read from the measure: one that holds 0 unlabels the head.
+  json m = measure_with({{0, mixer()}});
+  m["heads"][0]["cos_s_v0_slope_ci"] = {-0.12, -0.08};
+  m["heads"][0]["cos_s_vL_slope_ci"] = {-0.01, 0.09};
+  const auto u = taxonomy_report(m, {});
+  EXPECT_EQ(u["heads"][0]["label"], "Unlabelled");
+  EXPECT_EQ(u["heads"][0]["closest"], "Mixer");
+  EXPECT_EQ(u["heads"][0]["features"]["slopes_by"], "interval");
+  EXPECT_EQ(u["heads"][0]["features"]["slope_cos_vL_ci"].dump(), "[-0.01,0.09]");
+  m["heads"][0]["cos_s_vL_slope_ci"] = "x";
+  EXPECT_NE(error_of([&] { taxonomy_report(m, {}); }).find("heads[0].cos_s_vL_slope_ci must be [lo, hi] or null"),
+            std::string::npos);
 }
 
 TEST(Taxonomy, NullCurveEntriesAndNullFeaturesInTheReport) {

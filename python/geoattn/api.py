@@ -135,7 +135,7 @@ def _arrays_of_doc(doc):
 
 def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=2000, seed=0, distance="euclidean",
             decay_k=64, bootstrap_level="auto", bootstrap_unit="document", kv_map=None, docs=None, threads=0,
-            metrics_memory_mb=256, envelopes="auto", kappa=1.0, kappa_scan="auto", window_tokens="visible", layer_windows=None,
+            metrics_memory_mb=256, envelopes="auto", kappa=1.0, kappa_scan="off", window_tokens="visible", layer_windows=None,
             source="python", metadata=None):
     """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
 
@@ -147,9 +147,11 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
             head // (heads / kv_heads)); docs: each window's document (the bootstrap's unit;
             default each window its own). envelopes "auto", "on" or "off": SPEC §5's bounds of the
             measured samples (auto: on for CPU tensors, off for CUDA ones), at `kappa`.
-            kappa_scan "auto", "off" or kappas like "0.25,0.5,1": the envelopes at those kappas
-            for the kappa range each head allows (auto: 2^-4..2^4 in half octaves where the
-            envelopes are on; the result's "kappa_range").
+            kappa_scan "off" (default), "auto" or kappas like "0.25,0.5,1": an opt-in diagnostic,
+            the envelopes at those kappas for the kappa range each head allows (auto: 2^-4..2^4
+            in half octaves where the envelopes are on; the result's "kappa_range"). A smaller
+            kappa never tightens a bound: a head that brackets at some kappa brackets at every
+            smaller one, so a range's low end says where the grid stops.
             layer_windows: each layer's sliding window (0: none; a model's config says it:
             Mistral's sliding_window, Gemma-2/3's sliding layers), None: none, or the metadata's
             "layer_attention" as geoattn capture writes it. window_tokens "visible" (SPEC §1: a

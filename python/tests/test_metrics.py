@@ -87,11 +87,13 @@ def test_envelopes_are_a_setting(capture, py_result):
 
 
 def test_kappa_scan_is_a_setting(capture, py_result):
-    """Every group's kappa range at the default scan (the CLI's, compared bit
-    for bit above); a list of kappas is recorded and used, off leaves the ranges out."""
-    kappas = py_result.doc["settings"]["kappa_scan"]["kappas"]
+    """The scan is opt-in: off by default (no ranges); auto gives every group's kappa range at
+    the 17-kappa grid; a list of kappas is recorded and used."""
+    assert "kappa_scan" not in py_result.doc["settings"] and "kappa_range" not in py_result.doc["global"]
+    scan = py_metrics(capture, kappa_scan="auto")
+    kappas = scan.doc["settings"]["kappa_scan"]["kappas"]
     assert len(kappas) == 17 and kappas[0] == 2 ** -4 and kappas[-1] == 2 ** 4
-    for group in [py_result.doc["global"]] + py_result.doc["layers"] + py_result.doc["heads"]:
+    for group in [scan.doc["global"]] + scan.doc["layers"] + scan.doc["heads"]:
         k = group["kappa_range"]
         assert (k["lo"] is None) == (k["hi"] is None) and (k["lo"] is None or k["lo"] <= k["hi"])
         assert 0 <= k["with_range"] <= 1  # the bootstrap's share of replicates with a range
@@ -106,7 +108,7 @@ def test_kappa_scan_is_a_setting(capture, py_result):
     with pytest.raises(ValueError, match="kappa_scan"):
         py_metrics(capture, kappa_scan="1,2", envelopes="off")
     # The taxonomy's companion table, as geoattn taxonomy writes it from the JSON.
-    tax = geoattn.taxonomy(py_result)
+    tax = geoattn.taxonomy(scan)
     assert sum(r["heads"] for r in tax["kappa_by_layer"]) == len(tax["heads"]) == 36
 
 

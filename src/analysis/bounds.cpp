@@ -75,13 +75,20 @@ class State {
     }
   }
 
+  // What does not depend on kappa at the current N (BoundsCurves): the kappa-free upper bounds,
+  // and whether N is open (1 < N < n) and the lower bounds non-trivial (Delta > 0).
+  struct KappaFree {
+    double P_up0 = 1, R_up0 = 1;
+    bool open = false, nontrivial = false;
+  };
+
   // The four bounds at the current N (SPEC §5) at each of `kappas`, into out[k] (P_lo, P_up,
   // R_lo, R_up): what depends on kappa (the tails, sigma) evaluated per kappa over the rest,
-  // computed once.
-  void bounds(std::span<const double> kappas, std::span<std::array<double, 4>> out) {
+  // computed once; and the kappa-free quantities.
+  KappaFree bounds(std::span<const double> kappas, std::span<std::array<double, 4>> out) {
     for (auto& b : out) b = {1.0, 1.0, 1.0, 1.0};
     // SPEC §5: N = 1 and N = q+1 give P = R = 1 identically; every bound is 1.
-    if (N_ == 1 || N_ == n_) return;
+    if (N_ == 1 || N_ == n_) return {};
     const bool sink_in = is_in_[0] != 0;
     const bool any_in = n_in_nonsink_ > 0;  // false only at N = 1 (returned above); kept for clarity
     // SPEC §5 / eq. 7: a_out_max = max_{j not in I_N} a_j (the first out-token by a).
@@ -105,6 +112,10 @@ class State {
       out[k][0] = lo.P_lo, out[k][2] = lo.R_lo;
       upper(B, kappas[k], out[k][1], out[k][3]);
     }
+    KappaFree free = upper0();
+    free.open = true;
+    free.nontrivial = Delta > 0;  // SPEC §5: the lower bounds say more than N/(q+1) and 0
+    return free;
   }
 
  private:
@@ -147,6 +158,19 @@ class State {
     R_up = sum_one_minus / static_cast<double>(N_);
   }
 
+  // SPEC §5, kappa -> 0+: p_ij -> (1/2) [mu_ij <= 0], the limit from above. Token i reaches 1/2
+  // when mu_ij <= 0 at the smallest c_j: the same test (p_of_mu's) by which upper() takes 1/2 there.
+  // P_up0 = 1 - [exists i, j: mu_ij <= 0] / (2 (N+1)), R_up0 = (1/N) sum_i (1 - (1/2) [exists j: mu_ij <= 0]).
+  KappaFree upper0() const {
+    const int64_t j0 = out_.front().second;
+    int64_t reached = 0;
+    for (const int64_t i : selected()) reached += !(detail::mu_ij(in_.a[i], in_.a[j0], M_[i], M_[j0]) > 0);
+    KappaFree f;
+    f.P_up0 = 1 - (reached > 0 ? 0.5 : 0.0) / static_cast<double>(N_ + 1);
+    f.R_up0 = (static_cast<double>(N_) - 0.5 * static_cast<double>(reached)) / static_cast<double>(N_);
+    return f;
+  }
+
   std::vector<int64_t> selected() const {
     return std::vector<int64_t>(in_.order.begin(), in_.order.begin() + static_cast<std::ptrdiff_t>(N_));
   }
@@ -179,7 +203,7 @@ std::vector<BoundsCurves> sample_bounds(const BoundsInput& in, const std::vector
   for (const int64_t target : grid) {
     if (target > n) break;
     while (N < target) state.add(in.order[static_cast<size_t>(N++)]);
-    state.bounds(kappas, at);
+    const auto free = state.bounds(kappas, at);
     for (size_t k = 0; k < kappas.size(); ++k) {
       const auto [P_lo, P_up, R_lo, R_up] = at[k];
       BoundsCurves& c = out[k];
@@ -187,6 +211,8 @@ std::vector<BoundsCurves> sample_bounds(const BoundsInput& in, const std::vector
       // Corollary 1 (eq. 16-17): F envelopes are 2x/(1+x) of the P and R bounds.
       c.F_rmax_lo.push_back(detail::f_of(P_lo)), c.F_rmax_up.push_back(detail::f_of(P_up));
       c.F_rmin_lo.push_back(detail::f_of(R_lo)), c.F_rmin_up.push_back(detail::f_of(R_up));
+      c.P_up0.push_back(free.P_up0), c.R_up0.push_back(free.R_up0);
+      c.open.push_back(free.open), c.nontrivial.push_back(free.nontrivial);
     }
   }
   return out;

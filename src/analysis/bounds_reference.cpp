@@ -70,6 +70,11 @@ BoundsTerms bounds_terms(const BoundsInput& in, int64_t N, const BoundsOptions& 
   t.P_up = 1 - t.p.maxCoeff() / static_cast<double>(N + 1);
   // SPEC §5 / eq. 15: R_up = (1/N) sum_i (1 - max_j p_ij).
   t.R_up = (1.0 - t.p.rowwise().maxCoeff().array()).sum() / static_cast<double>(N);
+  // SPEC §5, kappa -> 0+: p_ij -> (1/2) [mu_ij <= 0], so
+  // P_up0 = 1 - [exists i, j: mu_ij <= 0] / (2 (N+1)), R_up0 = (1/N) sum_i (1 - (1/2) [exists j: mu_ij <= 0]).
+  const Eigen::Array<bool, Eigen::Dynamic, 1> reached = (t.mu.array() <= 0).rowwise().any();
+  t.P_up0 = 1 - (reached.any() ? 0.5 : 0.0) / static_cast<double>(N + 1);
+  t.R_up0 = (1.0 - 0.5 * reached.cast<double>()).sum() / static_cast<double>(N);
   return t;
 }
 

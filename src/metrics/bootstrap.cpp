@@ -6,8 +6,10 @@
 #include <numeric>
 
 #include <Eigen/Dense>
+#include <fmt/format.h>
 
 #include "core_kernels.h"
+#include "geoattn/analysis/taxonomy.h"
 #include "resamples.h"
 #include "geoattn/metrics/pearson.h"
 #include "geoattn/util/error.h"
@@ -169,12 +171,52 @@ void block_intervals(const Block& r, int64_t g0, int64_t g1, GroupIntervals& out
   }
 }
 
+// SPEC §6: each replicate's slope against ln N of its mean cos(s, v_0) and cos(s, v_L) curves
+// (a replicate without a sample at some N leaves that N out, as the point estimate does).
+void slope_intervals(const Block& r, std::span<const int64_t> n_grid, GroupIntervals& out) {
+  const int64_t B = r.sums.rows(), G = r.u.grid_size();
+  const std::vector<int64_t> grid(n_grid.begin(), n_grid.end());
+  std::vector<double> xs(static_cast<size_t>(B)), low(xs.size()), high(xs.size()), y(static_cast<size_t>(G));
+  for (int k = 0; k < 2; ++k) {
+    for (int64_t b = 0; b < B; ++b) {
+      for (int64_t g = 0; g < G; ++g) y[g] = r.counts(b, g) > 0 ? r.sums(b, k * G + g) / r.counts(b, g) : kNaN;
+      xs[b] = analysis::slope_vs_log_n(grid, y);
+    }
+    out.slope[k] = tails(xs.data(), B, low.data(), high.data());
+  }
+}
+
 }  // namespace
 
-BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicates, uint64_t seed) {
+IntervalStatus interval_status(int64_t units, const std::string& unit) {
+  IntervalStatus s;
+  // SPEC §2b: no interval from fewer than 2 units; flagged below 10.
+  if (units < kMinIntervalUnits) {
+    s.intervals = false;
+    s.why = fmt::format("no intervals: {} bootstrap unit ({}); resampling one unit gives zero-width intervals that would "
+                        "mark every difference significant",
+                        units, unit);
+  } else if (units < kFewIntervalUnits) {
+    s.few_units = true;
+    s.why = fmt::format("intervals from few units: {} {}s (fewer than {}); read them as rough", units, unit,
+                        kFewIntervalUnits);
+  }
+  return s;
+}
+
+BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicates, uint64_t seed,
+                          std::span<const int64_t> n_grid, const std::string& unit_name) {
   if (replicates < 1) fail("bootstrap: {} replicates", replicates);
   const int64_t U = u.units(), G = u.grid_size(), S = u.stats_per_group(), groups = u.groups();
   if (U < 1) fail("bootstrap: no documents");
+  if (!n_grid.empty() && std::ssize(n_grid) != G) fail("bootstrap: {} grid values for a grid of {}", n_grid.size(), G);
+  BootstrapResult out;
+  out.replicates = replicates;
+  out.units = U;
+  out.seed = seed;
+  out.level = u.level();
+  out.status = interval_status(U, unit_name);
+  if (!out.status.intervals) return out;
   // Units in the order of their ids.
   const auto [order, W] = detail::resamples(u.unit_ids(), replicates, seed);
   const int64_t L = u.layers(), H = u.heads();
@@ -217,17 +259,23 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
     r.diff.assign(kControlled, std::vector<Interval>(G, Interval{kNaN, kNaN}));
     r.scalar.assign(kScalarMetrics, Interval{kNaN, kNaN});
     r.corr.assign(G, Interval{kNaN, kNaN});
+    r.slope.fill(Interval{kNaN, kNaN});
   }
-  // Work items: (job, block of grid indices); the last block of a job is its scalars. One
-  // [B x U] x [U x columns] product per item keeps the replicate sums small (L2-sized).
+  // Work items: (job, block of grid indices); then a job's scalars, then (with n_grid) its
+  // slopes over the whole grid. One [B x U] x [U x columns] product per item keeps the replicate
+  // sums small (L2-sized).
   constexpr int64_t kBlock = 16;
-  const int64_t blocks = (G + kBlock - 1) / kBlock + 1;
+  const int64_t grid_blocks = (G + kBlock - 1) / kBlock, blocks = grid_blocks + (n_grid.empty() ? 1 : 2);
   pool.parallel_for(static_cast<int64_t>(jobs.size()) * blocks, [&](int64_t begin, int64_t end, int) {
     for (int64_t item = begin; item < end; ++item) {
       const Job& job = jobs[item / blocks];
       const int64_t blk = item % blocks, g0 = std::min(G, blk * kBlock), g1 = std::min(G, g0 + kBlock);
+      const bool slopes = blk == grid_blocks + 1;
       std::vector<int64_t> columns;
-      if (g0 == G) {
+      if (slopes) {
+        for (const int m : {kCos_s_v0, kCos_s_vL})
+          for (int64_t g = 0; g < G; ++g) columns.push_back(u.curve_index(m, g));
+      } else if (g0 == G) {
         for (int k = 0; k < kScalarMetrics; ++k) columns.push_back(u.scalar_index(k));
       } else {
         for (int64_t g = g0; g < g1; ++g) {
@@ -242,15 +290,11 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
           for (size_t c = 0; c < columns.size(); ++c) X(i, static_cast<Eigen::Index>(c)) += sums[columns[c]];
         }
       const Block r{u, sums_of_replicates(W, X), columns, job.counts};
-      block_intervals(r, g0, g1, results[item / blocks]);
+      if (slopes) slope_intervals(r, n_grid, results[item / blocks]);
+      else block_intervals(r, g0, g1, results[item / blocks]);
     }
   });
 
-  BootstrapResult out;
-  out.replicates = replicates;
-  out.units = U;
-  out.seed = seed;
-  out.level = u.level();
   out.global = std::move(results[0]);
   for (size_t j = 1; j < results.size(); ++j) {
     if (static_cast<int64_t>(j) <= (u.level() == BootLevel::Global ? 0 : L)) out.layers.push_back(std::move(results[j]));

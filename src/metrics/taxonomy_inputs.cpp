@@ -12,7 +12,8 @@ namespace {
 double finite_or_nan(double x) { return std::isfinite(x) ? x : kNaN; }
 }  // namespace
 
-std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg) {
+std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg, const BootstrapResult* boot) {
+  const bool with_ci = boot && boot->status.intervals && !boot->heads.empty();
   std::vector<analysis::TaxonomyInput> out;
   const int64_t G = static_cast<int64_t>(agg.n_grid().size());
   for (int64_t l = 0; l < agg.layers(); ++l)
@@ -32,6 +33,10 @@ std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg) {
       for (int64_t g = 0; g < G; ++g) {
         f.cos_s_v0.push_back(finite_or_nan(s.curve(kCos_s_v0, g).mean()));
         f.cos_s_vL.push_back(finite_or_nan(s.curve(kCos_s_vL, g).mean()));
+      }
+      if (with_ci) {  // SPEC §6: the slopes' intervals, as the result JSON carries them
+        const auto& slope = boot->heads[static_cast<size_t>(l * agg.heads() + h)].slope;
+        f.slope_cos_v0_ci = slope[0], f.slope_cos_vL_ci = slope[1];
       }
       out.push_back(std::move(in));
     }

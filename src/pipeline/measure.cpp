@@ -80,10 +80,14 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   const Finalized finalized = finalize(pool, state, &stages);
   note_timing();
   write_results(out, state, finalized, sidecar, &stages);
+  // The run's last line; where the intervals are missing or from few units (SPEC §2b), it says so.
+  const std::string note = finalized.bootstrap && !finalized.bootstrap->status.why.empty()
+                               ? "; " + finalized.bootstrap->status.why
+                               : "";
   if (!m.quiet)
-    fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s)\n", out,
+    fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s){}\n", out,
                W, c.n_layers * c.n_heads * static_cast<int64_t>(job.queries.size()), total_s, times.forward_s,
-               times.visit_s);
+               times.visit_s, note);
 }
 
 void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key,

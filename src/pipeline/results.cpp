@@ -12,6 +12,7 @@
 #include "geoattn/report/state_file.h"
 #include "geoattn/pipeline/shard_set.h"
 #include "geoattn/util/atomic_file.h"
+#include "geoattn/util/enum_names.h"
 #include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
@@ -23,7 +24,8 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   auto t = Clock::now();
   if (!state.units.empty()) {
     const auto& b = state.run_info.method.bootstrap;
-    done.bootstrap = metrics::bootstrap(pool, state.units, b.replicates, b.seed);
+    done.bootstrap = metrics::bootstrap(pool, state.units, b.replicates, b.seed, state.metrics.n_grid(),
+                                        name_of(metrics::kBootUnitNames, b.unit.value_or(metrics::BootUnit::Document)));
   }
   if (times) times->bootstrap += seconds_since(t);
   t = Clock::now();
@@ -33,7 +35,9 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   t = Clock::now();
   if (!state.kappa_scan.empty()) {
     const auto& b = state.run_info.method.bootstrap;
-    done.kappa = metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, state.units.empty() ? nullptr : &state.units,
+    // Resampled only where the metric bootstrap has intervals (SPEC §2b).
+    const bool resample = done.bootstrap && done.bootstrap->status.intervals;
+    done.kappa = metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, resample ? &state.units : nullptr,
                                        b.replicates, b.seed);
     if (!done.fits.empty()) metrics::name_failing_assumptions(*done.kappa, done.fits);
   }

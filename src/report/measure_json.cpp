@@ -65,6 +65,10 @@ void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupInter
             [&](int64_t g, int j) { return ci->diff[k][g][j]; });
     for (int k = 0; k < metrics::kScalarMetrics; ++k)
       out[std::string(kScalarNames[k]) + "_ci"] = interval(ci->scalar[k][0], ci->scalar[k][1]);
+    // SPEC §6: the intervals of the slopes against ln N of cos(s, v_0) and cos(s, v_L).
+    for (int k = 0; k < 2; ++k)
+      out[std::string(kCurveNames[k == 0 ? metrics::kCos_s_v0 : metrics::kCos_s_vL]) + "_slope_ci"] =
+          interval(ci->slope[k][0], ci->slope[k][1]);
   }
   if (!with_corr) return;
   // SPEC §3: corr(R(r_min, N), rho0) per N.
@@ -81,6 +85,23 @@ void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
   const auto fields = analysis::curve_fields(mean);
   array("samples", [&](int64_t g) { return static_cast<double>(samples[g]); });
   for (int k = 0; k < analysis::kBoundCurves; ++k) array(analysis::kBoundsNames[k], [&](int64_t g) { return (*fields[k])[g]; });
+  const auto share = e.nontrivial(layer, head);
+  array("nontrivial", [&](int64_t g) { return share[g]; });
+}
+
+// SPEC §5, "What the envelopes can say": the group's non-trivial share, and the N at which its
+// means leave each envelope (metrics::envelope_leaves), into `out`.
+void put_envelope_reading(ordered_json& out, const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
+                          const GroupStats& s, const std::vector<int64_t>& n_grid) {
+  std::vector<double> P, R;
+  for (int64_t g = 0; g < s.grid_size(); ++g)
+    P.push_back(s.curve(metrics::kP_rmax, g).mean()), R.push_back(s.curve(metrics::kR_rmin, g).mean());
+  out["nontrivial_share"] = number(e.nontrivial_share(layer, head));
+  const auto leaves = metrics::envelope_leaves(n_grid, P, R, e.mean(layer, head));
+  ordered_json l = ordered_json::object();
+  const auto fields = metrics::leaves_fields(leaves);
+  for (size_t k = 0; k < fields.size(); ++k) l[metrics::kLeavesNames[k]] = *fields[k];
+  out["leaves"] = std::move(l);
 }
 
 // A group's kappa range; `failure` for a head without one.
@@ -194,11 +215,16 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   check_run_info(run_info);
   ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
-  if (boot)
+  if (boot) {
     out["bootstrap"] = {{"replicates", boot->replicates}, {"seed", boot->seed}, {"level", metrics::boot_level_name(boot->level)},
                         {"unit", run_info.contains("settings") ? run_info["settings"].value("/bootstrap/unit"_json_pointer, "document")
                                                                : "document"},
-                        {"units", boot->units}, {"percentiles", {2.5, 97.5}}};
+                        {"units", boot->units}, {"percentiles", {2.5, 97.5}},
+                        // SPEC §2b: intervals only where the data has them.
+                        {"intervals", boot->status.intervals}, {"few_units", boot->status.few_units}};
+    if (!boot->status.why.empty()) out["bootstrap"]["why"] = boot->status.why;
+    if (!boot->status.intervals) boot = nullptr;  // no group has an interval
+  }
   out["n_grid"] = agg.n_grid();
   const bool with_fits = fits && !fits->empty();
   if (with_fits && static_cast<int64_t>(fits->size()) != agg.layers() * agg.heads())
@@ -211,22 +237,28 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     fail("internal: envelopes of {}x{} (grid {}) for {}x{} (grid {})", envelopes->layers(), envelopes->heads(),
          envelopes->grid_size(), agg.layers(), agg.heads(), G);
   // The envelopes of group (layer, head) inline in `out`, or in entry e of `table`.
-  const auto envelopes_inline = [&](ordered_json& out, int64_t layer, int64_t head) {
+  const auto envelopes_inline = [&](ordered_json& out, int64_t layer, int64_t head, const GroupStats& s) {
     ordered_json e = ordered_json::object();
     put_envelopes(*envelopes, layer, head, [&](const char* name, const auto& value) {
       ordered_json a = ordered_json::array();
       for (int64_t g = 0; g < G; ++g) a.push_back(std::string_view(name) == "samples" ? ordered_json(static_cast<int64_t>(value(g))) : number(value(g)));
       e[name] = std::move(a);
     });
+    put_envelope_reading(e, *envelopes, layer, head, s, agg.n_grid());
     out["envelopes"] = std::move(e);
   };
-  const auto envelopes_split = [&](ArrayTable& table, int64_t entry, int64_t layer, int64_t head) {
+  // The arrays to entry e of `table`, the reading into `out` (where the reader puts them back).
+  const auto envelopes_split = [&](ordered_json& out, ArrayTable& table, int64_t entry, int64_t layer, int64_t head,
+                                   const GroupStats& s) {
     put_envelopes(*envelopes, layer, head, [&](const char* name, const auto& value) {
       double* dst = table.slot(std::string("envelopes.") + name, {G}, entry);
       for (int64_t g = 0; g < G; ++g) dst[g] = value(g);
     });
+    ordered_json e = ordered_json::object();
+    put_envelope_reading(e, *envelopes, layer, head, s, agg.n_grid());
+    out["envelopes"] = std::move(e);
   };
-  if (envelopes) envelopes_inline(global, -1, -1);
+  if (envelopes) envelopes_inline(global, -1, -1, agg.global_stats());
   if (kappa) global["kappa_range"] = kappa_range_object(kappa->global, nullptr);
 
   const int64_t L = agg.layers(), H = agg.heads();
@@ -238,8 +270,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     ordered_json layer = {{"layer", l}};
     if (arrays) put_group_split(layer, layer_table, l, agg.layer_stats(l), ci, true);
     else put_group_inline(layer, agg.layer_stats(l), ci, true);
-    if (envelopes && arrays) envelopes_split(layer_table, l, l, -1);
-    else if (envelopes) envelopes_inline(layer, l, -1);
+    if (envelopes && arrays) envelopes_split(layer, layer_table, l, l, -1, agg.layer_stats(l));
+    else if (envelopes) envelopes_inline(layer, l, -1, agg.layer_stats(l));
     if (kappa) layer["kappa_range"] = kappa_range_object(kappa->layers[l], nullptr);
     layers.push_back(std::move(layer));
     for (int64_t h = 0; h < H; ++h) {
@@ -248,8 +280,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
       ordered_json head = {{"layer", l}, {"head", h}};
       if (arrays) put_group_split(head, head_table, i, agg.head_stats(l, h), hci, false);
       else put_group_inline(head, agg.head_stats(l, h), hci, false);
-      if (envelopes && arrays) envelopes_split(head_table, i, l, h);
-      else if (envelopes) envelopes_inline(head, l, h);
+      if (envelopes && arrays) envelopes_split(head, head_table, i, l, h, agg.head_stats(l, h));
+      else if (envelopes) envelopes_inline(head, l, h, agg.head_stats(l, h));
       if (kappa) head["kappa_range"] = kappa_range_object(kappa->heads[i], &kappa->failures[i]);
       if (with_fits) {
         ordered_json head_fits = to_json((*fits)[i]);

@@ -234,9 +234,14 @@ RunState load_run_state(const std::string& path) {
       fail("envelope_sums, envelope_counts and settings.envelopes must come together");
     if (kappa) {
       const int64_t L = state.metrics.layers(), H = state.metrics.heads(), G = std::ssize(state.metrics.n_grid());
+      if (!file.header().find("envelope_open") || !file.header().find("envelope_nontrivial"))
+        fail("the envelopes have no envelope_open/envelope_nontrivial counts (an older geoattn wrote them without the "
+             "kappa-free envelopes; run it again)");
       state.envelopes = EnvelopeStats::from_tensors(
           L, H, G, *kappa, file.read<int64_t>("envelope_sums", io::Dtype::I64, {L, H, analysis::kBoundCurves, G, 2}),
-          file.read<int64_t>("envelope_counts", io::Dtype::I64, {L, H, G}));
+          file.read<int64_t>("envelope_counts", io::Dtype::I64, {L, H, G}),
+          file.read<int64_t>("envelope_open", io::Dtype::I64, {L, H, G}),
+          file.read<int64_t>("envelope_nontrivial", io::Dtype::I64, {L, H, G}));
     }
     // The envelopes at the kappa grid: present exactly when the settings list it.
     const auto& kappas = state.run_info.method.kappa_scan;

@@ -45,10 +45,12 @@ analysis::TaxonomyConfig taxonomy_config_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::ordered_json to_json(const analysis::TaxonomyConfig& c) {
-  return {{"retriever_cos_vL_min", c.retriever_cos_vL_min},
-          {"reset_sink_ratio", c.reset_sink_ratio},
-          {"reset_cos_vL_max", c.reset_cos_vL_max},
-          {"reset_n_max", c.reset_n_max}};
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& t : analysis::kTaxonomyThresholds) {
+    if (t.real) out[t.name] = c.*t.real;
+    else out[t.name] = c.*t.whole;
+  }
+  return out;
 }
 
 }  // namespace geoattn::report

@@ -1,6 +1,8 @@
 #include "geoattn/report/taxonomy_json.h"
 
+#include <array>
 #include <cmath>
+#include <optional>
 #include <map>
 #include <algorithm>
 #include <string>
@@ -50,6 +52,11 @@ std::vector<double> need_curve(const ordered_json& j, const std::string& where, 
   return out;
 }
 
+ordered_json interval_or_null(const std::optional<std::array<double, 2>>& ci) {
+  return ci && std::isfinite((*ci)[0]) && std::isfinite((*ci)[1]) ? ordered_json::array({(*ci)[0], (*ci)[1]})
+                                                                  : ordered_json(nullptr);
+}
+
 }  // namespace
 
 std::vector<analysis::TaxonomyInput> taxonomy_inputs(const ordered_json& measure) {
@@ -77,6 +84,16 @@ std::vector<analysis::TaxonomyInput> taxonomy_inputs(const ordered_json& measure
     f.n_grid = n_grid;
     f.cos_s_v0 = need_curve(h, where, "cos_s_v0", n_grid.size());
     f.cos_s_vL = need_curve(h, where, "cos_s_vL", n_grid.size());
+    // SPEC §6: the slopes' bootstrap intervals, where the run has them.
+    const auto interval = [&](const char* key) -> std::optional<std::array<double, 2>> {
+      if (!h.contains(key) || h[key].is_null()) return std::nullopt;
+      const auto& v = h[key];
+      if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
+        fail("taxonomy: {}.{} must be [lo, hi] or null, got {}", where, key, v.dump());
+      return std::array<double, 2>{v[0].get<double>(), v[1].get<double>()};
+    };
+    f.slope_cos_v0_ci = interval("cos_s_v0_slope_ci");
+    f.slope_cos_vL_ci = interval("cos_s_vL_slope_ci");
     out.push_back(std::move(in));
   }
   return out;
@@ -97,18 +114,36 @@ ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
                              {"mean_cos_vL", number(lab.mean_cos_vL)},
                              {"median_cos_vL_small_n", number(lab.median_cos_vL_small_n)},
                              {"slope_cos_v0", number(lab.slope_cos_v0)},
-                             {"slope_cos_vL", number(lab.slope_cos_vL)}};
-    heads.push_back({{"layer", in.layer}, {"head", in.head}, {"label", lab.label}, {"rule", lab.rule},
-                     {"features", std::move(features)}});
+                             {"slope_cos_vL", number(lab.slope_cos_vL)},
+                             {"slope_cos_v0_ci", interval_or_null(f.slope_cos_v0_ci)},
+                             {"slope_cos_vL_ci", interval_or_null(f.slope_cos_vL_ci)},
+                             {"slopes_by", lab.slopes_by_interval ? "interval" : "sign"}};
+    ordered_json head = {{"layer", in.layer}, {"head", in.head}, {"label", lab.label}, {"rule", lab.rule}};
+    if (lab.label == analysis::kUnlabelled) head["closest"] = lab.closest, head["failed"] = lab.failed;
+    head["features"] = std::move(features);
+    heads.push_back(std::move(head));
   }
   ordered_json layers = ordered_json::array();
   for (const auto& [layer, c] : t.layers) layers.push_back(counts({{"layer", layer}}, c));
+  // SPEC §6: the labels that change when each threshold moves.
+  ordered_json sensitivity = ordered_json::array();
+  for (const auto& row : t.sensitivity) {
+    ordered_json changed = ordered_json::array();
+    for (const auto& c : row.changes)
+      changed.push_back({{"layer", c.layer}, {"head", c.head}, {"from", c.from}, {"to", c.to}});
+    sensitivity.push_back({{"threshold", row.threshold},
+                           {"factor", row.factor},
+                           {"value", row.value},
+                           {"changed", static_cast<int64_t>(row.changes.size())},
+                           {"heads", std::move(changed)}});
+  }
   return {{"schema", kTaxonomySchema},
           {"model", model},
           {"config", to_json(t.config)},
           {"heads", std::move(heads)},
           {"layers", std::move(layers)},
-          {"totals", counts({{"heads", static_cast<int64_t>(t.heads.size())}}, t.totals)}};
+          {"totals", counts({{"heads", static_cast<int64_t>(t.heads.size())}}, t.totals)},
+          {"sensitivity", std::move(sensitivity)}};
 }
 
 namespace {

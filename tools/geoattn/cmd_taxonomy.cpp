@@ -42,13 +42,14 @@ void run_taxonomy(const TaxonomyOptions& o) {
   write_file_atomic(o.out, [&](std::ostream& stream) { stream << result.dump(1) << "\n"; });
   if (!o.quiet) {
     const auto& t = result["totals"];
-    fmt::print(stderr, "wrote {}: {} Retriever, {} Mixer, {} Reset\n", o.out, t.value("Retriever", 0), t.value("Mixer", 0),
-               t.value("Reset", 0));
+    std::string counts;
+    for (const char* label : analysis::kHeadLabels) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", t.value(label, 0), label);
+    fmt::print(stderr, "wrote {}: {}\n", o.out, counts);
   }
 }
 
 void taxonomy_flags(CLI::App& cmd, TaxonomyOptions& o) {
-  cmd.description("Label every head Retriever / Mixer / Reset from a measure JSON (SPEC §6)");
+  cmd.description("Label every head Retriever / Mixer / Reset by its signature, or Unlabelled, from a measure JSON, with the labels' sensitivity to the thresholds (SPEC §6)");
   cmd.add_option("--from", o.from, "result JSON of geoattn measure / metrics / merge")->required();
   cmd.add_option("--config", o.config, "thresholds (default: the built-in ones, as in configs/taxonomy.json)");
   cmd.add_option("--out", o.out, "result JSON")->required();

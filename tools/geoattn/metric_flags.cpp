@@ -30,8 +30,11 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
   add_number_option(cmd, flag(P::kKappa), f.kappa, 0.0, std::numeric_limits<double>::max(),
                     "the concentration constant kappa > 0 of those bounds (SPEC §5)");
   cmd.add_option(flag(P::kKappaScan), f.kappa_scan,
-                 "the kappas of the envelopes for the kappa range each head allows: auto (2^-4..2^4 "
-                 "in half octaves where the envelopes are on), off, or a list like 0.25,0.5,1,2")
+                 "opt-in diagnostic: the kappas of the envelopes for the kappa range each head allows: off, auto "
+                 "(2^-4..2^4 in half octaves where the envelopes are on), or a list like 0.25,0.5,1,2. A smaller "
+                 "kappa never tightens a bound (kappa -> 0+ gives the kappa-free envelopes every run reports), so "
+                 "a head that brackets at some kappa brackets at every small enough one: a range's low end says "
+                 "where the grid stops, not what the head needs")
       ->capture_default_str();
   add_window_tokens_option(cmd, f.window_tokens);
   add_number_option(cmd, flag(P::kMetricsMemory), f.metrics_memory_mb, int64_t{1}, kMost >> 20,

@@ -28,18 +28,24 @@ struct BoundsInput {
 };
 
 // Per evaluated grid index: grid values N <= n only, so each vector has n_valid entries.
-// F_rmax_* = 2x/(1+x) of P_*, F_rmin_* = 2x/(1+x) of R_* (Corollary 1).
+// F_rmax_* = 2x/(1+x) of P_*, F_rmin_* = 2x/(1+x) of R_* (Corollary 1). P_up0, R_up0: the
+// kappa-free upper bounds, the limits of P_up, R_up as kappa -> 0+ and so above them at every
+// kappa (SPEC §5, "What the envelopes can say"). Per grid index too, kappa-free: `open` (1 < N < n,
+// where the bounds are not 1 by definition) and `nontrivial` (open and Delta > 0, where the lower
+// bounds say more than N/(q+1) and 0), each 0 or 1.
 struct BoundsCurves {
-  std::vector<double> P_lo, P_up, R_lo, R_up, F_rmax_lo, F_rmax_up, F_rmin_lo, F_rmin_up;
+  std::vector<double> P_lo, P_up, R_lo, R_up, F_rmax_lo, F_rmax_up, F_rmin_lo, F_rmin_up, P_up0, R_up0;
+  std::vector<char> open, nontrivial;
 };
-inline constexpr int kBoundCurves = 8;
+inline constexpr int kBoundCurves = 10;
 // The curves of a BoundsCurves with their JSON names, in one table (kBoundsNames[k] names
 // curve_fields(c)[k]).
 inline constexpr std::array<const char*, kBoundCurves> kBoundsNames = {
-    "P_lo", "P_up", "R_lo", "R_up", "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up"};
+    "P_lo", "P_up", "R_lo", "R_up", "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up", "P_up0", "R_up0"};
 template <class Curves>  // BoundsCurves or const BoundsCurves
 auto curve_fields(Curves& c) {
-  return std::array{&c.P_lo, &c.P_up, &c.R_lo, &c.R_up, &c.F_rmax_lo, &c.F_rmax_up, &c.F_rmin_lo, &c.F_rmin_up};
+  return std::array{&c.P_lo,      &c.P_up,      &c.R_lo,      &c.R_up,  &c.F_rmax_lo,
+                    &c.F_rmax_up, &c.F_rmin_lo, &c.F_rmin_up, &c.P_up0, &c.R_up0};
 }
 
 // SPEC §5 for every N of `grid` (sorted ascending, unique, >= 1) with N <= n. Incremental in
@@ -76,6 +82,7 @@ struct BoundsTerms {
   Eigen::VectorXd M;             // M_j for every token j = 0..n-1
   Eigen::MatrixXd mu, p;         // [in.size() x out.size()]: mu_ij, p_ij
   double P_lo = 1, P_up = 1, R_lo = 1, R_up = 1;
+  double P_up0 = 1, R_up0 = 1;   // the kappa-free upper bounds (BoundsCurves)
 };
 BoundsTerms bounds_terms(const BoundsInput& in, int64_t N, const BoundsOptions& opt = {});
 

@@ -5,6 +5,8 @@
 // intervals of different metrics come from the same resamples. Pure C++ (Eigen).
 #include <array>
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "geoattn/metrics/metric_names.h"
@@ -21,12 +23,29 @@ struct GroupIntervals {
                                              // only when the run measured the control)
   std::vector<Interval> scalar;              // [kScalarMetrics]
   std::vector<Interval> corr;                // [G]: corr(R(r_min, N), rho0)
+  // [2]: the slopes against ln N of the mean cos(s, v_0) and cos(s, v_L) curves
+  // (analysis::slope_vs_log_n, SPEC §6's Mixer signature), each replicate's from its own means.
+  std::array<Interval, 2> slope{};
 };
+
+// SPEC §2b: intervals only where the data has them. Below kMinIntervalUnits units there is no
+// interval (one unit resampled gives zero-width intervals that would mark every difference
+// significant); below kFewIntervalUnits they are reported and flagged as from few units.
+inline constexpr int64_t kMinIntervalUnits = 2, kFewIntervalUnits = 10;
+
+// What U units allow (the one place the rule above is applied): whether there are intervals,
+// whether they are from few units, and the sentence that says so (empty when neither).
+struct IntervalStatus {
+  bool intervals = true, few_units = false;
+  std::string why;
+};
+IntervalStatus interval_status(int64_t units, const std::string& unit_name);
 
 struct BootstrapResult {
   int64_t replicates = 0, units = 0;
   uint64_t seed = 0;
   BootLevel level = BootLevel::Head;
+  IntervalStatus status;  // without intervals (status.intervals false) the groups below are empty
   GroupIntervals global;
   std::vector<GroupIntervals> layers;  // empty below BootLevel::Layer
   std::vector<GroupIntervals> heads;   // [layer * heads + head]; empty below BootLevel::Head
@@ -36,7 +55,10 @@ struct BootstrapResult {
 // which shards were merged. Replicate b draws U indices uniformly with a portable generator
 // seeded by (seed, b). Percentiles interpolate linearly between order statistics (numpy's
 // default); replicates where a mean is undefined (no unit reached that N) are left out.
-// geoattn::Error if replicates < 1 or there are no units. Groups and grid blocks run on `pool`.
-BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& units, int64_t replicates, uint64_t seed);
+// geoattn::Error if replicates < 1 or there are no units; with fewer than kMinIntervalUnits
+// units nothing is resampled (status says why). Groups and grid blocks run on `pool`.
+// `n_grid`: the grid's N values, for the slopes (empty: the slopes' intervals stay NaN).
+BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& units, int64_t replicates, uint64_t seed,
+                          std::span<const int64_t> n_grid = {}, const std::string& unit_name = "document");
 
 }  // namespace geoattn::metrics

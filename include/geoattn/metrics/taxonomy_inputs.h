@@ -5,12 +5,14 @@
 
 #include "geoattn/analysis/taxonomy.h"
 #include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/bootstrap.h"
 
 namespace geoattn::metrics {
 
 // Every (layer, head), layer-major: c_sink, c_last, c_rest and the cos(s, v_0), cos(s, v_L)
-// curves (their means over the samples; NaN where no sample reached an N). geoattn::Error, as
+// curves (their means over the samples; NaN where no sample reached an N), and with `boot` (a
+// head-level bootstrap with intervals) the slopes' intervals. geoattn::Error, as
 // report::taxonomy_inputs words it, for a head without samples.
-std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg);
+std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg, const BootstrapResult* boot = nullptr);
 
 }  // namespace geoattn::metrics

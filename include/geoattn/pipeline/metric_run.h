@@ -56,9 +56,10 @@ struct MetricParams {
   // SPEC §1: a windowed layer's tokens are the keys its query sees (visible), or every key 0..q
   // (causal, the older convention).
   metrics::WindowTokens window_tokens = metrics::WindowTokens::Visible;
-  // The kappas of the envelopes for the kappa range each head allows: "auto"
-  // (metrics::default_kappas() where the envelopes are on), "off", or a list "0.25,0.5,1".
-  std::string kappa_scan = "auto";
+  // The kappas of the envelopes for the kappa range each head allows, an opt-in diagnostic (SPEC
+  // §5, "What the envelopes can say"): "off" (the default), "auto" (metrics::default_kappas()
+  // where the envelopes are on), or a list "0.25,0.5,1".
+  std::string kappa_scan = "off";
 
   int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
   // The counts and sizes for a run of `layers` x `heads` at window length T with `queries` query

@@ -112,7 +112,7 @@ def interval_note(m):
     if state is None:
         return ""
     if not state["intervals"]:
-        return "no intervals: " + shorten(state["why"])
+        return "no intervals: " + shorten(state["why"], 58)
     if state["few"] and state["units"] is not None:
         n = state["units"]
         return f"intervals from {n} {state['unit']}{'' if n == 1 else 's'} (few)"
@@ -202,16 +202,17 @@ def draw_own_envelopes(ax, m, g, key, lo, up):
         ax.plot(m.grid, e_up0, color=FREE_COLOR, ls="-.", lw=1.3, gid="kappa-free-upper",
                 label="upper bound, $\\kappa$-free ($\\kappa \\to 0^+$):\n"
                       "no $\\kappa$ repairs a mean above it")
+    which = key.split("_")[0]  # P or R: the legend gathers both panels' marks
     outside = leaving(m, g, key, env, up, True) | leaving(m, g, key, env, lo, False)
     if outside.any():
         ax.plot(np.asarray(m.grid)[outside], y[outside], "x", color="k", ms=7, mew=1.3,
                 gid="outside-envelopes",
-                label=f"mean outside its own envelopes ({int(outside.sum())} of {len(y)} N)")
+                label=f"{which}: mean outside its own envelopes ({int(outside.sum())} of {len(y)} $N$)")
     above = leaving(m, g, key, env, up0, True) if e_up0 is not None else None
     if above is not None and above.any():
         ax.plot(np.asarray(m.grid)[above], y[above], "D", color=FREE_COLOR, ms=4.5,
                 gid="above-kappa-free",
-                label=f"mean above the $\\kappa$-free bound ({int(above.sum())} of {len(y)} N)")
+                label=f"{which}: mean above the $\\kappa$-free bound ({int(above.sum())} of {len(y)} $N$)")
 
 
 def windowed_layers(m):
@@ -269,8 +270,13 @@ def fig5_pr_vs_n(models):
             caption = interval_note(m)
             ax.set_title(title + ("\n" + caption if caption else ""),
                          fontsize=9 if caption else None)
-            if c == 1:
-                outside_legend(ax)
+            if c == 1:  # one legend per row: this panel's entries, then the other's marks
+                handles, names = ax.get_legend_handles_labels()
+                for hd, nm in zip(*axes[r][0].get_legend_handles_labels()):
+                    if nm not in names:
+                        handles.append(hd)
+                        names.append(nm)
+                outside_legend(ax, handles=handles, labels=names)
     fig.suptitle("Fig. 5: separability against the number of selected tokens, with "
                  "the envelopes of Theorems 1-2", fontsize=11)
     return fig

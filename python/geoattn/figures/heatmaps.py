@@ -66,7 +66,7 @@ def fig_heatmap(models, want_n):
             counts = {lab: sum(1 for v in labels.values() if v == lab) for lab in names}
             ax.legend(handles=[Patch(color=label_color(lab, extra), label=f"{lab} ({counts[lab]})")
                                for lab in names],
-                      loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                      loc="upper center", bbox_to_anchor=(0.5, -0.16 if len(names) <= 3 else -0.24),
                       ncol=len(names) if len(names) <= 3 else 2,
                       frameon=False)
             ax.set_title(f"{m.label}: head regimes", fontsize=9)

@@ -526,6 +526,19 @@ def draw_synthetic(src):
     def bands(ax):
         return sum(1 for c in ax.collections if isinstance(c, PolyCollection))
 
+    # What a schema cannot say, on the current keys: the heads' slope intervals are [lo, hi],
+    # not curves over N.
+    from geoattn.figures.inputs import InputError, check_curve_lengths
+    few = synthetic_measure(units=4)
+    try:
+        check_curve_lengths("m.json", [(f"heads[{i}]", h) for i, h in enumerate(few["heads"])],
+                            len(SYN_GRID))
+        why = None
+    except InputError as e:
+        why = str(e)
+    check(why is None and "cos_s_v0_slope_ci" in few["heads"][0],
+          f"curve lengths: the heads' slope intervals are not taken for curves ({why})")
+
     # One bootstrap unit: no interval anywhere, so no band and no ring, and the title says why.
     one = synthetic_measure(units=1)
     check(not any(k.endswith("_ci") for k in one["global"]), "one unit: no *_ci key in the result")

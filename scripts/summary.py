@@ -2,6 +2,7 @@
 """Prints the per-layer summary of a geoattn run: geoattn.summary (python/geoattn/summary.py).
 
     scripts/summary.py out/measure.json [out/taxonomy.json]
+    scripts/summary.py --help
 """
 import os
 import sys
@@ -10,4 +11,4 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from geoattn.summary import main  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,6 +1,7 @@
-"""Prints the per-layer summary of a geoattn run: P and R at small N, rho0, where the run has
-envelopes how many N leave them, and (when a taxonomy JSON is given) the head labels
-per layer.
+"""Prints the per-layer summary of a geoattn run: P and R at small N, rho0; where the run has
+envelopes, how often its lower bounds are non-trivial and how many N leave each envelope (the
+kappa-free upper one included); and when a taxonomy JSON is given, the head labels per layer
+(Retriever, Mixer, Reset, Unlabelled), their totals and the taxonomy's threshold sensitivity.
 
     scripts/summary.py out/measure.json [out/taxonomy.json]
 """
@@ -11,6 +12,12 @@ import sys
 from .results import inline_arrays
 
 SMALL_N = (1, 2, 4, 8, 16)
+# The envelopes a mean can leave (SPEC §5): (column, curve, envelope key, above it?).
+LEAVES = (("P>up", "P_rmax", "P_up", True), ("P<lo", "P_rmax", "P_lo", False),
+          ("R>up", "R_rmin", "R_up", True), ("R<lo", "R_rmin", "R_lo", False),
+          ("P>up0", "P_rmax", "P_up0", True), ("R>up0", "R_rmin", "R_up0", True))
+CLASSES = ("Retriever", "Mixer", "Reset", "Unlabelled")  # a taxonomy's, in its order
+USAGE = "usage: scripts/summary.py MEASURE.json [TAXONOMY.json]"
 
 
 def load(path, schema):
@@ -21,8 +28,9 @@ def load(path, schema):
             doc = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"summary: error: {path}: {e}")
-    if not str(doc.get("schema", "")).startswith(schema + "/"):
-        sys.exit(f"summary: error: {path}: not a {schema} JSON (schema {doc.get('schema')!r})")
+    if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith(schema + "/"):
+        got = doc.get("schema") if isinstance(doc, dict) else None
+        sys.exit(f"summary: error: {path}: not a {schema} JSON (schema {got!r})")
     return doc
 
 
@@ -42,26 +50,103 @@ def outside(group):
     return out
 
 
+def leaving(group, curve, name, above):
+    """How many grid N the group's mean `curve` lies above (above) or below the envelope
+    `name`: the length of the result's envelopes.leaves[name] where it has one, else counted
+    from the arrays; None when the group has no such envelope (an older result: no P_up0)."""
+    env = group.get("envelopes")
+    if not isinstance(env, dict):
+        return None
+    leaves = env.get("leaves")
+    if isinstance(leaves, dict) and isinstance(leaves.get(name), list):
+        return len(leaves[name])
+    e = env.get(name)
+    if not isinstance(e, list):
+        return None
+    n = 0
+    for y, b in zip(group[curve], e):
+        if y is not None and b is not None and (y > b if above else y < b):
+            n += 1
+    return n
+
+
 def fmt(x):
     """A number in a column six wide, three decimals; "-" for None or NaN."""
     return "   -  " if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:6.3f}"
 
 
+def share(x):
+    """A share in [0, 1] as a percentage six wide ("  11%"); "-" for None or NaN."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or math.isnan(x):
+        return "     -"
+    pct = 100.0 * x
+    return f"{pct:5.0f}%" if pct == 0 or pct >= 1 else f"{pct:5.1f}%"
+
+
+def count(x, width):
+    """A count right-aligned in width; "-" for None."""
+    return f"{'-' if x is None else x:>{width}}"
+
+
+def classes_of(tax):
+    """The label classes of a taxonomy in order: those its totals count (four in a current
+    taxonomy, three in an older one), then any other label of its heads."""
+    found = [k for k in (tax.get("totals") or {}) if k != "heads"]
+    found += [h["label"] for h in tax.get("heads", []) if h.get("label") not in found]
+    order = [c for c in CLASSES if c in found]
+    return order + sorted(set(found) - set(order))
+
+
+def print_labels(tax, classes):
+    """The taxonomy's totals per class, where its Unlabelled heads came closest, and its
+    sensitivity table (threshold, factor, the moved value, how many heads change label)."""
+    heads = tax.get("heads", [])
+    totals = tax.get("totals") or {}
+    counts = {c: totals.get(c, sum(1 for h in heads if h.get("label") == c)) for c in classes}
+    print("labels: " + ", ".join(f"{c} {counts[c]}" for c in classes)
+          + f" (of {totals.get('heads', len(heads))} heads)")
+    closest = {}
+    for h in heads:
+        if h.get("label") == "Unlabelled" and isinstance(h.get("closest"), str):
+            closest[h["closest"]] = closest.get(h["closest"], 0) + 1
+    if closest:
+        print("Unlabelled heads, the rule each came closest to: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(closest.items(), key=lambda kv: -kv[1])))
+    rows = tax.get("sensitivity")
+    if not isinstance(rows, list) or not rows:
+        return
+    print("threshold sensitivity: heads whose label changes when one threshold is moved "
+          "(factor x its value)")
+    width = max([len("threshold")] + [len(str(r.get("threshold", ""))) for r in rows])
+    print(f"  {'threshold':<{width}s}  factor     value  changed  heads")
+    for r in rows:
+        moved = [f"L{c['layer']}H{c['head']} {c['from']}->{c['to']}" for c in r.get("heads") or []]
+        more = f" (+{len(moved) - 4} more)" if len(moved) > 4 else ""
+        value = r.get("value")
+        value = f"{value:9.4g}" if isinstance(value, (int, float)) else f"{'-':>9s}"
+        print(f"  {str(r.get('threshold')):<{width}s}  {r.get('factor', 0):6.2f}  {value}  "
+              f"{r.get('changed', 0):7d}  {', '.join(moved[:4])}{more}")
+
+
 def main(argv=None):
     """The command line (argv: its arguments, sys.argv[1:] by default): MEASURE.json
-    [TAXONOMY.json]; without them, exits with the usage above."""
+    [TAXONOMY.json]; --help prints the usage above; without arguments, exits with it."""
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) < 1:
-        sys.exit(__doc__)
+    if argv and argv[0] in ("-h", "--help"):
+        print(USAGE + "\n\n" + __doc__.strip())
+        return 0
+    if len(argv) < 1 or len(argv) > 2 or any(a.startswith("-") for a in argv):
+        sys.exit(__doc__ + "\n" + USAGE)
     m = load(argv[0], "geoattn.measure")
     try:
         inline_arrays(m, argv[0])  # the per-layer arrays, from X.curves.safetensors
     except (OSError, ValueError, KeyError) as e:
         sys.exit(f"summary: error: {argv[0]}: its arrays file: {e}")
-    labels = {}
+    labels, tax, classes = {}, None, []
     if len(argv) > 1:
-        t = load(argv[1], "geoattn.taxonomy")
-        labels = {row["layer"]: row for row in t["layers"]}
+        tax = load(argv[1], "geoattn.taxonomy")
+        labels = {row["layer"]: row for row in tax["layers"]}
+        classes = classes_of(tax)
     grid = m["n_grid"]
     cols = [n for n in SMALL_N if n in grid]
     data = m["data"]
@@ -70,9 +155,8 @@ def main(argv=None):
     with_envelopes = outside(m["global"]) is not None
     head = "layer " + "".join(f"  P@{n:<4d}" for n in cols) + "".join(f"  R@{n:<4d}" for n in cols) + "   rho0"
     if with_envelopes:
-        head += "  N out"
-    if labels:
-        head += "   Retr  Mixer  Reset"
+        head += "  N out  ntriv" + "".join(f"  {c:>5s}" for c, *_ in LEAVES)
+    head += "".join(f"  {c[:5]:>5s}" for c in classes)
     print(head)
     for row in m["layers"] + [dict(m["global"], layer="all")]:
         line = f"{str(row['layer']):>5s} "
@@ -80,14 +164,28 @@ def main(argv=None):
         line += "".join(f"  {fmt(row['R_rmin'][grid.index(n)])}" for n in cols)
         line += f"  {fmt(row['rho0'])}"
         if with_envelopes:
-            line += f"  {outside(row):5d}"
+            env = row.get("envelopes") if isinstance(row.get("envelopes"), dict) else {}
+            line += f"  {count(outside(row), 5)}  {share(env.get('nontrivial_share'))}"
+            line += "".join(f"  {count(leaving(row, curve, name, up), 5)}"
+                            for _, curve, name, up in LEAVES)
         lab = labels.get(row["layer"])
         if lab:
-            line += f"  {lab['Retriever']:5d}  {lab['Mixer']:5d}  {lab['Reset']:5d}"
+            line += "".join(f"  {lab.get(c, 0):5d}" for c in classes)
         print(line)
     if with_envelopes:
-        heads = [outside(h) for h in m["heads"]]
+        heads = [outside(h) or 0 for h in m["heads"]]
         kappa = m["settings"]["envelopes"]["kappa"]
         print(f"N out: grid values (of {len(grid)}) where the mean P or R leaves the envelopes of its own "
               f"samples (kappa = {kappa:g}); heads with any: {sum(1 for x in heads if x)} of {len(heads)}, "
               f"(head, N) pairs: {sum(heads)} of {len(heads) * len(grid)}")
+        print("ntriv: share of (sample, N), 1 < N < n, where the lower bounds say more than N/(q+1) and 0; "
+              "P>up .. R<lo: grid N where the mean leaves that envelope; P>up0, R>up0: N above the "
+              "kappa-free upper envelope, a violation no kappa repairs (-: not in this result)")
+        free = [h for h in m["heads"] if (leaving(h, "P_rmax", "P_up0", True) or 0)
+                + (leaving(h, "R_rmin", "R_up0", True) or 0)]
+        if any(leaving(h, "P_rmax", "P_up0", True) is not None for h in m["heads"]):
+            print(f"heads whose mean P or R lies above the kappa-free upper envelope at some N: "
+                  f"{len(free)} of {len(m['heads'])}")
+    if tax is not None:
+        print_labels(tax, classes)
+    return 0

@@ -11,17 +11,23 @@ Writes into DIR (one line per file on stdout):
   fig2_norms              mean ||v_i|| by position (Assumption 1) and the histogram of per-head CV
   fig3_decay_mae          histogram of the decay-fit MAE; c(k) with exp(-beta k) for a few heads
   fig4_profile            mean attention row by position (log y) with the four-phase fit
-  fig5_pr_vs_n            global P(r_max, N), R(r_min, N) against N: bootstrap bands, random
-                          control, theoretical envelopes (--bounds with the same N grid)
+  fig5_pr_vs_n            global P(r_max, N), R(r_min, N) against N: bootstrap bands and rings
+                          where top-N differs from the random control (only where the run
+                          has intervals; the title says why not, or that the units are few),
+                          the envelopes of the run's own samples at its kappa and kappa-free
+                          (kappa -> 0+) with the share of (sample, N) where the bounds are
+                          non-trivial, theoretical envelopes (--bounds with the same N grid)
   fig6_sink_recall_corr   corr(R(r_min, N), rho0) against N, global and per layer
   fig7_s_diagnostics      ||s(N)||, leave-one-out norms, cos(s, v_0), cos(s, v_L) for one
                           head per taxonomy label (or max c_last / median / max c_sink)
-  fig8_labels_by_layer    head labels per layer (needs --taxonomy)
+  fig8_labels_by_layer    head labels per layer: Retriever, Mixer, Reset, Unlabelled (grey),
+                          with their counts and the threshold sensitivity (needs --taxonomy)
   fig11_regimes           P and R against N averaged per label (needs --taxonomy)
   heatmap_P_R_labels      layers x heads maps of P and R at N (and the labels)
   kappa_ranges            per head, by layer, the kappas at which the envelopes of Theorems 1-2
                           bracket every measured mean; heads without one lettered by
-                          the assumption named (the result's kappa_range)
+                          the assumption named (the result's kappa_range; only from a run
+                          with geoattn measure --kappa-scan, which is off by default)
 With --sinks (geoattn sinks, SPEC section 9):
   sinks_heatmaps          layers x heads maps of the sink mass alpha_0, rho0 and lambda, with
                           Sink_0^eps per layer beside them

@@ -9,9 +9,14 @@ import math
 import sys
 
 PROG = "plot_figures"
-LABEL_ORDER = ("Retriever", "Mixer", "Reset")
-LABEL_COLORS = {"Retriever": "#1f77b4", "Mixer": "#2ca02c", "Reset": "#d62728"}
-EXTRA_LABEL_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+# SPEC §6's classes in the order of a taxonomy's layers[] rows and totals: the three regimes,
+# then the heads that meet no rule (older taxonomies have the first three only).
+REGIMES = ("Retriever", "Mixer", "Reset")
+UNLABELLED = "Unlabelled"
+LABEL_ORDER = REGIMES + (UNLABELLED,)
+LABEL_COLORS = {"Retriever": "#1f77b4", "Mixer": "#2ca02c", "Reset": "#d62728",
+                UNLABELLED: "#9a9a9a"}
+EXTRA_LABEL_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79")
 
 
 def fail(message, code=2):
@@ -130,8 +135,8 @@ def head_name(h):
 
 
 def label_color(label, extra):
-    """The colour of a taxonomy label: fixed for Retriever, Mixer and Reset; any other label
-    gets the next spare colour, kept in `extra` (one dict per figure)."""
+    """The colour of a taxonomy label: fixed for Retriever, Mixer, Reset and Unlabelled (grey);
+    any other label gets the next spare colour, kept in `extra` (one dict per figure)."""
     if label in LABEL_COLORS:
         return LABEL_COLORS[label]
     if label not in extra:
@@ -140,10 +145,20 @@ def label_color(label, extra):
 
 
 def ordered_labels(found):
-    """The distinct labels of `found`: Retriever, Mixer, Reset (those present) first, then
-    the others sorted."""
+    """The distinct labels of `found`: Retriever, Mixer, Reset, Unlabelled (those present)
+    first, then the others sorted."""
     found = list(dict.fromkeys(found))
     return [x for x in LABEL_ORDER if x in found] + sorted(x for x in found if x not in LABEL_ORDER)
+
+
+def taxonomy_classes(tax):
+    """The classes of a taxonomy document, in order: those its totals and layers[] rows count
+    (every class of the rules, a class no head has included: four in a current taxonomy,
+    three in an older one), then any other label its heads carry."""
+    found = [k for k in (tax.get("totals") or {}) if k != "heads"]
+    found += [k for row in tax.get("layers") or [] for k in row if k != "layer"]
+    found += [h["label"] for h in tax.get("heads") or [] if isinstance(h.get("label"), str)]
+    return ordered_labels(found)
 
 
 def new_figure(rows, cols, w=4.3, h=3.3):

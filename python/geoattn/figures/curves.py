@@ -64,24 +64,70 @@ def random_note(m):
     return "random selection"
 
 
-def bootstrap_usable(m):
-    """Intervals from fewer than two resampled units are zero-width: not drawn."""
+def bootstrap_state(m):
+    """A model's bootstrap as {"intervals", "few", "units", "unit", "why"}, or None when the run
+    had none. "intervals": whether the result has any interval (False below two resampled
+    units: then no *_ci key); "few": 2 <= units < 10. Older results that do not say are read
+    from "units" alone."""
     b = m.doc.get("bootstrap")
-    return not (isinstance(b, dict) and is_number(b.get("units")) and b["units"] < 2)
+    if not isinstance(b, dict):
+        return None
+    units = int(b["units"]) if is_number(b.get("units")) else None
+    unit = b.get("unit") if isinstance(b.get("unit"), str) and b.get("unit") else "document"
+    intervals = b.get("intervals")
+    if not isinstance(intervals, bool):
+        intervals = units is None or units >= 2
+    few = b.get("few_units")
+    if not isinstance(few, bool):
+        few = units is not None and units < 10
+    few = intervals and few
+    why = b.get("why") if isinstance(b.get("why"), str) and b.get("why").strip() else None
+    if why is None and not intervals:
+        why = (f"the bootstrap resampled {units} {unit}{'' if units == 1 else 's'}; "
+               "intervals need 2 at least") if units is not None else "fewer than 2 units"
+    return {"intervals": intervals, "few": few, "units": units, "unit": unit, "why": why}
+
+
+def bootstrap_usable(m):
+    """Whether the model's intervals are drawn: not from fewer than two resampled units
+    (bootstrap_state's "intervals"; True without a bootstrap, which has no intervals)."""
+    state = bootstrap_state(m)
+    return state is None or state["intervals"]
+
+
+def shorten(text, width=72):
+    """The first sentence of text, without its full stop, cut at a word to at most width
+    characters (an ellipsis marks the cut)."""
+    first = text.strip().split(". ")[0].rstrip(".").strip()
+    if len(first) <= width:
+        return first
+    cut = first[:width - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "\u2026"
+
+
+def interval_note(m):
+    """What a caption says of a model's intervals: "no intervals: <why>" when the run has none,
+    "intervals from U documents (few)" when they rest on fewer than ten units, else ""."""
+    state = bootstrap_state(m)
+    if state is None:
+        return ""
+    if not state["intervals"]:
+        return "no intervals: " + shorten(state["why"], 58)
+    if state["few"] and state["units"] is not None:
+        n = state["units"]
+        return f"intervals from {n} {state['unit']}{'' if n == 1 else 's'} (few)"
+    return ""
 
 
 def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True):
     """The curve g[key] against N: the measured mean, and with bands its bootstrap band, the
-    random control with its band and a circle on every N where the 95% CI of the difference
-    (top-N minus random) excludes 0. No band from fewer than two resampled units."""
+    random control with its band and a ring on every N where the 95% CI of the difference
+    (top-N minus random) excludes 0. No band and no ring without intervals (fewer than two
+    resampled units: interval_note says why)."""
     n = len(grid)
     boot = bootstrap_usable(m)
     y = arr(g[key])
     ci = ci_arrays(g, key + "_ci", n) if bands and boot else None
-    if bands and not boot and ci_arrays(g, key + "_ci", n) is not None:
-        b = m.doc["bootstrap"]
-        unit = b.get("unit") if isinstance(b.get("unit"), str) and b.get("unit") else "document"
-        ax.plot([], [], " ", label=f"bootstrap over {int(b['units'])} {unit}: no CI drawn")
     if ci is not None:
         ax.fill_between(grid, ci[0], ci[1], color=color, alpha=0.22, lw=0,
                         label=bootstrap_note(m))
@@ -98,17 +144,46 @@ def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True)
         with np.errstate(invalid="ignore"):
             sig = (diff[0] > 0) | (diff[1] < 0)
         if sig.any():
+            state = bootstrap_state(m)
+            few = ", few units" if state is not None and state["few"] else ""
             ax.plot(np.asarray(grid)[sig], y[sig], "o", ms=5, mfc="none", mec=color, mew=0.9,
-                    label="top-$N$ $\\neq$ random\n(95% CI of the difference)")
+                    gid="significance-rings",
+                    label=f"top-$N$ $\\neq$ random\n(95% CI of the difference{few})")
 
 
 # The envelopes of the measure's own samples, and where a measured mean leaves them.
 OWN_COLORS = ("tab:red", "tab:purple")  # upper, lower
+FREE_COLOR = "#5a0000"  # the kappa-free upper envelope and the means above it
+
+
+def percent(share):
+    """A share in [0, 1] as a percentage: "11%", "0.4%"."""
+    pct = 100.0 * share
+    return f"{pct:.0f}%" if pct == 0 or pct >= 1 else f"{pct:.1g}%"
+
+
+def leaving(m, g, key, env, name, up):
+    """A bool array over the grid: the N where the group's mean g[key] lies above (up) or below
+    the envelope env[name]; from the result's env["leaves"][name] (N values) where it has it,
+    else from the arrays."""
+    grid = np.asarray(m.grid, dtype=float)
+    leaves = env.get("leaves")
+    if isinstance(leaves, dict) and isinstance(leaves.get(name), list):
+        want = [float(x) for x in leaves[name] if is_number(x)]
+        return np.isin(grid, want)
+    if name not in env:
+        return np.zeros(len(grid), dtype=bool)
+    y, e = arr(g[key]), arr(env[name])
+    with np.errstate(invalid="ignore"):
+        return (y > e) if up else (y < e)
 
 
 def draw_own_envelopes(ax, m, g, key, lo, up):
-    """SPEC §5's bounds of the very samples measured (the result's "envelopes"), with a cross on
-    every N whose measured mean lies outside them: the theorem's claim, checked where it is made."""
+    """SPEC §5's bounds of the very samples measured (the result's "envelopes") at the run's
+    kappa, with how often the lower bounds are non-trivial; the kappa-free upper envelope
+    (kappa -> 0+) where the result has it; a cross on every N whose measured mean lies outside
+    the kappa envelopes and a filled mark where it lies above the kappa-free one, a violation
+    no kappa repairs: the theorem's claim, checked where it is made."""
     env = g.get("envelopes")
     if not isinstance(env, dict):
         return
@@ -116,12 +191,28 @@ def draw_own_envelopes(ax, m, g, key, lo, up):
     tag = f"the same samples, $\\kappa$ = {kappa:g}" if finite(kappa) else "the same samples"
     e_up, e_lo, y = arr(env[up]), arr(env[lo]), arr(g[key])
     ax.plot(m.grid, e_up, color=OWN_COLORS[0], ls=":", lw=1.8, label=f"upper bound ({tag})")
-    ax.plot(m.grid, np.maximum(e_lo, 0.0), color=OWN_COLORS[1], ls="--", lw=1.6, label=f"lower bound ({tag})")
-    with np.errstate(invalid="ignore"):
-        outside = (y > e_up) | (y < e_lo)
+    lower = f"lower bound ({tag})"
+    share = env.get("nontrivial_share")
+    if finite(share):
+        lower += f"\nbounds non-trivial in {percent(share)} of (sample, $N$)"
+    ax.plot(m.grid, np.maximum(e_lo, 0.0), color=OWN_COLORS[1], ls="--", lw=1.6, label=lower)
+    up0 = up + "0"
+    e_up0 = optional_curve(env, up0)
+    if e_up0 is not None:
+        ax.plot(m.grid, e_up0, color=FREE_COLOR, ls="-.", lw=1.3, gid="kappa-free-upper",
+                label="upper bound, $\\kappa$-free ($\\kappa \\to 0^+$):\n"
+                      "no $\\kappa$ repairs a mean above it")
+    which = key.split("_")[0]  # P or R: the legend gathers both panels' marks
+    outside = leaving(m, g, key, env, up, True) | leaving(m, g, key, env, lo, False)
     if outside.any():
         ax.plot(np.asarray(m.grid)[outside], y[outside], "x", color="k", ms=7, mew=1.3,
-                label=f"mean outside its own envelopes ({int(outside.sum())} of {len(y)} N)")
+                gid="outside-envelopes",
+                label=f"{which}: mean outside its own envelopes ({int(outside.sum())} of {len(y)} $N$)")
+    above = leaving(m, g, key, env, up0, True) if e_up0 is not None else None
+    if above is not None and above.any():
+        ax.plot(np.asarray(m.grid)[above], y[above], "D", color=FREE_COLOR, ms=4.5,
+                gid="above-kappa-free",
+                label=f"{which}: mean above the $\\kappa$-free bound ({int(above.sum())} of {len(y)} $N$)")
 
 
 def windowed_layers(m):
@@ -150,7 +241,8 @@ def draw_windowed_range(ax, m):
 
 def fig5_pr_vs_n(models):
     """Fig. 5: per model, the global P(r_max, N) and R(r_min, N) against N with their bootstrap
-    bands, the random control, the envelopes of its own samples and those of its --bounds files."""
+    bands (the title says when there are none, or few units), the random control, the
+    envelopes of its own samples (kappa and kappa-free) and those of its --bounds files."""
     fig, axes = new_figure(len(models), 2, w=6.2, h=3.5)
     for r, m in enumerate(models):
         g = m.doc["global"]
@@ -174,9 +266,17 @@ def fig5_pr_vs_n(models):
             log_n_axis(ax, m.grid)
             ax.set_ylim(-0.03, 1.03)
             ax.set_ylabel(sym)
-            ax.set_title(f"{m.label}: {name} (global mean, {g.get('samples', '?')} samples)")
-            if c == 1:
-                outside_legend(ax)
+            title = f"{m.label}: {name} (global mean, {g.get('samples', '?')} samples)"
+            caption = interval_note(m)
+            ax.set_title(title + ("\n" + caption if caption else ""),
+                         fontsize=9 if caption else None)
+            if c == 1:  # one legend per row: this panel's entries, then the other's marks
+                handles, names = ax.get_legend_handles_labels()
+                for hd, nm in zip(*axes[r][0].get_legend_handles_labels()):
+                    if nm not in names:
+                        handles.append(hd)
+                        names.append(nm)
+                outside_legend(ax, handles=handles, labels=names)
     fig.suptitle("Fig. 5: separability against the number of selected tokens, with "
                  "the envelopes of Theorems 1-2", fontsize=11)
     return fig

@@ -3,7 +3,7 @@ heatmap_P_R_labels (P and R at one N, and the taxonomy labels).
 """
 import math
 
-from .common import empty_panel, label_color, new_figure, np, ordered_labels
+from .common import empty_panel, label_color, new_figure, np, taxonomy_classes
 
 
 def nearest_n(grid, want):
@@ -13,7 +13,8 @@ def nearest_n(grid, want):
 
 def fig_heatmap(models, want_n):
     """heatmap_P_R_labels: per model, layers x heads maps of P(r_max, N) and R(r_min, N) at the
-    grid's N nearest to want_n, and of the taxonomy labels when any model has a --taxonomy."""
+    grid's N nearest to want_n, and of the taxonomy labels when any model has a --taxonomy
+    (every class of the taxonomy in the legend with its count, Unlabelled in grey)."""
     any_tax = any(m.taxonomy is not None for m in models)
     cols = 3 if any_tax else 2
     widest = max(m.heads for m in models)
@@ -47,7 +48,7 @@ def fig_heatmap(models, want_n):
             if labels is None:
                 empty_panel(ax, f"{m.label}: no --taxonomy")
                 continue
-            names = ordered_labels(labels.values())
+            names = taxonomy_classes(m.taxonomy)  # every class, with its count (0 too)
             idx = {lab: k for k, lab in enumerate(names)}
             mat = np.full((m.layers, m.heads), np.nan)
             for (l, hh), lab in labels.items():
@@ -65,7 +66,8 @@ def fig_heatmap(models, want_n):
             counts = {lab: sum(1 for v in labels.values() if v == lab) for lab in names}
             ax.legend(handles=[Patch(color=label_color(lab, extra), label=f"{lab} ({counts[lab]})")
                                for lab in names],
-                      loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=len(names),
+                      loc="upper center", bbox_to_anchor=(0.5, -0.16 if len(names) <= 3 else -0.24),
+                      ncol=len(names) if len(names) <= 3 else 2,
                       frameon=False)
             ax.set_title(f"{m.label}: head regimes", fontsize=9)
             heat_axes(ax, m)

@@ -15,7 +15,9 @@ MEASURE_INLINE_SCHEMA_FILE = "geoattn.measure-inline.schema.json"  # arrays inli
 BOUNDS_SCHEMA_FILE = "geoattn.bounds-1.schema.json"
 TAXONOMY_SCHEMA_FILE = "geoattn.taxonomy-1.schema.json"
 SINKS_SCHEMA_FILE = "geoattn.sinks-1.schema.json"
-SCALAR_INTERVALS = ("rho0_ci", "c_sink_ci", "c_last_ci", "c_rest_ci")  # [lo, hi], not per N
+# [lo, hi], not per N: the scalars' intervals and the heads' slopes over ln N of cos(s, v_0), cos(s, v_L)
+SCALAR_INTERVALS = ("rho0_ci", "c_sink_ci", "c_last_ci", "c_rest_ci", "cos_s_v0_slope_ci",
+                    "cos_s_vL_slope_ci")
 
 
 class InputError(Exception):

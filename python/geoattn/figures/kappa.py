@@ -12,10 +12,11 @@ FAILS = {"norms": ("n", "tab:purple"), "decay": ("d", "tab:red"), "profile": ("p
 def fig_kappa_ranges(models):
     """kappa_ranges: per model whose heads have a "kappa_range", each head's range of kappa as a
     bar by layer, a head without one lettered by the assumption it departs from most; the
-    reason instead when no result has one."""
+    reason instead when no result has one (the scan is opt-in: geoattn measure --kappa-scan)."""
     with_kappa = [m for m in models if "kappa_range" in (m.head_list[0] if m.head_list else {})]
     if not with_kappa:
-        return "no kappa_range in the --measure results (geoattn measure --kappa-scan off?)"
+        return ("no kappa_range in the --measure results: the kappa scan is off by default "
+                "(geoattn measure --kappa-scan LIST computes it)")
     fig, axes = new_figure(len(with_kappa), 1, w=max(6.0, 0.35 * max(m.layers for m in with_kappa) + 3), h=3.6)
     for r, m in enumerate(with_kappa):
         ax = axes[r][0]

@@ -1,11 +1,12 @@
-"""Figs. 7, 8 and 11: the head regimes (the --taxonomy labels Retriever, Mixer, Reset): the
-diagnostics of s(N) of one head per regime, the regimes per layer and P, R against N averaged
-per regime.
+"""Figs. 7, 8 and 11: the head regimes (the --taxonomy labels Retriever, Mixer, Reset, and
+Unlabelled for a head that meets no rule): the diagnostics of s(N) of one head per regime, the
+regimes per layer and P, R against N averaged per regime.
 """
 import math
 
-from .common import (LABEL_COLORS, LABEL_ORDER, arr, empty_panel, finite, head_name, label_color,
-                     log_n_axis, new_figure, np, optional_curve, ordered_labels, outside_legend)
+from .common import (LABEL_COLORS, REGIMES, UNLABELLED, arr, empty_panel, finite, head_name,
+                     is_number, label_color, log_n_axis, new_figure, np, optional_curve,
+                     ordered_labels, outside_legend, taxonomy_classes)
 from .curves import random_note
 
 PROXY_TEX = {"max c_last": r"max $c_{\mathrm{last}}$",
@@ -20,10 +21,11 @@ def fig7_columns(models):
         if m.taxonomy is not None:
             tax_labels += [h["label"] for h in m.taxonomy["heads"]]
     proxies = ("max c_last", "median c_last", "max c_sink")
-    proxy_of = dict(zip(LABEL_ORDER, proxies))
+    proxy_of = dict(zip(REGIMES, proxies))
     # With a taxonomy: the paper's three regimes always (a regime no head has shows the head
-    # closest to it), then any other label; without: the c_last / c_sink extremes.
-    columns = (list(LABEL_ORDER) + [x for x in ordered_labels(tax_labels) if x not in LABEL_ORDER]
+    # closest to it), then any other label present (Unlabelled); without: the c_last / c_sink
+    # extremes.
+    columns = (list(REGIMES) + [x for x in ordered_labels(tax_labels) if x not in REGIMES]
                if tax_labels else list(proxies))
 
     def val(h, k):
@@ -44,6 +46,8 @@ def fig7_columns(models):
     for m in models:
         row = []
         labels = m.labels_of_heads()
+        tax_heads = ({(t["layer"], t["head"]): t for t in m.taxonomy["heads"]}
+                     if m.taxonomy is not None else {})
         for col in columns:
             color = LABEL_COLORS.get(col, "tab:blue")
             if labels is not None:
@@ -51,6 +55,9 @@ def fig7_columns(models):
                 h = choose(heads, col)
                 if h is not None:
                     why = f"{col}\n{head_name(h)} (1 of {len(heads)} {col} heads)"
+                    closest = tax_heads.get((h["layer"], h["head"]), {}).get("closest")
+                    if col == UNLABELLED and isinstance(closest, str):
+                        why += f", closest: {closest}"
                 elif col in proxy_of:
                     proxy = proxy_of[col]
                     h = choose(m.head_list, proxy)
@@ -119,25 +126,56 @@ def fig7_s_diagnostics(models):
     return fig
 
 
+def unlabelled_note(tax):
+    """"; closest: Mixer 2, Reset 1": the rules the taxonomy's Unlabelled heads came closest to
+    (their "closest"), or "" when none says."""
+    closest = {}
+    for h in tax.get("heads") or []:
+        if h.get("label") == UNLABELLED and isinstance(h.get("closest"), str):
+            closest[h["closest"]] = closest.get(h["closest"], 0) + 1
+    if not closest:
+        return ""
+    return "; closest: " + ", ".join(f"{k} {closest[k]}" for k in ordered_labels(closest))
+
+
+def sensitivity_note(tax):
+    """One line on the taxonomy's "sensitivity" rows: per distance of the factor from 1 (10%,
+    25%), the most heads whose label changes when one threshold moves that far either way;
+    "" without rows."""
+    rows = [r for r in tax.get("sensitivity") or []
+            if isinstance(r, dict) and is_number(r.get("factor")) and is_number(r.get("changed"))]
+    if not rows:
+        return ""
+    most = {}
+    for r in rows:
+        step = round(abs(r["factor"] - 1), 6)
+        most[step] = max(most.get(step, 0), int(r["changed"]))
+    parts = [f"\u00b1{step:.0%}: {most[step]}" for step in sorted(most)]
+    return (f"threshold moved ({', '.join(parts)}): the most of {len(tax.get('heads') or [])} "
+            "heads that change label")
+
+
 def fig8_labels_by_layer(models):
-    """Fig. 8: per model with a --taxonomy, its heads per regime and layer as stacked bars; the
-    reason instead when no model has one."""
+    """Fig. 8: per model with a --taxonomy, its heads per regime and layer as stacked bars (every
+    class of the taxonomy in the legend with its count, Unlabelled in grey); the reason instead
+    when no model has one."""
     with_tax = [m for m in models if m.taxonomy is not None]
     if not with_tax:
         return "no --taxonomy given"
-    fig, axes = new_figure(1, len(with_tax), w=5.0, h=3.6)
+    fig, axes = new_figure(1, len(with_tax), w=5.0, h=3.8)
     extra = {}
     for c, m in enumerate(with_tax):
         ax = axes[0][c]
         layers = sorted(m.taxonomy["layers"], key=lambda g: g["layer"])
-        found = [k for g in layers for k in g if k != "layer"]
-        labels = ordered_labels(found)
+        labels = taxonomy_classes(m.taxonomy)
         x = np.array([g["layer"] for g in layers])
         bottom = np.zeros(len(layers))
         for lab in labels:
             counts = np.array([g.get(lab, 0) for g in layers], dtype=float)
+            name = f"{lab} ({int(counts.sum())}"
+            name += (unlabelled_note(m.taxonomy) if lab == UNLABELLED else "") + ")"
             ax.bar(x, counts, bottom=bottom, color=label_color(lab, extra), width=0.8,
-                   edgecolor="white", lw=0.4, label=f"{lab} ({int(counts.sum())})")
+                   edgecolor="white", lw=0.4, label=name)
             bottom += counts
         ax.set_xlabel("layer")
         ax.set_ylabel("heads")
@@ -145,10 +183,14 @@ def fig8_labels_by_layer(models):
             ax.set_xticks(x)
             if len(x) > 16:
                 ax.tick_params(axis="x", labelsize=6)
-        ax.set_ylim(0, max(bottom.max() * 1.18, 1))
+        ax.set_ylim(0, max(bottom.max() * (1.3 if len(labels) > 3 else 1.18), 1))
         ax.grid(axis="x", visible=False)
-        ax.set_title(f"{m.label}: head regimes by layer")
-        ax.legend(loc="upper center", ncol=len(labels), frameon=False)
+        title = f"{m.label}: head regimes by layer"
+        sens = sensitivity_note(m.taxonomy)
+        if sens:
+            title += "\n" + sens
+        ax.set_title(title, fontsize=9 if sens else None)
+        ax.legend(loc="upper center", ncol=len(labels) if len(labels) <= 3 else 2, frameon=False)
     fig.suptitle("Fig. 8: distribution of the regimes across layers", fontsize=11)
     return fig
 

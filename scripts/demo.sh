@@ -21,7 +21,7 @@ RUN="--model models/stories260K --data $DATA --window stream --ctx 256 --max-win
 # Theorems 1-2 / Corollary 1 per sample, beside the measurements; and from parameters alone.
 "$GEOATTN" bounds $RUN --out out/bounds.json
 "$GEOATTN" bounds --params configs/bounds-llama2-7b.json --out out/bounds-llama2-7b-params.json
-# Retriever / Mixer / Reset for every head.
+# Retriever / Mixer / Reset by their signatures, or Unlabelled, for every head.
 "$GEOATTN" taxonomy --from out/measure.json --config configs/taxonomy.json --out out/taxonomy.json
 python3 scripts/summary.py out/measure.json out/taxonomy.json
 # Attention sinks and reference frames, head by head and layer by layer (every query), on

@@ -36,7 +36,7 @@ def main():
         check(result["schema"] == "geoattn.measure/2" and result["data"]["windows"] == 16,
               "it measured 16 windows of stories260K")
         taxonomy = json.load(open(os.path.join(tmp, "out", "first-taxonomy.json")))
-        check(sum(taxonomy["totals"][k] for k in ("Retriever", "Mixer", "Reset")) == 40,
+        check(sum(taxonomy["totals"][k] for k in ("Retriever", "Mixer", "Reset", "Unlabelled")) == 40,
               "the taxonomy labels all 40 heads")
         check("all " in p.stdout, "the summary table is printed")
         check(os.path.exists(os.path.join(tmp, "out", "first-figures", "fig5_pr_vs_n.png")), "the figures are drawn")

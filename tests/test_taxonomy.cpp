@@ -257,16 +257,16 @@ TEST(Taxonomy, ReportFromMeasureJson) {
   EXPECT_EQ(r["totals"].dump(), R"({"heads":5,"Retriever":1,"Mixer":2,"Reset":2,"Unlabelled":0})");
   EXPECT_EQ(r["sensitivity"].size(), 16u);
   // The slopes' intervals are read from the measure: one that holds 0 unlabels the head.
-  json m = measure_with({{0, mixer()}});
-  m["heads"][0]["cos_s_v0_slope_ci"] = {-0.12, -0.08};
-  m["heads"][0]["cos_s_vL_slope_ci"] = {-0.01, 0.09};
-  const auto u = taxonomy_report(m, {});
+  json mx = measure_with({{0, mixer()}});
+  mx["heads"][0]["cos_s_v0_slope_ci"] = {-0.12, -0.08};
+  mx["heads"][0]["cos_s_vL_slope_ci"] = {-0.01, 0.09};
+  const auto u = taxonomy_report(mx, {});
   EXPECT_EQ(u["heads"][0]["label"], "Unlabelled");
   EXPECT_EQ(u["heads"][0]["closest"], "Mixer");
   EXPECT_EQ(u["heads"][0]["features"]["slopes_by"], "interval");
   EXPECT_EQ(u["heads"][0]["features"]["slope_cos_vL_ci"].dump(), "[-0.01,0.09]");
-  m["heads"][0]["cos_s_vL_slope_ci"] = "x";
-  EXPECT_NE(error_of([&] { taxonomy_report(m, {}); }).find("heads[0].cos_s_vL_slope_ci must be [lo, hi] or null"),
+  mx["heads"][0]["cos_s_vL_slope_ci"] = "x";
+  EXPECT_NE(error_of([&] { taxonomy_report(mx, {}); }).find("heads[0].cos_s_vL_slope_ci must be [lo, hi] or null"),
             std::string::npos);
 }
 

@@ -340,9 +340,10 @@ def sinks(attn, values, *, convention="geoattn", eps=0.3, taus=(0.01, 0.05, 0.1,
 
 
 def taxonomy(result, config=None):
-    """SPEC §6: Retriever / Mixer / Reset for every head of a measure result (a Measure, or a
-    path to a result file); config: thresholds as configs/taxonomy.json (default built in).
-    Returns the JSON `geoattn taxonomy` writes, as a dict."""
+    """SPEC §6: Retriever / Mixer / Reset by their signatures, or Unlabelled (with the rule it
+    came closest to), for every head of a measure result (a Measure, or a path to a result
+    file), and the sensitivity of the labels to each threshold; config: thresholds as
+    configs/taxonomy.json (default built in). Returns the JSON `geoattn taxonomy` writes, as a dict."""
     native = result._native if isinstance(result, Measure) else None
     text = None if native is not None else _measure_text(result, "taxonomy")
     config = _checks.json_object(config, "config", "thresholds as configs/taxonomy.json")

@@ -43,10 +43,6 @@ double past(double value, double threshold) {
   return std::abs(value - threshold) / std::max(std::abs(threshold), 1e-12);
 }
 
-std::string interval_text(const std::optional<std::array<double, 2>>& ci) {
-  return ci ? fmt::format(" (interval [{:.4g}, {:.4g}])", (*ci)[0], (*ci)[1]) : std::string();
-}
-
 // SPEC §6, Mixer: a slope that must be negative (sign = -1) or positive (+1): by its interval
 // when `by_interval`, else by its sign.
 Criterion slope_criterion(const char* name, double slope, const std::optional<std::array<double, 2>>& ci, int sign,
@@ -59,7 +55,7 @@ Criterion slope_criterion(const char* name, double slope, const std::optional<st
     // The part of the interval on the wrong side of 0, over its width.
     const double wrong = sign < 0 ? std::max(0.0, hi - std::max(lo, 0.0)) : std::max(0.0, std::min(hi, 0.0) - lo);
     c.shortfall = hi > lo ? wrong / (hi - lo) : 1.0;
-    c.text = fmt::format("slope of {} vs ln N {:.4g}{}, its interval {} excluding 0", name, slope, interval_text(ci), want);
+    c.text = fmt::format("slope of {} vs ln N {:.4g}, interval [{:.4g}, {:.4g}] {} (excluding 0)", name, slope, lo, hi, want);
   } else {
     c.holds = sign < 0 ? slope < 0 : slope > 0;
     c.shortfall = 1.0;

@@ -1,0 +1,106 @@
+"""What a reading of docs/findings.md quotes from a committed run, computed once for every model:
+each function returns {key: text}, the text as the page writes it (tests/check_findings.py).
+A run is {"measure": the measure JSON with its arrays inline, "taxonomy": the taxonomy JSON}."""
+import statistics
+
+
+def two(x):
+    """0.67: two decimals."""
+    return f"{x:.2f}"
+
+
+def pct(x):
+    """12%: a share in whole percent."""
+    return f"{100 * x:.0f}%"
+
+
+def count(n):
+    """1,831: an integer with thousands separators."""
+    return f"{n:,}"
+
+
+def _at(m, N):
+    return m["n_grid"].index(N)
+
+
+def setup(run):
+    """The run: windows of T tokens from how many documents (the bootstrap's units)."""
+    m = run["measure"]
+    return {"windows": count(m["data"]["windows"]), "T": count(m["settings"]["ctx"]),
+            "documents": count(m["bootstrap"]["units"])}
+
+
+def top_n_vs_random(run, Ns=(2, 8, 16)):
+    """P(r_max) and R(r_min) of the top N against N random tokens, globally, and the N (other
+    than 1 and the last) whose difference's interval excludes 0 for both."""
+    m = run["measure"]
+    g = m["global"]
+    out = {}
+    for N in Ns:
+        i = _at(m, N)
+        out[f"P_{N}"], out[f"P_random_{N}"] = two(g["P_rmax"][i]), two(g["P_rmax_random"][i])
+        out[f"R_{N}"], out[f"R_random_{N}"] = two(g["R_rmin"][i]), two(g["R_rmin_random"][i])
+    inner = [i for i, N in enumerate(m["n_grid"]) if 1 < N < m["n_grid"][-1]]
+    excl = [i for i in inner if all(ci is not None and (ci[0] > 0 or ci[1] < 0)
+                                    for ci in (g["P_rmax_diff_ci"][i], g["R_rmin_diff_ci"][i]))]
+    out["N_significant"] = count(len(excl))
+    out["N_inner"] = count(len(inner))
+    return out
+
+
+def envelopes(run):
+    """SPEC §5's reading: the non-trivial share (globally, and the range over heads), the N where
+    the global means leave an envelope, and per head the (head, N, P or R) means above the upper
+    envelope at kappa, above the kappa-free one (no kappa repairs them), below the lower, out of
+    the (head, N) pairs with 1 < N < n twice (P and R)."""
+    m = run["measure"]
+    e = m["global"]["envelopes"]
+    heads = m["heads"]
+    shares = [h["envelopes"]["nontrivial_share"] for h in heads if h["envelopes"]["nontrivial_share"] is not None]
+    pairs = 2 * sum(sum(x is not None for x in h["envelopes"]["nontrivial"]) for h in heads)
+    leaves = lambda *keys: sum(len(h["envelopes"]["leaves"][k]) for h in heads for k in keys)
+    heads_up0 = sum(1 for h in heads if h["envelopes"]["leaves"]["P_up0"] or h["envelopes"]["leaves"]["R_up0"])
+    out = {"kappa": f"{m['settings']['envelopes']['kappa']:g}",
+           "nontrivial_share": pct(e["nontrivial_share"]),
+           "head_share_min": pct(min(shares)), "head_share_max": pct(max(shares)),
+           "global_leaves_up": count(len(e["leaves"]["P_up"]) + len(e["leaves"]["R_up"])),
+           "global_leaves_up0": count(len(e["leaves"]["P_up0"]) + len(e["leaves"]["R_up0"])),
+           "head_pairs": count(pairs), "head_above_up": count(leaves("P_up", "R_up")),
+           "head_above_up0": count(leaves("P_up0", "R_up0")), "head_below_lo": count(leaves("P_lo", "R_lo")),
+           "heads_above_up0": count(heads_up0), "heads": count(len(heads))}
+    return out
+
+
+def taxonomy(run):
+    """geoattn's labels (four classes), where the Unlabelled came closest, and the most labels one
+    threshold moves at +-10% and +-25%."""
+    t = run["taxonomy"]
+    out = {f"n_{k}": count(t["totals"][k]) for k in ("Retriever", "Mixer", "Reset", "Unlabelled")}
+    closest = {}
+    for h in t["heads"]:
+        if h["label"] == "Unlabelled":
+            closest[h["closest"]] = closest.get(h["closest"], 0) + 1
+    for k in ("Retriever", "Mixer", "Reset"):
+        out[f"closest_{k}"] = count(closest.get(k, 0))
+    for band, factors in (("10", (0.9, 1.1)), ("25", (0.75, 1.25))):
+        out[f"sensitivity_{band}"] = count(max(r["changed"] for r in t["sensitivity"] if r["factor"] in factors))
+    return out
+
+
+def fits(run):
+    """SPEC §4: the heads whose fits are identified, and the median beta of those."""
+    heads = run["measure"]["heads"]
+    ok = lambda part: [h for h in heads if h["fits"][part]["ok"]]
+    betas = [h["fits"]["decay"]["beta"] for h in ok("decay")]
+    return {"norms_ok": count(len(ok("norms"))), "decay_ok": count(len(ok("decay"))),
+            "profile_ok": count(len(ok("profile"))),
+            "beta_median": two(statistics.median(betas)) if betas else "none"}
+
+
+def sink_corr(run, N=2):
+    """corr(R(r_min, N), rho0) at N with its interval."""
+    m = run["measure"]
+    i = _at(m, N)
+    g = m["global"]
+    lo, hi = g["sink_recall_corr_ci"][i]
+    return {f"corr_{N}": two(g["sink_recall_corr"][i]), f"corr_{N}_lo": two(lo), f"corr_{N}_hi": two(hi)}

@@ -145,6 +145,22 @@ ProfileFit failed(ProfileFit fit, std::string why) {
 }
 }  // namespace
 
+FitStatus profile_identified(const ProfileFit& fit, const std::vector<double>& mean_row) {
+  // kFitTests, profile: no oscillation, or one of >= kMinOscillation fitted positions and a full
+  // period 2 pi / omega.
+  if (fit.T1 == fit.T2) return {};
+  int64_t n = 0;
+  for (int64_t i = std::max<int64_t>(fit.T1 + 1, 1); i <= fit.T2 && i < std::ssize(mean_row); ++i)
+    if (mean_row[static_cast<size_t>(i)] > 0) ++n;
+  const double period = fit.omega > 0 ? 2 * std::numbers::pi / fit.omega : INFINITY;
+  if (n >= kMinOscillation && static_cast<double>(fit.T2 - fit.T1) >= period) return {};
+  return {false, fmt::format("profile identifiability: the oscillation phase T1 = {} < i <= T2 = {} holds {} fitted "
+                             "position(s) and {:.3g} period(s) of 2 pi / omega = {:.4g}; omega and eta need >= {} and "
+                             ">= 1",
+                             fit.T1, fit.T2, n, static_cast<double>(fit.T2 - fit.T1) / period, period,
+                             kMinOscillation)};
+}
+
 ProfileFit fit_profile(const std::vector<double>& mean_row) {
   const auto T = static_cast<int64_t>(mean_row.size());
   ProfileFit fit;
@@ -209,6 +225,7 @@ ProfileFit fit_profile(const std::vector<double>& mean_row) {
   fit.error = std::sqrt(sse / row.n);
   if (!std::isfinite(fit.error) || !std::isfinite(fit.p_base))
     return failed(fit, "the profile fit did not converge to finite values");
+  fit.status = profile_identified(fit, mean_row);
   return fit;
 }
 

@@ -115,13 +115,20 @@ struct ProfileFit {
 // positions 1..T-1 constant (eta, omega, T1, T2 are not identifiable). Then p_sink =
 // mean_row[0] and p_base = the mean of the positive entries at i >= 1 where those are
 // finite (0 otherwise), eta = omega = 0, T1 = T2 = max(T-1, 0), error = 0 unless computable.
-// Also !ok, with every number the least-squares one, when the oscillation is not identified
-// (profile_identified): the whole fit, since p_base, T1, T2 and the growth's eta were chosen
-// together with it.
+// The searches consider only oscillations that pass oscillation_identified at the candidate
+// omega. Also !ok, with every number the least-squares one, when the refined oscillation is not
+// identified (profile_identified): the whole fit, since p_base, T1, T2 and the growth's eta were
+// chosen together with it.
 ProfileFit fit_profile(const std::vector<double>& mean_row);
 // kFitTests' profile test of a fit of mean_row (the positions with mean_row[i] > 0, i >= 1,
 // are the fitted ones): ok, or why not.
 FitStatus profile_identified(const ProfileFit& fit, const std::vector<double>& mean_row);
+// The oscillation part of that test: a phase T1 < i <= T2 of `span` = T2 - T1 positions, of
+// which `fitted` are fitted, at frequency omega fixes omega and eta. The (T1, T2) searches of
+// fit_profile consider no other oscillation (a shorter one ties with no oscillation at all, so
+// a last-bit change of the row would switch between them); only the final refinement of omega
+// can leave it, and the test then fails the fit.
+bool oscillation_identified(int64_t fitted, int64_t span, double omega);
 
 // The model above at position i; geoattn::Error unless 0 <= i < T and 0 <= T1 <= T2 < T.
 double profile_value(const ProfileFit& fit, int64_t i, int64_t T);

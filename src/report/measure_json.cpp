@@ -200,6 +200,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
                                                                : "document"},
                         {"units", boot->units}, {"percentiles", {2.5, 97.5}}};
   out["n_grid"] = agg.n_grid();
+  if (fits && !fits->empty()) out["fit_tests"] = fit_tests_json();
   const bool with_fits = fits && !fits->empty();
   if (with_fits && static_cast<int64_t>(fits->size()) != agg.layers() * agg.heads())
     fail("internal: {} fits for {} x {} heads", fits->size(), agg.layers(), agg.heads());

@@ -280,12 +280,12 @@ TEST(FitIdentified, ProfileWithAThreePositionOscillationIsNotIdentified) {
   EXPECT_FALSE(profile_identified(make_profile(0.3, 1e-3, 0.3, 0.05, 100, 200), row).ok);
   // No oscillation: nothing to identify.
   EXPECT_TRUE(profile_identified(make_profile(0.3, 1e-3, 0.3, 0.0, 200, 200), row).ok);
-  // A short oscillation in the data itself: the fit of that row is not ok, with the reason.
-  const ProfileFit f = fit_profile(noisy_profile(make_profile(0.3, 1e-3, 0.5, 2.5, 250, 253), T, 0.01, 3));
-  if (f.T1 < f.T2 && f.T2 - f.T1 < kMinOscillation) {
-    EXPECT_FALSE(f.status.ok);
-    EXPECT_NE(f.status.why.find("profile identifiability"), std::string::npos) << f.status.why;
-  }
+  // A short oscillation in the data itself: the searches do not consider it (it would tie with
+  // none at all), so the fit has no oscillation or one that the test accepts.
+  const auto short_row = noisy_profile(make_profile(0.3, 1e-3, 0.5, 2.5, 250, 253), T, 0.01, 3);
+  const ProfileFit f = fit_profile(short_row);
+  EXPECT_TRUE(f.T1 == f.T2 || f.T2 - f.T1 >= kMinOscillation) << f.T1 << " " << f.T2;
+  EXPECT_EQ(f.status.ok, profile_identified(f, short_row).ok);
 }
 
 TEST(FitIdentified, ProfileWithALongCleanOscillationIsIdentified) {

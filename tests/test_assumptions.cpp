@@ -149,3 +149,11 @@ TEST(Assumptions, FailedFitsWriteNullParameters) {
   for (const char* key : {"p_sink", "p_base", "eta", "omega", "T1", "T2", "error"})
     EXPECT_TRUE(fits["profile"][key].is_null()) << key;
 }
+
+// SPEC §4: the result states each fit's identifiability test, the sentences of analysis::kFitTests.
+TEST(Assumptions, FitTestsAreStatedInTheResult) {
+  const auto tests = geoattn::report::fit_tests_json();
+  ASSERT_EQ(tests.size(), 3u);
+  for (const auto& t : geoattn::analysis::kFitTests)
+    EXPECT_EQ(tests.at(std::string(t.fit)).get<std::string>(), std::string(t.sentence)) << t.fit;
+}

@@ -223,3 +223,84 @@ TEST(FitProfile, DegenerateInputFailsWithAReason) {
   EXPECT_EQ(c.T1, 99);
   EXPECT_EQ(c.T2, 99);
 }
+
+// ---- identifiability (SPEC §4: a fit is ok only where the data identify its parameters) ----
+
+TEST(FitIdentified, EachFitStatesItsTestOnce) {
+  ASSERT_EQ(kFitTests.size(), 3u);
+  const char* names[] = {"norms", "decay", "profile"};
+  for (size_t i = 0; i < kFitTests.size(); ++i) {
+    EXPECT_EQ(kFitTests[i].fit, names[i]);
+    EXPECT_FALSE(kFitTests[i].sentence.empty());
+    EXPECT_EQ(kFitTests[i].sentence.find('\n'), std::string::npos);
+    EXPECT_EQ(kFitTests[i].sentence.back(), '.');
+  }
+}
+
+TEST(FitIdentified, DecayWithSignalIsIdentified) {
+  // c(k) = exp(-0.2 k) plus noise of 1e-4: beta pinned down to far better than a factor 2.
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> z(0.0, 1e-4);
+  std::vector<double> c(64);
+  for (size_t k = 1; k <= c.size(); ++k) c[k - 1] = std::exp(-0.2 * static_cast<double>(k)) + z(rng);
+  const DecayFit f = fit_decay(c);
+  EXPECT_TRUE(f.status.ok) << f.status.why;
+  EXPECT_NEAR(f.beta, 0.2, 1e-3);
+  EXPECT_TRUE(decay_identified(c, f.beta).ok);
+}
+
+TEST(FitIdentified, DecayWithinItsNoiseOfZeroIsNotIdentified) {
+  // c(k) = 1e-9 noise around 0 at every lag, far below float32's resolution of a cosine: the
+  // least squares still find a beta, but any beta' up to the cap fits as well: not ok, and the
+  // reason names the test.
+  std::mt19937_64 rng(22);
+  std::normal_distribution<double> z(0.0, 1e-9);
+  std::vector<double> c(64);
+  for (auto& x : c) x = z(rng);
+  c[0] = 3e-9;  // c(1) > 0 (3 times the noise), so the fit is not at the cap by the c(k) <= 0 rule
+  const DecayFit f = fit_decay(c);
+  EXPECT_FALSE(f.status.ok);
+  EXPECT_NE(f.status.why.find("decay identifiability"), std::string::npos) << f.status.why;
+  EXPECT_NE(f.status.why.find("50"), std::string::npos) << f.status.why;  // the set reaches the cap
+  EXPECT_TRUE(std::isfinite(f.beta) && std::isfinite(f.mae));
+  // One last-bit change of every c(k) keeps the verdict.
+  for (auto& x : c) x = std::nextafter(x, 1.0);
+  EXPECT_FALSE(fit_decay(c).status.ok);
+}
+
+TEST(FitIdentified, ProfileWithAThreePositionOscillationIsNotIdentified) {
+  const int64_t T = 256;
+  const ProfileFit fit = make_profile(0.3, 1e-3, 0.3, 2.0, 200, 203);  // 3 positions in the oscillation
+  const auto row = noisy_profile(fit, T, 0.0, 1);
+  const FitStatus s = profile_identified(fit, row);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.why.find("profile identifiability"), std::string::npos) << s.why;
+  EXPECT_NE(s.why.find("holds 3 fitted"), std::string::npos) << s.why;
+  // Long enough but less than one period (2 pi / 0.05 = 126 positions): not identified either.
+  EXPECT_FALSE(profile_identified(make_profile(0.3, 1e-3, 0.3, 0.05, 100, 200), row).ok);
+  // No oscillation: nothing to identify.
+  EXPECT_TRUE(profile_identified(make_profile(0.3, 1e-3, 0.3, 0.0, 200, 200), row).ok);
+  // A short oscillation in the data itself: the searches do not consider it (it would tie with
+  // none at all), so the fit has no oscillation or one that the test accepts.
+  const auto short_row = noisy_profile(make_profile(0.3, 1e-3, 0.5, 2.5, 250, 253), T, 0.01, 3);
+  const ProfileFit f = fit_profile(short_row);
+  EXPECT_TRUE(f.T1 == f.T2 || f.T2 - f.T1 >= kMinOscillation) << f.T1 << " " << f.T2;
+  EXPECT_EQ(f.status.ok, profile_identified(f, short_row).ok);
+}
+
+TEST(FitIdentified, ProfileWithALongCleanOscillationIsIdentified) {
+  const int64_t T = 512;
+  const ProfileFit truth = make_profile(0.2, 1e-3, 0.2, 2 * M_PI / 32, 64, 480);  // 13 periods
+  const ProfileFit f = fit_profile(noisy_profile(truth, T, 0.01, 4));
+  EXPECT_TRUE(f.status.ok) << f.status.why;
+  EXPECT_NEAR(f.omega, 2 * M_PI / 32, 0.002);
+  EXPECT_TRUE(profile_identified(f, noisy_profile(truth, T, 0.01, 4)).ok);
+}
+
+TEST(FitIdentified, NormsNeedAPositiveMedian) {
+  EXPECT_TRUE(norms_identified({0.5, 1, 2, 3}, 2).ok);
+  const FitStatus zero = norms_identified({0.5, 0, 0, 3}, 0);
+  EXPECT_FALSE(zero.ok);
+  EXPECT_NE(zero.why.find("norms identifiability"), std::string::npos) << zero.why;
+  EXPECT_FALSE(norms_identified({0.5, kNaN, 2}, 2).ok);
+}

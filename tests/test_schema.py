@@ -263,7 +263,13 @@ def main():
         must([geoattn, "bounds"] + stream + ["--out", out["b_model"]], src, "bounds --model")
         must([geoattn, "bounds", "--quiet", "--capture", capture, "--out", out["b_capture"]], src,
              "bounds --capture")
-        must([geoattn, "bounds", "--quiet", "--params", out["m"], "--layer", "1", "--head", "2",
+        # bounds --params reads a head's fits, so a head whose three fits are ok (SPEC section 4).
+        with open(out["m"], encoding="utf-8") as f:
+            fitted = [h for h in json.load(f)["heads"]
+                      if all(h["fits"][part]["ok"] for part in ("norms", "decay", "profile"))]
+        check(bool(fitted), "measure: no head with all three fits ok for bounds --params")
+        layer, head = (str(fitted[0]["layer"]), str(fitted[0]["head"])) if fitted else ("1", "2")
+        must([geoattn, "bounds", "--quiet", "--params", out["m"], "--layer", layer, "--head", head,
               "--out", out["b_params"]], src, "bounds --params (a measure result)")
         must([geoattn, "bounds", "--quiet", "--params", "configs/bounds-llama2-7b.json",
               "--out", out["b_file"]], src, "bounds --params (a parameter file)")

@@ -1,6 +1,7 @@
 // Assumption 2 (paper sect. 3.2, SPEC §4): c(k) = exp(-beta k) by nonlinear least squares.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -62,6 +63,28 @@ double polish(const std::vector<double>& c, double beta0) {
 }
 }  // namespace
 
+FitStatus decay_identified(const std::vector<double>& c, double beta) {
+  // kFitTests, decay: the profile interval {beta' : SSE(beta') <= SSE_min + sigma^2}, sigma^2 =
+  // the residual variance SSE_min / (K - 1), at least kDecayResolution^2, inside
+  // [beta / kDecayBand, beta kDecayBand].
+  const double K = static_cast<double>(c.size());
+  const double sse_min = sse(c, beta);
+  const double sigma2 = std::max(sse_min / (K - 1), kDecayResolution * kDecayResolution), bound = sse_min + sigma2;
+  const double lo = beta / kDecayBand, hi = beta * kDecayBand;
+  std::vector<double> probes = {0.0, kBetaMax, lo, std::min(hi, kBetaMax)};
+  constexpr int kPoints = 2000;
+  const double a = std::log(1e-6), b = std::log(kBetaMax);
+  for (int g = 0; g < kPoints; ++g) probes.push_back(std::exp(a + (b - a) * g / (kPoints - 1)));
+  // The extent of the set over the probes (beta itself is in it).
+  double low = beta, high = beta;
+  for (const double p : probes)
+    if (sse(c, p) <= bound) low = std::min(low, p), high = std::max(high, p);
+  if (low >= lo && high <= hi) return {};
+  return {false, fmt::format("decay identifiability: SSE(beta') <= SSE_min + sigma^2 = {:.3g} + {:.3g} for beta' from "
+                             "{:.4g} to {:.4g}, not within a factor {} of beta = {:.4g} (K = {}): c(k) does not pin beta down",
+                             sse_min, sigma2, low, high, kDecayBand, beta, c.size())};
+}
+
 DecayFit fit_decay(const std::vector<double>& c) {
   DecayFit fit;
   if (c.size() < 2) {
@@ -83,6 +106,8 @@ DecayFit fit_decay(const std::vector<double>& c) {
     fit.status = {false, "c(k) does not fall with k: the best beta is 0, the edge of beta >= 0"};
   else if (fit.beta >= kBetaMax)
     fit.status = {false, fmt::format("c(k) <= 0 at every lag: beta is unbounded, reported at the cap {}", kBetaMax)};
+  else
+    fit.status = decay_identified(c, fit.beta);
   return fit;
 }
 

@@ -145,6 +145,26 @@ ProfileFit failed(ProfileFit fit, std::string why) {
 }
 }  // namespace
 
+bool oscillation_identified(int64_t fitted, int64_t span, double omega) {
+  // kFitTests, profile: >= kMinOscillation fitted positions and a full period 2 pi / omega.
+  return fitted >= kMinOscillation && omega > 0 && static_cast<double>(span) * omega >= 2 * std::numbers::pi;
+}
+
+FitStatus profile_identified(const ProfileFit& fit, const std::vector<double>& mean_row) {
+  // kFitTests, profile: no oscillation, or one that oscillation_identified accepts.
+  if (fit.T1 == fit.T2) return {};
+  int64_t n = 0;
+  for (int64_t i = std::max<int64_t>(fit.T1 + 1, 1); i <= fit.T2 && i < std::ssize(mean_row); ++i)
+    if (mean_row[static_cast<size_t>(i)] > 0) ++n;
+  if (oscillation_identified(n, fit.T2 - fit.T1, fit.omega)) return {};
+  const double period = fit.omega > 0 ? 2 * std::numbers::pi / fit.omega : INFINITY;
+  return {false, fmt::format("profile identifiability: the oscillation phase T1 = {} < i <= T2 = {} holds {} fitted "
+                             "position(s) and {:.3g} period(s) of 2 pi / omega = {:.4g}; omega and eta need >= {} and "
+                             ">= 1",
+                             fit.T1, fit.T2, n, static_cast<double>(fit.T2 - fit.T1) / period, period,
+                             kMinOscillation)};
+}
+
 ProfileFit fit_profile(const std::vector<double>& mean_row) {
   const auto T = static_cast<int64_t>(mean_row.size());
   ProfileFit fit;
@@ -209,6 +229,7 @@ ProfileFit fit_profile(const std::vector<double>& mean_row) {
   fit.error = std::sqrt(sse / row.n);
   if (!std::isfinite(fit.error) || !std::isfinite(fit.p_base))
     return failed(fit, "the profile fit did not converge to finite values");
+  fit.status = profile_identified(fit, mean_row);
   return fit;
 }
 

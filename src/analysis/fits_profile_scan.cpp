@@ -4,6 +4,7 @@
 // oscillation, P + eta (i - T2) in the growth.
 #include <cmath>
 
+#include "geoattn/analysis/fits.h"
 #include "profile_scan.h"
 
 namespace geoattn::analysis::detail {
@@ -55,6 +56,8 @@ Phases scan_linearised(const LogRow& row, const BaseSums& b, double omega, const
   for (int64_t T1 : t1) {
     for (int64_t T2 : t2) {
       if (T2 < T1) continue;
+      // fits.h: only an oscillation that can be identified.
+      if (T2 > T1 && !oscillation_identified(std::llround(b.W.range(T1 + 1, T2)), T2 - T1, omega)) continue;
       const double t2d = static_cast<double>(T2), rw = b.W.range(T2 + 1, T - 1);
       const double ri = b.I.range(T2 + 1, T - 1);
       // Regressor g_i = i - T2 in the growth phase: its sums from those of i, i^2, i y.
@@ -109,6 +112,8 @@ Phases scan_exact(const LogRow& row, const BaseSums& b, double eta, double omega
     for (int64_t T2 : t2) {
       if (T2 < T1) continue;
       if (T2 > T1 && !osc_allowed) break;
+      // fits.h: only an oscillation that can be identified.
+      if (T2 > T1 && !oscillation_identified(std::llround(b.W.range(T1 + 1, T2)), T2 - T1, omega)) continue;
       const double t2d = static_cast<double>(T2), rw = b.W.range(T2 + 1, T - 1), rz = Z.range(T2 + 1, T - 1);
       // Residuals before P: y (plateau), e (oscillation), z + eta T2 (growth); P = their mean.
       const double sr = b.Y.range(1, T1) + E.range(T1 + 1, T2) + rz + eta * t2d * rw;

@@ -43,4 +43,10 @@ ordered_json to_json(const metrics::HeadFits& f) {
   return out;
 }
 
+ordered_json fit_tests_json() {
+  ordered_json out = ordered_json::object();
+  for (const auto& test : analysis::kFitTests) out[std::string(test.fit)] = std::string(test.sentence);
+  return out;
+}
+
 }  // namespace geoattn::report

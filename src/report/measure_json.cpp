@@ -226,6 +226,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     if (!boot->status.intervals) boot = nullptr;  // no group has an interval
   }
   out["n_grid"] = agg.n_grid();
+  if (fits && !fits->empty()) out["fit_tests"] = fit_tests_json();
   const bool with_fits = fits && !fits->empty();
   if (with_fits && static_cast<int64_t>(fits->size()) != agg.layers() * agg.heads())
     fail("internal: {} fits for {} x {} heads", fits->size(), agg.layers(), agg.heads());

@@ -13,4 +13,8 @@ namespace geoattn::report {
 // null where its fit failed.
 nlohmann::ordered_json to_json(const metrics::HeadFits& fits);
 
+// SPEC §4: the identifiability test of each fit, as the result states it (analysis::kFitTests):
+// {"norms": sentence, "decay": sentence, "profile": sentence}.
+nlohmann::ordered_json fit_tests_json();
+
 }  // namespace geoattn::report

@@ -307,6 +307,7 @@ TEST(Bounds, KappaFreeUpperBoundsAreTheLimitFromAbove) {
     Eigen::MatrixXd X = Eigen::MatrixXd::NullaryExpr(n, 8, [&] { return u(rng) - (rep % 3 ? 0.2 : 0.5); });
     X.rowwise().normalize();
     in.rho = X * X.transpose();
+    if (rep % 4 == 0) in.rho = Eigen::MatrixXd::Identity(n, n);  // orthogonal values: rho_out = 0, Delta > 0
     in.order.resize(static_cast<size_t>(n));
     std::iota(in.order.begin(), in.order.end(), int64_t{0});
     std::shuffle(in.order.begin(), in.order.end(), rng);
@@ -487,8 +488,8 @@ TEST(Bounds, BadInputIsAnError) {
 TEST(Bounds, MeanOverSamplesOfDifferentLengths) {
   BoundsMean m(3);
   BoundsCurves a, b;
-  a.P_lo = a.P_up = a.R_lo = a.R_up = a.F_rmax_lo = a.F_rmax_up = a.F_rmin_lo = a.F_rmin_up = {1.0, 0.5, 0.2};
-  b.P_lo = b.P_up = b.R_lo = b.R_up = b.F_rmax_lo = b.F_rmax_up = b.F_rmin_lo = b.F_rmin_up = {1.0, 0.7};
+  for (auto* f : curve_fields(a)) *f = {1.0, 0.5, 0.2};
+  for (auto* f : curve_fields(b)) *f = {1.0, 0.7};
   m.add(a);
   m.add(b);
   const BoundsCurves r = m.mean();

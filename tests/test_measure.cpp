@@ -204,20 +204,17 @@ TEST(Measure, TaxonomyAndFitsFromTheRunEqualThoseOfItsFiles) {
   ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 4, 64));
   const auto state = geoattn::report::load_run_state(tmp / "x.state.safetensors");
   const auto doc = geoattn::report::read_measure(tmp / "x.json");
-  auto inputs = geoattn::metrics::taxonomy_inputs(state.metrics);
-  ASSERT_EQ(inputs.size(), doc["heads"].size());
-  auto typed = geoattn::report::to_json(geoattn::analysis::taxonomy(std::move(inputs), {}),
-                                           geoattn::report::to_json(state.run_info.model));
-  // The companion table from the kappa ranges recomputed from the state.
+  // The slopes' intervals from the bootstrap recomputed from the state (SPEC §6's Mixer reads them).
   geoattn::WorkerPool pool(2);
-  const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);
   const auto& boot = state.run_info.method.bootstrap;
-  auto kappa = geoattn::metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, &state.units, boot.replicates, boot.seed);
-  geoattn::metrics::name_failing_assumptions(kappa, fits);
-  std::vector<nlohmann::ordered_json> ranges;
-  for (size_t i = 0; i < kappa.heads.size(); ++i) ranges.push_back(geoattn::report::kappa_range_json(kappa.heads[i], &kappa.failures[i]));
-  geoattn::report::add_kappa_tables(typed, ranges);
+  const auto intervals = geoattn::metrics::bootstrap(pool, state.units, boot.replicates, boot.seed, state.metrics.n_grid());
+  auto inputs = geoattn::metrics::taxonomy_inputs(state.metrics, &intervals);
+  ASSERT_EQ(inputs.size(), doc["heads"].size());
+  const auto typed = geoattn::report::to_json(geoattn::analysis::taxonomy(std::move(inputs), {}),
+                                              geoattn::report::to_json(state.run_info.model));
   EXPECT_EQ(typed.dump(), geoattn::report::taxonomy_report(doc, {}).dump());
+  EXPECT_NE(typed.dump().find("\"slopes_by\":\"interval\""), std::string::npos);
+  const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);
   ASSERT_EQ(fits.size(), doc["heads"].size());
   // (as values: read_measure puts the arrays back after the other keys)
   for (size_t i = 0; i < fits.size(); ++i)

@@ -243,13 +243,14 @@ def main():
         docs = ["--model", "models/stories260K", "--data", "data/openwebtext/openwebtext-60docs.jsonl",
                 "--window", "doc", "--ctx", "32", "--max-windows", "8", "--quiet"]
         capture = os.path.join(tmp, "capture.safetensors")
-        must([geoattn, "measure"] + stream + ["--out", out["m"]], src,
+        # The stream is one document: the bootstrap resamples its windows (one unit has no intervals).
+        must([geoattn, "measure"] + stream + ["--bootstrap-unit", "window", "--out", out["m"]], src,
              "measure (controls, bootstrap at head level)")
         must([geoattn, "measure"] + stream + ["--controls", "0", "--bootstrap", "0", "--out", out["m0"]],
              src, "measure --controls 0 --bootstrap 0")
-        must([geoattn, "measure"] + stream + ["--queries", "all", "--bootstrap", "100",
+        must([geoattn, "measure"] + stream + ["--queries", "all", "--bootstrap", "100", "--bootstrap-unit", "window",
                                               "--out", out["all"]], src, "measure --queries all")
-        must([geoattn, "measure"] + stream + ["--queries", "20,40", "--bootstrap", "50",
+        must([geoattn, "measure"] + stream + ["--queries", "20,40", "--bootstrap", "50", "--bootstrap-unit", "window",
                                               "--bootstrap-level", "layer", "--distance", "cosine",
                                               "--out", out["mid"]],
              src, "measure --queries 20,40 (no fits), bootstrap at layer level, cosine")
@@ -319,7 +320,8 @@ def main():
                     | {c + s for c in curves for s in ("", "_std", "_ci")}
                     | {c + s for c in controlled for s in ("_diff", "_diff_ci")}
                     | {y + s for y in scalars for s in ("", "_std", "_ci")}
-                    | {"envelopes", "kappa_range"})  # SPEC §5's bounds of the same samples, the kappa range
+                    | {"cos_s_v0_slope_ci", "cos_s_vL_slope_ci"}  # SPEC §6's slopes' intervals
+                    | {"envelopes"})  # SPEC §5's bounds of the same samples (the kappa scan is opt-in)
         check(curves and scalars and set(raw["m"]["global"]) == expected,
               f"the full run's global keys are those of kCurveNames/kScalarNames "
               f"(extra {sorted(set(raw['m']['global']) - expected)}, "

@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto report = report::taxonomy_report(j, cfg);
     const auto text = report.dump(1);  // what `geoattn taxonomy` writes
     int64_t labelled = 0;
-    for (const char* label : {"Retriever", "Mixer", "Reset"}) labelled += report.at("totals").at(label).get<int64_t>();
+    for (const char* label : geoattn::analysis::kHeadLabels) labelled += report.at("totals").at(label).get<int64_t>();
     require(labelled == report.at("totals").at("heads").get<int64_t>(), "every head has one label");
     require(report.at("heads").size() == j.at("heads").size(), "one result per head");
     (void)text;

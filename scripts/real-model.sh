@@ -34,7 +34,9 @@ run() {
   local args=(--model "$model" --data "$@" --ctx "$T" --max-windows "$MAX_WINDOWS")
   local start=$SECONDS
   echo "== $name: measure (T = $T, at most $MAX_WINDOWS doc windows)"
-  "$GEOATTN" measure "${args[@]}" --out "$dir/measure.json"
+  # Intervals for every head (auto stops at the layer level past 256 heads): the taxonomy reads
+  # each head's slopes by their intervals, not their signs (SPEC §6).
+  "$GEOATTN" measure "${args[@]}" --bootstrap-level head --out "$dir/measure.json"
   echo "== $name: bounds (8 windows: Theorems 1-2 / Corollary 1 per sample beside the measured P, R)"
   "$GEOATTN" bounds --model "$model" --data "$@" --ctx "$T" --max-windows 8 --out "$dir/bounds.json"
   echo "== $name: taxonomy, summary, figures"

@@ -7,8 +7,9 @@ taxonomy.json), and tests/findings/NAME.py computes from them, with `facts(run)`
 the reading may quote, each as the text the page writes ({key: "0.67", ...}). The check, per
 reading:
   - every fact's text appears in the reading (a fact the page dropped fails: rerun, rewrite);
-  - every number the reading writes is one of its facts' texts, except references to the paper
-    and the contract (Fig. 5, §5, sect. 4.2, Theorems 1-2, Assumption 1, eq. 9, Corollary 1).
+  - every number the reading writes is one of its facts' texts (or a number in one: a fact
+    "2, 3" allows 2 and 3), except references to the paper and the contract (Fig. 5, §5,
+    sect. 4.2, Theorems 1-2, Assumption 1, eq. 9, Corollary 1).
 So a quote the data does not give, or that drifted from a rerun, fails ctest.
 
     tests/check_findings.py SOURCE_DIR
@@ -24,7 +25,7 @@ READING = re.compile(r"<!-- reading: ([A-Za-z0-9_]+) -->(.*?)<!-- /reading -->",
 # A number as the page writes it: 0.67, 1,831, 12%, 2^-4 (its parts), -0.03.
 NUMBER = re.compile(r"(?<![\w.^])-?\d[\d,]*(?:\.\d+)?%?(?![\w])")
 # What precedes a number that names a part of the paper or the contract, not a measurement.
-REFERENCE = re.compile(r"(Figs?\.|§|sect\.|Theorems?|Assumptions?|Corollary|eq\.|Table|[A-Za-z]+-)\s*$")
+REFERENCE = re.compile(r"(Figs?\.|§|sect\.|Theorems?|Assumptions?|Corollary|eq\.|Table|[A-Za-z]+-)\s*(\d+-)?$")
 
 
 def numbers(text):
@@ -77,7 +78,7 @@ def main(argv):
     for name, text in readings:
         run = load_run(source, name)
         facts = facts_of(source, name, run)
-        allowed = set(facts.values())
+        allowed = set(facts.values()) | {n for value in facts.values() for n in numbers(value)}
         for key, value in facts.items():
             if not re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", re.sub(r"`[^`]*`", " ", text)):
                 print(f"FAIL: {name}: the fact {key} = {value} is not in the reading")

@@ -263,6 +263,8 @@ TEST(FitIdentified, DecayWithinItsNoiseOfZeroIsNotIdentified) {
   EXPECT_NE(f.status.why.find("decay identifiability"), std::string::npos) << f.status.why;
   EXPECT_NE(f.status.why.find("50"), std::string::npos) << f.status.why;  // the set reaches the cap
   EXPECT_TRUE(std::isfinite(f.beta) && std::isfinite(f.mae));
+  EXPECT_FALSE(f.status.identified);  // not identified, which says nothing against the assumption
+  EXPECT_TRUE(fit_decay(std::vector<double>(8, 0.5)).status.identified);  // constant c(k): a failure of the data
   // One last-bit change of every c(k) keeps the verdict.
   for (auto& x : c) x = std::nextafter(x, 1.0);
   EXPECT_FALSE(fit_decay(c).status.ok);
@@ -273,6 +275,7 @@ TEST(FitIdentified, ProfileWithAThreePositionOscillationIsNotIdentified) {
   const ProfileFit fit = make_profile(0.3, 1e-3, 0.3, 2.0, 200, 203);  // 3 positions in the oscillation
   const auto row = noisy_profile(fit, T, 0.0, 1);
   const FitStatus s = profile_identified(fit, row);
+  EXPECT_FALSE(s.identified);
   EXPECT_FALSE(s.ok);
   EXPECT_NE(s.why.find("profile identifiability"), std::string::npos) << s.why;
   EXPECT_NE(s.why.find("holds 3 fitted"), std::string::npos) << s.why;

@@ -82,7 +82,7 @@ FitStatus decay_identified(const std::vector<double>& c, double beta) {
   if (low >= lo && high <= hi) return {};
   return {false, fmt::format("decay identifiability: SSE(beta') <= SSE_min + sigma^2 = {:.3g} + {:.3g} for beta' from "
                              "{:.4g} to {:.4g}, not within a factor {} of beta = {:.4g} (K = {}): c(k) does not pin beta down",
-                             sse_min, sigma2, low, high, kDecayBand, beta, c.size())};
+                             sse_min, sigma2, low, high, kDecayBand, beta, c.size()), false};
 }
 
 DecayFit fit_decay(const std::vector<double>& c) {

@@ -162,7 +162,7 @@ FitStatus profile_identified(const ProfileFit& fit, const std::vector<double>& m
                              "position(s) and {:.3g} period(s) of 2 pi / omega = {:.4g}; omega and eta need >= {} and "
                              ">= 1",
                              fit.T1, fit.T2, n, static_cast<double>(fit.T2 - fit.T1) / period, period,
-                             kMinOscillation)};
+                             kMinOscillation), false};
 }
 
 ProfileFit fit_profile(const std::vector<double>& mean_row) {

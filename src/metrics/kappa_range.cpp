@@ -254,8 +254,10 @@ void name_failing_assumptions(KappaRanges& ranges, const std::vector<HeadFits>& 
     }
     const analysis::FitStatus* status[kAssumptions] = {&fits[i].norms.status, &fits[i].decay.status, &fits[i].profile.status};
     int named = -1;
+    // A fit that failed on its data names its assumption; one whose parameters the data does not
+    // identify (SPEC §4) does not: that says nothing against the assumption.
     for (int a = 0; a < kAssumptions && named < 0; ++a)
-      if (!status[a]->ok) {
+      if (!status[a]->ok && status[a]->identified) {
         named = a;
         f.why = fmt::format("its {} fit failed: {}", kAssumptionNames[a].name, status[a]->why);
       }

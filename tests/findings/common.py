@@ -10,8 +10,8 @@ def two(x):
 
 
 def pct(x):
-    """12%: a share in whole percent."""
-    return f"{100 * x:.0f}%"
+    """12%, or 0.3% below 10%: a share in percent."""
+    return f"{100 * x:.1f}%" if x < 0.1 else f"{100 * x:.0f}%"
 
 
 def count(n):
@@ -35,7 +35,7 @@ def top_n_vs_random(run, Ns=(2, 8, 16)):
     than 1 and the last) whose difference's interval excludes 0 for both."""
     m = run["measure"]
     g = m["global"]
-    out = {}
+    out = {f"N_{k}": count(N) for k, N in enumerate(Ns)}
     for N in Ns:
         i = _at(m, N)
         out[f"P_{N}"], out[f"P_random_{N}"] = two(g["P_rmax"][i]), two(g["P_rmax_random"][i])
@@ -59,15 +59,20 @@ def envelopes(run):
     shares = [h["envelopes"]["nontrivial_share"] for h in heads if h["envelopes"]["nontrivial_share"] is not None]
     pairs = 2 * sum(sum(x is not None for x in h["envelopes"]["nontrivial"]) for h in heads)
     leaves = lambda *keys: sum(len(h["envelopes"]["leaves"][k]) for h in heads for k in keys)
-    heads_up0 = sum(1 for h in heads if h["envelopes"]["leaves"]["P_up0"] or h["envelopes"]["leaves"]["R_up0"])
+    above_up0 = [h for h in heads if h["envelopes"]["leaves"]["P_up0"] or h["envelopes"]["leaves"]["R_up0"]]
+    heads_up0 = len(above_up0)
+    N_up0 = [N for h in above_up0 for k in ("P_up0", "R_up0") for N in h["envelopes"]["leaves"][k]]
     out = {"kappa": f"{m['settings']['envelopes']['kappa']:g}",
            "nontrivial_share": pct(e["nontrivial_share"]),
            "head_share_min": pct(min(shares)), "head_share_max": pct(max(shares)),
            "global_leaves_up": count(len(e["leaves"]["P_up"]) + len(e["leaves"]["R_up"])),
            "global_leaves_up0": count(len(e["leaves"]["P_up0"]) + len(e["leaves"]["R_up0"])),
+           "global_leaves_N": ", ".join(str(N) for N in sorted(set(e["leaves"]["P_up"] + e["leaves"]["R_up"]))) or "none",
            "head_pairs": count(pairs), "head_above_up": count(leaves("P_up", "R_up")),
            "head_above_up0": count(leaves("P_up0", "R_up0")), "head_below_lo": count(leaves("P_lo", "R_lo")),
-           "heads_above_up0": count(heads_up0), "heads": count(len(heads))}
+           "heads_above_up0": count(heads_up0), "heads": count(len(heads)),
+           "layers_above_up0": ", ".join(str(l) for l in sorted({h["layer"] for h in above_up0})) or "none",
+           "N_above_up0": f"{min(N_up0)} to {max(N_up0)}" if N_up0 else "none"}
     return out
 
 
@@ -76,14 +81,32 @@ def taxonomy(run):
     threshold moves at +-10% and +-25%."""
     t = run["taxonomy"]
     out = {f"n_{k}": count(t["totals"][k]) for k in ("Retriever", "Mixer", "Reset", "Unlabelled")}
+    # The heads the former catch-all rule called Mixers: those with the signature and the rest.
+    out["catch_all"] = count(t["totals"]["Mixer"] + t["totals"]["Unlabelled"])
     closest = {}
     for h in t["heads"]:
         if h["label"] == "Unlabelled":
             closest[h["closest"]] = closest.get(h["closest"], 0) + 1
     for k in ("Retriever", "Mixer", "Reset"):
         out[f"closest_{k}"] = count(closest.get(k, 0))
-    for band, factors in (("10", (0.9, 1.1)), ("25", (0.75, 1.25))):
-        out[f"sensitivity_{band}"] = count(max(r["changed"] for r in t["sensitivity"] if r["factor"] in factors))
+    for k in ("Retriever", "Mixer", "Reset"):
+        layers = [str(r["layer"]) for r in t["layers"] if r[k] > 0]
+        out[f"layers_{k}"] = ", ".join(layers) if layers else "none"
+    # The layers where the heads with the Mixer signature are the majority, and the first layer
+    # from which every layer is such a layer.
+    rows = t["layers"]
+    majority = [r["layer"] for r in rows if 2 * r["Mixer"] > sum(r[k] for k in ("Retriever", "Mixer", "Reset", "Unlabelled"))]
+    out["mixer_majority_layers"] = count(len(majority))
+    last = rows[-1]["layer"]
+    start = last + 1
+    while start - 1 in majority:
+        start -= 1
+    out["mixer_majority_from"] = count(start) if start <= last else "none"
+    # The table's moves, +-10% and +-25% (SPEC §6), as the run's rows have them.
+    for band in sorted({round(abs(r["factor"] - 1) * 100) for r in t["sensitivity"]}):
+        out[f"band_{band}"] = f"{band}%"
+        out[f"sensitivity_{band}"] = count(max(r["changed"] for r in t["sensitivity"]
+                                               if round(abs(r["factor"] - 1) * 100) == band))
     return out
 
 

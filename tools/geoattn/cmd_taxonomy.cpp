@@ -44,7 +44,15 @@ void run_taxonomy(const TaxonomyOptions& o) {
     const auto& t = result["totals"];
     std::string counts;
     for (const char* label : analysis::kHeadLabels) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", t.value(label, 0), label);
-    fmt::print(stderr, "wrote {}: {}\n", o.out, counts);
+    // SPEC §6: say how many heads were read by the slopes' signs alone (no head-level intervals).
+    int64_t by_sign = 0;
+    for (const auto& h : result["heads"]) by_sign += h["features"]["slopes_by"] == "sign";
+    const std::string note =
+        by_sign > 0 ? fmt::format(" ({} heads' Mixer signature read by the slopes' signs: the result has no intervals "
+                                  "for them; measure with --bootstrap-level head)",
+                                  by_sign)
+                    : "";
+    fmt::print(stderr, "wrote {}: {}{}\n", o.out, counts, note);
   }
 }
 

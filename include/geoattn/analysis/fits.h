@@ -21,6 +21,9 @@ namespace geoattn::analysis {
 struct FitStatus {
   bool ok = true;
   std::string why;  // one sentence when !ok, empty otherwise
+  // false when !ok only because the data does not identify the parameters (the fit's test,
+  // kFitTests): the assumption is not shown to fail, its parameters are just not pinned down.
+  bool identified = true;
 };
 
 // The identifiability tests of the three fits, one sentence each (the result states them:

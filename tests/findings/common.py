@@ -127,3 +127,18 @@ def sink_corr(run, N=2):
     g = m["global"]
     lo, hi = g["sink_recall_corr_ci"][i]
     return {f"corr_{N}": two(g["sink_recall_corr"][i]), f"corr_{N}_lo": two(lo), f"corr_{N}_hi": two(hi)}
+
+
+PARTS = (setup, top_n_vs_random, envelopes, taxonomy, fits, sink_corr)
+# Where the heads with the Mixer signature are the majority: quoted where a model has such layers.
+MIXER_MAJORITY = ("mixer_majority_layers", "mixer_majority_from")
+
+
+def facts(run, without=()):
+    """Every part's facts of one run, less the keys its reading does not quote."""
+    out = {}
+    for part in PARTS:
+        out.update(part(run))
+    for key in without:
+        del out[key]
+    return out

@@ -112,10 +112,12 @@ TEST(Measure, OpenWebTextArchive) {
   TempDir tmp;
   std::string err;
   ASSERT_EQ(run("measure --quiet" + kModel + " --data " + source("data/openwebtext/urlsf_subset00.tar") +
-                    " --ctx 256 --n all --queries all --controls 0 --bootstrap 0 --out " + (tmp / "owt.json"), tmp, &err), 0) << err;
+                    " --ctx 256 --queries all --controls 0 --bootstrap 0 --out " + (tmp / "owt.json"), tmp, &err), 0) << err;
   const json j = load(tmp / "owt.json");
   EXPECT_EQ(j["data"]["windows"], 4);  // the 4 documents, each longer than 255 tokens
-  EXPECT_EQ(j["n_grid"].size(), 256u);
+  // The default grid, up to the context.
+  EXPECT_EQ(j["n_grid"].size(), 24u);
+  EXPECT_EQ(j["n_grid"].back(), 256);
   // Every query of every window is a sample; N above q + 1 is skipped for early queries.
   EXPECT_EQ(j["global"]["samples"], 4 * 256 * 40);
 }

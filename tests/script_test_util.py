@@ -131,7 +131,7 @@ def synthetic_sinks(layers=3, heads=4, P=8, taus=(0.05, 0.1), residual=False, te
         density = [round(max(0.01, 0.5 / (1 + 10 * t) - 0.1 * l), 4) for t in taus]
         graph = [{"tau": t, density_key: d, "gini": min(0.9, 0.3 + 0.1 * l), "star": 0.2,
                   central_key: 0.4, "fiedler": None if (l, i) == (0, 1) else max(0.0, 0.5 - 0.1 * l),
-                  "gap": 0.1, "effective": cfg["density_min"] <= d <= cfg["density_max"]}
+                  "gap": 0.1, "windows": 4, "effective": cfg["density_min"] <= d <= cfg["density_max"]}
                  for i, (t, d) in enumerate(zip(taus, density))]
         out_layers.append({
             "layer": l, "alpha": bar, "sink_rate": [sum(hd["sink_rate"][k] for hd in hs) / heads for k in range(P)],

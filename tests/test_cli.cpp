@@ -11,6 +11,7 @@
 
 #include "geoattn/io/features.h"
 #include "geoattn/io/safetensors.h"
+#include "geoattn/util/atomic_file.h"
 #include "test_util.h"
 
 using geoattn::testing::fixture;
@@ -280,7 +281,7 @@ TEST(Cli, BadInputMatrix) {
   EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
   // Nothing half-written anywhere.
   for (const auto& entry : fs::directory_iterator(tmp.path()))
-    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+    EXPECT_FALSE(geoattn::is_temporary_name(entry.path().filename().string())) << entry.path();
 }
 
 // Every enum flag is parsed into its enum at the flag: a name outside its table is a usage

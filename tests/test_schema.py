@@ -170,7 +170,7 @@ def check_sinks_synthetic(src, tmp):
     names = {"kFrameTypes": (defs["frame_type"]["enum"], FRAME_TYPES)}
     for conv in ("geoattn", "authors"):
         suffix = conv.capitalize()
-        names[f"kGraphStats{suffix}"] = ([k for k in defs[f"graph_entry_{conv}"]["required"] if k not in ("tau", "effective")],
+        names[f"kGraphStats{suffix}"] = ([k for k in defs[f"graph_entry_{conv}"]["required"] if k not in ("tau", "windows", "effective")],
                                          SINK_NAMES[conv]["graph"])
         names[f"kReferenceStats{suffix}"] = (defs[f"head_reference_{conv}"]["required"], SINK_NAMES[conv]["reference"])
         names[f"kRowScore{suffix}"] = (defs[f"dormant_{conv}"]["required"][:1], (SINK_NAMES[conv]["row_score"],))

@@ -26,7 +26,7 @@ SINKS_SCHEMA = "geoattn.sinks/1"
 _SINKS_DEFS = load_schema("geoattn.sinks-1.schema.json")[0]["$defs"]
 FRAME_TYPES = tuple(_SINKS_DEFS["frame_type"]["enum"])
 SINK_CONVENTIONS = tuple(_SINKS_DEFS["settings"]["properties"]["convention"]["enum"])
-SINK_NAMES = {c: {"graph": tuple(k for k in _SINKS_DEFS[f"graph_entry_{c}"]["required"] if k not in ("tau", "effective")),
+SINK_NAMES = {c: {"graph": tuple(k for k in _SINKS_DEFS[f"graph_entry_{c}"]["required"] if k not in ("tau", "windows", "effective")),
                   "reference": tuple(_SINKS_DEFS[f"head_reference_{c}"]["required"]),
                   "row_score": _SINKS_DEFS[f"dormant_{c}"]["required"][0]}
               for c in SINK_CONVENTIONS}
@@ -117,7 +117,8 @@ def sink_arrays(doc):
       dormant [L, H] bool
       alpha, head_sink_rate [L, H, P] (Sink_k^eps in % of windows)
       alpha_bar, sink_rate [L, P] (Abar's mean profile; Sink_k^eps in % of (window, head))
-      graph {stat: [L, n_tau]} (names["graph"]); effective [L, n_tau] bool
+      graph {stat: [L, n_tau]} (names["graph"]); effective [L, n_tau] bool; graph_windows [L, n_tau]
+      int (the windows in the density's and the Gini's means)
       anchor_token [L, H] int (the head's commonest top-anchor token, -1 if none)
       frame_types [L] list of str; summary_sink_rate [P]"""
     import numpy as np
@@ -135,7 +136,7 @@ def sink_arrays(doc):
     out.update(dormant=np.zeros((L, H), bool), anchor_token=np.full((L, H), -1, np.int64),
                alpha=np.full((L, H, P), np.nan), head_sink_rate=np.full((L, H, P), np.nan),
                graph={k: np.full((L, len(taus)), np.nan) for k in names["graph"]},
-               effective=np.zeros((L, len(taus)), bool))
+               effective=np.zeros((L, len(taus)), bool), graph_windows=np.zeros((L, len(taus)), np.int64))
     for i, ly in enumerate(layers):
         for hd in ly["heads"]:
             h = hd["head"]
@@ -153,6 +154,7 @@ def sink_arrays(doc):
             for k in names["graph"]:
                 out["graph"][k][i, j] = num(g[k])
             out["effective"][i, j] = g["effective"]
+            out["graph_windows"][i, j] = g["windows"]
     out.update(layer=np.array([ly["layer"] for ly in layers], np.int64), taus=np.array(taus),
                positions=P, frame_types=[ly["frame"]["type"] for ly in layers],
                alpha_bar=np.array([[num(v) for v in ly["alpha"]] for ly in layers]).reshape(L, P),

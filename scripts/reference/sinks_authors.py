@@ -27,6 +27,7 @@ Needs numpy, torch, transformers, safetensors, scipy, networkx.
 import argparse, ast, datetime, json, os, shlex, subprocess, sys, tempfile, traceback
 import networkx as nx, numpy as np, scipy, scipy.sparse as sp, scipy.sparse.linalg as spla
 import torch, transformers
+from authors_code import load_authors
 from safetensors.torch import save_file
 
 EPS, TAUS, REF_THRESHOLD, REPEATS = 0.3, [0.01, 0.05, 0.1, 0.2], 0.1, 5
@@ -40,35 +41,6 @@ SOURCES = {  # key: (owner/name, file, class in notebook or None, functions)
     "laplacian": ("ValeRuscio/What-are-you-sinking-", "Notebooks/laplacian.ipynb",
                   "OptimizedAttentionLaplacianAnalysis", ["compute_laplacian_eigenvalues"]),
 }
-
-
-def load_authors(mirrors, repo, path, cls, names):
-    """The named functions from HEAD:path of the mirror, plus the provenance record."""
-    git = os.path.join(mirrors, repo.replace("/", "+"), "repo")
-    run = lambda *a: subprocess.check_output(["git", "-C", git, *a], text=True)
-    commit, text = run("rev-parse", "HEAD").strip(), run("show", "HEAD:" + path)
-    ns = {"np": np, "torch": torch, "nx": nx, "sp": sp, "spla": spla, "traceback": traceback}
-    where = f"{repo}@{commit[:12]}:{path}"
-    if path.endswith("entropy.py"):           # a plain module that imports what it needs
-        exec(compile(text, where, "exec"), ns)
-    else:
-        if path.endswith(".ipynb"):
-            trees = []
-            for cell in json.loads(text)["cells"]:
-                if cell["cell_type"] == "code":
-                    try:
-                        trees.append(ast.parse("".join(cell["source"])))
-                    except SyntaxError:       # cells with notebook magics hold nothing we need
-                        pass
-            body = [n for t in trees for n in t.body if isinstance(n, ast.ClassDef) and n.name == cls][0].body
-        else:
-            body = ast.parse(text).body
-        for node in body:
-            if isinstance(node, ast.FunctionDef) and node.name in names:
-                exec(compile(ast.Module(body=[node], type_ignores=[]), where, "exec"), ns)
-    prov = {"repository": f"https://github.com/{repo}", "commit": commit, "file": path,
-            "blob": run("rev-parse", f"HEAD:{path}").strip(), "class": cls, "functions": names}
-    return {n: ns[n] for n in names}, prov
 
 
 def make_windows(tok, docs, W, T, bos):
@@ -116,7 +88,8 @@ def main():
     a = ap.parse_args()
     fn, prov = {}, {}
     for key, (repo, path, cls, names) in SOURCES.items():
-        f, prov[key] = load_authors(a.mirrors, repo, path, cls, names)
+        f, prov[key] = load_authors(a.mirrors, repo, path, cls, names,
+                                    {"np": np, "torch": torch, "nx": nx, "sp": sp, "spla": spla, "traceback": traceback})
         fn.update(f)
     # their methods, bound to a stub `self` with the settings their main() uses
     ref = type("AuthorsStub", (), {n: fn[n] for n in SOURCES["reference"][3] + SOURCES["laplacian"][3]})()

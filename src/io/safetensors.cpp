@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/util/input_files.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 
@@ -156,6 +157,7 @@ SafetensorsHeader parse_safetensors_header(const uint8_t* bytes, size_t size, co
 MappedFile::MappedFile(const std::string& path) : path_(path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail("{}: cannot open ({})", path, std::strerror(errno));
+  note_input(path);
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);

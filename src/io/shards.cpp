@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/util/input_files.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 
@@ -104,6 +105,7 @@ std::string utf8_id(const std::string& s) {
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open for reading", path.string());
+  note_input(path.string());
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) fail("{}: read error", path.string());
   return bytes;
@@ -172,6 +174,7 @@ bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r") ==
 void read_jsonl(Emitter& out) {
   std::ifstream in(out.path(), std::ios::binary);
   if (!in) fail("{}: cannot open for reading", out.path());
+  note_input(out.path());
   std::string line;
   for (int64_t line_no = 1; std::getline(in, line); ++line_no) {
     if (is_blank(line)) continue;
@@ -272,6 +275,7 @@ void read_archive(Emitter& out) {
   Archive a = new_tar_reader();
   if (archive_read_open_filename(a.get(), out.path().c_str(), 1 << 16) != ARCHIVE_OK)
     fail_archive(out.path(), a.get());
+  note_input(out.path());
   walk_archive(out.path(), a.get(), out);
 }
 #else
@@ -313,6 +317,7 @@ struct TokenIndex {
 TokenIndex read_token_index(const std::string& path, int64_t file_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open", path);
+  note_input(path);
   const auto j = parse_json_or_fail(path, in);
   if (!j.is_object() || j.value("format", "") != "geoattn-tokens-1")
     fail("{}: not a geoattn token index (expected \"format\": \"geoattn-tokens-1\")", path);

@@ -21,8 +21,9 @@
 
 #include <fmt/format.h>
 
-#include "geoattn/util/error.h"
 #include "geoattn/io/features.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/input_files.h"
 #include "spm_shim/spm_shim.h"
 
 namespace geoattn::io {
@@ -227,6 +228,7 @@ void check_model_file(const std::string& model_path) {
     fail("{}: not a regular file (expected a sentencepiece tokenizer.model)", model_path);
   }
   if (!std::ifstream(model_path, std::ios::binary)) fail("{}: cannot be read", model_path);
+  note_input(model_path);
 }
 
 }  // namespace

@@ -144,6 +144,7 @@ SinkResult sink_result(const SinkRun& run) {
       GraphRow g;
       g.tau = settings.taus.at(t);
       for (int64_t k = 0; k < kNumGraphStats; ++k) g.stats[k] = s.graph(l, t, k);
+      g.windows = s.graph_windows(l, t, kDensity);
       // SPEC §9: a threshold is effective for a layer when its density is in [min, max].
       g.effective = g.stats[kDensity] >= cfg.density_min && g.stats[kDensity] <= cfg.density_max;
       layer.graph.push_back(g);

@@ -1,6 +1,7 @@
 // Attention-sink statistics accumulated over windows, exactly (SPEC §9).
 #include "geoattn/metrics/sink_stats.h"
 
+#include <cmath>
 
 #include "geoattn/analysis/frames.h"
 #include "geoattn/util/error.h"
@@ -43,6 +44,7 @@ SinkStats::SinkStats(const SinkShape& shape, double eps) : shape_(shape), eps_(e
   kvs_.resize(s.layers * s.kv_heads * kv_slots());
   layers_.resize(s.layers * layer_slots());
   sinks_.assign(s.layers * s.heads * s.T, 0);
+  graph_windows_.assign(s.layers * s.taus, 0);
   anchors_.resize(s.layers * (s.heads + 1) * 2);
 }
 
@@ -82,8 +84,15 @@ void SinkStats::add(const SinkWindow& w, std::span<const int64_t> tokens) {
     ls[0].add(w.reference_bar[l]);
     for (int64_t s = 0; s < kNumReferenceStats; ++s)
       ls[1 + s].add(shape_.residual ? w.reference_resid[l * kNumReferenceStats + s] : 0.0);
-    for (int64_t g = 0; g < shape_.taus * kNumGraphStats; ++g)
-      ls[1 + kNumReferenceStats + g].add(w.graph[l * shape_.taus * kNumGraphStats + g]);
+    for (int64_t tau = 0; tau < shape_.taus; ++tau) {
+      const double* g = &w.graph[(l * shape_.taus + tau) * kNumGraphStats];
+      // SPEC §9: the authors' early return (below 2 edges) records no density and no Gini.
+      const bool recorded = !std::isnan(g[kDensity]);
+      if (recorded != !std::isnan(g[kGini])) fail("sink stats: a window with a density and no Gini, or the reverse");
+      for (int64_t stat = 0; stat < kNumGraphStats; ++stat)
+        if (recorded || (stat != kDensity && stat != kGini)) ls[1 + kNumReferenceStats + tau * kNumGraphStats + stat].add(g[stat]);
+      graph_windows_[l * shape_.taus + tau] += recorded;
+    }
   }
   ++windows_;
 }
@@ -96,6 +105,7 @@ void SinkStats::merge(const SinkStats& o) {
   for (size_t i = 0; i < kvs_.size(); ++i) kvs_[i].merge(o.kvs_[i]);
   for (size_t i = 0; i < layers_.size(); ++i) layers_[i].merge(o.layers_[i]);
   for (size_t i = 0; i < sinks_.size(); ++i) sinks_[i] += o.sinks_[i];
+  for (size_t i = 0; i < graph_windows_.size(); ++i) graph_windows_[i] += o.graph_windows_[i];
   for (size_t i = 0; i < anchors_.size(); ++i)
     for (const auto& [key, n] : o.anchors_[i]) anchors_[i][key] += n;
   windows_ += o.windows_;
@@ -143,7 +153,12 @@ std::vector<double> SinkStats::mean_norms(int64_t l, int64_t kv) const {
   return out;
 }
 double SinkStats::graph(int64_t l, int64_t tau, int64_t stat) const {
-  return mean(layers_[l * layer_slots() + 1 + kNumReferenceStats + tau * kNumGraphStats + stat]);
+  const ExactSum& s = layers_[l * layer_slots() + 1 + kNumReferenceStats + tau * kNumGraphStats + stat];
+  const int64_t n = graph_windows(l, tau, stat);
+  return n > 0 ? static_cast<double>(s.value_ld() / static_cast<long double>(n)) : kNaN;
+}
+int64_t SinkStats::graph_windows(int64_t l, int64_t tau, int64_t stat) const {
+  return stat == kDensity || stat == kGini ? graph_windows_[l * shape_.taus + tau] : windows_;
 }
 const AnchorCounts& SinkStats::anchors(int64_t l, int64_t h, int64_t rank) const {
   return anchors_[(l * (shape_.heads + 1) + (h < 0 ? shape_.heads : h)) * 2 + rank];
@@ -162,15 +177,19 @@ std::vector<ArrayView> SinkStats::arrays() const {
           anchor_counts.push_back(n);
         }
   const int64_t n_sums = static_cast<int64_t>(all_sums.size()), m = static_cast<int64_t>(anchor_counts.size());
-  return {derived_array("sink_sums", io::Dtype::I64, {n_sums, 2}, std::move(all_sums)),
-          {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, bytes_of(sinks_)},
-          derived_array("sink_anchors", io::Dtype::I64, {m, 5}, std::move(anchor_rows)),
-          derived_array("sink_anchor_counts", io::Dtype::I64, {m}, std::move(anchor_counts))};
+  std::vector<ArrayView> out = {derived_array("sink_sums", io::Dtype::I64, {n_sums, 2}, std::move(all_sums)),
+                                {"sink_counts", io::Dtype::I64, {shape_.layers, H, shape_.T}, bytes_of(sinks_)},
+                                derived_array("sink_anchors", io::Dtype::I64, {m, 5}, std::move(anchor_rows)),
+                                derived_array("sink_anchor_counts", io::Dtype::I64, {m}, std::move(anchor_counts))};
+  if (shape_.taus > 0)
+    out.push_back({"sink_graph_windows", io::Dtype::I64, {shape_.layers, shape_.taus}, bytes_of(graph_windows_)});
+  return out;
 }
 
 SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,
                                   const std::vector<int64_t>& counts, const std::vector<int64_t>& anchors,
-                                  const std::vector<int64_t>& anchor_counts, const std::string& what) {
+                                  const std::vector<int64_t>& anchor_counts, const std::string& what,
+                                  const std::vector<int64_t>* graph_windows) {
   const auto& d = shape;
   if (windows < 0 || windows > kMaxWindows) fail("{}: {} windows (0 to {})", what, windows, kMaxWindows);
   if (d.layers < 1 || d.heads < 1 || d.kv_heads < 1 || d.T < 2 || d.taus < 0)
@@ -226,6 +245,17 @@ SinkStats SinkStats::from_tensors(const SinkShape& shape, double eps, int64_t wi
       fail("{}: sink_anchors of layer {}, {}, rank {} count {} windows, not {}", what, l,
            h == d.heads ? std::string("Abar") : fmt::format("head {}", h), m % 2, counted[m], windows);
     }
+  if (graph_windows) {
+    if (graph_windows->size() != s.graph_windows_.size())
+      fail("{}: sink_graph_windows holds {} values, not layers {} x taus {}", what, graph_windows->size(), d.layers, d.taus);
+    for (size_t k = 0; k < graph_windows->size(); ++k) {
+      if ((*graph_windows)[k] < 0 || (*graph_windows)[k] > windows)
+        fail("{}: sink_graph_windows has {} of {} windows", what, (*graph_windows)[k], windows);
+      s.graph_windows_[k] = (*graph_windows)[k];
+    }
+  } else {
+    s.graph_windows_.assign(s.graph_windows_.size(), windows);
+  }
   s.windows_ = windows;
   return s;
 }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -111,7 +112,7 @@ torch::Tensor row_score(const torch::Tensor& A, SinkConvention convention) {
 // SPEC §9 attention graph. geoattn: B = [Abar > tau] on the edges i > j (a query to an earlier
 // key), n = T. authors (laplacian.ipynb, compute_laplacian_eigenvalues): every Abar[i,j] > tau,
 // the diagonal too; for T > 50 the graph's nodes are those with an edge (it is built from its
-// edge list), else all T; fewer than 2 edges give 0 for all but the density.
+// edge list), else all T; fewer than 2 edges record no density and no Gini (NaN) and 0 for the rest.
 torch::Tensor graph_stats(const torch::Tensor& abar, const std::vector<double>& taus, SinkConvention convention) {
   const bool authors = convention == SinkConvention::authors;
   const int64_t T = abar.size(0), n_tau = static_cast<int64_t>(taus.size());
@@ -166,9 +167,12 @@ torch::Tensor graph_stats(const torch::Tensor& abar, const std::vector<double>& 
   std::array<torch::Tensor, kNumGraphStats> stats;  // [n_tau] each, in GraphStat order
   stats[kDensity] = density, stats[kGini] = gini, stats[kStar] = star, stats[kCentralization] = central;
   stats[kFiedler] = fiedler, stats[kGap] = gap;
-  if (authors) {  // the notebook's early return: fewer than 2 edges
-    const auto few = (edges < 2).unsqueeze(0);
-    for (int64_t k = kGini; k < kNumGraphStats; ++k) stats[k] = torch::where(few[0], torch::zeros_like(total), stats[k]);
+  if (authors) {  // the notebook's early return, fewer than 2 edges: no density and no Gini (NaN:
+    // SinkStats leaves the window out of their means), the rest 0
+    const auto few = edges < 2;
+    const auto none = torch::full_like(total, std::numeric_limits<double>::quiet_NaN());
+    for (int64_t k = 0; k < kNumGraphStats; ++k)
+      stats[k] = torch::where(few, k == kDensity || k == kGini ? none : torch::zeros_like(total), stats[k]);
   }
   return torch::stack(stats, 1);
 }

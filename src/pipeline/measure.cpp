@@ -43,10 +43,12 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   run_info.method = run.settings();
 
   const std::string state_file = state_path(out);
-  const int64_t done = resume(state_file, out, W, m.quiet, state, report::load_run_state);
+  const int64_t done = resume(state_file, out, W, job.checkpoint, m.quiet, state, report::load_run_state);
+  InputFingerprints inputs;
   auto save_partial = [&](int64_t windows_done) {
     run_info.data.windows_done = windows_done;
     run_info.data.complete = false;
+    run_info.data.inputs = inputs.now();
     report::save_run_state(state_file, state);
   };
 
@@ -56,13 +58,14 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
                                      [&](int64_t t, const CapturedWindow& c) {
                                        const int64_t w = done + t;
                                        add_window(run, c.alpha, c.values, keys[w], m.windows[w].doc_id);
-                                       if (checkpoint_due(job.checkpoint_every, w + 1, W)) save_partial(w + 1);
+                                       if (checkpoint_due(job.checkpoint.every, w + 1, W)) save_partial(w + 1);
                                        killed_for_tests(w + 1);
                                      });
 
   StageTimes stages = run.times();
   stages.load = m.load_s, stages.forward = times.forward_s;
   run_info.data.windows_done.reset();
+  run_info.data.inputs.clear();
   run_info.data.complete = true;
   // The run's timing so far: once for the state sidecar (the windows), once for the JSON (all).
   double total_s = 0;

@@ -17,7 +17,6 @@
 
 namespace geoattn::pipeline {
 
-std::string state_path(const std::string& json_path) { return report::sibling_path(json_path, ".state.safetensors"); }
 
 Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times) {
   Finalized done;

@@ -52,7 +52,8 @@ void sinks(const SinksJob& job, const std::string& out) {
   run.run_info = {model_info(m.checkpoint), m.data, m.settings, job.sinks, {}};
   // A partial state of the same run beside `out` (resume.h): its windows are not run again.
   const std::string state_file = state_path(out);
-  const int64_t done = resume(state_file, out, W, m.quiet, run, report::load_sink_state);
+  const int64_t done = resume(state_file, out, W, job.checkpoint, m.quiet, run, report::load_sink_state);
+  InputFingerprints inputs;
   std::vector<int64_t> all(T);
   for (int64_t t = 0; t < T; ++t) all[t] = t;
   const std::vector<io::Window> todo(m.windows.begin() + done, m.windows.end());
@@ -61,15 +62,16 @@ void sinks(const SinksJob& job, const std::string& out) {
       [&](int64_t t, const CapturedWindow& cw) {
         const int64_t w = done + t;
         run.stats.add(metrics::sink_window(cw.alpha, cw.values, cw.resid_pre, job.sinks.taus, job.sinks.convention), m.windows[w].ids);
-        if (checkpoint_due(job.checkpoint_every, w + 1, W)) {
+        if (checkpoint_due(job.checkpoint.every, w + 1, W)) {
           run.run_info.data.windows_done = w + 1, run.run_info.data.complete = false;
+          run.run_info.data.inputs = inputs.now();
           report::save_sink_state(state_file, run);
         }
         killed_for_tests(w + 1);
       },
       job.sinks.residual);
   run.token_text = anchor_texts(run.stats, job.token_text);
-  run.run_info.data.windows_done.reset(), run.run_info.data.complete.reset();
+  run.run_info.data.windows_done.reset(), run.run_info.data.complete.reset(), run.run_info.data.inputs.clear();
   run.run_info.timing = forward_timing(m, times, m.load_s + seconds_since(start), W - done, T);
   run.run_info.timing.seconds_sinks = times.visit_s;
   if (done > 0) run.run_info.timing.resumed_after_windows = done;

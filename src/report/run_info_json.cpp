@@ -83,6 +83,14 @@ DataInfo read_data(io::ConfigReader& r) {
   d.tokens = r.get_or<int64_t>("tokens", 0);
   d.windows_done = r.get<int64_t>("windows_done");
   d.complete = r.get<bool>("complete");
+  if (const auto* inputs = r.find("inputs")) {
+    if (!inputs->is_array()) fail("{} must be a list", r.where("inputs"));
+    for (size_t i = 0; i < inputs->size(); ++i) {
+      io::ConfigReader input(inputs->at(i), r.label(), fmt::format("data.inputs[{}]", i));
+      d.inputs.push_back({input.get<std::string>("path").value_or(""), input.get<int64_t>("size").value_or(-1),
+                          input.get<std::string>("hash").value_or("")});
+    }
+  }
   return d;
 }
 
@@ -184,6 +192,10 @@ ordered_json to_json(const DataInfo& d) {
   }
   if (d.windows_done) j["windows_done"] = *d.windows_done;
   if (d.complete) j["complete"] = *d.complete;
+  if (!d.inputs.empty()) {
+    ordered_json& inputs = j["inputs"] = ordered_json::array();
+    for (const auto& f : d.inputs) inputs.push_back({{"path", f.path}, {"size", f.size}, {"hash", f.hash}});
+  }
   return j;
 }
 

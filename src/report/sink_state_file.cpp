@@ -2,6 +2,7 @@
 #include "geoattn/report/sink_state_file.h"
 
 #include <map>
+#include <optional>
 
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
@@ -103,11 +104,14 @@ metrics::SinkRun load_sink_state(const std::string& path) {
     if (anchors == nullptr || anchors->shape.size() != 2) fail("tensor 'sink_anchors' is missing or not 2-d");
     if (sums == nullptr || sums->shape.size() != 2 || sums->shape[1] != 2) fail("tensor 'sink_sums' is missing or not [n, 2]");
     const int64_t m = anchors->shape[0];
+    std::optional<std::vector<int64_t>> graph_windows;  // absent in a state written before they were kept
+    if (header.find("sink_graph_windows"))
+      graph_windows = file.read<int64_t>("sink_graph_windows", io::Dtype::I64, {shape.layers, shape.taus});
     run.stats = SinkStats::from_tensors(
         shape, eps.get<double>(), windows.get<int64_t>(), file.read<int64_t>("sink_sums", io::Dtype::I64, sums->shape),
         file.read<int64_t>("sink_counts", io::Dtype::I64, {shape.layers, shape.heads, shape.T}),
         file.read<int64_t>("sink_anchors", io::Dtype::I64, {m, 5}),
-        file.read<int64_t>("sink_anchor_counts", io::Dtype::I64, {m}), "state");
+        file.read<int64_t>("sink_anchor_counts", io::Dtype::I64, {m}), "state", graph_windows ? &*graph_windows : nullptr);
     return run;
   } catch (const Error& e) {
     fail("{}: {}", path, e.what());

@@ -26,7 +26,8 @@ constexpr const char* kConventionNotes[] = {
     "GuoTianYu2000/Active-Dormant-Attention LLM/src/entropy.py, ValeRuscio/What-are-you-sinking- "
     "reference_point.ipynb and laplacian.ipynb. Reproduced: the 0.5 placeholder of every reference query in the "
     "means, self-loops, the density over T^2, in-degree centralisation, for T > 50 the graph without its isolated "
-    "tokens, all 0 but the density below 2 edges. Computed as intended instead: the exact Laplacian spectrum "
+    "tokens, the early return below 2 edges (no density and no Gini, whose means are over the other windows, "
+    "graph[].windows; 0 for the rest). Computed as intended instead: the exact Laplacian spectrum "
     "(the notebook's eigsh errs on disconnected graphs), every window in the graph means (the notebook skips "
     "windows whose density is not effective outside every 4th layer)"};
 
@@ -92,6 +93,7 @@ ordered_json to_json(const SinkRun& run, const metrics::SinkLayer& l) {
   for (const auto& g : l.graph) {
     ordered_json row = {{"tau", g.tau}};
     for (int64_t k = 0; k < metrics::kNumGraphStats; ++k) row[names.graph[k]] = g.stats[k];
+    row["windows"] = g.windows;
     row["effective"] = g.effective;
     graph.push_back(std::move(row));
   }

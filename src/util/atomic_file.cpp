@@ -1,12 +1,22 @@
 #include "geoattn/util/atomic_file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <string_view>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/input_files.h"
 
 namespace geoattn {
 
@@ -19,6 +29,7 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
     if (parent.empty()) parent = ".";
     std::error_code ec;
     if (!fs::is_directory(parent, ec)) fail("{}: output folder {} does not exist", path, parent.string());
+    check_not_input(path);
     const fs::file_status status = fs::status(path, ec);
     if (fs::is_directory(status)) fail("{}: output path is a folder", path);
     if (!fs::exists(status)) continue;  // a new file harms nothing
@@ -37,45 +48,141 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
 void check_output_path(const std::string& path) { check_outputs({path}, {}); }
 
 namespace {
-std::string temporary_name(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
+
+constexpr std::string_view kTemporaryPrefix = ".geoattn-", kTemporarySuffix = ".tmp";
+
+// The temporary files alive now, for the signal handler: fixed slots of plain characters, so that
+// removing them needs nothing a handler may not call.
+constexpr size_t kSlots = 64, kPathBytes = 4096;
+std::array<std::atomic<bool>, kSlots> slot_used{};
+std::array<std::array<char, kPathBytes>, kSlots> slot_path{};
+
+// Slot of `tmp` while it exists (kSlots when all are taken: it is then only removed in-process).
+size_t track(const std::string& tmp) {
+  if (tmp.size() >= kPathBytes) return kSlots;
+  for (size_t i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (slot_used[i].load() || !slot_used[i].compare_exchange_strong(expected, true)) continue;
+    std::memcpy(slot_path[i].data(), tmp.c_str(), tmp.size() + 1);
+    return i;
+  }
+  return kSlots;
+}
+void untrack(size_t slot) {
+  if (slot < kSlots) slot_used[slot].store(false);
+}
+
+extern "C" void remove_temporary_files_and_die(int sig) {
+  for (size_t i = 0; i < kSlots; ++i)
+    if (slot_used[i].load()) ::unlink(slot_path[i].data());
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// A fresh name in `path`'s folder whose length does not depend on `path`'s (any name the folder
+// takes as an output works), made with O_EXCL so that no two writers share one.
+std::string temporary_name(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path parent = fs::path(path).parent_path();
+  for (;;) {
+    const std::string name = fmt::format("{}{}-{}{}", kTemporaryPrefix, ::getpid(), counter++, kTemporarySuffix);
+    const std::string tmp = parent.empty() ? name : (parent / name).string();
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return tmp;
+    }
+    if (errno != EEXIST)
+      fail("{}: cannot write in {} ({})", path, parent.empty() ? "." : parent.string(), std::strerror(errno));
+  }
+}
+
+// The output each staged name stands for (OutputFiles::staged), for the messages.
+std::mutex staged_mutex;
+std::map<std::string, std::string>& staged_outputs() {
+  static std::map<std::string, std::string> all;
+  return all;
+}
+std::string output_of(const std::string& path) {
+  const std::lock_guard<std::mutex> lock(staged_mutex);
+  const auto it = staged_outputs().find(path);
+  return it == staged_outputs().end() ? path : it->second;
+}
+void forget_staged(const std::string& tmp) {
+  const std::lock_guard<std::mutex> lock(staged_mutex);
+  staged_outputs().erase(tmp);
+}
+
 }  // namespace
+
+bool is_temporary_name(const std::string& filename) {
+  return filename.starts_with(kTemporaryPrefix) && filename.ends_with(kTemporarySuffix);
+}
+
+void remove_temporary_files_on_signals() {
+  std::signal(SIGXFSZ, SIG_IGN);  // a file past `ulimit -f`: the write fails (EFBIG) and is reported
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, remove_temporary_files_and_die);
+}
 
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   check_output_path(path);
   const std::string tmp = temporary_name(path);
+  const size_t slot = track(tmp);
+  // Errors name the file the user asked for (`path` may be a staged name of OutputFiles).
+  const std::string shown = output_of(path);
   try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("{}: cannot open for writing", tmp);
+    if (!out) fail("{}: cannot write ({})", shown, std::strerror(errno));
+    errno = 0;
     write(out);
     out.flush();
-    if (!out) fail("{}: write failed (disk full?)", path);
+    if (!out) fail("{}: write failed ({})", shown, errno ? std::strerror(errno) : "disk full?");
     out.close();
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("{}: cannot rename {} into place", path, tmp);
+    if (!out) fail("{}: write failed ({})", shown, errno ? std::strerror(errno) : "disk full?");
+    check_not_input(path);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+      fail("{}: cannot rename the written file into place ({})", shown, std::strerror(errno));
+    untrack(slot);
   } catch (...) {
     std::remove(tmp.c_str());
+    untrack(slot);
     throw;
   }
 }
 
 std::string OutputFiles::staged(const std::string& path) {
   check_output_path(path);
+  std::string tmp = temporary_name(path);
+  {
+    const std::lock_guard<std::mutex> lock(staged_mutex);
+    staged_outputs()[tmp] = path;
+  }
   const std::lock_guard<std::mutex> lock(mutex_);
-  staged_.emplace_back(temporary_name(path) + ".staged", path);
-  return staged_.back().first;
+  staged_.push_back({tmp, path, track(tmp)});
+  return tmp;
 }
 
 void OutputFiles::commit() {
   const std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& [tmp, path] : staged_) {
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("{}: cannot rename {} into place", path, tmp);
-    tmp.clear();
+  // Every path checked before any is replaced: all of the files or none.
+  for (const Staged& s : staged_) check_not_input(s.path);
+  for (Staged& s : staged_) {
+    if (std::rename(s.tmp.c_str(), s.path.c_str()) != 0)
+      fail("{}: cannot rename the written file into place ({})", s.path, std::strerror(errno));
+    forget_staged(s.tmp);
+    s.tmp.clear();
+    untrack(s.slot);
   }
   staged_.clear();
 }
 
 OutputFiles::~OutputFiles() {
-  for (const auto& [tmp, path] : staged_)
-    if (!tmp.empty()) std::remove(tmp.c_str());
+  for (const Staged& s : staged_)
+    if (!s.tmp.empty()) {
+      std::remove(s.tmp.c_str());
+      forget_staged(s.tmp);
+      untrack(s.slot);
+    }
 }
 
 }  // namespace geoattn

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/input_files.h"
 
 namespace geoattn::cli {
 
@@ -46,7 +48,26 @@ CLI::App make_app() {
                   "geoattn"};
 }
 
+namespace {
+
+// The tests of the output guard learn what a run reads from the run itself: with
+// GEOATTN_TEST_INPUTS_LOG=FILE, the inputs it recorded (input_files.h), one per line.
+void log_inputs_for_tests() {
+  const char* log = std::getenv("GEOATTN_TEST_INPUTS_LOG");
+  if (!log) return;
+  if (FILE* f = std::fopen(log, "w")) {
+    for (const std::string& path : inputs_read()) std::fprintf(f, "%s\n", path.c_str());
+    std::fclose(f);
+  }
+}
+
+}  // namespace
+
 void run_app(CLI::App& app, Action& action, int argc, char** argv, const DescribeError& describe) {
+  // One process, one run: every file it reads is an input no output may replace, and a signal
+  // takes the temporary files of its writes with it.
+  record_inputs();
+  remove_temporary_files_on_signals();
   app.require_subcommand(1);
   refuse_empty_values(app);
   // Usage errors are one line too, and exit 2 (--help and --version exit 0).
@@ -60,6 +81,7 @@ void run_app(CLI::App& app, Action& action, int argc, char** argv, const Describ
   }
   try {
     action();
+    log_inputs_for_tests();
     leave(0);
   } catch (const geoattn::Error& e) {
     std::fprintf(stderr, "geoattn: error: %s\n", e.what());

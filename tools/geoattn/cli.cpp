@@ -70,9 +70,11 @@ void check_distinct_files(const std::vector<std::string>& paths, const std::stri
     }
 }
 
-void add_checkpoint_option(CLI::App& cmd, int64_t& every) {
-  add_number_option(cmd, "--checkpoint-every", every, int64_t{0}, std::numeric_limits<int64_t>::max(),
-                    "save the state every K windows; a rerun with the same arguments resumes (0: off)");
+void add_checkpoint_options(CLI::App& cmd, pipeline::Checkpointing& checkpoint) {
+  add_number_option(cmd, "--checkpoint-every", checkpoint.every, int64_t{0}, std::numeric_limits<int64_t>::max(),
+                    "save the state every K windows; a rerun with the same arguments resumes, once every file it "
+                    "read is found unchanged (0: off)");
+  cmd.add_flag("--restart", checkpoint.restart, "start over: a partial state beside --out is not resumed");
 }
 
 nlohmann::ordered_json read_json(const std::string& path) {

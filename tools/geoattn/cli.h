@@ -20,6 +20,7 @@
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/run_info.h"
+#include "geoattn/pipeline/resume.h"
 #include "geoattn/util/enum_names.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/worker_pool.h"
@@ -150,8 +151,8 @@ struct RunOptions {
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
 // --checkpoint-every K: the run's state saved every K windows beside its output, resumed by a
-// rerun with the same arguments (pipeline/resume.h; 0: off).
-void add_checkpoint_option(CLI::App& cmd, int64_t& every);
+// rerun with the same arguments over unchanged files (pipeline/resume.h; 0: off); --restart.
+void add_checkpoint_options(CLI::App& cmd, pipeline::Checkpointing& checkpoint);
 // --threads N: 0 (all cores) to kMaxWorkerThreads (util/worker_pool.h).
 void add_threads_option(CLI::App& cmd, int& threads);
 // Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)

@@ -19,7 +19,7 @@ struct MeasureOptions {
   std::string queries = "last";
   int64_t batch = 1;
   std::string shard = "0/1";
-  int64_t checkpoint_every = 50;
+  pipeline::Checkpointing checkpoint;
   MetricFlags metric;
   RunOptions run;
   std::string out;
@@ -40,7 +40,7 @@ void run_measure(const MeasureOptions& o) {
   job.T = r.T;
   job.metric = metric_spec(metric, r.T, r.queries);
   job.metric.on_gpu = o.run.device.kind == arch::Device::Kind::Cuda;
-  job.checkpoint_every = o.checkpoint_every;
+  job.checkpoint = o.checkpoint;
   WorkerPool pool(o.run.threads);
   pipeline::measure(pool, job, o.out);
 }
@@ -52,7 +52,7 @@ void measure_flags(CLI::App& cmd, MeasureOptions& o) {
   add_queries_option(cmd, o.queries);
   add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  add_checkpoint_option(cmd, o.checkpoint_every);
+  add_checkpoint_options(cmd, o.checkpoint);
   add_metric_flags(cmd, o.metric, /*with_seed=*/false);  // --seed is the input's
   add_run_options(cmd, o.run);
   add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");

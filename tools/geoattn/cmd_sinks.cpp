@@ -27,7 +27,7 @@ struct SinksOptions {
   std::string queries = "all";
   std::string shard = "0/1";
   int64_t batch = 1;
-  int64_t checkpoint_every = 50;
+  pipeline::Checkpointing checkpoint;
   // The defaults are SinkSettings' (metrics/run_info.h): one definition, Python's too.
   metrics::SinkConvention convention = metrics::SinkSettings{}.convention;
   double eps = metrics::SinkSettings{}.eps;
@@ -102,7 +102,7 @@ void run_sinks(const SinksOptions& o) {
   pipeline::SinksJob job{model_job(r, {o.input, o.run, o.shard, o.queries, o.batch, o.quiet}, start)};
   job.sinks = settings;
   job.token_text = token_text_for(r.checkpoint);
-  job.checkpoint_every = o.checkpoint_every;
+  job.checkpoint = o.checkpoint;
   pipeline::sinks(job, o.out);
 }
 
@@ -115,7 +115,7 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
   cmd.add_option("--queries", o.queries, "query positions: sinks needs all")->capture_default_str();
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
   add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
-  add_checkpoint_option(cmd, o.checkpoint_every);
+  add_checkpoint_options(cmd, o.checkpoint);
   using S = metrics::SinkSettings;  // the flags' names and defaults; its validate() checks their values
   add_enum_option(cmd, std::string(S::kConvention.flag), o.convention, metrics::kSinkConventionNames,
                   "geoattn (its own definitions) or authors (as the authors' released code computes them; SPEC §9)")

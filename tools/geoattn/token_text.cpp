@@ -16,6 +16,7 @@ std::map<int64_t, std::string> json_vocabulary(const std::string& path) {
   std::map<int64_t, std::string> out;
   std::ifstream in(path);
   if (!in) return out;
+  note_input(path);
   const auto j = parse_json(nullptr, in);
   if (!j.is_object()) return out;
   auto put = [&out](int64_t id, std::string text) {

@@ -15,6 +15,7 @@
 #include "geoattn/analysis/frames.h"
 #include "geoattn/metrics/sink_stats.h"
 #include "geoattn/util/argument_names.h"
+#include "geoattn/util/input_files.h"
 #include "geoattn/arch/device.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
@@ -63,6 +64,7 @@ struct DataInfo {
   int64_t windows = 0, tokens = 0;
   std::optional<int64_t> windows_done;  // a partial measure state: the windows it holds
   std::optional<bool> complete;          // measure: whether every window is in
+  std::vector<FileFingerprint> inputs;   // a partial state: the files read so far (pipeline/resume.h)
   bool operator==(const DataInfo&) const = default;
 };
 inline bool MergedData::operator==(const MergedData& o) const {

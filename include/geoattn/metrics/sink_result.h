@@ -46,6 +46,7 @@ struct AnchorToken {
 struct GraphRow {
   double tau = 0;
   std::array<double, kNumGraphStats> stats{};  // means over windows, kGraphStats order
+  int64_t windows = 0;     // the windows in the density's and the Gini's means (SinkStats::graph_windows)
   bool effective = false;  // SPEC §9: density in [density_min, density_max]
 };
 // Shares of layers per frame type, in analysis::kFrameTypes order.

@@ -110,19 +110,26 @@ class SinkStats {
   double reference_resid(int64_t l, int64_t stat) const;  // NaN without the residual
   std::vector<double> mean_norms(int64_t l, int64_t kv) const;  // [T]
   double graph(int64_t l, int64_t tau, int64_t stat) const;
+  // The windows in graph(l, tau, stat)'s mean: every window, but for the density and the Gini of
+  // the authors' convention those with 2 edges or more (below, the notebook's early return
+  // records neither, and its means skip the window; SPEC §9). A window marks that by NaN in both.
+  int64_t graph_windows(int64_t l, int64_t tau, int64_t stat) const;
   // Top anchors of the head's (h >= 0) or of Abar's (h = -1) window profiles; rank 0 or 1.
   const AnchorCounts& anchors(int64_t l, int64_t h, int64_t rank) const;
 
   // The state sidecar's arrays: "sink_sums" I64 [n, 2] (every ExactSum as [lo, hi], in the
   // order of the accessors above), "sink_counts" I64 [L, H, T], "sink_anchors" I64 [m, 5]
-  // (layer, head or -1, rank, position, token; then the count in "sink_anchor_counts" I64 [m]).
+  // (layer, head or -1, rank, position, token; then the count in "sink_anchor_counts" I64 [m]),
+  // "sink_graph_windows" I64 [L, taus] (graph_windows of the density and the Gini; with taus).
   // The sums in one run and the anchors as rows are derived (held by their views); the counts
   // are viewed in place, valid until the object changes.
   std::vector<ArrayView> arrays() const;
-  // geoattn::Error (naming `what`) when a size or a value does not fit the shape.
+  // geoattn::Error (naming `what`) when a size or a value does not fit the shape. No
+  // `graph_windows` (a state written before they were kept): every window.
   static SinkStats from_tensors(const SinkShape& shape, double eps, int64_t windows, const std::vector<int64_t>& sums,
                                 const std::vector<int64_t>& counts, const std::vector<int64_t>& anchors,
-                                const std::vector<int64_t>& anchor_counts, const std::string& what);
+                                const std::vector<int64_t>& anchor_counts, const std::string& what,
+                                const std::vector<int64_t>* graph_windows = nullptr);
 
  private:
   // ExactSum slots per (layer, head), per (layer, kv head) and per layer.
@@ -137,6 +144,7 @@ class SinkStats {
   int64_t windows_ = 0;
   std::vector<ExactSum> heads_, kvs_, layers_;  // [L, H, head_slots], [L, KV, T], [L, layer_slots]
   std::vector<int64_t> sinks_;                  // [L, H, T]
+  std::vector<int64_t> graph_windows_;          // [L, taus]: windows in the density's and Gini's means
   std::vector<AnchorCounts> anchors_;           // [L, H + 1, 2]: head h at h, Abar at H
 };
 

@@ -13,6 +13,7 @@
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/pipeline/model_job.h"
 #include "geoattn/pipeline/results.h"
+#include "geoattn/pipeline/resume.h"
 #include "geoattn/pipeline/stage_times.h"
 
 namespace geoattn::pipeline {
@@ -26,7 +27,7 @@ struct MeasureJob {
   std::vector<int64_t> queries;     // query positions
   int64_t T = 0;
   MetricSpec metric;
-  int64_t checkpoint_every = 50;    // save the state every K windows (0: never); a rerun resumes
+  Checkpointing checkpoint;         // --checkpoint-every, --restart (resume.h)
 };
 // Runs the job and writes `out`, its arrays file and its state sidecar. A partial state of the
 // same run beside `out` (same model, data and settings) is resumed after its last saved window.

@@ -18,12 +18,13 @@
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
+#include "geoattn/util/result_files.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::pipeline {
 
-// The state sidecar beside a result JSON: x.json -> x.state.safetensors.
-std::string state_path(const std::string& json_path);
+// The state sidecar beside a result JSON: x.json -> x.state.safetensors (util/result_files.h).
+using geoattn::state_path;
 // What a run computes once its windows are in: the bootstrap of the run's settings (with
 // per-document statistics; "bootstrap": replicates, seed, so a merge recomputes it over all the
 // documents) and the fits of every head, on `pool`. Timed into `times`.

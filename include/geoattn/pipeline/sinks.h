@@ -12,6 +12,7 @@
 
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/model_job.h"
+#include "geoattn/pipeline/resume.h"
 #include "geoattn/pipeline/sink_results.h"
 #include "geoattn/report/sinks_json.h"
 
@@ -21,7 +22,7 @@ struct SinksJob {
   ModelJob run;                              // the model and windows; the sinks' settings follow the command's
   SinkSettings sinks;
   std::function<std::string(int64_t)> token_text;  // an anchor token's text
-  int64_t checkpoint_every = 50;             // save the state every K windows (0: never); a rerun resumes
+  Checkpointing checkpoint;                  // --checkpoint-every, --restart (resume.h)
 };
 // Runs the job and writes `out` and its state sidecar. A partial state of the same run beside
 // `out` (same model, data and settings) is resumed after its last saved window.

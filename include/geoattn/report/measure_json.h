@@ -13,6 +13,7 @@
 #include "geoattn/metrics/envelope_stats.h"
 #include "geoattn/metrics/head_fits.h"
 #include "geoattn/metrics/kappa_range.h"
+#include "geoattn/util/result_files.h"
 
 namespace geoattn::report {
 
@@ -66,10 +67,9 @@ nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohma
 // has no range).
 nlohmann::ordered_json kappa_range_json(const metrics::KappaRange& range, const metrics::KappaFailure* failure);
 
-// The files beside a result X.json: X<suffix> (X.json without ".json" + suffix).
-std::string sibling_path(const std::string& json_path, const std::string& suffix);
-// X.curves.safetensors beside X.json.
-std::string arrays_path(const std::string& json_path);
+// The files beside a result X.json (util/result_files.h).
+using geoattn::arrays_path;
+using geoattn::sibling_path;
 // Writes `arrays` (float64, atomically) as a safetensors file numpy and PyTorch read directly.
 void write_measure_arrays(const std::string& path, const MeasureArrays& arrays);
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/input_files.h"
 
 namespace geoattn {
 
@@ -54,6 +55,7 @@ Json read_json_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) fail("{}: a folder, expected a JSON file", path);
   std::ifstream in(path);
   if (!in) fail("{}: cannot open", path);
+  note_input(path);
   return parse_json_or_fail<Json>(path, in);
 }
 

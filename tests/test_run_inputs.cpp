@@ -284,6 +284,13 @@ TEST(RunInputs, TemporaryFilesAlwaysGo) {
   EXPECT_EQ(longest.code, 0) << longest.err;
   EXPECT_TRUE(fs::exists(tmp / (base + ".curves.safetensors")));
   EXPECT_TRUE(fs::exists(tmp / (base + ".state.safetensors")));
+  // A folder that takes no new file names the output and the reason, not a temporary name.
+  const auto proc = run_tool(metrics + "/proc/o.json", tmp);
+  EXPECT_EQ(proc.code, 1) << proc.err;
+  EXPECT_EQ(std::count(proc.err.begin(), proc.err.end(), '\n'), 1) << proc.err;
+  EXPECT_EQ(proc.err.rfind("geoattn: error: /proc/o.", 0), 0u) << proc.err;
+  EXPECT_EQ(proc.err.find(".tmp"), std::string::npos) << proc.err;
+  EXPECT_NE(proc.err.find("cannot write in /proc ("), std::string::npos) << proc.err;
   // SIGTERM once a temporary file is there (the bootstrap runs while the state sidecar is
   // staged): the run's files go with it.
   run_ok("capture --quiet --model " + source("models/stories260K") + " --data " +

@@ -233,7 +233,8 @@ def _layer_windows(layer_windows, L):
         return []
     windows = _checks.integers(layer_windows, "layer_windows", f"a list of {L} windows (0: none), one per layer")
     if len(windows) != L or any(not 0 <= w <= _checks.INT64_MAX for w in windows):  # int64 in C++
-        raise ValueError(f"layer_windows: {_checks.short(layer_windows)}, expected {L} windows >= 0 (0: none), one per layer")
+        raise ValueError(f"layer_windows: {_checks.short(layer_windows)}, expected {L} windows from 0 (none) to "
+                         f"{_checks.INT64_MAX}, one per layer")
     return windows
 
 

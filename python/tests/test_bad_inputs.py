@@ -265,7 +265,7 @@ CASES = [
 
     # ---- strict reading: no pybind11 error with a tensor dump, no setting the run leaves unread,
     # ---- no weight where the mask leaves none, numbers in plain decimal, values echoed short
-    ("metrics", "layer_windows", lambda e: metrics(layer_windows=[2**63, 0]), "windows >= 0"),
+    ("metrics", "layer_windows", lambda e: metrics(layer_windows=[2**63, 0]), f"to {2**63 - 1}, one per layer"),
     ("metrics", "layer_windows", lambda e: metrics(layer_windows=[8.5, 0]), "one per layer"),
     ("metrics", "layer_windows", lambda e: metrics(layer_windows=[4, 0]), "outside the layer's window of 4"),
     ("metrics", "alpha", lambda e: metrics(alpha=changed(ALPHA, (0, 0, 0, 2, 5), 0.01)), "after the query"),

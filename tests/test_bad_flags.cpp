@@ -95,6 +95,27 @@ struct Fixtures {
     const size_t header = 8 + *reinterpret_cast<const uint64_t*>(weights.data());
     weights.replace(header + 4 * 7, 4, std::string("\x00\x00\xc0\x7f", 4));  // the first tensor's 8th float: NaN
     write_file(tmp / "nan-model/model.safetensors", weights);
+    strict_fixtures();
+  }
+  // The strict reading's inputs: values no metric can hold, rows with weight outside the windows
+  // their metadata declares, a window of 8.5, parameters that make a NaN weight, a config with a
+  // key given twice, a capture whose name is not UTF-8.
+  void strict_fixtures() {
+    using geoattn::model::CaptureFile;
+    edited_capture(capture, tmp / "huge.safetensors", [](CaptureFile& c) { c.values = c.values * 1e30; });
+    const auto windows = [](const std::string& first) {
+      std::string list = "[{\"window\": " + first + "}";
+      for (int l = 1; l < 5; ++l) list += ", {\"window\": 0}";
+      return list + "]";
+    };
+    edited_capture(capture, tmp / "window4.safetensors", [&](CaptureFile& c) { c.metadata["layer_attention"] = windows("4"); });
+    edited_capture(capture, tmp / "window85.safetensors", [&](CaptureFile& c) { c.metadata["layer_attention"] = windows("8.5"); });
+    std::string p = read_file(source("configs/bounds-llama2-7b.json"));
+    const std::string cv = "\"cv\": 0.025";  // noise of 1e308 times a weight: inf - inf samples
+    p.replace(p.find(cv), cv.size(), "\"cv\": 1e308");
+    write_file(tmp / "p_nan.json", p);
+    write_file(tmp / "dup.json", "{\"reset_n_max\": 4, \"reset_n_max\": 8}");
+    fs::copy_file(capture, tmp / "c\xff.safetensors");
   }
   void run_ok(const std::string& args) {
     const bool talks = args.rfind("metrics", 0) != 0;  // metrics prints nothing, and has no --quiet
@@ -311,6 +332,69 @@ std::vector<Case> cases(const Fixtures& f) {
       {"bench metrics", " --window-tokens 8", "--window-tokens"},
       {"bench metrics", " --kappa-scan x", "--kappa-scan"},
       {"bench metrics", " --seed -1", "--seed"},
+
+      // ---- strict reading: plain decimal numbers, no flag a mode ignores, values echoed short,
+      // ---- paths that JSON can hold, errors that name the file or the flag
+      {"capture", m + " --ids 1,2,3 --ctx 32", "--ctx: not used with --ids"},
+      {"capture", m + " --text hello --max-windows 2", "--max-windows: not used with --ids or --text"},
+      {"capture", m + " --text hello --window stream", "--window: not used with --ids or --text"},
+      {"capture", run + " --window stream --offset hashed", "--offset: not used with --window stream"},
+      {"capture", run + " --seed 3", "--seed: not used without --offset hashed"},
+      {"sinks", run + " --seed 3", "--seed: not used without --offset hashed"},
+      {"bounds", run + " --seed 3", "--seed: not used without --offset hashed"},
+      {"capture", m + " --text 'once upon a time' --ctx 5000", "--ctx 5000: longer than the model's 2048 positions"},
+      {"capture", m + " --ids '1, 2'", "--ids"},
+      {"capture", m + " --ids 1,2,", "--ids"},
+      {"capture", run + " --queries 0x1", "--queries"},
+      {"capture", run + " --out \"$(printf 'o\\377\\376.json')\"", "--out: the value given is not valid UTF-8"},
+      {"inspect", m + " --ctx 0x10", "--ctx"},
+      {"measure", run + " --envelopes off --kappa 2", "--kappa: not used with the envelopes off"},
+      {"measure", run + " --bootstrap 0 --bootstrap-unit window", "--bootstrap-unit: not used with --bootstrap 0"},
+      {"measure", run + " --window stream --offset hashed", "--offset: not used with --window stream"},
+      {"measure", run + " --shard '0/ 1'", "--shard"},
+      {"measure", run + " --shard 0/1/", "--shard"},
+      {"measure", run + " --kappa inf", "--kappa"},
+      {"metrics", c + " --envelopes off --kappa 2", "--kappa: not used with the envelopes off"},
+      {"metrics", c + " --bootstrap 0 --bootstrap-level head", "--bootstrap-level: not used with --bootstrap 0"},
+      {"metrics", c + " --controls 1000000", "--controls: 1000000 orderings per sample"},
+      {"metrics", c + " --kappa 0x1p0", "--kappa"},
+      {"metrics", c + " --kappa ' 1'", "--kappa"},
+      {"metrics", c + " --kappa-scan 0x1p-2", "--kappa-scan"},
+      {"metrics", c + " --kappa-scan 0.5,", "--kappa-scan"},
+      {"metrics", c + " --kappa-scan ,0.5", "--kappa-scan"},
+      {"metrics", c + " --kappa-scan nan", "--kappa-scan"},
+      {"metrics", c + " --kappa-scan " + [] {
+         std::string list = "1";
+         for (int i = 0; i < 2500; ++i) list += ",1";
+         return list;
+       }(), ",...' is not auto"},
+      {"metrics", c + " --n '1, 2'", "--n"},
+      {"metrics", c + " --n 1,", "--n"},
+      {"metrics", " --capture " + (t / "huge.safetensors"), "huge.safetensors: window 0: metric"},
+      {"metrics", " --capture " + (t / "window4.safetensors"), "window4.safetensors: alpha: window 0 layer 0 head 0"},
+      {"metrics", " --capture " + (t / "window4.safetensors"), "outside the layer's window of 4"},
+      {"metrics", " --capture " + (t / "window85.safetensors"), "window85.safetensors: __metadata__ layer_attention"},
+      {"metrics", " --capture \"$(printf '" + (t / "c") + "\\377.safetensors')\"", "--capture: the value given is not valid UTF-8"},
+      {"metrics", c + " --out \"$(printf 'o\\377\\376.json')\"", "--out: the value given is not valid UTF-8"},
+      {"merge", " " + (t / "ms0.json") + " --out \"$(printf 'o\\377.json')\"", "--out: the value given is not valid UTF-8"},
+      {"bounds", " --capture " + (t / "window4.safetensors"), "outside the layer's window of 4"},
+      {"bounds", " --capture " + (t / "window85.safetensors"), "window85.safetensors"},
+      {"bounds", " --params " + (t / "p_nan.json"), "--params " + (t / "p_nan.json") + ": bounds: a["},
+      {"bounds", params + " --kappa 0x1p0", "--kappa"},
+      {"bounds", m + " --ids 1,2,3 --ctx 8", "--ctx: not used with --ids"},
+      {"taxonomy", " --from " + (t / "m.json") + " --config " + (t / "dup.json"), "dup.json: the key \"reset_n_max\" is given twice"},
+      {"taxonomy", " --from " + (t / "m.json") + " --out \"$(printf 'o\\377.json')\"", "--out: the value given is not valid UTF-8"},
+      {"sinks", c + " --eps 0x0.1", "--eps"},
+      {"sinks", c + " --taus 0.1,", "--taus"},
+      {"sinks", c + " --taus ' 0.1'", "--taus"},
+      {"sinks", c + " --taus 0x0.1", "--taus"},
+      {"sinks", c + " --dormant-row-max inf", "--dormant-row-max"},
+      {"sinks", run + " --shard '0/ 1'", "--shard"},
+      {"sinks", m + " --ids 1,2,3 --ctx 8", "--ctx: not used with --ids"},
+      {"sinks", m + d + " --ctx 16 --window stream --offset hashed", "--offset: not used with --window stream"},
+      {"bench metrics", " --envelopes off --kappa 2", "--kappa: not used with the envelopes off"},
+      {"bench metrics", " --bootstrap 0 --bootstrap-unit window", "--bootstrap-unit: not used with --bootstrap 0"},
+      {"bench metrics", " --kappa-scan 0x1p-2", "--kappa-scan"},
   };
 }
 
@@ -346,6 +430,7 @@ TEST(BadFlags, EveryCaseIsOneLineAndLeavesNoFile) {
     EXPECT_TRUE(r.code == 1 || r.code == 2) << what << ": exit " << r.code << ": " << r.err;
     EXPECT_EQ(r.err.rfind("geoattn: error: ", 0), 0u) << what << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
+    EXPECT_LT(r.err.size(), 1000u) << what << ": a value echoed whole";
     EXPECT_NE(r.err.find(c.needle), std::string::npos) << what << ": " << r.err;
     EXPECT_EQ(r.err.find("unexpected failure"), std::string::npos) << what << ": " << r.err;
     EXPECT_EQ(snapshot(f.tmp.path()), before) << what << ": a file was added or changed";

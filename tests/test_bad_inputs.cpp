@@ -54,6 +54,12 @@ TEST(BadInputs, EveryCommand) {
   struct Case {
     std::string name, args, needle;
   };
+  // The strict reading's files: a token shard of documents with an id past the vocabulary, a
+  // JSONL row and a bounds parameters file with a key given twice.
+  write_file(tmp / "far-doc.bin", std::string("\x01\x00\x02\x00\xff\xff\x03\x00", 8));
+  write_file(tmp / "far-doc.bin.json", R"({"format": "geoattn-tokens-1", "dtype": "uint16", "documents": [["a", 0, 4]]})");
+  write_file(tmp / "dup.jsonl", "{\"text\": \"once upon a time\", \"text\": \"there was\"}\n");
+  write_file(tmp / "dup-params.json", R"({"T": 64, "T": 128})");
   const std::vector<Case> cases = {
       {"empty shard", "measure" + model + " --data " + (tmp / "empty.txt"), "empty.txt"},
       {"binary shard", "measure" + model + " --data " + (tmp / "binary.txt") + " --ctx 32", "not valid UTF-8"},
@@ -79,6 +85,14 @@ TEST(BadInputs, EveryCommand) {
       {"merge: broken JSON", "merge " + (tmp / "broken.json"), "broken.json: not valid JSON"},
       {"inspect: not a checkpoint", "inspect --model " + tmp.path().string(), "config.json"},
       {"inspect: deeply nested config", "inspect --model " + (tmp / "deep-model"), "config.json: nested deeper"},
+      // ---- strict reading: the file named, and the document in it
+      {"token shard of documents, an id past the vocabulary", "measure" + model + " --data " + (tmp / "far-doc.bin") + " --ctx 2 --window stream",
+       "far-doc.bin: document a: token id 65535"},
+      {"capture: token shard of documents, an id past the vocabulary", "capture" + model + " --data " + (tmp / "far-doc.bin") + " --ctx 2",
+       "far-doc.bin: document a"},
+      {"JSONL row with a key given twice", "measure" + model + " --data " + (tmp / "dup.jsonl") + " --ctx 4 --window stream",
+       "dup.jsonl"},
+      {"bounds: parameters with a key given twice", "bounds --params " + (tmp / "dup-params.json"), "dup-params.json: the key \"T\" is given twice"},
   };
   // A real capture for the grid case.
   ASSERT_EQ(run_tool("geoattn capture --quiet" + model + story + " --ctx 32 --window stream --max-windows 1 --out " +

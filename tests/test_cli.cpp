@@ -309,7 +309,7 @@ TEST(Cli, EnumFlagsNameTheFlag) {
     EXPECT_EQ(r.err, "geoattn: error: " + c.flag + ": '" + c.text + "' is not one of " + c.takes + " (see --help)\n");
   }
   // The names themselves run, auto included: a capture in bf16 records its dtype by name.
-  ASSERT_EQ(run(capture + " --quiet --dtype bf16 --device cpu --window stream --pattern-dtype run", tmp).code, 0);
+  ASSERT_EQ(run(capture + " --quiet --dtype bf16 --device cpu --pattern-dtype run", tmp).code, 0);
   geoattn::io::SafetensorsFile file(tmp / "x.st");
   EXPECT_EQ(file.header().metadata.at("dtype"), "bf16");
   EXPECT_EQ(file.header().metadata.at("pattern_dtype"), "run");

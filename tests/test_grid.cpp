@@ -39,7 +39,6 @@ TEST(Grid, DefaultIsCutAtTAndEndsWithT) {
   Grid expected = range(1, 16);
   expected.push_back(20);
   EXPECT_EQ(parse_n_grid("default", 20), expected);
-  EXPECT_EQ(parse_n_grid("", 20), expected);
   EXPECT_EQ(parse_n_grid("default", 16), range(1, 16));
   EXPECT_EQ(parse_n_grid("default", 1), Grid{1});
 
@@ -56,7 +55,7 @@ TEST(Grid, DefaultIsCutAtTAndEndsWithT) {
 TEST(Grid, ListsAndRangesAreSortedAndUnique) {
   EXPECT_EQ(parse_n_grid("1:3,8,5", 20), (Grid{1, 2, 3, 5, 8}));
   EXPECT_EQ(parse_n_grid("3,1:4,4", 20), range(1, 4));
-  EXPECT_EQ(parse_n_grid(" 2 , 7:7 ", 20), (Grid{2, 7}));
+  EXPECT_EQ(parse_n_grid("2,7:7", 20), (Grid{2, 7}));
   EXPECT_EQ(parse_n_grid("20", 20), Grid{20});
   EXPECT_EQ(parse_n_grid("1:20", 20), range(1, 20));
 }
@@ -75,4 +74,10 @@ TEST(Grid, BadSpecsAreOneLineErrors) {
   expect_error("4x", 20, "'4x' is not a number");
   expect_error("99999999999999999999", 20, "not a number");
   expect_error("default", 0, "at least 1");
+  // Plain decimal items only: no empty grid, no space, no trailing or leading comma, no hex.
+  expect_error("", 20, "'' is not a number");
+  expect_error(" 2 , 7", 20, "' 2 ' is not a number");
+  expect_error("1,", 20, "not a number");
+  expect_error(",1", 20, "not a number");
+  expect_error("0x4", 20, "'0x4' is not a number");
 }

@@ -308,7 +308,7 @@ TEST(Measure, EnvelopesAreTheBoundsOfTheSameSamples) {
   for (size_t l = 0; l < m["layers"].size(); ++l) same(m["layers"][l], b["layers"][l], "layer " + std::to_string(l));
   for (size_t i = 0; i < m["heads"].size(); ++i) same(m["heads"][i], b["heads"][i], "head " + std::to_string(i));
 
-  ASSERT_EQ(run("measure --quiet" + kModel + input + " --kappa 0.5 --envelopes off --out " + (tmp / "off.json"), tmp, &err), 0)
+  ASSERT_EQ(run("measure --quiet" + kModel + input + " --envelopes off --out " + (tmp / "off.json"), tmp, &err), 0)
       << err;
   const json off = load(tmp / "off.json");
   EXPECT_FALSE(off["settings"].contains("envelopes"));

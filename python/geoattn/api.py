@@ -2,6 +2,7 @@
 checks its arguments (ValueError naming the argument, before any work), hands the tensors to
 the C++ pipeline the CLI runs (geoattn._core, without a copy where the dtype allows) and wraps
 what comes back. No number is computed in Python."""
+import inspect
 import json
 import numbers
 import os
@@ -154,10 +155,13 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
             smaller one, so a range's low end says where the grid stops.
             layer_windows: each layer's sliding window (0: none; a model's config says it:
             Mistral's sliding_window, Gemma-2/3's sliding layers), None: none, or the metadata's
-            "layer_attention" as geoattn capture writes it. window_tokens "visible" (SPEC §1: a
+            "layer_attention" as geoattn capture writes it; rows with weight on the keys a layer's
+            window hides are refused. window_tokens "visible" (SPEC §1: a
             windowed layer's tokens are the keys its query sees) or "causal" (every key 0..q).
             The rest as the CLI's flags of the same names, with
-            their defaults (python/tests/test_defaults.py checks them against the C++ ones).
+            their defaults (python/tests/test_defaults.py checks them against the C++ ones); a
+            setting the run leaves unread is refused, as its flag is (kappa other than its default
+            with envelopes="off"; bootstrap_level or bootstrap_unit with bootstrap=0).
     """
     alpha, values = _checks.tensor(alpha, "alpha"), _checks.tensor(values, "values")
     _checks.rank(alpha, "alpha", CAPTURE_DIMS["alpha"])
@@ -176,14 +180,42 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
     _checks.choice(bootstrap_unit, "bootstrap_unit", ("document", "window"))
     _checks.choice(envelopes, "envelopes", ("auto", "on", "off"))
     _checks.choice(window_tokens, "window_tokens", ("visible", "causal"))
+    bootstrap, kappa = _checks.integer(bootstrap, "bootstrap", 0), _checks.positive(kappa, "kappa")
+    _refuse_unused(envelopes=envelopes, kappa=kappa, bootstrap=bootstrap, bootstrap_level=bootstrap_level,
+                   bootstrap_unit=bootstrap_unit)
+    windows = _layer_windows(layer_windows, L)
+    try:  # SPEC §1: no weight on the keys a windowed layer hides (the CLI's check of a capture's windows)
+        core().check_layer_windows(alpha, positions, windows, "alpha", "layer_windows")
+    except ValueError as e:
+        raise _checks.named("layer_windows", e) from None
     native = core().metrics(
         alpha, values, positions, _docs(docs, W), spec, _checks.integer(controls, "controls", 0),
-        _checks.integer(bootstrap, "bootstrap", 0), _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
+        bootstrap, _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
         distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
         _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20), envelopes,
-        _checks.positive(kappa, "kappa"), _kappa_scan(kappa_scan), window_tokens, _layer_windows(layer_windows, L),
+        kappa, _kappa_scan(kappa_scan), window_tokens, windows,
         _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Measure(native=native)
+
+
+_DEFAULTS = {name: p.default for name, p in inspect.signature(metrics).parameters.items()}
+
+# Settings a run leaves unread, refused by name as the CLI refuses their flags (given a value
+# other than their default, which is all Python can tell): (argument, when, why, unread(args)).
+_UNUSED = (
+    ("kappa", "envelopes='off'", "kappa is the envelopes' constant (SPEC §5)",
+     lambda a: a["envelopes"] == "off" and a["kappa"] != _DEFAULTS["kappa"]),
+    ("bootstrap_level", "bootstrap=0", "no intervals",
+     lambda a: a["bootstrap"] == 0 and a["bootstrap_level"] != _DEFAULTS["bootstrap_level"]),
+    ("bootstrap_unit", "bootstrap=0", "no intervals",
+     lambda a: a["bootstrap"] == 0 and a["bootstrap_unit"] != _DEFAULTS["bootstrap_unit"]),
+)
+
+
+def _refuse_unused(**args):
+    for name, when, why, unread in _UNUSED:
+        if unread(args):
+            raise ValueError(f"{name}: {_checks.short(args[name])} is not used with {when} ({why}): leave it out")
 
 
 def _kappa_scan(kappa_scan):
@@ -200,8 +232,9 @@ def _layer_windows(layer_windows, L):
     if layer_windows is None:
         return []
     windows = _checks.integers(layer_windows, "layer_windows", f"a list of {L} windows (0: none), one per layer")
-    if len(windows) != L or any(w < 0 for w in windows):
-        raise ValueError(f"layer_windows: {_checks.short(layer_windows)}, expected {L} windows >= 0 (0: none), one per layer")
+    if len(windows) != L or any(not 0 <= w <= _checks.INT64_MAX for w in windows):  # int64 in C++
+        raise ValueError(f"layer_windows: {_checks.short(layer_windows)}, expected {L} windows from 0 (none) to "
+                         f"{_checks.INT64_MAX}, one per layer")
     return windows
 
 

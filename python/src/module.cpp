@@ -265,6 +265,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   // A capture's checks, as geoattn metrics / sinks make them of a capture file.
   m.def("check_capture", &model::check_capture, py::arg("alpha"), py::arg("values"), py::arg("queries"),
         py::arg("alpha_name"), py::arg("values_name"), py::call_guard<py::gil_scoped_release>());
+  m.def("check_layer_windows", &model::check_layer_windows, py::arg("alpha"), py::arg("queries"),
+        py::arg("layer_windows"), py::arg("alpha_name"), py::arg("windows_name"),
+        py::call_guard<py::gil_scoped_release>());
   m.def("check_finite", &model::check_finite, py::arg("x"), py::arg("name"), py::arg("head_word"),
         py::call_guard<py::gil_scoped_release>());
   m.attr("MAX_THREADS") = kMaxWorkerThreads;  // the CLI's --threads limit, Python's too

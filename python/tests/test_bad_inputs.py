@@ -262,6 +262,21 @@ CASES = [
     ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=0), ""),
     ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=4), "no blocks.3.attn.hook_pattern"),
     ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=1.5), "integer"),
+
+    # ---- strict reading: no pybind11 error with a tensor dump, no setting the run leaves unread,
+    # ---- no weight where the mask leaves none, numbers in plain decimal, values echoed short
+    ("metrics", "layer_windows", lambda e: metrics(layer_windows=[2**63, 0]), f"to {2**63 - 1}, one per layer"),
+    ("metrics", "layer_windows", lambda e: metrics(layer_windows=[8.5, 0]), "one per layer"),
+    ("metrics", "layer_windows", lambda e: metrics(layer_windows=[4, 0]), "outside the layer's window of 4"),
+    ("metrics", "alpha", lambda e: metrics(alpha=changed(ALPHA, (0, 0, 0, 2, 5), 0.01)), "after the query"),
+    ("metrics", "n", lambda e: metrics(n=""), "not a number"),
+    ("metrics", "n", lambda e: metrics(n="1, 2"), "not a number"),
+    ("metrics", "kappa", lambda e: metrics(envelopes="off", kappa=2), "not used with envelopes='off'"),
+    ("metrics", "bootstrap_level", lambda e: metrics(bootstrap=0, bootstrap_level="head"), "not used with bootstrap=0"),
+    ("metrics", "bootstrap_unit", lambda e: metrics(bootstrap=0, bootstrap_unit="window"), "not used with bootstrap=0"),
+    ("metrics", "kappa_scan", lambda e: metrics(kappa_scan="0x1p-2"), "ascending"),
+    ("metrics", "kappa_scan", lambda e: metrics(kappa_scan="0.5,"), "ascending"),
+    ("metrics", "kappa_scan", lambda e: metrics(kappa_scan=",".join(["1"] * 3000)), "..."),
 ]
 
 

@@ -1,5 +1,6 @@
 #include "geoattn/io/capture_checks.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -64,7 +65,8 @@ void check_capture(const FloatView& alpha, const FloatView& values, const std::v
         for (int64_t i = 0; i < Q; ++i) {
           double late = 0;
           for (int64_t t = queries[i] + 1; t < T; ++t) late += row(h, i)[t];
-          if (late > kRowTolerance) fail("{}: weight after the query's position (rows must be causal)", where(w, l, h, i));
+          if (late > kMaskedTolerance)
+            fail("{}: weight {:.3g} after the query's position (rows must be causal)", where(w, l, h, i), late);
         }
       for (int64_t h = 0; h < H; ++h)
         for (int64_t i = 0; i < Q; ++i) {
@@ -74,6 +76,32 @@ void check_capture(const FloatView& alpha, const FloatView& values, const std::v
             fail("{}: a row whose sum is {:.6g}, not 1 (tolerance {:g})", where(w, l, h, i), sum, kRowTolerance);
         }
     }
+}
+
+void check_layer_windows(const FloatView& alpha, const std::vector<int64_t>& queries,
+                         const std::vector<int64_t>& layer_windows, const std::string& alpha_name,
+                         const std::string& windows_name) {
+  if (layer_windows.empty()) return;
+  const int64_t W = alpha.size(0), L = alpha.size(1), H = alpha.size(2), Q = alpha.size(3), T = alpha.size(4);
+  if (std::ssize(layer_windows) != L) fail("{}: {} windows for {} layers", windows_name, layer_windows.size(), L);
+  std::vector<double> a(static_cast<size_t>(H * Q * T));
+  for (int64_t l = 0; l < L; ++l) {
+    const int64_t window = layer_windows[static_cast<size_t>(l)];
+    if (window <= 0) continue;
+    for (int64_t w = 0; w < W; ++w) {
+      alpha.to_double((w * L + l) * H * Q * T, a);
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < Q; ++i) {
+          // SPEC §1: query q sees keys max(0, q - W + 1)..q.
+          const int64_t first = std::max<int64_t>(0, queries[i] - window + 1);
+          double hidden = 0;
+          for (int64_t t = 0; t < first; ++t) hidden += a[static_cast<size_t>((h * Q + i) * T + t)];
+          if (hidden > kMaskedTolerance)
+            fail("{}: window {} layer {} head {} query {}: weight {:.3g} on keys before {}, outside the layer's "
+                 "window of {} ({})", alpha_name, w, l, h, queries[i], hidden, first, window, windows_name);
+        }
+    }
+  }
 }
 
 }  // namespace geoattn::io

@@ -36,13 +36,19 @@ bool reached_max(const std::vector<Window>& windows, const WindowOptions& option
 
 // Every document of every shard, in order, with its tokens: a .bin document's own ids, a
 // text document's `encode`d text. Stops once `visit` returns false.
+// A token document's ids must lie in 0..vocab-1 (vocab > 0): else an error naming its shard.
 void for_each_tokenised(const std::vector<std::string>& shard_paths, const Encode& encode, TokenWidth bin_width,
-                        const TokenVisit& visit) {
+                        int64_t vocab, const TokenVisit& visit) {
   bool go_on = true;
   for (const auto& path : shard_paths) {
     for_each_document(
         path,
         [&](const Document& doc) {
+          if (vocab > 0)
+            for (const int64_t id : doc.tokens)
+              if (id < 0 || id >= vocab)
+                fail("{}: document {}: token id {} is outside the model's vocabulary 0..{} (a token shard of "
+                     "another tokenizer?)", path, doc.id, id, vocab - 1);
           go_on = doc.tokens.empty() ? visit(doc, encode(doc.text)) : visit(doc, doc.tokens);
           return go_on;
         },
@@ -65,7 +71,7 @@ Window doc_window(const std::string& doc_id, const std::vector<int64_t>& ids, co
 std::vector<Window> doc_windows(const std::vector<std::string>& shard_paths, const WindowOptions& options,
                                 const Encode& encode, TokenWidth bin_width) {
   std::vector<Window> windows;
-  for_each_tokenised(shard_paths, encode, bin_width, [&](const Document& doc, const std::vector<int64_t>& ids) {
+  for_each_tokenised(shard_paths, encode, bin_width, options.vocab, [&](const Document& doc, const std::vector<int64_t>& ids) {
     if (static_cast<int64_t>(ids.size()) < options.T - 1) return true;  // SPEC §7: short documents are skipped
     windows.push_back(doc_window(doc.id, ids, options));
     return !reached_max(windows, options);
@@ -88,7 +94,7 @@ std::vector<Window> stream_windows(const std::vector<std::string>& shard_paths, 
     if (static_cast<int64_t>(current.ids.size()) == options.T) windows.push_back(std::exchange(current, Window{}));
     return !reached_max(windows, options);
   };
-  for_each_tokenised(shard_paths, encode, bin_width, [&](const Document& doc, const std::vector<int64_t>& ids) {
+  for_each_tokenised(shard_paths, encode, bin_width, options.vocab, [&](const Document& doc, const std::vector<int64_t>& ids) {
     if (!append(doc.id, options.bos_id)) return false;
     for (const int64_t id : ids)
       if (!append(doc.id, id)) return false;

@@ -36,4 +36,12 @@ void check_capture(const torch::Tensor& alpha, const torch::Tensor& values, cons
   io::check_capture(float_view(a), float_view(v), queries, alpha_name, values_name);
 }
 
+void check_layer_windows(const torch::Tensor& alpha, const std::vector<int64_t>& queries,
+                         const std::vector<int64_t>& layer_windows, const std::string& alpha_name,
+                         const std::string& windows_name) {
+  if (layer_windows.empty()) return;
+  const auto a = viewable(alpha);
+  io::check_layer_windows(float_view(a), queries, layer_windows, alpha_name, windows_name);
+}
+
 }  // namespace geoattn::model

@@ -1,7 +1,10 @@
 #include "geoattn/pipeline/capture_metrics.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
+#include "geoattn/io/capture_checks.h"
 #include "geoattn/io/capture_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -29,11 +32,14 @@ std::vector<int64_t> capture_layer_windows(const std::map<std::string, std::stri
   const auto it = metadata.find("layer_attention");
   if (it == metadata.end()) return {};
   std::vector<int64_t> windows;
-  try {
-    for (const auto& layer : nlohmann::json::parse(it->second)) windows.push_back(layer.at("window").get<int64_t>());
-  } catch (const nlohmann::json::exception&) {
-    fail("{}: __metadata__ layer_attention is not a list of {{\"window\": W}}", path);
-  }
+  const auto layers = parse_json(nullptr, it->second);
+  // Each window a JSON integer: 8.5 or "8" is no window (nlohmann would read 8.5 as 8).
+  const auto window = [](const nlohmann::json& layer) {
+    return layer.is_object() && layer.contains("window") && layer["window"].is_number_integer();
+  };
+  if (!layers.is_array() || !std::all_of(layers.begin(), layers.end(), window))
+    fail("{}: __metadata__ layer_attention is not a list of {{\"window\": W}} with integer windows W", path);
+  for (const auto& layer : layers) windows.push_back(layer["window"].get<int64_t>());
   if (std::ssize(windows) != L) fail("{}: __metadata__ layer_attention has {} layers, the capture {}", path, windows.size(), L);
   for (const int64_t w : windows)
     if (w < 0) fail("{}: __metadata__ layer_attention has a window of {}", path, w);
@@ -42,13 +48,15 @@ std::vector<int64_t> capture_layer_windows(const std::map<std::string, std::stri
 
 CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, const AddCaptureWindow& add_window,
                                const std::vector<std::string>& docs, const std::string& source, const SpecFor& spec_for,
-                               double load_s) {
+                               const CheckWindows& check_windows, double load_s) {
   const auto start = Clock::now();
   const int64_t W = shape.alpha.at(0), L = shape.alpha.at(1), H = shape.alpha.at(2), T = shape.alpha.at(4);
   if (static_cast<int64_t>(docs.size()) != W) fail("{}: {} documents for {} windows", source, docs.size(), W);
   const auto keys = window_keys(docs);
   MetricSpec spec = spec_for(T, shape.queries);
-  if (spec.layer_windows.empty()) spec.layer_windows = capture_layer_windows(shape.metadata, L, source);
+  const bool given = !spec.layer_windows.empty();
+  if (!given) spec.layer_windows = capture_layer_windows(shape.metadata, L, source);
+  check_windows(spec.layer_windows, given ? "the layer windows given" : "__metadata__ layer_attention");
   MetricRun run(pool, spec, L, H, T);
   for (int64_t w = 0; w < W; ++w) add_window(run, w, keys[w], docs[w]);
   const metrics::MetricSettings settings = run.settings();
@@ -82,9 +90,16 @@ StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_pat
   CaptureMetrics run = capture_windows(
       pool, shape,
       [&](MetricRun& r, int64_t w, uint64_t key, const std::string& doc) {
-        r.add_window(capture.alpha_window(w), capture.values_window(w), key, doc);
+        try {
+          r.add_window(capture.alpha_window(w), capture.values_window(w), key, doc);
+        } catch (const Error& e) {  // what the file's numbers make (values too large for a metric): the file named
+          fail("{}: window {}: {}", capture_path, w, e.what());
+        }
       },
       capture_documents(capture.metadata(), capture.windows(), capture_path), capture_path, spec_for,
+      [&](const std::vector<int64_t>& windows, const std::string& name) {
+        io::check_layer_windows(capture.alpha(), capture.queries(), windows, capture_path + ": alpha", name);
+      },
       seconds_since(start));
   SidecarWrite sidecar(out, run.state);  // the state is final: written while the bootstrap and the fits run
   finalize_capture(pool, run);

@@ -116,7 +116,10 @@ CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& ca
       [&](MetricRun& r, int64_t w, uint64_t key, const std::string& doc) {
         add_window(r, capture.alpha[w], capture.values[w], key, doc);
       },
-      docs, source, spec_for);
+      docs, source, spec_for,
+      [&](const std::vector<int64_t>& windows, const std::string& name) {
+        model::check_layer_windows(capture.alpha, capture.query_positions(), windows, "alpha", name);
+      });
   finalize_capture(pool, run);
   return run;
 }

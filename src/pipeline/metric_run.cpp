@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -40,8 +41,9 @@ void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t qu
   if (metrics_memory_mb < 1 || metrics_memory_mb > (std::numeric_limits<int64_t>::max() >> 20))
     fail("{}: {} MiB is not from 1 to {}", name(kMetricsMemory), metrics_memory_mb, std::numeric_limits<int64_t>::max() >> 20);
   const double Q = static_cast<double>(queries), LH = static_cast<double>(layers * heads), G = static_cast<double>(grid);
-  // window_metrics: an int64 ordering of each query's T keys per sample, per control and the top-N.
-  check_fits_memory(Q * LH * (1 + static_cast<double>(controls)) * static_cast<double>(T) * 8,
+  // window_metrics: per sample and ordering (the top-N, then each control's), an int64 ordering of
+  // up to T keys, its in- and out-counts over the grid (2 float64 each) and the core's task entry.
+  check_fits_memory(Q * LH * (1 + static_cast<double>(controls)) * (static_cast<double>(T) * 8 + G * 16 + 32),
                     fmt::format("{}: {} orderings per sample", name(kControls), controls));
   // bootstrap: float64 replicates x grid counts for the whole model and each layer at least.
   check_fits_memory(static_cast<double>(bootstrap) * G * (1 + static_cast<double>(layers)) * 8 * 2,
@@ -54,19 +56,14 @@ std::vector<double> MetricSpec::kappas() const {
   if (kappa_scan == "off") return {};
   if (kappa_scan == "auto") return envelopes_on() ? metrics::default_kappas() : std::vector<double>{};
   if (!envelopes_on())
-    fail("{}: {} needs the envelopes ({} off)", flag, kappa_scan, argument_name(names, kEnvelopes));
-  std::vector<double> out;
-  size_t at = 0;
-  while (at <= kappa_scan.size()) {
-    const size_t comma = std::min(kappa_scan.find(',', at), kappa_scan.size());
-    const std::string item = kappa_scan.substr(at, comma - at);
-    const std::optional<double> x = parse_real(item);
-    if (!x || !(*x > 0) || !std::isfinite(*x) || (!out.empty() && !(*x > out.back())))
-      fail("{}: '{}' is not auto, off or a list of ascending kappas > 0 (e.g. 0.25,0.5,1,2)", flag, kappa_scan);
-    out.push_back(*x);
-    at = comma + 1;
-  }
-  return out;
+    fail("{}: {} needs the envelopes ({} off)", flag, echoed(kappa_scan), argument_name(names, kEnvelopes));
+  const auto out = parse_list(kappa_scan, [](const std::string& item) -> std::optional<double> {
+    const auto x = parse_real(item);
+    return x && *x > 0 ? x : std::nullopt;
+  });
+  if (!out || std::adjacent_find(out->begin(), out->end(), std::greater_equal<double>()) != out->end())
+    fail("{}: '{}' is not auto, off or a list of ascending kappas > 0 (e.g. 0.25,0.5,1,2)", flag, echoed(kappa_scan));
+  return *out;
 }
 
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)

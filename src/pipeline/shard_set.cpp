@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/numbers.h"
 
 namespace geoattn::pipeline {
 
@@ -34,12 +35,12 @@ auto selection(const metrics::WindowData& w) { return std::tie(w.files, w.mode, 
 }  // namespace
 
 std::optional<std::pair<int64_t, int64_t>> parse_shard_spec(const std::string& spec) {
-  int64_t i = -1, n = -1;
-  char slash = 0, extra = 0;
-  if (std::sscanf(spec.c_str(), "%" SCNd64 "%c%" SCNd64 "%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 ||
-      i < 0 || i >= n)
-    return std::nullopt;
-  return std::pair{i, n};
+  // Two plain integers around one '/': no space, no sign of +, nothing else (util/numbers.h).
+  const size_t slash = spec.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const auto i = parse_integer<int64_t>(spec.substr(0, slash)), n = parse_integer<int64_t>(spec.substr(slash + 1));
+  if (!i || !n || *n < 1 || *i < 0 || *i >= *n) return std::nullopt;
+  return std::pair{*i, *n};
 }
 
 std::vector<std::string> missing_shards(const std::vector<std::string>& inputs,

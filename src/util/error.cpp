@@ -13,6 +13,10 @@ std::string one_line(std::string s) {
 }
 }  // namespace
 
+std::string echoed(const std::string& text) {
+  return text.size() <= kEchoChars ? text : text.substr(0, kEchoChars) + "...";
+}
+
 Error::Error(const std::string& message) : std::runtime_error(one_line(message)) {}
 
 }  // namespace geoattn

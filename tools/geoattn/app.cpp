@@ -5,9 +5,16 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string_view>
+#include <vector>
+
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/input_files.h"
+#include "geoattn/util/utf8.h"
 
 namespace geoattn::cli {
 
@@ -39,6 +46,43 @@ void refuse_empty_values(CLI::App& app) {
       option->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty value") : ""; },
                                    "", "not empty"));
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
+// The subcommands the command line chose, outermost first: {capture}, {bench, metrics}.
+std::vector<const CLI::App*> chosen_commands(const CLI::App& app) {
+  std::vector<const CLI::App*> out;
+  for (const CLI::App* cmd = &app;;) {
+    const auto subs = cmd->get_subcommands();
+    if (subs.empty()) return out;
+    cmd = subs.front();
+    out.push_back(cmd);
+  }
+}
+
+// Every value given goes into a result's JSON (paths, texts, lists), which must be UTF-8: a
+// value with another byte (a file name is any bytes on Linux) is refused naming its flag, before
+// anything runs, by every command alike.
+void refuse_non_utf8(const CLI::App& app) {
+  for (const CLI::App* cmd : chosen_commands(app))
+    for (const CLI::Option* option : cmd->get_options())
+      for (const std::string& value : option->results())
+        if (const size_t bad = first_invalid_utf8(value); bad != std::string_view::npos)
+          fail("{}: the value given is not valid UTF-8 (byte {} of it, 0x{:02X}): geoattn records its arguments in "
+               "JSON, which must be UTF-8; rename the file", option->get_name(), bad,
+               static_cast<unsigned char>(value[bad]));
+}
+
+// What out of memory says: the flags of the chosen command that size its memory.
+std::string out_of_memory(const CLI::App& app) {
+  const auto commands = chosen_commands(app);
+  std::vector<std::string> flags;
+  if (!commands.empty())
+    for (const char* flag : {"--ctx", "--batch", "--controls", "--bootstrap", "--n"})
+      if (commands.back()->get_option_no_throw(flag) != nullptr) flags.push_back(flag);
+  if (flags.empty()) return "out of memory";
+  const std::string last = flags.back();
+  flags.pop_back();
+  return fmt::format("out of memory (a smaller {}{}{} needs less)", fmt::join(flags, ", "), flags.empty() ? "" : " or ", last);
 }
 
 }  // namespace
@@ -80,13 +124,14 @@ void run_app(CLI::App& app, Action& action, int argc, char** argv, const Describ
     leave(app.exit(e) == 0 ? 0 : 2);
   }
   try {
+    refuse_non_utf8(app);
     action();
     log_inputs_for_tests();
     leave(0);
   } catch (const geoattn::Error& e) {
     std::fprintf(stderr, "geoattn: error: %s\n", e.what());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "geoattn: error: out of memory (a smaller --ctx, --batch, --bootstrap or grid needs less)\n");
+    std::fprintf(stderr, "geoattn: error: %s\n", out_of_memory(app).c_str());
   } catch (const std::exception& e) {
     const std::string said = describe ? describe(e) : "";
     if (!said.empty()) {

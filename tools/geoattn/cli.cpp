@@ -28,8 +28,28 @@ void add_threads_option(CLI::App& cmd, int& threads) {
 
 void refuse_unused(const GivenFlags& given, const std::set<std::string>& used, const std::string& mode) {
   for (const std::string& flag : given.names)
-    if (!used.count(flag)) fail("{}: not used {}: leave it out", flag, mode);
+    if (!used.count(flag)) refuse_flag(flag, mode);
 }
+
+void refuse_flag(const std::string& flag, const std::string& mode) { fail("{}: not used {}: leave it out", flag, mode); }
+
+namespace {
+bool literal(const InputOptions& o) { return !o.ids.empty() || !o.text.empty(); }
+// The window flags each way of giving tokens ignores (SPEC §7: offsets place doc mode's windows;
+// stream mode cuts them back to back).
+constexpr UnusedFlag<InputOptions> kUnusedInputFlags[] = {
+    {"--ctx", "with --ids (the ids are the window, as given)", [](const InputOptions& o) { return !o.ids.empty(); }},
+    {"--window", "with --ids or --text (one window, as given)", literal},
+    {"--offset", "with --ids or --text (one window, as given)", literal},
+    {"--max-windows", "with --ids or --text (one window, as given)", literal},
+    {"--offset", "with --window stream (offsets place doc mode's windows; stream mode cuts them back to back)",
+     [](const InputOptions& o) { return o.window == io::WindowMode::Stream; }},
+    {"--seed", "without --offset hashed (the hashed offsets are all this command draws)",
+     [](const InputOptions& o) { return !o.seed_draws_more && o.offset != io::OffsetMode::Hashed; }},
+};
+}  // namespace
+
+void refuse_unused_input_flags(const InputOptions& o) { refuse_unused(o.given, o, kUnusedInputFlags); }
 
 void check_outputs_of(const std::string& out, const std::vector<std::string>& inputs) {
   check_outputs({out, report::arrays_path(out), state_path(out)}, inputs);
@@ -44,7 +64,7 @@ void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std:
 // (the bootstrap's unit) is never split between shards.
 std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {
   const auto shard = pipeline::parse_shard_spec(spec);
-  if (!shard) fail("--shard {}: expected i/n with 0 <= i < n", spec);
+  if (!shard) fail("--shard {}: expected i/n with 0 <= i < n", echoed(spec));
   return *shard;
 }
 
@@ -57,7 +77,7 @@ std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T) {
   try {
     return metrics::parse_n_grid(n, T);
   } catch (const Error& e) {
-    fail("--n {}: {}", n, e.what());
+    fail("--n {}: {}", echoed(n), e.what());
   }
 }
 
@@ -92,11 +112,11 @@ void add_input_options(CLI::App& cmd, InputOptions& o, bool data_only) {
     ids->excludes(data);
   }
   add_number_option(cmd, "--ctx", o.ctx, int64_t{1}, std::numeric_limits<int64_t>::max(),
-                    "window length T in tokens, at most the model's positions (--data; --text truncates to it)");
+                    "window length T in tokens, at most the model's positions (--data; --text truncates to it; not with --ids)");
   add_enum_option(cmd, "--window", o.window, io::kWindowModeNames,
                   "doc: BOS + the start of each document; stream: documents concatenated");
   add_enum_option(cmd, "--offset", o.offset, io::kOffsetModeNames,
-                  "doc mode: start, or hashed (a seeded offset into each document)");
+                  "doc mode (--data): start, or hashed (a seeded offset into each document)");
   add_number_option(cmd, "--seed", o.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(),
                     "seed of hashed offsets, the random-selection controls and the bootstrap");
   add_number_option(cmd, "--max-windows", o.max_windows, int64_t{-1}, std::numeric_limits<int64_t>::max(),
@@ -104,26 +124,9 @@ void add_input_options(CLI::App& cmd, InputOptions& o, bool data_only) {
 }
 
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag) {
-  std::vector<int64_t> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size()) fail("{}: '{}' is not an integer (expected a list like 1,2,3)", flag, item);
-    out.push_back(v);
-    start = end + 1;
-  }
-  return out;
+  const auto ids = parse_list(text, [](const std::string& item) { return parse_integer<int64_t>(item); });
+  if (!ids) fail("{}: '{}' is not a list of integers like 1,2,3 (no spaces, no empty item)", flag, echoed(text));
+  return *ids;
 }
 
 std::vector<int64_t> parse_queries(const std::string& spec, int64_t T) {
@@ -176,6 +179,7 @@ void check_ctx(int64_t ctx, const arch::ModelConfig& config) {
 }
 
 std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint& checkpoint) {
+  refuse_unused_input_flags(o);
   if (o.max_windows == 0) fail("--max-windows 0: give -1 (all) or at least 1");
   if (!o.ids.empty()) {
     io::Window window{"--ids", parse_id_list(o.ids, "--ids")};
@@ -192,6 +196,7 @@ std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint
   const int64_t bos = bos_of(checkpoint, tokenizer.get());
   if (!o.text.empty() || o.data.empty()) {
     if (o.text.empty()) fail("no input: give --text, --ids or --data");
+    if (o.given.has("--ctx")) check_ctx(o.ctx, checkpoint.config);  // the default only cuts
     if (!tokenizer) fail_no_tokenizer(checkpoint);
     std::vector<int64_t> ids = {bos};
     for (int64_t id : tokenizer->encode(o.text)) ids.push_back(id);
@@ -209,6 +214,7 @@ std::vector<io::Window> read_windows(const InputOptions& o, const io::Checkpoint
   w.seed = o.seed;
   w.max_windows = o.max_windows;
   w.bos_id = bos;
+  w.vocab = checkpoint.config.vocab;  // a token shard's ids, checked where the file is known
   auto windows = io::make_windows(o.data, w, [&](const std::string& text) {
     if (!tokenizer) fail_no_tokenizer(checkpoint);
     return tokenizer->encode(text);

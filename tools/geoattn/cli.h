@@ -22,6 +22,7 @@
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/pipeline/resume.h"
 #include "geoattn/util/enum_names.h"
+#include "geoattn/util/error.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/worker_pool.h"
 
@@ -35,11 +36,32 @@ struct GivenFlags {
 // Flags a mode of a command does not read are refused, not ignored: fails naming the first of
 // `given` outside `used` ("--shard: not used with --capture (...)"); `mode` says which mode.
 void refuse_unused(const GivenFlags& given, const std::set<std::string>& used, const std::string& mode);
+// The same wording for one flag: "<flag>: not used <mode>: leave it out".
+[[noreturn]] void refuse_flag(const std::string& flag, const std::string& mode);
+
+// A flag a mode does not read, as a rule of a command's table: given with `applies(options)`
+// true, `flag` is refused ("--kappa: not used with the envelopes off: leave it out").
+template <typename Options>
+struct UnusedFlag {
+  const char* flag;
+  const char* when;  // "with --ids (...)": completes "not used ..."
+  bool (*applies)(const Options&);
+};
+// Fails naming the first rule of `rules` whose flag `given` holds where it applies.
+template <typename Options, size_t N>
+void refuse_unused(const GivenFlags& given, const Options& options, const UnusedFlag<Options> (&rules)[N]) {
+  for (const UnusedFlag<Options>& rule : rules)
+    if (given.has(rule.flag) && rule.applies(options)) refuse_flag(rule.flag, rule.when);
+}
 
 template <typename T, typename = void>
 struct HasGivenFlags : std::false_type {};
 template <typename T>
 struct HasGivenFlags<T, std::void_t<decltype(std::declval<T&>().given)>> : std::true_type {};
+template <typename T, typename = void>
+struct HasInputGivenFlags : std::false_type {};
+template <typename T>
+struct HasInputGivenFlags<T, std::void_t<decltype(std::declval<T&>().input.given)>> : std::true_type {};
 
 // A subcommand: its CLI11 options are bound in `add`, which returns the action to run.
 using Action = std::function<void()>;
@@ -53,9 +75,11 @@ void add_command(CLI::App& parent, Action& action, const std::string& name, void
   auto* cmd = parent.add_subcommand(name);
   flags(*cmd, *options);
   cmd->callback([options, run, cmd, &action] {
-    if constexpr (HasGivenFlags<Options>::value)
-      for (const CLI::Option* option : cmd->get_options())
-        if (option->count() > 0) options->given.names.insert(option->get_name());
+    GivenFlags given;
+    for (const CLI::Option* option : cmd->get_options())
+      if (option->count() > 0) given.names.insert(option->get_name());
+    if constexpr (HasGivenFlags<Options>::value) options->given = given;
+    if constexpr (HasInputGivenFlags<Options>::value) options->input.given = given;
     action = [options, run] { run(*options); };
   });
 }
@@ -71,7 +95,7 @@ CLI::Option* add_parsed_option(CLI::App& cmd, const std::string& flag, T& value,
   auto* option = cmd.add_option_function<std::string>(flag, [&value, parse](const std::string& text) { value = *parse(text); },
                                                       help);
   option->check(CLI::Validator(
-      [parse, takes](std::string& text) { return parse(text) ? std::string() : "'" + text + "' is not " + takes; },
+      [parse, takes](std::string& text) { return parse(text) ? std::string() : "'" + echoed(text) + "' is not " + takes; },
       takes, ""));
   return option->default_str(default_text);
 }
@@ -173,9 +197,15 @@ struct InputOptions {
   io::OffsetMode offset = io::OffsetMode::Start;
   uint64_t seed = 0;
   int64_t max_windows = -1;
+  GivenFlags given;  // the command line's flags (the window flags a way of giving tokens ignores are refused)
+  bool seed_draws_more = false;  // --seed drives more than the hashed offsets (measure: controls, bootstrap)
 };
 // --data and the window flags; unless `data_only`, --text and --ids too (one of the three).
 void add_input_options(CLI::App& cmd, InputOptions& options, bool data_only);
+// The window flags the input's way of giving tokens does not read, refused by name: --ctx with
+// --ids, --window/--offset/--max-windows with --ids or --text, --offset with --window stream,
+// --seed without --offset hashed where the offsets are all it draws.
+void refuse_unused_input_flags(const InputOptions& options);
 // --ctx within 1..the model's positions (geoattn::Error naming the flag).
 void check_ctx(int64_t ctx, const arch::ModelConfig& config);
 // No file of `paths` given twice (the same file by another name included).

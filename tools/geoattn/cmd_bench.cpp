@@ -42,6 +42,7 @@ struct BenchOptions {
   int repeats = 3;
   int threads = 0;
   std::string write_capture;  // keep the synthetic capture here (to run `geoattn metrics` on it by hand)
+  GivenFlags given;
 };
 
 // A folder of this process's own under the system's temporary folder, removed with everything in
@@ -181,7 +182,9 @@ void run_bench(const BenchOptions& o) {
   check_fits_memory(samples * T * (12 * T + 4 * static_cast<double>(o.d)),
                     fmt::format("--T: {} (with --d {} --heads {} --layers {}): its synthetic capture and Gram products",
                                 o.T, o.d, o.heads, o.layers));
-  metric_spec(o.metric, o.T, {o.T - 1}).validate(o.layers, o.heads, o.T);
+  const pipeline::MetricSpec spec = metric_spec(o.metric, o.T, {o.T - 1});
+  spec.validate(o.layers, o.heads, o.T);
+  refuse_unused_metric_flags(o.given, spec);
   WorkerPool pool(o.threads);
   const int64_t B = o.heads * o.layers;
   const auto grid = parse_grid_flag(o.metric.n, o.T);

@@ -81,6 +81,7 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(L, H, grid), metrics::EnvelopeStats(L, H, std::ssize(grid), options.kappa)};
   mb.windows = {pipeline::capture_layer_windows(capture.metadata, L, o.capture), o.window_tokens};
+  model::check_layer_windows(capture.alpha, queries, mb.windows.windows, o.capture + ": alpha", "__metadata__ layer_attention");
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid);
   nlohmann::ordered_json run_info;
   run_info["source"] = "capture";
@@ -149,7 +150,11 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   run_info["params"] = report::params_to_json(params);
   run_info["settings"] = settings_info(o);
   run_info["settings"].erase("queries");
-  return report::synthetic_bounds_json(grid, analysis::synthetic_bounds(params, grid, options, o.quiet), run_info);
+  try {
+    return report::synthetic_bounds_json(grid, analysis::synthetic_bounds(params, grid, options, o.quiet), run_info);
+  } catch (const Error& e) {  // samples the file's parameters make (a NaN weight): the file named
+    fail("--params {}: {}", o.params, e.what());
+  }
 }
 
 void run_bounds(const BoundsOptions& o) {

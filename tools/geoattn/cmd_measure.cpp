@@ -24,6 +24,7 @@ struct MeasureOptions {
   RunOptions run;
   std::string out;
   bool quiet = false;
+  GivenFlags given;
 };
 
 void run_measure(const MeasureOptions& o) {
@@ -40,6 +41,7 @@ void run_measure(const MeasureOptions& o) {
   job.T = r.T;
   job.metric = metric_spec(metric, r.T, r.queries);
   job.metric.on_gpu = o.run.device.kind == arch::Device::Kind::Cuda;
+  refuse_unused_metric_flags(o.given, job.metric);
   job.checkpoint = o.checkpoint;
   WorkerPool pool(o.run.threads);
   pipeline::measure(pool, job, o.out);
@@ -49,6 +51,7 @@ void measure_flags(CLI::App& cmd, MeasureOptions& o) {
   cmd.description("Top-N Precision/Recall/F for every head over a text shard -> JSON");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
   add_input_options(cmd, o.input, /*data_only=*/true);
+  o.input.seed_draws_more = true;  // the controls and the bootstrap too
   add_queries_option(cmd, o.queries);
   add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
   cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();

@@ -8,10 +8,16 @@
 namespace geoattn::cli {
 
 StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const MetricFlags& flags,
-                                const std::string& out) {
+                                const std::string& out, const GivenFlags& given) {
   check_outputs_of(out, {capture_path});
   return pipeline::metrics_from_capture(
-      pool, capture_path, [&](int64_t T, const std::vector<int64_t>& queries) { return metric_spec(flags, T, queries); }, out);
+      pool, capture_path,
+      [&](int64_t T, const std::vector<int64_t>& queries) {
+        auto spec = metric_spec(flags, T, queries);
+        refuse_unused_metric_flags(given, spec);
+        return spec;
+      },
+      out);
 }
 
 namespace {
@@ -21,11 +27,12 @@ struct MetricsOptions {
   MetricFlags metric;
   int threads = 0;
   std::string out;
+  GivenFlags given;
 };
 
 void run_metrics(const MetricsOptions& o) {
   WorkerPool pool(o.threads);
-  metrics_from_capture(pool, o.capture, o.metric, o.out);
+  metrics_from_capture(pool, o.capture, o.metric, o.out, o.given);
 }
 
 void metrics_flags(CLI::App& cmd, MetricsOptions& o) {

@@ -43,21 +43,9 @@ struct SinksOptions {
 };
 
 std::vector<double> parse_taus(const std::string& text) {
-  std::vector<double> taus;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    size_t used = 0;
-    double tau = 0;
-    try {
-      tau = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size()) fail("--taus {}: '{}' is not a number", text, item);
-    taus.push_back(tau);
-  }
-  return taus;  // their range: SinkSettings::validate
-
+  const auto taus = parse_list(text, [](const std::string& item) { return parse_real(item); });
+  if (!taus) fail("--taus {}: not a list of numbers like 0.01,0.05 (no spaces, no empty item)", echoed(text));
+  return *taus;  // their range: SinkSettings::validate
 }
 
 // The frame-type rule: --config's file or the built-in configs/sinks.json, the dormant flags

@@ -21,14 +21,14 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
   add_number_option(cmd, flag(P::kBootstrap), f.bootstrap, int64_t{0}, kMost,
                     "bootstrap replicates over documents (SPEC §2b; 0: none)");
   add_enum_option(cmd, flag(P::kBootLevel), f.boot_level, metrics::kBootLevelNames,
-                  "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay small, else layer)");
+                  "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay small, else layer; not with --bootstrap 0)");
   add_enum_option(cmd, flag(P::kBootUnit), f.boot_unit, metrics::kBootUnitNames,
-                  "what the bootstrap resamples: document (windows of one document together) or window");
+                  "what the bootstrap resamples: document (windows of one document together) or window (not with --bootstrap 0)");
   add_enum_option(cmd, flag(P::kEnvelopes), f.envelopes, pipeline::kOnOffNames,
                   "the bounds of every measured sample (SPEC §5), their means beside the measurements: on, off, "
                   "or auto (on where the metrics run on the CPU, off on a GPU)");
   add_number_option(cmd, flag(P::kKappa), f.kappa, 0.0, std::numeric_limits<double>::max(),
-                    "the concentration constant kappa > 0 of those bounds (SPEC §5)");
+                    "the concentration constant kappa > 0 of those bounds (SPEC §5; not with --envelopes off)");
   cmd.add_option(flag(P::kKappaScan), f.kappa_scan,
                  "opt-in diagnostic: the kappas of the envelopes for the kappa range each head allows: off, auto "
                  "(2^-4..2^4 in half octaves where the envelopes are on), or a list like 0.25,0.5,1,2. A smaller "
@@ -48,6 +48,21 @@ void add_window_tokens_option(CLI::App& cmd, metrics::WindowTokens& value) {
   add_enum_option(cmd, std::string(pipeline::MetricParams::kWindowTokens.flag), value, metrics::kWindowTokensNames,
                   "a windowed layer's tokens (SPEC §1): visible (the keys its query sees, n = min(q + 1, W)) or "
                   "causal (every key 0..q, those outside the window as alpha = 0: the older convention)");
+}
+
+namespace {
+using pipeline::MetricSpec;
+constexpr UnusedFlag<MetricSpec> kUnusedMetricFlags[] = {
+    // SPEC §5: kappa is the envelopes' constant, and nothing else reads it.
+    {"--kappa", "with the envelopes off (--envelopes off, or auto on a GPU): kappa is their constant",
+     [](const MetricSpec& s) { return !s.envelopes_on(); }},
+    {"--bootstrap-level", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
+    {"--bootstrap-unit", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
+};
+}  // namespace
+
+void refuse_unused_metric_flags(const GivenFlags& given, const MetricSpec& spec) {
+  refuse_unused(given, spec, kUnusedMetricFlags);
 }
 
 pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries) {

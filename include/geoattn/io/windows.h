@@ -22,6 +22,7 @@ struct WindowOptions {
   uint64_t seed = 0;
   int64_t max_windows = -1;  // -1: all
   int64_t bos_id = 1;        // prepended: doc mode before each window, stream mode before each document
+  int64_t vocab = 0;         // > 0: a token shard's ids must lie in 0..vocab-1 (its file named otherwise)
 };
 
 struct Window {

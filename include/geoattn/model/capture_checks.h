@@ -11,6 +11,7 @@
 
 namespace geoattn::model {
 
+using io::kMaskedTolerance;
 using io::kRowTolerance;
 
 // A tensor's storage as a FloatView: contiguous on the CPU, float64/32/16 or bfloat16
@@ -21,5 +22,9 @@ io::FloatView float_view(const torch::Tensor& t);
 void check_finite(const torch::Tensor& x, const std::string& name, const std::string& head_word = "head");
 void check_capture(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
                    const std::string& alpha_name, const std::string& values_name);
+// io::check_layer_windows of a tensor on any device.
+void check_layer_windows(const torch::Tensor& alpha, const std::vector<int64_t>& queries,
+                         const std::vector<int64_t>& layer_windows, const std::string& alpha_name,
+                         const std::string& windows_name);
 
 }  // namespace geoattn::model

@@ -37,12 +37,14 @@ struct CaptureShape {
 };
 // Its two halves: the windows into the run's state and description (add_window(run, w, key,
 // doc) adds window w; `docs` names each window's document, `source` stands where the file's path
-// would; `load_s`: the seconds it took to read the capture, counted in), then the bootstrap and
-// the fits of that state.
+// would; check_windows(windows, name) refuses rows with weight outside the layers' windows
+// (io::check_layer_windows), `name` saying where the windows come from; `load_s`: the seconds it
+// took to read the capture, counted in), then the bootstrap and the fits of that state.
 using AddCaptureWindow = std::function<void(MetricRun& run, int64_t w, uint64_t key, const std::string& doc)>;
+using CheckWindows = std::function<void(const std::vector<int64_t>& windows, const std::string& name)>;
 CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, const AddCaptureWindow& add_window,
                                const std::vector<std::string>& docs, const std::string& source, const SpecFor& spec_for,
-                               double load_s = 0);
+                               const CheckWindows& check_windows, double load_s = 0);
 void finalize_capture(WorkerPool& pool, CaptureMetrics& run);
 // SPEC §1: the layers' windows as geoattn capture records them (__metadata__ layer_attention,
 // the model's description); a capture without it (another tool's): none, every layer's tokens

@@ -13,6 +13,12 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message);
 };
 
+// A value a user gave, as an error echoes it: at most kEchoChars characters of it, then "..."
+// (a list of thousands of numbers makes no readable line). Every error that quotes a flag's
+// value or an argument's quotes it through here.
+inline constexpr size_t kEchoChars = 60;
+std::string echoed(const std::string& text);
+
 // fail("{}: header length {} is past the end of the file", path, n)
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {

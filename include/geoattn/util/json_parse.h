@@ -6,7 +6,9 @@
 // (geoattn's own files nest at most 5 levels; Hugging Face configs a handful).
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -19,18 +21,31 @@ namespace geoattn {
 inline constexpr int kMaxJsonDepth = 128;
 
 // The value read from `input...` (whatever Json::parse reads: a string, a stream, an iterator
-// pair), or a discarded value with *why set to "not valid JSON" or "nested deeper than 128
-// levels". Never throws nlohmann's exceptions.
+// pair), or a discarded value with *why set to "not valid JSON", "nested deeper than 128
+// levels" or "the key "k" is given twice in one object" (nlohmann would keep the last of the
+// two silently: which was meant?). Never throws nlohmann's exceptions.
 template <typename Json = nlohmann::json, typename... Input>
 Json parse_json(std::string* why, Input&&... input) {
   bool too_deep = false;
-  const typename Json::parser_callback_t limit = [&too_deep](int depth, typename Json::parse_event_t, Json&) {
+  std::string duplicate;  // the first key an object gives twice (nlohmann keeps the last silently)
+  std::vector<std::set<std::string>> keys;  // the keys of each open object, innermost last
+  using Event = typename Json::parse_event_t;
+  const typename Json::parser_callback_t limit = [&](int depth, Event event, Json& parsed) {
     if (depth > kMaxJsonDepth) too_deep = true;
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key && !keys.empty() && !keys.back().insert(parsed.template get<std::string>()).second &&
+        duplicate.empty())
+      duplicate = parsed.template get<std::string>();
     return !too_deep;  // once too deep, keep nothing more (no deep value is ever built)
   };
   Json j = Json::parse(std::forward<Input>(input)..., limit, /*allow_exceptions=*/false);
   if (too_deep) {
     if (why != nullptr) *why = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return Json(Json::value_t::discarded);
+  }
+  if (!duplicate.empty() && !j.is_discarded()) {
+    if (why != nullptr) *why = "the key \"" + echoed(duplicate) + "\" is given twice in one object";
     return Json(Json::value_t::discarded);
   }
   if (j.is_discarded() && why != nullptr) *why = "not valid JSON";

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
+#include <algorithm>
 
 namespace geoattn {
 
@@ -24,20 +26,63 @@ std::optional<T> parse_integer(const std::string& text) {
   return value;
 }
 
-// `text` as a finite double (strtod's syntax, the whole text), or nullopt.
+// Whether `text` is one plain decimal number: an optional sign, digits with at most one '.'
+// (a digit on either side), an optional exponent (e/E, optional sign, digits); nothing else:
+// no space, no hex float ("0x1p0"), no "inf" or "nan", no empty text.
+inline bool is_plain_decimal(const std::string& text) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  size_t mantissa = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == text.size();
+}
+
+// `text` as a finite double, or nullopt: the whole text one plain decimal (is_plain_decimal).
 inline std::optional<double> parse_real(const std::string& text) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  if (!is_plain_decimal(text)) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 
+// A comma-separated list of `parse`'s items ("0.1,0.2"), or nullopt: an empty item anywhere (a
+// leading, trailing or doubled comma) or an item `parse` refuses.
+template <typename Parse>
+auto parse_list(const std::string& text, Parse parse) -> std::optional<std::vector<typename decltype(parse(text))::value_type>> {
+  std::vector<typename decltype(parse(text))::value_type> out;
+  for (size_t at = 0;;) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const auto item = parse(text.substr(at, comma - at));
+    if (!item) return std::nullopt;
+    out.push_back(*item);
+    if (comma == text.size()) return out;
+    at = comma + 1;
+  }
+}
+
 // The machine's physical memory in bytes.
 int64_t physical_memory_bytes();
 
-// Fails (geoattn::Error, "<what> need N GiB, more than this machine's M GiB") when `bytes`
-// (a double: products of sizes overflow no int64) exceed the machine's physical memory.
+// The memory the machine could give now (/proc/meminfo MemAvailable; else the physical memory).
+int64_t available_memory_bytes();
+
+// Fails (geoattn::Error, "<what> need N GiB, more than this machine's M GiB of available memory")
+// when `bytes` (a double: products of sizes overflow no int64) exceed the available memory.
 void check_fits_memory(double bytes, const std::string& what);
 
 }  // namespace geoattn

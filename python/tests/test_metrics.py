@@ -112,14 +112,31 @@ def test_kappa_scan_is_a_setting(capture, py_result):
     assert sum(r["heads"] for r in tax["kappa_by_layer"]) == len(tax["heads"]) == 36
 
 
+def windowed(alpha, queries, windows):
+    """alpha with each windowed layer's rows cut to the keys its window shows (q - w + 1 .. q) and
+    renormalised: the rows a model with those windows would give."""
+    a = alpha.clone()
+    keys = torch.arange(a.shape[-1])
+    for l, w in enumerate(windows):
+        if w:
+            for i, q in enumerate(int(q) for q in queries):
+                a[:, l, :, i, keys < q - w + 1] = 0
+            a[:, l] = a[:, l] / a[:, l].sum(-1, keepdim=True)
+    return a
+
+
 def test_windowed_layers_measure_the_keys_they_see(capture):
     """SPEC §1: with layer windows (here 16 keys on every other layer of stories15M, which has
-    none: the rows are the model's, the convention is what is tested), a windowed layer's samples
-    stop at N = 16; window_tokens="causal" keeps every key; both are recorded."""
+    none: its rows cut to the windows, the convention is what is tested), a windowed layer's
+    samples stop at N = 16; window_tokens="causal" keeps every key; both are recorded. The
+    model's own rows, which weigh the keys a window hides, are refused with those windows."""
     L = capture["alpha"].shape[1]
     windows = [16 if l % 2 == 0 else 0 for l in range(L)]
-    visible = py_metrics(capture, layer_windows=windows, kappa_scan="off")
-    causal = py_metrics(capture, layer_windows=windows, window_tokens="causal", kappa_scan="off")
+    with pytest.raises(ValueError, match="layer_windows.*outside the layer's window of 16"):
+        py_metrics(capture, layer_windows=windows, kappa_scan="off")
+    alpha = windowed(capture["alpha"], capture["queries"], windows)
+    visible = py_metrics(capture, alpha=alpha, layer_windows=windows, kappa_scan="off")
+    causal = py_metrics(capture, alpha=alpha, layer_windows=windows, window_tokens="causal", kappa_scan="off")
     assert visible.doc["settings"]["layer_windows"] == windows and visible.doc["settings"]["window_tokens"] == "visible"
     assert causal.doc["settings"]["window_tokens"] == "causal"
     grid = visible.n_grid

@@ -75,6 +75,41 @@ TEST(Cli, VersionExitsCleanly) {
             std::string::npos) << r.out;
 }
 
+// The two programs read one table of commands (tools/geoattn/commands.h): geoattn answers --help
+// and --version itself, with geoattn-torch's words, and runs without it what needs no LibTorch.
+TEST(Cli, HelpAndVersionNeedNoLibTorch) {
+  TempDir tmp;
+  const std::string alone = tmp / "alone";
+  fs::create_directories(alone);
+  fs::copy_file(std::string(GEOATTN_BIN_DIR) + "/geoattn", alone + "/geoattn");
+  const auto in = [&](const std::string& dir, const std::string& args) {
+    const std::string out = tmp / "o.txt", err = tmp / "e.txt";
+    const int status = std::system((dir + "/" + args + " >" + out + " 2>" + err).c_str());
+    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : 128, read_file(out), read_file(err)};
+  };
+  const std::string bin = GEOATTN_BIN_DIR;
+  for (const char* args : {"--help", "--version", "metrics --help", "taxonomy --help"}) {
+    const Result lone = in(alone, std::string("geoattn ") + args);
+    const Result torch = in(bin, std::string("geoattn-torch ") + args);
+    EXPECT_EQ(lone.code, 0) << args << ": " << lone.err;
+    EXPECT_EQ(lone.out, torch.out) << args;
+  }
+  const Result help = in(alone, "geoattn --help");
+  for (const char* command : {"capture", "inspect", "measure", "metrics", "merge", "bounds", "taxonomy", "sinks", "bench"})
+    EXPECT_NE(help.out.find(std::string("\n  ") + command + " "), std::string::npos) << command << " not in\n" << help.out;
+  // A command of geoattn-torch without it: one line that says what runs here.
+  const Result measure = in(alone, "geoattn measure --help");
+  EXPECT_EQ(measure.code, 1);
+  EXPECT_NE(measure.err.find("geoattn-torch cannot be started (No such file or directory): it runs every command but "
+                             "metrics, merge and taxonomy\n"),
+            std::string::npos)
+      << measure.err;
+  // A name the table lacks is a usage error from geoattn itself.
+  const Result unknown = in(alone, "geoattn measurE");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("geoattn: error: "), std::string::npos) << unknown.err;
+}
+
 // The bench's figures go to docs/performance.md, not into tests; this runs it on a tiny shape so that the
 // command itself (its child processes, the stage table) keeps working.
 TEST(Cli, BenchMetricsRunsOnATinyShape) {

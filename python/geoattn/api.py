@@ -175,11 +175,10 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
     positions = _checks.query_positions(queries, Q, T)
     core().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
     spec = _grid_spec(n, T)
-    _checks.choice(distance, "distance", ("euclidean", "cosine"))
-    _checks.choice(bootstrap_level, "bootstrap_level", ("auto", "head", "layer", "global"))
-    _checks.choice(bootstrap_unit, "bootstrap_unit", ("document", "window"))
-    _checks.choice(envelopes, "envelopes", ("auto", "on", "off"))
-    _checks.choice(window_tokens, "window_tokens", ("visible", "causal"))
+    table = core().settings()["metrics"]  # each setting's choices, from the C++ table of settings
+    for name, value in (("distance", distance), ("bootstrap_level", bootstrap_level),
+                        ("bootstrap_unit", bootstrap_unit), ("envelopes", envelopes), ("window_tokens", window_tokens)):
+        _checks.choice(value, name, tuple(table[name]["choices"]))
     bootstrap, kappa = _checks.integer(bootstrap, "bootstrap", 0), _checks.positive(kappa, "kappa")
     _refuse_unused(envelopes=envelopes, kappa=kappa, bootstrap=bootstrap, bootstrap_level=bootstrap_level,
                    bootstrap_unit=bootstrap_unit)
@@ -188,13 +187,16 @@ def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=
         core().check_layer_windows(alpha, positions, windows, "alpha", "layer_windows")
     except ValueError as e:
         raise _checks.named("layer_windows", e) from None
+    settings = {  # by Python name, as the C++ table of settings reads them (_core.settings())
+        "n": spec, "distance": distance, "decay_k": _checks.integer(decay_k, "decay_k", 1),
+        "controls": _checks.integer(controls, "controls", 0), "bootstrap": bootstrap,
+        "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "envelopes": envelopes, "kappa": kappa,
+        "kappa_scan": _kappa_scan(kappa_scan), "window_tokens": window_tokens,
+        "metrics_memory_mb": _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20),
+        "seed": _checks.integer(seed, "seed", 0, _checks.UINT64_MAX)}
     native = core().metrics(
-        alpha, values, positions, _docs(docs, W), spec, _checks.integer(controls, "controls", 0),
-        bootstrap, _checks.integer(seed, "seed", 0, _checks.UINT64_MAX),
-        distance, _checks.integer(decay_k, "decay_k", 1), bootstrap_level, bootstrap_unit,
-        _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20), envelopes,
-        kappa, _kappa_scan(kappa_scan), window_tokens, windows,
-        _checks.string(source, "source"), _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
+        alpha, values, positions, _docs(docs, W), settings, windows, _checks.string(source, "source"),
+        _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
     return Measure(native=native)
 
 

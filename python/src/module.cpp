@@ -54,6 +54,89 @@ E named(const EnumName<E> (&table)[N], const std::string& name, const char* argu
   fail("{}: '{}' is not one of {}", argument, name, names_of(table));
 }
 
+// MetricParams from geoattn.metrics' keyword arguments, a dict by Python name, read by the table
+// of settings (pipeline::MetricParams::visit_settings): every setting there, none other. The
+// package checks each first; what reaches here out of range is a ValueError naming it all the same.
+struct FromKeywords {
+  const py::dict& given;
+  size_t read = 0;
+  py::handle at(FieldName name) {
+    const std::string key(name.python);
+    if (!given.contains(key)) fail("{}: missing", key);
+    ++read;
+    return given[key.c_str()];
+  }
+  void text(FieldName name, std::string& field, const std::string&) { field = py::cast<std::string>(at(name)); }
+  template <typename E, size_t N>
+  void choice(FieldName name, E& field, const EnumName<E> (&names)[N], const std::string&) {
+    field = named(names, py::cast<std::string>(at(name)), std::string(name.python).c_str());
+  }
+  template <typename E, size_t N>
+  void choice(FieldName name, std::optional<E>& field, const EnumName<E> (&names)[N], const std::string&) {
+    const std::string text = py::cast<std::string>(at(name));
+    field = text == kAutoName ? std::nullopt : std::optional<E>(named(names, text, std::string(name.python).c_str()));
+  }
+  template <typename T>
+  void number(FieldName name, T& field, T low, T high, const std::string&) {
+    const T value = py::cast<T>(at(name));
+    if (!(value >= low && value <= high)) fail("{}: {} is not from {} to {}", name.python, value, low, high);
+    field = value;
+  }
+};
+pipeline::MetricParams metric_params(const py::dict& settings) {
+  pipeline::MetricParams params;
+  FromKeywords from{settings};
+  pipeline::MetricParams::visit_settings(params, from);
+  if (from.read != settings.size()) fail("metrics: {} settings given, {} known", settings.size(), from.read);
+  return params;
+}
+
+// The table of settings for Python: per Python name its default, its choices (a choice) or its
+// range (a number), and its help.
+struct Describe {
+  py::dict& out;
+  void put(FieldName name, py::dict entry, const std::string& help) {
+    entry["help"] = help;
+    out[py::str(std::string(name.python))] = entry;
+  }
+  void text(FieldName name, const std::string& field, const std::string& help) {
+    py::dict entry;
+    entry["default"] = field;
+    put(name, entry, help);
+  }
+  template <typename E, size_t N>
+  void choice(FieldName name, const E& field, const EnumName<E> (&names)[N], const std::string& help) {
+    py::dict entry;
+    entry["default"] = std::string(name_of(names, field));
+    py::list choices;
+    for (const auto& n : names) choices.append(std::string(n.name));
+    entry["choices"] = choices;
+    put(name, entry, help);
+  }
+  template <typename E, size_t N>
+  void choice(FieldName name, const std::optional<E>& field, const EnumName<E> (&names)[N], const std::string& help) {
+    py::dict entry;
+    entry["default"] = field ? std::string(name_of(names, *field)) : std::string(kAutoName);
+    py::list choices;
+    choices.append(std::string(kAutoName));
+    for (const auto& n : names) choices.append(std::string(n.name));
+    entry["choices"] = choices;
+    put(name, entry, help);
+  }
+  template <typename T>
+  void number(FieldName name, const T& field, T low, T high, const std::string& help) {
+    py::dict entry;
+    entry["default"] = field, entry["min"] = low, entry["max"] = high;
+    put(name, entry, help);
+  }
+};
+py::dict metric_settings_table() {
+  py::dict out;
+  const pipeline::MetricParams defaults;
+  pipeline::MetricParams::visit_settings(defaults, Describe{out});
+  return out;
+}
+
 // The capture layout of tensors from Python: alpha [W, L, H, Q, T], values [W, L, KV, T, d].
 model::CaptureFile capture_of(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
                               const torch::Tensor& tokens, const std::map<std::string, std::string>& metadata) {
@@ -144,29 +227,15 @@ struct Measure {
 };
 
 Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
-                const std::vector<std::string>& docs, const std::string& n, int64_t controls, int64_t bootstrap,
-                uint64_t seed, const std::string& distance, int64_t decay_k, const std::string& boot_level,
-                const std::string& boot_unit, int64_t metrics_memory_mb, const std::string& envelopes, double kappa,
-                const std::string& kappa_scan, const std::string& window_tokens, const std::vector<int64_t>& layer_windows,
-                const std::string& source,
-                const std::map<std::string, std::string>& metadata, int threads) {
+                    const std::vector<std::string>& docs, const py::dict& settings,
+                    const std::vector<int64_t>& layer_windows, const std::string& source,
+                    const std::map<std::string, std::string>& metadata, int threads) {
   const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
-  using P = pipeline::MetricParams;
-  pipeline::MetricParams params;
-  params.n = n;
-  params.distance = named(metrics::kDistanceNames, distance, P::kDistance.python.data());
-  params.decay_k = decay_k, params.controls = controls, params.bootstrap = bootstrap, params.seed = seed;
-  if (boot_level != "auto") params.boot_level = named(metrics::kBootLevelNames, boot_level, P::kBootLevel.python.data());
-  params.boot_unit = named(metrics::kBootUnitNames, boot_unit, P::kBootUnit.python.data());
-  params.metrics_memory_mb = metrics_memory_mb;
-  if (envelopes != "auto") params.envelopes = named(pipeline::kOnOffNames, envelopes, P::kEnvelopes.python.data());
-  params.kappa = kappa;
-  params.window_tokens = named(metrics::kWindowTokensNames, window_tokens, P::kWindowTokens.python.data());
-  params.kappa_scan = kappa_scan;
+  const pipeline::MetricParams params = metric_params(settings);
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
     pipeline::MetricSpec spec;
     static_cast<pipeline::MetricParams&>(spec) = params;
-    spec.grid = metrics::parse_n_grid(n, T);
+    spec.grid = metrics::parse_n_grid(params.n, T);
     spec.queries = q;
     spec.names = ArgumentStyle::Python;
     spec.on_gpu = alpha.is_cuda();
@@ -254,11 +323,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def("fits", &Measure::fits)
       .def("save", &Measure::save, py::arg("path"), py::call_guard<py::gil_scoped_release>());
   py::class_<Sinks>(m, "Sinks").def("json", &Sinks::json).def("save", &Sinks::save, py::arg("path"));
-  m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"), py::arg("n"),
-        py::arg("controls"), py::arg("bootstrap"), py::arg("seed"), py::arg("distance"), py::arg("decay_k"),
-        py::arg("boot_level"), py::arg("boot_unit"), py::arg("metrics_memory_mb"), py::arg("envelopes"), py::arg("kappa"),
-        py::arg("kappa_scan"), py::arg("window_tokens"), py::arg("layer_windows"), py::arg("source"), py::arg("metadata"),
-        py::arg("threads"));
+  // settings: geoattn.metrics' keyword arguments by name, as settings() describes them.
+  m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"),
+        py::arg("settings"), py::arg("layer_windows"), py::arg("source"), py::arg("metadata"), py::arg("threads"));
   m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("convention"), py::arg("eps"),
         py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
         py::arg("metadata"), py::arg("threads"));
@@ -273,26 +340,20 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.attr("MAX_THREADS") = kMaxWorkerThreads;  // the CLI's --threads limit, Python's too
   // The defaults of the settings, as the CLI's flags have them (tools/geoattn): Python's
   // signatures are checked against these (python/tests/test_defaults.py).
+  // The metric settings' table (pipeline::MetricParams::visit_settings): per Python name its
+  // default, choices or range, and help, as the CLI's flags have them.
+  m.def("settings", [] {
+    py::dict out;
+    out["metrics"] = metric_settings_table();
+    return out;
+  });
+  // The defaults of the settings, as the CLI's flags have them (tools/geoattn): Python's
+  // signatures are checked against these (python/tests/test_defaults.py).
   m.def("defaults", [] {
-    using P = pipeline::MetricParams;
-    const P spec;
     const metrics::SinkSettings sinks;
     py::dict metrics_defaults, sinks_defaults, out;
+    for (const auto& [name, entry] : metric_settings_table()) metrics_defaults[name] = entry.cast<py::dict>()["default"];
     const auto put = [](py::dict& d, FieldName field, py::object value) { d[py::str(std::string(field.python))] = value; };
-    put(metrics_defaults, P::kN, py::str(spec.n));
-    put(metrics_defaults, P::kControls, py::int_(spec.controls));
-    put(metrics_defaults, P::kBootstrap, py::int_(spec.bootstrap));
-    put(metrics_defaults, P::kSeed, py::int_(spec.seed));
-    put(metrics_defaults, P::kDistance, py::str(std::string(name_of(metrics::kDistanceNames, spec.distance))));
-    put(metrics_defaults, P::kDecayK, py::int_(spec.decay_k));
-    put(metrics_defaults, P::kBootLevel,
-        py::str(spec.boot_level ? std::string(name_of(metrics::kBootLevelNames, *spec.boot_level)) : std::string("auto")));
-    put(metrics_defaults, P::kBootUnit, py::str(std::string(name_of(metrics::kBootUnitNames, spec.boot_unit))));
-    put(metrics_defaults, P::kMetricsMemory, py::int_(spec.metrics_memory_mb));
-    put(metrics_defaults, P::kEnvelopes, py::str(spec.envelopes ? name_of(pipeline::kOnOffNames, *spec.envelopes) : "auto"));
-    put(metrics_defaults, P::kKappa, py::float_(spec.kappa));
-    put(metrics_defaults, P::kKappaScan, py::str(spec.kappa_scan));
-    put(metrics_defaults, P::kWindowTokens, py::str(std::string(name_of(metrics::kWindowTokensNames, spec.window_tokens))));
     using S = metrics::SinkSettings;
     put(sinks_defaults, S::kConvention, py::str(std::string(name_of(metrics::kSinkConventionNames, sinks.convention))));
     put(sinks_defaults, S::kEps, py::float_(sinks.eps));

@@ -222,9 +222,8 @@ std::vector<bool> sliding_layers(ConfigReader& r, const FamilySpec& spec, int64_
   return sliding;
 }
 
-// The text model's config (the whole file, or Gemma-3 multimodal's text_config).
-ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
-  ModelConfig c;
+// The sizes, norms, activation, embeddings and token ids: the keys every family reads alike.
+void read_shape(ConfigReader& r, const FamilySpec& spec, ModelConfig& c) {
   c.family = spec.family;
   c.hidden = r.required_positive("hidden_size");
   c.ffn = r.required_positive("intermediate_size");
@@ -249,9 +248,12 @@ ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
   c.qk_norm = spec.qk_norm;
   c.tensor_layout = spec.tensors;
   c.scale_embeddings = spec.scale_embeddings;
-  const std::string_view family = spec.architecture;
+}
 
-  // Biases.
+// The biases the family has, and the keys that must keep their neutral value (or the family
+// would compute something else); quantized checkpoints refused.
+void read_biases(ConfigReader& r, const FamilySpec& spec, ModelConfig& c) {
+  const std::string_view family = spec.architecture;
   switch (spec.bias) {
     case BiasRule::None: require_neutral(r, "attention_bias", false, family); break;
     case BiasRule::AttentionBias: c.qkv_bias = c.o_bias = r.get_or<bool>("attention_bias", false); break;
@@ -267,8 +269,11 @@ ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
   for (const auto& k : kNeutral) require_neutral(r, k.key, json::parse(k.neutral), family);
   if (r.has("quantization_config"))
     fail("{}: quantized checkpoints are not supported (geoattn reads float weights)", r.where("quantization_config"));
+}
 
-  // Attention logits: 1 / sqrt(query_pre_attn_scalar) (Gemma-2/3) or 1 / sqrt(head_dim); soft-caps.
+// Attention logits: the soft-caps (Gemma-2/3) and the scale; returns the scale's scalar
+// (query_pre_attn_scalar, or head_dim).
+double read_attention_scale(ConfigReader& r, const FamilySpec& spec, ModelConfig& c) {
   double scalar = static_cast<double>(c.head_dim);
   if (spec.gemma_attention != GemmaAttention::None) {
     scalar = r.get_or<double>("query_pre_attn_scalar", 256.0);
@@ -279,27 +284,37 @@ ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
                                                                  : spec.default_final_softcap;
     if (spec.gemma_attention == GemmaAttention::FinalCapOnly && c.attn_softcap != 0)
       fail("{} = {}: transformers' {} never applies it, so geoattn cannot say what the model computes",
-           r.where("attn_logit_softcapping"), c.attn_softcap, family);
+           r.where("attn_logit_softcapping"), c.attn_softcap, spec.architecture);
   }
-
   // SPEC §8: scores are q k^T / sqrt(query_pre_attn_scalar) (Gemma-2/3) or / sqrt(head_dim).
   c.attn_scale = 1.0 / std::sqrt(scalar);
+  return scalar;
+}
 
-  // Sliding windows: absent -> the family default; null -> no window (as transformers reads it).
+// The sliding window (0: none) and which layers slide.
+struct SlidingWindows {
+  int64_t window = 0;
+  std::vector<bool> sliding;
+};
+// Absent sliding_window -> the family default; null -> no window (as transformers reads it).
+SlidingWindows read_windows(ConfigReader& r, const FamilySpec& spec, int64_t n_layers) {
   int64_t window = 0;
   if (spec.windows != WindowRule::None)
     window = r.contains("sliding_window") ? r.get_or<int64_t>("sliding_window", 0) : spec.default_sliding_window;
   else
-    require_neutral(r, "sliding_window", json(), family);
+    require_neutral(r, "sliding_window", json(), spec.architecture);
   if (spec.windows == WindowRule::FromLayer && !r.get_or<bool>("use_sliding_window", false)) window = 0;
   // Gemma-2's files repeat the window as sliding_window_size, which transformers does not read.
   if (const auto size = r.get<int64_t>("sliding_window_size"); size && *size != window)
     fail("{} = {} but sliding_window is {}", r.where("sliding_window_size"), *size, window);
   if (window < 0) fail("{} must be >= 0", r.where("sliding_window"));
-  const std::vector<bool> sliding = sliding_layers(r, spec, c.n_layers, window > 0);
+  return {window, sliding_layers(r, spec, n_layers, window > 0)};
+}
 
-  // RoPE: the 5.x dialect's rope_parameters (flat, or per layer type), else the Hub dialect's
-  // rope_theta + rope_scaling (+ Gemma-3's rope_local_base_freq for sliding layers).
+// RoPE: the 5.x dialect's rope_parameters (flat, or per layer type), else the Hub dialect's
+// rope_theta + rope_scaling (+ Gemma-3's rope_local_base_freq for sliding layers). Sets
+// rotary_dim and ropes: the full layers' first, the sliding layers' second where it differs.
+void read_ropes(ConfigReader& r, const FamilySpec& spec, ModelConfig& c) {
   const auto theta_top = r.get<double>("rope_theta");
   const int64_t original_top = spec.phi_rope_keys ? r.get_or<int64_t>("original_max_position_embeddings", 0) : 0;
   const auto local_top = spec.local_rope ? r.get<double>("rope_local_base_freq") : std::nullopt;
@@ -314,7 +329,7 @@ ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
       full = read_rope(*f, theta_default, original_top, inner_fraction);
       f->finish();
       if (auto s = params->object(kSliding)) {
-        local = read_rope(*s, local_top.value_or(10000.0), original_top, inner_fraction);
+        local = read_rope(*s, local_top.value_or(spec.default_local_rope_theta), original_top, inner_fraction);
         s->finish();
       } else {
         local = full;
@@ -331,7 +346,7 @@ ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
     ConfigReader empty(none, r.label(), "rope_scaling");
     full = read_rope(scaling ? *scaling : empty, theta_default, original_top, inner_fraction);
     if (scaling) scaling->finish();
-    local = spec.local_rope ? RopeSpec{.theta = local_top.value_or(10000.0)} : full;
+    local = spec.local_rope ? RopeSpec{.theta = local_top.value_or(spec.default_local_rope_theta)} : full;
   }
   const double fraction = rotary_fraction(r, inner_fraction, spec);
   if (spec.local_rope && local_top && params && local.theta != *local_top)
@@ -350,14 +365,21 @@ ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
   }
   c.ropes = {full};
   if (!(local == full)) c.ropes.push_back(local);
+}
+
+// Each layer's window and RoPE (a sliding layer takes the second RoPE where there is one).
+void assign_layers(ConfigReader& r, const SlidingWindows& w, ModelConfig& c) {
   c.layers.resize(c.n_layers);
   for (int64_t l = 0; l < c.n_layers; ++l) {
-    if (sliding[l] && window <= 0)
+    if (w.sliding[l] && w.window <= 0)
       fail("{}: layer {} is a sliding layer but sliding_window is not set", r.label(), l);
-    c.layers[l].window = sliding[l] ? window : 0;
-    c.layers[l].rope = sliding[l] && c.ropes.size() > 1 ? 1 : 0;
+    c.layers[l].window = w.sliding[l] ? w.window : 0;
+    c.layers[l].rope = w.sliding[l] && c.ropes.size() > 1 ? 1 : 0;
   }
+}
 
+// What the forward needs of the values read: divisible heads, even dimensions, positive constants.
+void check_values(const ConfigReader& r, const ModelConfig& c, double scalar) {
   if (c.n_kv_heads <= 0 || c.n_heads % c.n_kv_heads != 0)
     fail("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}", r.label(), c.n_heads, c.n_kv_heads);
   if (c.head_dim <= 0 || c.head_dim % 2 != 0)
@@ -368,6 +390,19 @@ ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
   if (c.max_positions <= 0) fail("{} must be positive", r.where("max_position_embeddings"));
   if (c.attn_softcap < 0 || c.final_softcap < 0) fail("{}: soft-caps must be positive or null", r.label());
   if (!(scalar > 0)) fail("{} must be positive", r.where("query_pre_attn_scalar"));
+}
+
+// The text model's config (the whole file, or Gemma-3 multimodal's text_config), read in the
+// order its errors are said.
+ModelConfig read_text_config(ConfigReader& r, const FamilySpec& spec) {
+  ModelConfig c;
+  read_shape(r, spec, c);
+  read_biases(r, spec, c);
+  const double scalar = read_attention_scale(r, spec, c);
+  const SlidingWindows windows = read_windows(r, spec, c.n_layers);
+  read_ropes(r, spec, c);
+  assign_layers(r, windows, c);
+  check_values(r, c, scalar);
   return c;
 }
 

@@ -162,12 +162,14 @@ std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<Tenso
           auto v = Vb.select(1, t);                                                   // [s, d]
           return safe_cos<TensorOps>((s_top * v.unsqueeze(1)).sum(-1), s_norm, vnorm.select(1, t).unsqueeze(1));
         };
+        // diag [S, kDiagnostics, G] holds the curves kS_norm .. kCos_s_vL (core_ordering.h).
         auto dg = diag.narrow(0, s0, s);
-        dg.select(1, 0).copy_(s_norm);
-        dg.select(1, 1).copy_(loo(0));
-        dg.select(1, 2).copy_(loo(n - 1));
-        dg.select(1, 3).copy_(cos_with(0));
-        dg.select(1, 4).copy_(cos_with(n - 1));
+        const auto curve = [&](CurveMetric m) { return dg.select(1, m - kS_norm); };  // [s, G]
+        curve(kS_norm).copy_(s_norm);
+        curve(kS_loo_sink).copy_(loo(0));
+        curve(kS_loo_last).copy_(loo(n - 1));
+        curve(kCos_s_v0).copy_(cos_with(0));
+        curve(kCos_s_vL).copy_(cos_with(n - 1));
       }
       // SPEC §3, §6: rho0, c_sink, c_last, c_rest.
       auto sc = scalars.narrow(0, s0, s);

@@ -14,7 +14,7 @@ namespace geoattn::metrics {
 
 std::vector<double> default_kappas() {
   std::vector<double> out;
-  for (int e = -8; e <= 8; ++e) out.push_back(std::exp2(e / 2.0));  // 2^(e/2)
+  for (int e = -kKappaHalfOctaves; e <= kKappaHalfOctaves; ++e) out.push_back(std::exp2(e / 2.0));  // 2^(e/2)
   return out;
 }
 

@@ -8,10 +8,10 @@
 #include <limits>
 #include <memory>
 #include <set>
-#include <type_traits>
-#include <utility>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +20,7 @@
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/run_info.h"
+#include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/resume.h"
 #include "geoattn/util/enum_names.h"
 #include "geoattn/util/error.h"
@@ -63,16 +64,15 @@ struct HasInputGivenFlags : std::false_type {};
 template <typename T>
 struct HasInputGivenFlags<T, std::void_t<decltype(std::declval<T&>().input.given)>> : std::true_type {};
 
-// A subcommand: its CLI11 options are bound in `add`, which returns the action to run.
+// What a command line runs, set once its flags are parsed.
 using Action = std::function<void()>;
-// The subcommand `name` of `parent`: flags(cmd, options) gives its description and declares what
+// Command `cmd` (named and described by the table, commands.h): flags(cmd, options) declares what
 // fills its Options; once they are parsed, its action is run(options). Options with a member
 // `GivenFlags given` learn which flags the command line gave.
 template <typename Options>
-void add_command(CLI::App& parent, Action& action, const std::string& name, void (*flags)(CLI::App&, Options&),
-                 void (*run)(const Options&)) {
+void bind_command(CLI::App& cmd_ref, Action& action, void (*flags)(CLI::App&, Options&), void (*run)(const Options&)) {
   auto options = std::make_shared<Options>();
-  auto* cmd = parent.add_subcommand(name);
+  CLI::App* cmd = &cmd_ref;
   flags(*cmd, *options);
   cmd->callback([options, run, cmd, &action] {
     GivenFlags given;
@@ -83,8 +83,6 @@ void add_command(CLI::App& parent, Action& action, const std::string& name, void
     action = [options, run] { run(*options); };
   });
 }
-void add_capture(CLI::App& app, Action& action);
-void add_inspect(CLI::App& app, Action& action);
 
 // An option whose text `parse` turns into a value (nullopt: a text it does not take), parsed
 // here at the flag: any other text is a one-line error naming the flag and what it takes,
@@ -147,7 +145,6 @@ CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, E& value, c
       cmd, flag, value, [&table](const std::string& text) { return value_of(table, text); }, "one of " + names_of(table),
       name_of(table, value), help);
 }
-inline constexpr const char* kAutoName = "auto";
 // An optional enum's name on the command line: its value's, or "auto".
 template <typename E, size_t N>
 std::string optional_name(const EnumName<E> (&table)[N], const std::optional<E>& value) {
@@ -236,18 +233,7 @@ std::vector<int64_t> parse_id_list(const std::string& text, const std::string& f
 
 }  // namespace geoattn::cli
 
-#include <optional>
-
-#include "geoattn/pipeline/results.h"
-
 namespace geoattn::cli {
-void add_measure(CLI::App& app, Action& action);
-void add_metrics(CLI::App& app, Action& action);
-void add_merge(CLI::App& app, Action& action);
-void add_bench(CLI::App& app, Action& action);
-void add_bounds(CLI::App& app, Action& action);
-void add_taxonomy(CLI::App& app, Action& action);
-void add_sinks(CLI::App& app, Action& action);
 
 // The pipeline's pieces the commands call by their short names.
 using pipeline::capture_model_info;

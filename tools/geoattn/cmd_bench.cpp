@@ -19,6 +19,7 @@
 
 #include "binaries.h"
 #include "cli_torch.h"
+#include "commands.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/selection.h"
@@ -261,10 +262,9 @@ void bench_metrics_flags(CLI::App& cmd, BenchOptions& o) {
 
 }  // namespace
 
-void add_bench(CLI::App& app, Action& action) {
-  auto* bench = app.add_subcommand("bench", "Benchmarks (the figures of docs/performance.md)");
-  bench->require_subcommand(1);
-  add_command(*bench, action, "metrics", bench_metrics_flags, run_bench);
+void add_bench(CLI::App& cmd, Action& action) {
+  cmd.require_subcommand(1);
+  bind_command(*cmd.add_subcommand("metrics"), action, bench_metrics_flags, run_bench);
 }
 
 }  // namespace geoattn::cli

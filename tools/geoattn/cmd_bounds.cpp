@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cli_torch.h"
+#include "commands.h"
 #include "geoattn/report/measure_json.h"
 #include "forward_loop.h"
 #include "metric_flags.h"
@@ -187,7 +188,6 @@ void run_bounds(const BoundsOptions& o) {
 
 void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
   constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
-  cmd.description("Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)");
   auto* capture = cmd.add_option("--capture", o.capture, "capture .safetensors (geoattn capture layout)");
   auto* model = cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (with --data)");
   auto* params = cmd.add_option("--params", o.params,
@@ -213,6 +213,6 @@ void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
 
 }  // namespace
 
-void add_bounds(CLI::App& app, Action& action) { add_command(app, action, "bounds", bounds_flags, run_bounds); }
+void add_bounds(CLI::App& cmd, Action& action) { bind_command(cmd, action, bounds_flags, run_bounds); }
 
 }  // namespace geoattn::cli

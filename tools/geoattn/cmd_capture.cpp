@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli_torch.h"
+#include "commands.h"
 #include "forward_loop.h"
 #include "metric_flags.h"
 #include "geoattn/io/model_info.h"
@@ -63,7 +64,6 @@ void run_capture(const CaptureOptions& o) {
 }
 
 void capture_flags(CLI::App& cmd, CaptureOptions& o) {
-  cmd.description("Run a checkpoint and save attention rows and value states (safetensors)");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
       ->required();
   add_queries_option(cmd, o.queries);
@@ -78,6 +78,6 @@ void capture_flags(CLI::App& cmd, CaptureOptions& o) {
 
 }  // namespace
 
-void add_capture(CLI::App& app, Action& action) { add_command(app, action, "capture", capture_flags, run_capture); }
+void add_capture(CLI::App& cmd, Action& action) { bind_command(cmd, action, capture_flags, run_capture); }
 
 }  // namespace geoattn::cli

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "commands.h"
 #include "geoattn/io/model_info.h"
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/arch/config.h"
@@ -120,7 +121,6 @@ void run_inspect(const InspectOptions& o) {
 }
 
 void inspect_flags(CLI::App& cmd, InspectOptions& o) {
-  cmd.description("Describe and fully validate a checkpoint; predict its memory");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
   add_number_option(cmd, "--ctx", o.ctx, int64_t{1}, std::numeric_limits<int64_t>::max(),
                     "window length T for the memory estimate, at most the model's positions")
@@ -130,6 +130,6 @@ void inspect_flags(CLI::App& cmd, InspectOptions& o) {
 
 }  // namespace
 
-void add_inspect(CLI::App& app, Action& action) { add_command(app, action, "inspect", inspect_flags, run_inspect); }
+void add_inspect(CLI::App& cmd, Action& action) { bind_command(cmd, action, inspect_flags, run_inspect); }
 
 }  // namespace geoattn::cli

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "cli.h"
+#include "commands.h"
 #include "forward_loop.h"
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/util/atomic_file.h"
@@ -48,7 +49,6 @@ void run_measure(const MeasureOptions& o) {
 }
 
 void measure_flags(CLI::App& cmd, MeasureOptions& o) {
-  cmd.description("Top-N Precision/Recall/F for every head over a text shard -> JSON");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
   add_input_options(cmd, o.input, /*data_only=*/true);
   o.input.seed_draws_more = true;  // the controls and the bootstrap too
@@ -63,6 +63,6 @@ void measure_flags(CLI::App& cmd, MeasureOptions& o) {
 
 }  // namespace
 
-void add_measure(CLI::App& app, Action& action) { add_command(app, action, "measure", measure_flags, run_measure); }
+void add_measure(CLI::App& cmd, Action& action) { bind_command(cmd, action, measure_flags, run_measure); }
 
 }  // namespace geoattn::cli

@@ -3,6 +3,7 @@
 // single run over the same windows, bit for bit.
 #include <fmt/format.h>
 
+#include "commands.h"
 #include "geoattn/pipeline/sink_results.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
@@ -64,7 +65,6 @@ void run_merge(const MergeOptions& o) {
 }
 
 void merge_flags(CLI::App& cmd, MergeOptions& o) {
-  cmd.description("Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)");
   cmd.add_option("inputs", o.inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
   cmd.add_option("--out", o.out, "merged result JSON")->required();
   cmd.add_flag("--partial", o.partial,
@@ -73,6 +73,6 @@ void merge_flags(CLI::App& cmd, MergeOptions& o) {
 
 }  // namespace
 
-void add_merge(CLI::App& app, Action& action) { add_command(app, action, "merge", merge_flags, run_merge); }
+void add_merge(CLI::App& cmd, Action& action) { bind_command(cmd, action, merge_flags, run_merge); }
 
 }  // namespace geoattn::cli

@@ -1,6 +1,7 @@
 // geoattn metrics: a capture file (geoattn capture's layout, or another tool's) -> the same
 // result JSON as measure.
 #include "cli.h"
+#include "commands.h"
 #include "geoattn/pipeline/capture_metrics.h"
 #include "geoattn/util/atomic_file.h"
 #include "metric_flags.h"
@@ -36,7 +37,6 @@ void run_metrics(const MetricsOptions& o) {
 }
 
 void metrics_flags(CLI::App& cmd, MetricsOptions& o) {
-  cmd.description("Top-N Precision/Recall/F of a capture file (geoattn capture layout) -> JSON");
   cmd.add_option("--capture", o.capture, "capture .safetensors: alpha [W,L,H,Q,T], values [W,L,KV,T,d], tokens, queries")
       ->required();
   add_metric_flags(cmd, o.metric, /*with_seed=*/true);
@@ -46,6 +46,6 @@ void metrics_flags(CLI::App& cmd, MetricsOptions& o) {
 
 }  // namespace
 
-void add_metrics(CLI::App& app, Action& action) { add_command(app, action, "metrics", metrics_flags, run_metrics); }
+void add_metrics(CLI::App& cmd, Action& action) { bind_command(cmd, action, metrics_flags, run_metrics); }
 
 }  // namespace geoattn::cli

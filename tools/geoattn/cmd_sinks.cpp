@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "forward_loop.h"
 #include "geoattn/pipeline/measure.h"
 #include "geoattn/pipeline/sinks.h"
@@ -95,8 +96,6 @@ void run_sinks(const SinksOptions& o) {
 }
 
 void sinks_flags(CLI::App& cmd, SinksOptions& o) {
-  cmd.description("Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference points, "
-                  "attention graph, frame types) -> JSON");
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder");
   cmd.add_option("--capture", o.capture, "a capture file with every query (geoattn capture --queries all) instead");
   add_input_options(cmd, o.input, /*data_only=*/false);
@@ -126,6 +125,6 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
 
 }  // namespace
 
-void add_sinks(CLI::App& app, Action& action) { add_command(app, action, "sinks", sinks_flags, run_sinks); }
+void add_sinks(CLI::App& cmd, Action& action) { bind_command(cmd, action, sinks_flags, run_sinks); }
 
 }  // namespace geoattn::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/report/taxonomy_json.h"
 #include "geoattn/report/measure_json.h"
@@ -57,7 +58,6 @@ void run_taxonomy(const TaxonomyOptions& o) {
 }
 
 void taxonomy_flags(CLI::App& cmd, TaxonomyOptions& o) {
-  cmd.description("Label every head Retriever / Mixer / Reset by its signature, or Unlabelled, from a measure JSON, with the labels' sensitivity to the thresholds (SPEC §6)");
   cmd.add_option("--from", o.from, "result JSON of geoattn measure / metrics / merge")->required();
   cmd.add_option("--config", o.config, "thresholds (default: the built-in ones, as in configs/taxonomy.json)");
   cmd.add_option("--out", o.out, "result JSON")->required();
@@ -66,6 +66,6 @@ void taxonomy_flags(CLI::App& cmd, TaxonomyOptions& o) {
 
 }  // namespace
 
-void add_taxonomy(CLI::App& app, Action& action) { add_command(app, action, "taxonomy", taxonomy_flags, run_taxonomy); }
+void add_taxonomy(CLI::App& cmd, Action& action) { bind_command(cmd, action, taxonomy_flags, run_taxonomy); }
 
 }  // namespace geoattn::cli

@@ -1,7 +1,7 @@
 #pragma once
 // The metric flags measure, metrics and bench share (grid, distance, decay lag, controls,
-// bootstrap), bound to pipeline::MetricParams' fields: their names, defaults and checks are
-// defined there once, Python's too.
+// bootstrap, envelopes), bound from pipeline::MetricParams::visit_settings: their names, defaults,
+// checks and help are defined there once, Python's too.
 #include <CLI/CLI.hpp>
 
 #include <string>

@@ -10,6 +10,9 @@
 
 namespace geoattn::io {
 
+// RoPE's base where a config does not give one: RoFormer's 10000, which LLaMA and the HF configs keep.
+inline constexpr double kRopeBase = 10000.0;
+
 // Which layers attend through a sliding window when config.json has no `layer_types`.
 enum class WindowRule {
   None,        // no layer (LLaMA, Gemma 1, OLMo-2)
@@ -56,7 +59,8 @@ struct FamilySpec {
   double default_attn_softcap = 0, default_final_softcap = 0;  // 0: none
   bool local_rope = false;          // sliding layers use rope_local_base_freq (Gemma-3)
   bool phi_rope_keys = false;       // reads partial_rotary_factor and a top-level original_max_position_embeddings (Phi-3)
-  double default_rope_theta = 10000.0;
+  double default_rope_theta = kRopeBase;
+  double default_local_rope_theta = kRopeBase;  // rope_local_base_freq when the config does not say (local_rope)
   double default_rms_eps = 1e-6;
   int64_t default_max_positions = 2048;
 };

@@ -24,10 +24,13 @@ namespace geoattn::metrics {
 inline constexpr int kKappaCurves = 4;
 enum KappaCurve : int { kKappaP_lo, kKappaP_up, kKappaR_lo, kKappaR_up };
 
-// SPEC §5: the default kappa grid of the scan, 2^-4 .. 2^4 in half octaves (17): a
-// window of a factor 16 around the paper's kappa = 1. Not wider: as kappa goes to 0 or to
-// infinity the tails' sigma = B / sqrt(2 kappa d) goes to infinity or 0 and the upper
-// envelopes to vacuous values that bracket almost anything.
+// SPEC §5: the default kappa grid of the scan, 2^(e/2) for |e| <= kKappaHalfOctaves: 2^-4 .. 2^4
+// in half octaves (17), a window of a factor 16 around the paper's kappa = 1. Not wider: as kappa
+// goes to 0 or to infinity the tails' sigma = B / sqrt(2 kappa d) goes to infinity or 0 and the
+// upper envelopes to vacuous values that bracket almost anything. kDefaultKappasText says it in
+// the help.
+inline constexpr int kKappaHalfOctaves = 8;
+inline constexpr const char* kDefaultKappasText = "2^-4..2^4 in half octaves";
 std::vector<double> default_kappas();
 
 class KappaStats : public HeadGrid {

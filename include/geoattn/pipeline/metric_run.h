@@ -4,14 +4,15 @@
 // CLI), and the settings it records. Shared by measure (windows from the forward) and metrics
 // (windows from a capture file). Plain C++ (measure.h hands it tensors).
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <optional>
 
 #include "geoattn/io/float_view.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
+#include "geoattn/metrics/kappa_stats.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/unit_stats.h"
@@ -27,10 +28,11 @@ using metrics::BootUnit;  // what the bootstrap resamples (SPEC §2b)
 // An on/off setting that may also be auto (nullopt), as flags and Python spell it.
 inline constexpr EnumName<bool> kOnOffNames[] = {{true, "on"}, {false, "off"}};
 
-// The metric run's settings as a user gives them, each once, with its default and its two names
-// (util/argument_names.h): measure's, metrics' and bench's flags bind to these fields
-// (tools/geoattn/metric_flags.cpp), geoattn.metrics takes its defaults from them
-// (geoattn._core.defaults(), checked by python/tests/test_defaults.py), and validate() checks them.
+// The metric run's settings as a user gives them, each once: its field and default here, its two
+// names (util/argument_names.h), what it takes and its help in visit_settings below, from which
+// measure's, metrics' and bench's flags bind (tools/geoattn/metric_flags.cpp) and geoattn.metrics
+// takes its keyword arguments, their defaults and choices (python/csrc/module.cpp, checked by
+// python/tests/test_defaults.py); validate() checks them together.
 struct MetricParams {
   static constexpr FieldName kN{"n", "--n"}, kDistance{"distance", "--distance"}, kDecayK{"decay_k", "--decay-k"},
       kControls{"controls", "--controls"}, kBootstrap{"bootstrap", "--bootstrap"},
@@ -61,6 +63,17 @@ struct MetricParams {
   // where the envelopes are on), or a list "0.25,0.5,1".
   std::string kappa_scan = "off";
 
+  // Every setting once, in the order --help lists them: visitor.text(name, field, help),
+  // .choice(name, field, names, help) (an optional field takes "auto" too) and
+  // .number(name, field, low, high, help); the field's initializer is its default. `Self` is
+  // MetricParams or const MetricParams.
+  template <typename Self, typename Visitor>
+  static void visit_settings(Self& p, Visitor&& v);
+  // --window-tokens' help, which bounds' flag shares (SPEC §1).
+  static constexpr const char* kWindowTokensHelp =
+      "a windowed layer's tokens (SPEC §1): visible (the keys its query sees, n = min(q + 1, W)) or causal (every "
+      "key 0..q, those outside the window as alpha = 0: the older convention)";
+
   int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
   // The counts and sizes for a run of `layers` x `heads` at window length T with `queries` query
   // positions and `grid` N values, before anything is allocated (geoattn::Error naming the field
@@ -68,6 +81,38 @@ struct MetricParams {
   // control orderings, the bootstrap's replicates and the working memory within the machine's.
   void validate(int64_t layers, int64_t heads, int64_t T, int64_t queries, int64_t grid, ArgumentStyle style) const;
 };
+
+template <typename Self, typename Visitor>
+void MetricParams::visit_settings(Self& p, Visitor&& v) {
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  v.text(kN, p.n, "N grid: default, all, or a list like 1:16,24,32");
+  v.choice(kDistance, p.distance, metrics::kDistanceNames, "euclidean (the paper) or cosine (SPEC §2b)");
+  v.number(kDecayK, p.decay_k, int64_t{1}, kMost, "largest lag k of the decay fit c(k), at most max(64, T - 1) (SPEC §4)");
+  v.number(kControls, p.controls, int64_t{0}, kMost, "random-selection permutations per sample (SPEC §2b; 0: none)");
+  v.number(kBootstrap, p.bootstrap, int64_t{0}, kMost, "bootstrap replicates over documents (SPEC §2b; 0: none)");
+  v.choice(kBootLevel, p.boot_level, metrics::kBootLevelNames,
+           "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay "
+           "small, else layer; not with --bootstrap 0)");
+  v.choice(kBootUnit, p.boot_unit, metrics::kBootUnitNames,
+           "what the bootstrap resamples: document (windows of one document together) or window (not with "
+           "--bootstrap 0)");
+  v.choice(kEnvelopes, p.envelopes, kOnOffNames,
+           "the bounds of every measured sample (SPEC §5), their means beside the measurements: on, off, or auto (on "
+           "where the metrics run on the CPU, off on a GPU)");
+  v.number(kKappa, p.kappa, 0.0, std::numeric_limits<double>::max(),
+           "the concentration constant kappa > 0 of those bounds (SPEC §5; not with --envelopes off)");
+  v.text(kKappaScan, p.kappa_scan,
+         std::string("opt-in diagnostic: the kappas of the envelopes for the kappa range each head allows: off, auto (") +
+             metrics::kDefaultKappasText +
+             " where the envelopes are on), or a list like 0.25,0.5,1,2. A smaller kappa never tightens a bound (kappa "
+             "-> 0+ gives the kappa-free envelopes every run reports), so a head that brackets at some kappa brackets "
+             "at every small enough one: a range's low end says where the grid stops, not what the head needs");
+  v.choice(kWindowTokens, p.window_tokens, metrics::kWindowTokensNames, kWindowTokensHelp);
+  v.number(kMetricsMemory, p.metrics_memory_mb, int64_t{1}, kMost >> 20,
+           "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T "
+           "Gram matrix per thread)");
+  v.number(kSeed, p.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(), "seed of the controls and the bootstrap");
+}
 
 // Everything the metric run needs, typed: the settings, the grid and the query positions they
 // give at the capture's T, and how errors name the settings.

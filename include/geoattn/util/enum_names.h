@@ -13,6 +13,9 @@ struct EnumName {
   const char* name;
 };
 
+// An optional enum's name for "the run decides" (nullopt), on the command line and in Python alike.
+inline constexpr const char* kAutoName = "auto";
+
 // The name of `value` in `table`, "?" when the table has no row for it.
 template <typename E, size_t N>
 constexpr const char* name_of(const EnumName<E> (&table)[N], E value) {

@@ -1,0 +1,91 @@
+#pragma once
+// Every command of geoattn, once, in the order --help lists them (as git.c's commands[]): its
+// name, what it does, and where it runs. Both programs (binaries.h) read this one table:
+// geoattn-torch adds every command; geoattn adds the plain ones, lists the others in its --help
+// and hands their command lines to geoattn-torch. --help and --version each answers itself.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "cli.h"
+
+namespace geoattn::cli {
+
+// Where a command runs: Plain in geoattn itself (captures and results, no LibTorch), Torch in
+// geoattn-torch (it runs a model or LibTorch's kernels).
+enum class Needs { Plain, Torch };
+
+// X(name, needs, description): add_<name> binds its flags and action (cmd_<name>.cpp).
+#define GEOATTN_COMMANDS(X)                                                                                          \
+  X(capture, Torch, "Run a checkpoint and save attention rows and value states (safetensors)")                       \
+  X(inspect, Torch, "Describe and fully validate a checkpoint; predict its memory")                                 \
+  X(measure, Torch, "Top-N Precision/Recall/F for every head over a text shard -> JSON")                             \
+  X(metrics, Plain, "Top-N Precision/Recall/F of a capture file (geoattn capture layout) -> JSON")                   \
+  X(merge, Plain, "Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)")    \
+  X(bounds, Torch, "Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)")                        \
+  X(taxonomy, Plain,                                                                                                 \
+    "Label every head Retriever / Mixer / Reset by its signature, or Unlabelled, from a measure JSON, with the "    \
+    "labels' sensitivity to the thresholds (SPEC §6)")                                                              \
+  X(sinks, Torch,                                                                                                    \
+    "Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference points, "         \
+    "attention graph, frame types) -> JSON")                                                                         \
+  X(bench, Torch, "Benchmarks (the figures of docs/performance.md)")
+
+// add_<name>(cmd, action): the flags of command `cmd` (named and described from the table), and
+// its action into `action` once they are parsed.
+#define GEOATTN_DECLARE_ADD(name, needs, description) void add_##name(CLI::App& cmd, Action& action);
+GEOATTN_COMMANDS(GEOATTN_DECLARE_ADD)
+#undef GEOATTN_DECLARE_ADD
+
+struct Command {
+  const char* name;
+  Needs needs;
+  const char* description;
+  void (*add)(CLI::App& cmd, Action& action);  // nullptr: the command runs in the other program
+};
+
+// A program's entry of the table: with its add_<name> where the program links it (every command
+// with LibTorch; the plain ones without).
+#define GEOATTN_COMMAND_WITH_TORCH(name, needs, description) \
+  ::geoattn::cli::Command{#name, ::geoattn::cli::Needs::needs, description, &::geoattn::cli::add_##name},
+#define GEOATTN_ADD_Plain(name) &::geoattn::cli::add_##name
+#define GEOATTN_ADD_Torch(name) nullptr
+#define GEOATTN_COMMAND_WITHOUT_TORCH(name, needs, description) \
+  ::geoattn::cli::Command{#name, ::geoattn::cli::Needs::needs, description, GEOATTN_ADD_##needs(name)},
+
+// The command named `name` in `commands`, or nullptr.
+template <size_t N>
+const Command* find_command(const Command (&commands)[N], const std::string& name) {
+  for (const Command& c : commands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+// Every command of the table as a subcommand of `app`; one without its add here is listed (its
+// description) and takes whatever follows it, for the other program.
+void add_commands(CLI::App& app, Action& action, const Command* commands, size_t count);
+template <size_t N>
+void add_commands(CLI::App& app, Action& action, const Command (&commands)[N]) {
+  add_commands(app, action, commands, N);
+}
+
+// The plain commands' names, "metrics, merge and taxonomy" (for the error when geoattn-torch is missing).
+template <size_t N>
+std::string plain_command_names(const Command (&commands)[N]) {
+  std::string out;
+  size_t left = 0;
+  for (const Command& c : commands) left += c.needs == Needs::Plain;
+  for (const Command& c : commands) {
+    if (c.needs != Needs::Plain) continue;
+    out += c.name;
+    --left;
+    out += left > 1 ? ", " : left == 1 ? " and " : "";
+  }
+  return out;
+}
+
+// --version: the build in one line, the same from both programs: the LibTorch geoattn-torch
+// links (GEOATTN_TORCH_VERSION, from CMake) and the optional parts (io/features.h).
+std::string version_line();
+
+}  // namespace geoattn::cli

@@ -16,7 +16,9 @@ geoattn.summary, geoattn.figures): each one's docstring and a table of what it e
 __all__ where it has one, else every name without a leading underscore; geoattn.figures: the
 names its __init__ exports, from its modules), the signature and the docstring's first
 paragraph. A public function, class, method or property without a docstring, in these modules
-or in geoattn.figures' modules, is an error (exit 1, one line naming each).
+or in geoattn.figures' modules, is an error (exit 1, one line naming each); so is a function or
+method the page shows (a class: its constructor too) without a type annotation on each
+parameter (self and cls aside) and on its return (a constructor's aside).
 """
 import argparse
 import ast
@@ -109,6 +111,18 @@ def docstring(node, dotted, missing):
     return ["", fence + "text", text, fence]
 
 
+def annotations(fn, dotted, missing):
+    """Adds 'dotted: no annotation on ...' to missing, naming each parameter of fn (a method's
+    self or cls aside) and its return (a constructor's aside) that the source leaves unannotated."""
+    a = fn.args
+    args = a.posonlyargs + a.args + ([a.vararg] if a.vararg else []) + a.kwonlyargs + ([a.kwarg] if a.kwarg else [])
+    bare = [arg.arg for i, arg in enumerate(args) if arg.annotation is None and not (i == 0 and arg.arg in ("self", "cls"))]
+    if fn.returns is None and fn.name != "__init__":
+        bare.append("return")
+    if bare:
+        missing.append(f"{dotted}: no annotation on {', '.join(bare)}")
+
+
 def wrap(prefix, params, suffix=""):
     """prefix(params...)suffix on one line, or wrapped after commas under the open parenthesis."""
     one = f"{prefix}({', '.join(params)}){suffix}"
@@ -168,6 +182,7 @@ def function_section(module, fn, dotted, shown, level, missing):
     """A heading, the signature, the docstring; and the heading for the contents."""
     heading = f"{'#' * level} {dotted}"
     lines = ["", heading, "", "```python", signature(module, fn, shown), "```"]
+    annotations(fn, dotted, missing)
     return lines + docstring(fn, dotted, missing), [dotted]
 
 
@@ -177,6 +192,8 @@ def class_section(module, cls, dotted, shown, level, missing):
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     bases = [module.segment(b) for b in cls.bases]
     head = wrap(f"class {shown}", parameters(module, init, drop_self=True)) if init else f"class {shown}"
+    if init:
+        annotations(init, f"{dotted}.__init__", missing)
     if bases:
         head += f"  # subclass of {', '.join(bases)}"
     lines = ["", f"{'#' * level} {dotted}", "", "```python", head, "```"] + docstring(cls, dotted, missing)
@@ -185,6 +202,7 @@ def class_section(module, cls, dotted, shown, level, missing):
         if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
             continue
         docstring(node, f"{dotted}.{node.name}", missing)  # only to name a missing one
+        annotations(node, f"{dotted}.{node.name}", missing)
         if "property" in decorators(node):
             code = f"{cls.name}.{node.name}"
         else:
@@ -244,7 +262,11 @@ def table_section(module, exports, missing):
         docstring(node, dotted, missing)  # only to name a missing one
         if isinstance(node, ast.ClassDef):
             shown = f"class {node.name}"
+            init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            if init:
+                annotations(init, f"{dotted}.__init__", missing)
         else:
+            annotations(node, dotted, missing)
             shown = f"{node.name}({', '.join(parameters(source, node))})"
         lines.append(f"| `{shown}` | {first_paragraph(node)} |")
     return lines
@@ -327,7 +349,10 @@ def page(root):
         "",
         "(it reads the source with `ast` only: no torch, numpy or build needed). The ctest",
         "`PythonReference` runs it with `--check`, which fails while this page and the docstrings",
-        "differ; a public function, class, method or property without a docstring fails both.",
+        "differ; a public function, class, method or property without a docstring fails both, and",
+        "so does a function or method shown here without a type annotation on each parameter and",
+        "on its return (the package writes them with `from __future__ import annotations`: no",
+        "import at run time; numpy, torch and matplotlib types under `typing.TYPE_CHECKING`).",
         "",
         "## Contents",
         "",

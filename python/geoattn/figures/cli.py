@@ -60,12 +60,15 @@ python3-matplotlib). When the `python3` on PATH lacks them (a pyenv or venv inte
 script re-runs itself under /usr/bin/python3.
 """
 # The docstring above is the --help text of scripts/plot_figures.py (main: the command line).
+from __future__ import annotations
+
 import argparse
 import math
 import os
 import shutil
 import sys
 import tempfile
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from .common import fail, import_plotting, note, plt
 from .curves import fig5_pr_vs_n, fig6_sink_recall_corr
@@ -77,6 +80,9 @@ from .inputs import InputError, validate_bounds, validate_measure, validate_sink
 from .runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
 from .sinks import fig_sinks_dormant, fig_sinks_heatmaps, fig_sinks_mass_lambda, fig_sinks_profile
 from .taxonomy import fig7_s_diagnostics, fig8_labels_by_layer, fig11_regimes
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
            "fig6_sink_recall_corr", "fig7_s_diagnostics", "fig8_labels_by_layer",
@@ -103,7 +109,7 @@ def ensure_plot_libraries():
          "python3-matplotlib)")
 
 
-def parse_args(argv):
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The command line's arguments (argv without the program name); a bad one exits with
     `plot_figures: error: <problem>` (exit code 2)."""
     class Parser(argparse.ArgumentParser):
@@ -136,7 +142,7 @@ def parse_args(argv):
     return args
 
 
-def measure_drawers(models, heatmap_n):
+def measure_drawers(models: Sequence[Model], heatmap_n: float) -> dict[str, Callable[[], Figure | str]]:
     """{figure name: drawer} of the --measure figures, in the order of FIGURES."""
     drawers = {
         "fig2_norms": lambda: fig2_norms(models),
@@ -153,7 +159,7 @@ def measure_drawers(models, heatmap_n):
     return {name: drawers[name] for name in FIGURES}
 
 
-def sink_drawers(sinks):
+def sink_drawers(sinks: Sequence[SinkModel]) -> dict[str, Callable[[], Figure | str]]:
     """{figure name: drawer} of the --sinks figures, in the order of SINK_FIGURES."""
     drawers = {
         "sinks_heatmaps": fig_sinks_heatmaps,
@@ -182,7 +188,7 @@ def save_figure(name, result, folder):
     return files
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """The command line of scripts/plot_figures.py (argv: its arguments, sys.argv[1:] by default):
     checks every input, draws the figures into a temporary folder beside --out and moves them
     in; returns 0, exits 2 on bad input and 1 when drawing fails."""

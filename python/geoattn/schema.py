@@ -2,7 +2,7 @@
 
     problem(doc, "geoattn.measure-2.schema.json")  # None or "heads[3].R_rmin: expected an array, got string"
     validate(doc, "geoattn.bounds-1.schema.json")  # raises SchemaError (str(e): that line)
-    scripts/geoattn_schema.py SCHEMA.json DOC.json   # "ok", or the problem and exit code 1 (main)
+    geoattn-schema SCHEMA.json DOC.json   # "ok", or the problem and exit code 1 (main; or python3 -m geoattn.schema)
 
 The subset of JSON Schema 2020-12 that docs/schema uses: type, const, enum, minimum, maximum,
 pattern, items, prefixItems, minItems, maxItems, properties, patternProperties,
@@ -90,7 +90,7 @@ class _Checker:
         if id(s) not in _quick:
             unknown = set(s) - KEYWORDS if isinstance(s, dict) else set()
             if unknown:
-                raise ValueError(f"schema keyword(s) {sorted(unknown)} not supported by geoattn_schema")
+                raise ValueError(f"schema keyword(s) {sorted(unknown)} not supported by geoattn.schema")
             _quick[id(s)] = (s, None)  # None while building: a $ref cycle is not quick
             _quick[id(s)] = (s, self.build_quick(s))
         return _quick[id(s)][1]
@@ -205,7 +205,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     prints "ok", or exits with "DOC.json: <problem>" (exit code 1)."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
-        sys.exit("usage: geoattn_schema.py SCHEMA.json DOC.json")
+        sys.exit("usage: geoattn-schema SCHEMA.json DOC.json")
     with open(argv[1], encoding="utf-8") as f:
         why = problem(json.load(f), os.path.abspath(argv[0]))
     sys.exit(f"{argv[1]}: {why}" if why else print("ok"))
+
+
+if __name__ == "__main__":
+    main()

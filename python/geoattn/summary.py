@@ -4,6 +4,7 @@ kappa-free upper one included); and when a taxonomy JSON is given, the head labe
 (Retriever, Mixer, Reset, Unlabelled), their totals and the taxonomy's threshold sensitivity.
 
     scripts/summary.py out/measure.json [out/taxonomy.json]
+    geoattn-summary out/measure.json [out/taxonomy.json]   # the command pip install ./python installs
 """
 from __future__ import annotations
 

@@ -4,6 +4,7 @@ alone, as PNG and PDF.
     scripts/plot_figures.py [--measure A.json [B.json ...]] [--bounds BOUNDS.json ...]
                             [--taxonomy TAX.json ...] [--sinks S.json [T.json ...]]
                             [--labels name1,name2] [--n N] --out DIR
+    geoattn-figures ...       the same, as the command `pip install ./python` installs
 
 At least one of --measure and --sinks; --bounds and --taxonomy go with --measure.
 
@@ -49,15 +50,16 @@ beside every measure with the same N grid (and, for a model/capture source, the 
 path).
 
 Every input is checked before anything is drawn: its structure against the JSON Schemas in
-docs/schema (scripts/geoattn_schema.py), then what a schema cannot say (curve lengths equal to
+docs/schema (geoattn.schema), then what a schema cannot say (curve lengths equal to
 the N grid, layer and head indices inside the model, a taxonomy of the same run). Bad input
 (missing file, invalid JSON, another schema, a missing, mistyped or unknown key) gives one line
 `plot_figures: error: <file>: <problem>` on stderr, exit code 2, and writes nothing: the
 figures are drawn into a temporary folder beside DIR and moved into DIR at the end.
 
 Needs only the standard library, numpy and matplotlib (Debian: python3-numpy,
-python3-matplotlib). When the `python3` on PATH lacks them (a pyenv or venv interpreter), the
-script re-runs itself under /usr/bin/python3.
+python3-matplotlib; pip: ./python[figures]). When the `python3` on PATH lacks them (a pyenv or
+venv interpreter), scripts/plot_figures.py re-runs itself under /usr/bin/python3; geoattn-figures,
+which runs in the environment it was installed into, says what is missing.
 """
 # The docstring above is the --help text of scripts/plot_figures.py (main: the command line).
 from __future__ import annotations
@@ -93,8 +95,9 @@ DEFAULT_HEATMAP_N = 8
 
 
 def ensure_plot_libraries():
-    """numpy + matplotlib importable, or re-run the command (the script sys.argv[0], e.g.
-    scripts/plot_figures.py) under Debian's python3 that has them."""
+    """numpy + matplotlib importable, or re-run the command (the script sys.argv[0], a .py file:
+    scripts/plot_figures.py, not an installed command's wrapper) under Debian's python3 that has
+    them."""
     import importlib.util
     if importlib.util.find_spec("numpy") and importlib.util.find_spec("matplotlib"):
         return
@@ -102,7 +105,7 @@ def ensure_plot_libraries():
     here = os.path.realpath(sys.executable or "")
     script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if (not os.environ.get("PLOT_FIGURES_REEXEC") and os.path.exists(system_python)
-            and os.path.realpath(system_python) != here and os.path.isfile(script)):
+            and os.path.realpath(system_python) != here and script.endswith(".py") and os.path.isfile(script)):
         env = dict(os.environ, PLOT_FIGURES_REEXEC="1")
         os.execve(system_python, [system_python, script] + sys.argv[1:], env)
     fail("numpy and matplotlib are needed (Debian: apt-get install python3-numpy "

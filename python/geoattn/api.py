@@ -390,8 +390,9 @@ def taxonomy(result: Measure | str | os.PathLike, config: dict | None = None) ->
     came closest to), for every head of a measure result (a Measure, or a path to a result
     file), and the sensitivity of the labels to each threshold; config: thresholds as
     configs/taxonomy.json (default built in). Returns the JSON `geoattn taxonomy` writes, as a dict."""
-    native = result._native if isinstance(result, Measure) else None
-    text = None if native is not None else _measure_text(result, "taxonomy")
+    result = _measure(result, "taxonomy")
+    native = result._native
+    text = None if native is not None else result.to_json()
     config = _checks.json_object(config, "config", "thresholds as configs/taxonomy.json")
     try:
         # A result in memory: classified from its structs, no JSON text either way.
@@ -402,31 +403,23 @@ def taxonomy(result: Measure | str | os.PathLike, config: dict | None = None) ->
 
 def fits(result: Measure | str | os.PathLike) -> list[dict]:
     """SPEC §4's fits of every head: [{"layer", "head", <the fits of the result's heads>}]."""
-    if not isinstance(result, Measure):
-        result = _read_result(_result_path(result, "fits"), "result")
-    if not isinstance(result, Measure):
-        raise ValueError("result: a sinks result, fits needs a measure result")
+    result = _measure(result, "fits")
     if result._native is not None:  # a result in memory: its fits' structs, not its JSON
         return result._native.fits()
     return [{"layer": h["layer"], "head": h["head"], **h.get("fits", {})} for h in result.doc["heads"]]
 
 
-def _result_path(result, function):
+def _measure(result, function):
+    """The measure result `function` takes: result itself (a Measure), or the file at that path
+    read as geoattn.load reads it; a ValueError naming "result" for anything else."""
+    where = ""
+    if isinstance(result, (str, os.PathLike)):
+        where, result = f"{os.fsdecode(result)}: ", _read_result(result, "result")
     if isinstance(result, Sinks):
-        raise ValueError(f"result: a sinks result, {function} needs a measure result")
-    if not isinstance(result, (str, os.PathLike)):
+        raise ValueError(f"result: {where}a sinks result, {function} needs a measure result")
+    if not isinstance(result, Measure):
         raise ValueError(f"result: {_checks.short(result)}, expected a geoattn.Measure or a path to a measure result")
-    return _checks.path(result, "result")
-
-
-def _measure_text(result, function):
-    if isinstance(result, Measure):
-        return result.to_json()
-    path = _result_path(result, function)
-    try:
-        return core().read_measure(path)
-    except ValueError as e:  # the C++ names the file
-        raise _checks.named("result", e) from None
+    return result
 
 
 def read_capture(path: str | os.PathLike) -> dict[str, Any]:

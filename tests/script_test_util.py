@@ -14,14 +14,21 @@ def check(cond, what):
     return cond
 
 
-def run(cmd, cwd, timeout=300):
+def run(cmd, cwd, timeout=300, env=None):
     t = time.time()
     try:
         p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=timeout)
+                           text=True, timeout=timeout, env=env)
     except (OSError, subprocess.TimeoutExpired) as e:
         p = subprocess.CompletedProcess(cmd, -1, "", f"{type(e).__name__}: {e}")
     return p, time.time() - t
+
+
+def package_env(src):
+    """This environment with the checkout's python/ first on PYTHONPATH: `python3 -m geoattn.X`
+    runs the package of src."""
+    path = os.path.abspath(os.path.join(src, "python"))
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (path, os.environ.get("PYTHONPATH")))))
 
 
 def must(cmd, cwd, what):

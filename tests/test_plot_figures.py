@@ -89,15 +89,15 @@ def synthetic_sinks_checks(src, py, plot, tmp):
     """--sinks on synthetic geoattn.sinks/1 documents (script_test_util.synthetic_sinks): the
     schema accepts them, every sinks figure is written (one model; two side by side, one
     without token texts), and a broken one is a one-line error. Needs no geoattn binary."""
-    sys.path.insert(0, os.path.join(src, "scripts"))
-    import geoattn_schema
+    sys.path.insert(0, os.path.join(src, "python"))
+    from geoattn.schema import problem
     folder = os.path.join(tmp, "sinks-synthetic")
     os.makedirs(folder)
     doc = synthetic_sinks(layers=3, heads=4, P=8, taus=(0.05, 0.1))
     other = synthetic_sinks(layers=6, heads=8, P=16, taus=(0.02, 0.05, 0.1), residual=True,
                             text=False)
     for what, d in (("L=3 H=4 P=8, two taus", doc), ("no texts, --residual", other)):
-        why = geoattn_schema.problem(d, SINKS_SCHEMA_FILE, os.path.join(src, "docs", "schema"))
+        why = problem(d, SINKS_SCHEMA_FILE, os.path.join(src, "docs", "schema"))
         check(why is None, f"synthetic sinks ({what}): valid {SINKS_SCHEMA_FILE} ({why})")
     S = write_file(folder, "s.json", json.dumps(doc))
     S2 = write_file(folder, "s2.json", json.dumps(other))
@@ -228,8 +228,8 @@ def real_output_checks(src, geoattn, py, plot, tmp):
     check(all(n in p.stderr for n in NEEDS_TAXONOMY), "no taxonomy: the skips are named")
 
     # Bad input: exit 2, one stderr line naming the file, nothing written.
-    sys.path.insert(0, os.path.join(src, "scripts"))
-    from geoattn_results import load_measure
+    sys.path.insert(0, os.path.join(src, "python"))
+    from geoattn.results import load_measure
     a_doc = load_measure(A)  # every array inline: the edits below reach the heads' curves
     with open(A) as f:
         a_raw = json.load(f)
@@ -243,7 +243,7 @@ def real_output_checks(src, geoattn, py, plot, tmp):
         f.write(block.replace("out/measure.curves.safetensors", arrays_path) + """
 import sys
 sys.path.insert(0, sys.argv[2])
-from geoattn_results import load_measure
+from geoattn.results import load_measure
 raw_doc, doc = json.load(open(sys.argv[1])), load_measure(sys.argv[1])
 assert sorted(arrays) == sorted(raw_doc["arrays"]["tensors"]), "every array"
 L, H, G = raw_doc["model"]["layers"], raw_doc["model"]["heads"], len(raw_doc["n_grid"])
@@ -258,7 +258,7 @@ try:
 except ImportError:
     print("no safetensors package: safetensors.torch not tried")
 """)
-    p, _ = run([plotter_python() or py, example, A, os.path.join(src, "scripts"), arrays_path], src)
+    p, _ = run([plotter_python() or py, example, A, os.path.join(src, "python"), arrays_path], src)
     check(p.returncode == 0, "the numpy example of docs/results.md reads the arrays file: " + p.stderr.strip()[-300:])
     print("      " + p.stdout.strip())
     bad = {}

@@ -5,10 +5,12 @@ geoattn.results, geoattn.schema, geoattn.summary and geoattn.figures import with
 the standard library: no compiled module (geoattn._core), no torch (not even through the
 package's __init__), and numpy/matplotlib only once a figure is drawn
 (geoattn.figures.import_plotting). Checked with the system python3 (Debian's, with numpy +
-matplotlib) and with the interpreter running this test. The scripts geoattn_results.py,
-geoattn_schema.py, plot_figures.py and summary.py (scripts/) are thin entry points: they
-re-export the package's names and keep their command lines. Each function and class of
-geoattn.figures is defined in one of its modules only. Needs no geoattn binary.
+matplotlib) and with the interpreter running this test. The scripts plot_figures.py and
+summary.py (scripts/) are thin entry points: they re-export the package's names and keep their
+command lines, as `python3 -m geoattn.schema` keeps the schema check's (the commands of
+python/pyproject.toml run the same functions: PythonReference checks that each names one). Each
+function and class of geoattn.figures is defined in one of its modules only. Needs no geoattn
+binary.
 
     tests/test_python_modules.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 """
@@ -19,7 +21,7 @@ import os
 import sys
 import time
 
-from script_test_util import check, failures, parse_args, run  # beside this file
+from script_test_util import check, failures, package_env, parse_args, run  # beside this file
 
 # Run as `python3 -c PROBE <source dir>`: prints what the imports pulled in, as JSON.
 PROBE = r"""
@@ -34,13 +36,9 @@ before += sorted(m for m in ("numpy", "matplotlib") if m in set(sys.modules) - p
 compiled = sorted(n for n, m in sys.modules.items() if n.split(".")[0] == "geoattn"
                   and not (getattr(m, "__file__", None) or "").endswith(".py"))
 sys.path.insert(0, os.path.join(src, "scripts"))
-import geoattn_results, geoattn_schema, plot_figures, summary
+import plot_figures, summary
 f = geoattn.figures
 same = {
-    "geoattn_results": all(getattr(geoattn_results, k) is getattr(geoattn.results, k)
-                           for k in geoattn.results.__all__ + ["_tensors"]),
-    "geoattn_schema": all(getattr(geoattn_schema, k) is getattr(geoattn.schema, k)
-                          for k in geoattn.schema.__all__ + ["_Checker"]),
     "plot_figures": all(getattr(plot_figures, k) is getattr(f, k) for k in f.__all__),
     "summary": summary.main is geoattn.summary.main,
 }
@@ -101,13 +99,15 @@ def check_entry_points(src):
         (["plot_figures.py", "--out", "figs"], 2, "stderr",
          "plot_figures: error: give --measure or --sinks"),
         (["summary.py"], 1, "stderr", "scripts/summary.py out/measure.json [out/taxonomy.json]"),
-        (["geoattn_schema.py"], 1, "stderr", "usage: geoattn_schema.py SCHEMA.json DOC.json"),
+        (["-m", "geoattn.schema"], 1, "stderr", "usage: geoattn-schema SCHEMA.json DOC.json"),
     ]
     for argv, code, stream, want in cases:
-        p, _ = run([sys.executable, os.path.join(scripts, argv[0])] + argv[1:], src)
+        module = argv[0] == "-m"
+        script = argv if module else [os.path.join(scripts, argv[0])] + argv[1:]
+        p, _ = run([sys.executable] + script, src, env=package_env(src) if module else None)
         text = getattr(p, stream)
         ok = p.returncode == code and want in text
-        check(ok, f"scripts/{' '.join(argv)}: exit {code}, '{want}' on {stream}"
+        check(ok, f"{'python3 ' if module else 'scripts/'}{' '.join(argv)}: exit {code}, '{want}' on {stream}"
                   + ("" if ok else f" (exit {p.returncode}: {text.strip()[-300:]})"))
 
 

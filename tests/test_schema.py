@@ -4,7 +4,7 @@
 Runs `geoattn measure` (with and without the controls and the bootstrap, --queries all, a run
 without the last query, two shards and their merge), `capture` + `metrics`, `bounds` (from the
 model, a capture, --params of a measure result and of a parameter file) and `taxonomy` on the
-embedded stories260K, and checks every result against its schema with scripts/geoattn_schema.py
+embedded stories260K, and checks every result against its schema with geoattn.schema
 (the measure results also with their arrays inline, as load_measure returns them). Broken
 documents (a required key removed, a wrong type, an unknown key) must be rejected with the JSON
 path named; the schema strings and the curve and scalar names must be those of the C++ headers
@@ -33,7 +33,7 @@ BOUNDS, TAXONOMY = "geoattn.bounds-1.schema.json", "geoattn.taxonomy-1.schema.js
 SINKS = "geoattn.sinks-1.schema.json"
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from script_test_util import check, failures, must, parse_args, run, synthetic_sinks  # beside this file
+from script_test_util import check, failures, must, package_env, parse_args, run, synthetic_sinks  # beside this file
 
 
 def header_constant(src, name):
@@ -73,22 +73,22 @@ def schema_nodes(node):
 
 
 def scripts(src):
-    """geoattn_schema and plot_figures (scripts/, beside docs/schema)."""
-    path = os.path.join(src, "scripts")
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    import geoattn_schema
+    """geoattn.schema (python/, beside docs/schema) and plot_figures (scripts/)."""
+    for path in (os.path.join(src, "python"), os.path.join(src, "scripts")):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    from geoattn import schema
     import plot_figures
-    return geoattn_schema, plot_figures
+    return schema, plot_figures
 
 
 def check_broken(what, doc, name, edit, want, src=CHECKOUT):
     """A copy of doc, edited, is rejected by the schema `name` with the first problem `want...`
     (one line, its JSON path)."""
-    geoattn_schema, _ = scripts(src)
+    schemas, _ = scripts(src)
     doc = copy.deepcopy(doc)
     edit(doc)
-    got = geoattn_schema.problem(doc, name, os.path.join(src, "docs", "schema"))
+    got = schemas.problem(doc, name, os.path.join(src, "docs", "schema"))
     check(got is not None and got.startswith(want) and "\n" not in got,
           f"{what}: rejected as '{want}...' ({got})")
 
@@ -99,7 +99,7 @@ def check_sinks(path, src=CHECKOUT, what=None):
     min(T, profile_positions) long, a graph entry per tau, a sweep type per layer, layers
     ascending, heads inside the model), and broken copies of it rejected with their JSON path.
     ok/FAIL lines; returns the document (None when it cannot be read)."""
-    geoattn_schema, plot_figures = scripts(src)
+    schemas, plot_figures = scripts(src)
     what = what or os.path.basename(path)
     try:
         with open(path, encoding="utf-8") as f:
@@ -107,7 +107,7 @@ def check_sinks(path, src=CHECKOUT, what=None):
     except (OSError, ValueError) as e:
         check(False, f"{what}: a JSON file ({e})")
         return None
-    why = geoattn_schema.problem(doc, SINKS, os.path.join(src, "docs", "schema"))
+    why = schemas.problem(doc, SINKS, os.path.join(src, "docs", "schema"))
     if not check(why is None, f"{what}: valid {SINKS} ({why})"):
         return doc
     try:
@@ -146,8 +146,8 @@ def check_sinks(path, src=CHECKOUT, what=None):
 def check_sinks_synthetic(src, tmp):
     """check_sinks on synthetic documents: with token texts and without (a capture run), with
     --residual and without; and what the schema says is what the C++ headers name."""
-    geoattn_schema, plot_figures = scripts(src)
-    from geoattn_results import FRAME_TYPES, SINK_NAMES
+    schemas, plot_figures = scripts(src)
+    from geoattn.results import FRAME_TYPES, SINK_NAMES
     for name, kw in (("synthetic-sinks.json", {}),
                      ("synthetic-sinks-authors.json", dict(convention="authors", residual=True)),
                      ("synthetic-sinks-capture.json", dict(layers=5, heads=6, P=12, taus=(0.01, 0.05, 0.1),
@@ -159,11 +159,11 @@ def check_sinks_synthetic(src, tmp):
     no_reference = synthetic_sinks()
     for layer in no_reference["layers"]:
         layer["reference"] = None
-    why = geoattn_schema.problem(no_reference, SINKS, os.path.join(src, "docs", "schema"))
+    why = schemas.problem(no_reference, SINKS, os.path.join(src, "docs", "schema"))
     check(why is None, f"{SINKS}: a layer's reference may be null ({why})")
     mixed = synthetic_sinks()
     mixed["layers"][0]["graph"][0]["degree_centralization"] = 0.4  # an authors' name in a geoattn entry
-    check(geoattn_schema.problem(mixed, SINKS, os.path.join(src, "docs", "schema")) is not None,
+    check(schemas.problem(mixed, SINKS, os.path.join(src, "docs", "schema")) is not None,
           f"{SINKS}: a graph entry mixing the conventions' names is refused")
     with open(os.path.join(src, "docs", "schema", SINKS), encoding="utf-8") as f:
         defs = json.load(f)["$defs"]
@@ -185,12 +185,11 @@ def check_sinks_synthetic(src, tmp):
 def main():
     args, src, _, geoattn = parse_args(__file__)
     schema_dir = os.path.join(src, "docs", "schema")
-    sys.path.insert(0, os.path.join(src, "scripts"))
-    import geoattn_schema
-    from geoattn_results import load_measure
+    schemas, _ = scripts(src)
+    from geoattn.results import load_measure
 
     def problem(doc, name):
-        return geoattn_schema.problem(doc, name, schema_dir)
+        return schemas.problem(doc, name, schema_dir)
 
     def load(name):
         with open(os.path.join(schema_dir, name), encoding="utf-8") as f:
@@ -202,13 +201,13 @@ def main():
     for name in (MEASURE, INLINE, BOUNDS, TAXONOMY, SINKS):
         s = load(name)
         nodes = list(schema_nodes(s))
-        unknown = sorted({k for n in nodes for k in n} - geoattn_schema.KEYWORDS)
+        unknown = sorted({k for n in nodes for k in n} - schemas.KEYWORDS)
         check(not unknown, f"{name}: only supported keywords ({unknown})")
         bad_refs = []
         for n in nodes:
             if "$ref" in n:
                 try:
-                    geoattn_schema._Checker(s, schema_dir).resolve(n["$ref"])
+                    schemas._Checker(s, schema_dir).resolve(n["$ref"])
                 except (KeyError, OSError) as e:
                     bad_refs.append(f"{n['$ref']} ({e})")
         check(not bad_refs, f"{name}: every $ref resolves {bad_refs}")
@@ -409,13 +408,13 @@ def main():
         bad_path = os.path.join(tmp, "bad.json")
         with open(bad_path, "w") as f:
             json.dump(bad, f)
-        validator = os.path.join(src, "scripts", "geoattn_schema.py")
-        p, _ = run([sys.executable, validator, os.path.join(schema_dir, MEASURE), out["m"]], src)
-        check(p.returncode == 0 and p.stdout.strip() == "ok", f"geoattn_schema.py on a result: ok ({p.stdout.strip()})")
-        p, _ = run([sys.executable, validator, os.path.join(schema_dir, MEASURE), bad_path], src)
+        validator = [sys.executable, "-m", "geoattn.schema", os.path.join(schema_dir, MEASURE)]
+        p, _ = run(validator + [out["m"]], src, env=package_env(src))
+        check(p.returncode == 0 and p.stdout.strip() == "ok", f"geoattn-schema on a result: ok ({p.stdout.strip()})")
+        p, _ = run(validator + [bad_path], src, env=package_env(src))
         lines = (p.stdout + p.stderr).strip().splitlines()
         check(p.returncode == 1 and len(lines) == 1 and "timing.new_seconds: unknown key" in lines[0],
-              f"geoattn_schema.py on a broken result: exit 1, one line ({lines})")
+              f"geoattn-schema on a broken result: exit 1, one line ({lines})")
         # plot_figures needs matplotlib: this Python's, else Debian's (python3-matplotlib).
         has_matplotlib = importlib.util.find_spec("matplotlib") is not None
         p, _ = run([sys.executable if has_matplotlib or not os.path.exists("/usr/bin/python3") else "/usr/bin/python3",
@@ -426,7 +425,7 @@ def main():
               and "bad.json: timing.new_seconds: unknown key" in lines[0],
               f"plot_figures rejects an unknown key by the schema ({lines})")
         try:
-            s = geoattn_schema._Checker({"anyOf": [True]}, schema_dir)
+            s = schemas._Checker({"anyOf": [True]}, schema_dir)
             s.check({}, s.root, ())
             check(False, "an unsupported keyword in a schema is an error")
         except ValueError:

@@ -31,10 +31,10 @@ PY
 args=(--model "$src/models/stories260K" --data "$tmp/docs.jsonl" --ctx 64 --bootstrap 200)
 GEOATTN="$bin/geoattn" timeout 600 bash "$src/scripts/slurm/submit.sh" --shards 3 --out "$tmp/run" --wait -- "${args[@]}"
 "$bin/geoattn" measure "${args[@]}" --quiet --out "$tmp/one.json"
-python3 - "$tmp/run/merged.json" "$tmp/one.json" "$src/scripts" <<'PY'
+python3 - "$tmp/run/merged.json" "$tmp/one.json" "$src/python" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[3])
-from geoattn_results import load_measure
+from geoattn.results import load_measure
 merged, one = (load_measure(p) for p in sys.argv[1:3])
 for j in (merged, one):
     j.pop("data"); j.pop("timing")

@@ -4,12 +4,14 @@ import os
 import sys
 
 
-def binary():
+def binary() -> str:
     """Path of the geoattn executable installed with the package."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "geoattn")
 
 
-def main():
+def main() -> None:
+    """Runs the installed geoattn executable with this command's arguments (exits when there is
+    none)."""
     path = binary()
     if not os.access(path, os.X_OK):
         sys.exit(f"geoattn: {path}: no geoattn executable in the package (reinstall it: pip install ./python)")

@@ -2,13 +2,22 @@
 checks its arguments (ValueError naming the argument, before any work), hands the tensors to
 the C++ pipeline the CLI runs (geoattn._core, without a copy where the dtype allows) and wraps
 what comes back. No number is computed in Python."""
+from __future__ import annotations
+
 import inspect
 import json
 import numbers
 import os
+from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from . import _checks
 from ._native import core
+
+if TYPE_CHECKING:
+    import numpy
+    import torch
+
+    Tensor = Union[torch.Tensor, numpy.ndarray]  # what the metric functions take
 
 # The limits of controls, bootstrap and decay_k (what the run can hold) are the C++ run's own
 # (pipeline::check_metric_spec, the CLI's too): its ValueError names the argument.
@@ -40,11 +49,11 @@ class Measure:
     to_json()         that JSON's text;  save(path): the CLI's three files (JSON, arrays, state)
     """
 
-    def __init__(self, doc=None, native=None, arrays=None):
+    def __init__(self, doc: dict | None = None, native: Any = None, arrays: dict | None = None):
         self._doc, self._native, self._arrays = doc, native, arrays
 
     @property
-    def doc(self):
+    def doc(self) -> dict:
         """The result JSON with every array inline, as a dict (parsed on first use)."""
         if self._doc is None:
             self._doc = json.loads(self._native.json())
@@ -62,38 +71,38 @@ class Measure:
         return {k[len(prefix):]: np.asarray(v) for k, v in self._arrays.items() if k.startswith(prefix)}
 
     @property
-    def heads(self):
+    def heads(self) -> dict[str, numpy.ndarray]:
         """The per-head arrays: {name: numpy [layers, heads, ...]}, e.g. "P_rmax",
         "envelopes.R_lo"."""
         return self._group("heads")
 
     @property
-    def layers(self):
+    def layers(self) -> dict[str, numpy.ndarray]:
         """The per-layer arrays: {name: numpy [layers, ...]} ("R_rmin", ...)."""
         return self._group("layers")
 
     @property
-    def fits(self):
+    def fits(self) -> list[dict]:
         """SPEC §4's fits of every head, as geoattn.fits(self)."""
         return fits(self)
 
     @property
-    def timing(self):
+    def timing(self) -> dict:
         """The run's stages in seconds (the result's "timing"), without parsing the rest."""
         return json.loads(self._native.timing()) if self._native is not None else self.doc.get("timing", {})
 
     @property
-    def n_grid(self):
+    def n_grid(self) -> numpy.ndarray:
         """The N grid: numpy [N] int64."""
         import numpy as np
 
         return np.asarray(self.doc["n_grid"], dtype=np.int64)
 
-    def to_json(self):
+    def to_json(self) -> str:
         """The result JSON with every array inline (doc), as text."""
         return self._native.json() if self._native is not None else json.dumps(self.doc, indent=1)
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> None:
         """Writes what `geoattn metrics --out path` writes: path, its arrays file
         (X.curves.safetensors) and its state sidecar (X.state.safetensors, which geoattn merge
         reads), each whole or not at all."""
@@ -134,10 +143,12 @@ def _arrays_of_doc(doc):
     return out
 
 
-def metrics(alpha, values, *, queries=None, n="default", controls=16, bootstrap=2000, seed=0, distance="euclidean",
-            decay_k=64, bootstrap_level="auto", bootstrap_unit="document", kv_map=None, docs=None, threads=0,
-            metrics_memory_mb=256, envelopes="auto", kappa=1.0, kappa_scan="off", window_tokens="visible", layer_windows=None,
-            source="python", metadata=None):
+def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | None = None, n: str | Sequence[int] = "default",
+            controls: int = 16, bootstrap: int = 2000, seed: int = 0, distance: str = "euclidean", decay_k: int = 64,
+            bootstrap_level: str = "auto", bootstrap_unit: str = "document", kv_map: Sequence[int] | None = None,
+            docs: Sequence[int] | None = None, threads: int = 0, metrics_memory_mb: int = 256, envelopes: str = "auto",
+            kappa: float = 1.0, kappa_scan: str = "off", window_tokens: str = "visible",
+            layer_windows: Sequence[int] | None = None, source: str = "python", metadata: dict | None = None) -> Measure:
     """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
 
     alpha   [windows, layers, heads, queries, T]: attention rows, zero after each query
@@ -302,31 +313,33 @@ class Sinks:
     (numpy per-head arrays: mass0, rho0, alpha profiles, ...), save(path) (the JSON and its
     state sidecar, which geoattn merge reads)."""
 
-    def __init__(self, doc=None, native=None):
+    def __init__(self, doc: dict | None = None, native: Any = None):
         self._doc, self._native = doc, native
 
     @property
-    def doc(self):
+    def doc(self) -> dict:
         """The sinks result JSON, as a dict (parsed on first use)."""
         if self._doc is None:
             self._doc = json.loads(self._native.json())
         return self._doc
 
-    def arrays(self):
+    def arrays(self) -> dict[str, numpy.ndarray]:
         """The per-layer and per-head numbers as numpy arrays:
         geoattn.results.sink_arrays(self.doc)."""
         from .results import sink_arrays
 
         return sink_arrays(self.doc)
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> None:
         """Writes what `geoattn sinks --out path` writes: the JSON at path and its state sidecar
         (which geoattn merge reads). A ValueError for a result loaded from files."""
         _save(self._native, path)
 
 
-def sinks(attn, values, *, convention="geoattn", eps=0.3, taus=(0.01, 0.05, 0.1, 0.2), residual=None, tokens=None,
-          profile_positions=64, config=None, threads=0, source="python", metadata=None):
+def sinks(attn: Tensor, values: Tensor, *, convention: str = "geoattn", eps: float = 0.3,
+          taus: Sequence[float] = (0.01, 0.05, 0.1, 0.2), residual: Tensor | None = None,
+          tokens: Tensor | None = None, profile_positions: int = 64, config: dict | None = None,
+          threads: int = 0, source: str = "python", metadata: dict | None = None) -> Sinks:
     """SPEC §9 for all-query attention: `geoattn sinks` on tensors.
 
     convention "geoattn" (its own definitions) or "authors" (the authors' released code's), as
@@ -374,13 +387,14 @@ def sinks(attn, values, *, convention="geoattn", eps=0.3, taus=(0.01, 0.05, 0.1,
     return Sinks(native=native)
 
 
-def taxonomy(result, config=None):
+def taxonomy(result: Measure | str | os.PathLike, config: dict | None = None) -> dict:
     """SPEC §6: Retriever / Mixer / Reset by their signatures, or Unlabelled (with the rule it
     came closest to), for every head of a measure result (a Measure, or a path to a result
     file), and the sensitivity of the labels to each threshold; config: thresholds as
     configs/taxonomy.json (default built in). Returns the JSON `geoattn taxonomy` writes, as a dict."""
-    native = result._native if isinstance(result, Measure) else None
-    text = None if native is not None else _measure_text(result, "taxonomy")
+    result = _measure(result, "taxonomy")
+    native = result._native
+    text = None if native is not None else result.to_json()
     config = _checks.json_object(config, "config", "thresholds as configs/taxonomy.json")
     try:
         # A result in memory: classified from its structs, no JSON text either way.
@@ -389,36 +403,28 @@ def taxonomy(result, config=None):
         raise _checks.named("config", e) from None
 
 
-def fits(result):
+def fits(result: Measure | str | os.PathLike) -> list[dict]:
     """SPEC §4's fits of every head: [{"layer", "head", <the fits of the result's heads>}]."""
-    if not isinstance(result, Measure):
-        result = _read_result(_result_path(result, "fits"), "result")
-    if not isinstance(result, Measure):
-        raise ValueError("result: a sinks result, fits needs a measure result")
+    result = _measure(result, "fits")
     if result._native is not None:  # a result in memory: its fits' structs, not its JSON
         return result._native.fits()
     return [{"layer": h["layer"], "head": h["head"], **h.get("fits", {})} for h in result.doc["heads"]]
 
 
-def _result_path(result, function):
+def _measure(result, function):
+    """The measure result `function` takes: result itself (a Measure), or the file at that path
+    read as geoattn.load reads it; a ValueError naming "result" for anything else."""
+    where = ""
+    if isinstance(result, (str, os.PathLike)):
+        where, result = f"{os.fsdecode(result)}: ", _read_result(result, "result")
     if isinstance(result, Sinks):
-        raise ValueError(f"result: a sinks result, {function} needs a measure result")
-    if not isinstance(result, (str, os.PathLike)):
+        raise ValueError(f"result: {where}a sinks result, {function} needs a measure result")
+    if not isinstance(result, Measure):
         raise ValueError(f"result: {_checks.short(result)}, expected a geoattn.Measure or a path to a measure result")
-    return _checks.path(result, "result")
+    return result
 
 
-def _measure_text(result, function):
-    if isinstance(result, Measure):
-        return result.to_json()
-    path = _result_path(result, function)
-    try:
-        return core().read_measure(path)
-    except ValueError as e:  # the C++ names the file
-        raise _checks.named("result", e) from None
-
-
-def read_capture(path):
+def read_capture(path: str | os.PathLike) -> dict[str, Any]:
     """A capture file (`geoattn capture`'s layout) as {"alpha", "values", "tokens" (torch
     tensors), "queries", "docs" (lists), "metadata" (dict)}: what geoattn.metrics takes."""
     path = _checks.path(path, "path")
@@ -428,7 +434,7 @@ def read_capture(path):
         raise _checks.named("path", e) from None
 
 
-def load(path):
+def load(path: str | os.PathLike) -> Measure | Sinks:
     """A result file: a Measure (geoattn.measure/1 or /2, its arrays file read beside it) or
     Sinks (geoattn.sinks/1), checked against its schema (docs/schema). Needs numpy only, not
     the compiled module."""

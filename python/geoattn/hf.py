@@ -15,15 +15,22 @@ the `value` states the weights mix ([B, kv_heads, T, d]: after the projection, i
 value norm; before the grouped heads are repeated) and the requested rows of the weights, and
 passes everything on unchanged. The full T x T weights are never kept.
 """
+from __future__ import annotations
+
 import re
 import sys
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from . import _checks
+
+if TYPE_CHECKING:
+    import torch
 
 _HOOK = re.compile(r"blocks\.(\d+)\.attn\.hook_(?:pattern|v)")
 
 
-def capture(model, input_ids, *, queries="last", dtype=None):
+def capture(model: torch.nn.Module, input_ids: torch.Tensor, *, queries: str | Sequence[int] = "last",
+            dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(alpha, values) of a transformers decoder on input_ids [windows, T] (or [T]).
 
     queries: "last", "all" or positions; dtype: of the returned tensors (default float32, as
@@ -124,7 +131,8 @@ def _restore(model, previous):
         model.config._attn_implementation = previous
 
 
-def from_cache(cache, *, queries="last", layers=None):
+def from_cache(cache: Mapping[str, Any], *, queries: str | Sequence[int] = "last",
+               layers: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(alpha, values) from a cache of TransformerLens hook names (an ActivationCache, or a
     dict of tensors saved with nnsight under those names):
       blocks.{l}.attn.hook_pattern  [batch, heads, T, T]

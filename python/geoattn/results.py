@@ -10,10 +10,16 @@ The arrays file is a plain safetensors file (float64, little-endian, row-major):
 (read_arrays, or safetensors.numpy.load_file), PyTorch with safetensors.torch.load_file. Python's json
 and nothing else for load_measure (numpy for read_arrays and load_sinks): no PyPI needed.
 """
+from __future__ import annotations
+
 import json
 import os
+from typing import TYPE_CHECKING, Any
 
 from .schema import load_schema
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = ["MEASURE_SCHEMAS", "SINKS_SCHEMA", "FRAME_TYPES", "SINK_CONVENTIONS", "SINK_NAMES", "read_arrays",
            "inline_arrays", "load_measure", "sink_arrays", "load_sinks"]
@@ -56,7 +62,7 @@ def _tensors(path):
     return out
 
 
-def read_arrays(path):
+def read_arrays(path: str | os.PathLike) -> dict[str, numpy.ndarray]:
     """{name: numpy array} of geoattn's arrays file (what safetensors.numpy.load_file gives)."""
     import numpy as np
 
@@ -72,7 +78,7 @@ def _entry(values, inner):
     return [None if lo is None or hi is None else [lo, hi] for lo, hi in zip(nums[0::2], nums[1::2])]
 
 
-def inline_arrays(doc, json_path):
+def inline_arrays(doc: dict, json_path: str | os.PathLike) -> dict:
     """Puts every array of the arrays file named by doc["arrays"] back into doc's layers and
     heads (keys with dots are paths: "fits.decay.c"); a /1 document is left as it is."""
     spec = doc.pop("arrays", None)
@@ -99,7 +105,7 @@ def inline_arrays(doc, json_path):
     return doc
 
 
-def load_measure(json_path):
+def load_measure(json_path: str | os.PathLike) -> dict:
     """A measure result with its arrays inline (the layout of geoattn.measure/1)."""
     with open(json_path, encoding="utf-8") as f:
         doc = json.load(f)
@@ -108,7 +114,7 @@ def load_measure(json_path):
     return inline_arrays(doc, json_path)
 
 
-def sink_arrays(doc):
+def sink_arrays(doc: dict) -> dict[str, Any]:
     """A geoattn.sinks/1 document as numpy arrays (NaN for null), layers in the document's order
     (their ids in "layer"), heads by their index:
       layer [L] int; taus [n_tau]; positions P
@@ -163,7 +169,7 @@ def sink_arrays(doc):
     return out
 
 
-def load_sinks(json_path):
+def load_sinks(json_path: str | os.PathLike) -> dict[str, Any]:
     """A geoattn sinks result: sink_arrays of it, with the document itself under "doc"."""
     with open(json_path, encoding="utf-8") as f:
         doc = json.load(f)

@@ -2,7 +2,7 @@
 
     problem(doc, "geoattn.measure-2.schema.json")  # None or "heads[3].R_rmin: expected an array, got string"
     validate(doc, "geoattn.bounds-1.schema.json")  # raises SchemaError (str(e): that line)
-    scripts/geoattn_schema.py SCHEMA.json DOC.json   # "ok", or the problem and exit code 1 (main)
+    geoattn-schema SCHEMA.json DOC.json   # "ok", or the problem and exit code 1 (main; or python3 -m geoattn.schema)
 
 The subset of JSON Schema 2020-12 that docs/schema uses: type, const, enum, minimum, maximum,
 pattern, items, prefixItems, minItems, maxItems, properties, patternProperties,
@@ -10,10 +10,13 @@ additionalProperties, required, allOf, if/then/else, true/false and $ref ("#/$de
 "other.schema.json#/$defs/x"); another keyword is an error, never ignored. The first problem
 (an object's missing keys, then its keys in order) is one line naming its JSON path.
 """
+from __future__ import annotations
+
 import json
 import os
 import re
 import sys
+from typing import Any, Sequence
 
 __all__ = ["SCHEMA_DIR", "ANNOTATIONS", "QUICK", "KEYWORDS", "PY_TYPES", "JSON_TYPES",
            "SchemaError", "json_path", "load_schema", "has_type", "short", "validate", "problem",
@@ -39,18 +42,18 @@ _files, _quick = {}, {}  # path -> schema; id(schema) -> (schema, its quick test
 class SchemaError(Exception):
     """Where a document breaks its schema: str(e) is "<path>: <problem>"."""
 
-    def __init__(self, keys, problem):
+    def __init__(self, keys: Sequence[str | int], problem: str):
         self.path, self.problem = json_path(keys), problem
         super().__init__(f"{self.path or 'top level'}: {problem}")
 
 
-def json_path(keys):
+def json_path(keys: Sequence[str | int]) -> str:
     """("heads", 3, "R_rmin") -> heads[3].R_rmin; other keys quoted: tensors["heads.c"]."""
     return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" if re.fullmatch(r"[A-Za-z_]\w*", k)
                    else f"[{json.dumps(k)}]" for k in keys).lstrip(".")
 
 
-def load_schema(name, directory=None):
+def load_schema(name: str, directory: str | None = None) -> tuple[dict, str]:
     """The schema file `name` (read once) and its folder; from docs/schema by default."""
     path = os.path.normpath(os.path.join(directory or SCHEMA_DIR, name))
     if path not in _files:
@@ -59,12 +62,12 @@ def load_schema(name, directory=None):
     return _files[path], os.path.dirname(path)
 
 
-def has_type(v, want):
+def has_type(v: Any, want: str) -> bool:
     """Whether v has the JSON Schema type `want`: 1.0 is an integer, true is not a number."""
     return type(v) in PY_TYPES[want] or (want == "integer" and type(v) is float and v.is_integer())
 
 
-def short(v):
+def short(v: Any) -> str:
     """v as JSON text for a message, cut to 40 characters ("..." at the end)."""
     text = json.dumps(v)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -87,7 +90,7 @@ class _Checker:
         if id(s) not in _quick:
             unknown = set(s) - KEYWORDS if isinstance(s, dict) else set()
             if unknown:
-                raise ValueError(f"schema keyword(s) {sorted(unknown)} not supported by geoattn_schema")
+                raise ValueError(f"schema keyword(s) {sorted(unknown)} not supported by geoattn.schema")
             _quick[id(s)] = (s, None)  # None while building: a $ref cycle is not quick
             _quick[id(s)] = (s, self.build_quick(s))
         return _quick[id(s)][1]
@@ -181,14 +184,14 @@ class _Checker:
                 self.check(item, sub, path + (key,))
 
 
-def validate(doc, schema_name, directory=None):
+def validate(doc: Any, schema_name: str, directory: str | None = None) -> None:
     """Raises SchemaError at the first problem of `doc` against the schema file `schema_name`
     (a name in docs/schema, or in `directory`)."""
     checker = _Checker(*load_schema(schema_name, directory))
     checker.check(doc, checker.root, ())
 
 
-def problem(doc, schema_name, directory=None):
+def problem(doc: Any, schema_name: str, directory: str | None = None) -> str | None:
     """The first problem as one line "<path>: <problem>", or None when `doc` is valid."""
     try:
         validate(doc, schema_name, directory)
@@ -197,12 +200,16 @@ def problem(doc, schema_name, directory=None):
     return None
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     """The command line (argv: its arguments, sys.argv[1:] by default): SCHEMA.json DOC.json;
     prints "ok", or exits with "DOC.json: <problem>" (exit code 1)."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
-        sys.exit("usage: geoattn_schema.py SCHEMA.json DOC.json")
+        sys.exit("usage: geoattn-schema SCHEMA.json DOC.json")
     with open(argv[1], encoding="utf-8") as f:
         why = problem(json.load(f), os.path.abspath(argv[0]))
     sys.exit(f"{argv[1]}: {why}" if why else print("ok"))
+
+
+if __name__ == "__main__":
+    main()

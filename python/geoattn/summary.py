@@ -4,10 +4,15 @@ kappa-free upper one included); and when a taxonomy JSON is given, the head labe
 (Retriever, Mixer, Reset, Unlabelled), their totals and the taxonomy's threshold sensitivity.
 
     scripts/summary.py out/measure.json [out/taxonomy.json]
+    geoattn-summary out/measure.json [out/taxonomy.json]   # the command pip install ./python installs
 """
+from __future__ import annotations
+
 import json
 import math
+import os
 import sys
+from typing import Any, Sequence
 
 from .results import inline_arrays
 
@@ -20,7 +25,7 @@ CLASSES = ("Retriever", "Mixer", "Reset", "Unlabelled")  # a taxonomy's, in its 
 USAGE = "usage: scripts/summary.py MEASURE.json [TAXONOMY.json]"
 
 
-def load(path, schema):
+def load(path: str | os.PathLike, schema: str) -> dict:
     """The JSON document at path; exits with one line naming the file when it cannot be read
     or its "schema" is not `schema`/<version>."""
     try:
@@ -34,7 +39,7 @@ def load(path, schema):
     return doc
 
 
-def outside(group):
+def outside(group: dict) -> int | None:
     """The N at which the group's mean P(r_max, N) or R(r_min, N) lies outside the envelopes of
     its own samples (SPEC §5; the result's "envelopes"), or None without them."""
     env = group.get("envelopes")
@@ -50,7 +55,7 @@ def outside(group):
     return out
 
 
-def leaving(group, curve, name, above):
+def leaving(group: dict, curve: str, name: str, above: bool) -> int | None:
     """How many grid N the group's mean `curve` lies above (above) or below the envelope
     `name`: the length of the result's envelopes.leaves[name] where it has one, else counted
     from the arrays; None when the group has no such envelope (an older result: no P_up0)."""
@@ -70,12 +75,12 @@ def leaving(group, curve, name, above):
     return n
 
 
-def fmt(x):
+def fmt(x: float | None) -> str:
     """A number in a column six wide, three decimals; "-" for None or NaN."""
     return "   -  " if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:6.3f}"
 
 
-def share(x):
+def share(x: Any) -> str:
     """A share in [0, 1] as a percentage six wide ("  11%"); "-" for None or NaN."""
     if not isinstance(x, (int, float)) or isinstance(x, bool) or math.isnan(x):
         return "     -"
@@ -83,12 +88,12 @@ def share(x):
     return f"{pct:5.0f}%" if pct == 0 or pct >= 1 else f"{pct:5.1f}%"
 
 
-def count(x, width):
+def count(x: int | None, width: int) -> str:
     """A count right-aligned in width; "-" for None."""
     return f"{'-' if x is None else x:>{width}}"
 
 
-def classes_of(tax):
+def classes_of(tax: dict) -> list[str]:
     """The label classes of a taxonomy in order: those its totals count (four in a current
     taxonomy, three in an older one), then any other label of its heads."""
     found = [k for k in (tax.get("totals") or {}) if k != "heads"]
@@ -97,7 +102,7 @@ def classes_of(tax):
     return order + sorted(set(found) - set(order))
 
 
-def print_labels(tax, classes):
+def print_labels(tax: dict, classes: Sequence[str]) -> None:
     """The taxonomy's totals per class, where its Unlabelled heads came closest, and its
     sensitivity table (threshold, factor, the moved value, how many heads change label)."""
     heads = tax.get("heads", [])
@@ -128,7 +133,7 @@ def print_labels(tax, classes):
               f"{r.get('changed', 0):7d}  {', '.join(moved[:4])}{more}")
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """The command line (argv: its arguments, sys.argv[1:] by default): MEASURE.json
     [TAXONOMY.json]; --help prints the usage above; without arguments, exits with it."""
     argv = sys.argv[1:] if argv is None else argv

@@ -8,15 +8,18 @@ PythonReference runs --check to fail when it has.
     python_reference.py [SOURCE_DIR] --write    write SOURCE_DIR/docs/python.md
     python_reference.py [SOURCE_DIR] --check    exit 1 with a diff when docs/python.md differs
 
-SOURCE_DIR: the repository (default: the one this script is in). The page: the package
-docstring, then each name of geoattn.__all__ in its order (functions with their signatures as
+SOURCE_DIR: the repository (default: the one this script is in). The page: the commands of
+python/pyproject.toml's [project.scripts] (each with its function and the first paragraph of
+its module's docstring), the package docstring, then each name of geoattn.__all__ in its order (functions with their signatures as
 written, the classes Measure and Sinks with their public methods and properties), then the
 module geoattn.hf whole; then the readers and figures (geoattn.results, geoattn.schema,
 geoattn.summary, geoattn.figures): each one's docstring and a table of what it exports (its
 __all__ where it has one, else every name without a leading underscore; geoattn.figures: the
 names its __init__ exports, from its modules), the signature and the docstring's first
 paragraph. A public function, class, method or property without a docstring, in these modules
-or in geoattn.figures' modules, is an error (exit 1, one line naming each).
+or in geoattn.figures' modules, is an error (exit 1, one line naming each); so is a function or
+method the page shows (a class: its constructor too) without a type annotation on each
+parameter (self and cls aside) and on its return (a constructor's aside).
 """
 import argparse
 import ast
@@ -28,6 +31,7 @@ from generated import anchor, check, write_whole
 
 PAGE = os.path.join("docs", "python.md")
 PACKAGE = os.path.join("python", "geoattn")
+PYPROJECT = os.path.join("python", "pyproject.toml")
 REGENERATE = "python3 scripts/docs/python_reference.py --write"
 # The modules after the package's own names, in this order: the first in full, the others as
 # tables of their exports.
@@ -109,6 +113,18 @@ def docstring(node, dotted, missing):
     return ["", fence + "text", text, fence]
 
 
+def annotations(fn, dotted, missing):
+    """Adds 'dotted: no annotation on ...' to missing, naming each parameter of fn (a method's
+    self or cls aside) and its return (a constructor's aside) that the source leaves unannotated."""
+    a = fn.args
+    args = a.posonlyargs + a.args + ([a.vararg] if a.vararg else []) + a.kwonlyargs + ([a.kwarg] if a.kwarg else [])
+    bare = [arg.arg for i, arg in enumerate(args) if arg.annotation is None and not (i == 0 and arg.arg in ("self", "cls"))]
+    if fn.returns is None and fn.name != "__init__":
+        bare.append("return")
+    if bare:
+        missing.append(f"{dotted}: no annotation on {', '.join(bare)}")
+
+
 def wrap(prefix, params, suffix=""):
     """prefix(params...)suffix on one line, or wrapped after commas under the open parenthesis."""
     one = f"{prefix}({', '.join(params)}){suffix}"
@@ -168,6 +184,7 @@ def function_section(module, fn, dotted, shown, level, missing):
     """A heading, the signature, the docstring; and the heading for the contents."""
     heading = f"{'#' * level} {dotted}"
     lines = ["", heading, "", "```python", signature(module, fn, shown), "```"]
+    annotations(fn, dotted, missing)
     return lines + docstring(fn, dotted, missing), [dotted]
 
 
@@ -177,6 +194,8 @@ def class_section(module, cls, dotted, shown, level, missing):
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     bases = [module.segment(b) for b in cls.bases]
     head = wrap(f"class {shown}", parameters(module, init, drop_self=True)) if init else f"class {shown}"
+    if init:
+        annotations(init, f"{dotted}.__init__", missing)
     if bases:
         head += f"  # subclass of {', '.join(bases)}"
     lines = ["", f"{'#' * level} {dotted}", "", "```python", head, "```"] + docstring(cls, dotted, missing)
@@ -185,6 +204,7 @@ def class_section(module, cls, dotted, shown, level, missing):
         if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
             continue
         docstring(node, f"{dotted}.{node.name}", missing)  # only to name a missing one
+        annotations(node, f"{dotted}.{node.name}", missing)
         if "property" in decorators(node):
             code = f"{cls.name}.{node.name}"
         else:
@@ -244,7 +264,11 @@ def table_section(module, exports, missing):
         docstring(node, dotted, missing)  # only to name a missing one
         if isinstance(node, ast.ClassDef):
             shown = f"class {node.name}"
+            init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            if init:
+                annotations(init, f"{dotted}.__init__", missing)
         else:
+            annotations(node, dotted, missing)
             shown = f"{node.name}({', '.join(parameters(source, node))})"
         lines.append(f"| `{shown}` | {first_paragraph(node)} |")
     return lines
@@ -264,6 +288,28 @@ def exports_of(root, module):
             if there in source.defs:
                 out.append((f"{origin}.{there}", source, source.defs[there]))
     return out
+
+
+def commands_section(root, missing):
+    """## Commands: a row per command of PYPROJECT's [project.scripts] ("module:function"): the
+    function it runs and the first paragraph of the docstring of the module that defines it."""
+    with open(os.path.join(root, PYPROJECT), encoding="utf-8") as f:
+        section = f.read().split("[project.scripts]", 1)[-1].split("\n[", 1)[0]
+    lines = ["", "## Commands", "",
+             "`pip install ./python` puts them on `PATH`; in a checkout: `scripts/plot_figures.py`, "
+             "`scripts/summary.py`, `PYTHONPATH=python python3 -m geoattn.schema`.",
+             "", "| command | runs | what |", "| --- | --- | --- |"]
+    for command, target in re.findall(r'^([\w-]+)\s*=\s*"([\w.]+:\w+)"', section, re.M):
+        name, function = target.split(":")
+        source, there = Module(root, name), function
+        if there not in source.defs and there in source.imports:
+            origin, there = source.imports[there]
+            source = Module(root, origin)
+        if there not in source.defs:
+            missing.append(f"{PYPROJECT}: {command} = {target}: not a function of the package")
+            continue
+        lines.append(f"| `{command}` | `{source.name}.{there}` | {first_paragraph(source.tree)} |")
+    return lines
 
 
 def figure_modules(root):
@@ -307,6 +353,7 @@ def page(root):
             section, entries = table_section(modules[name], exports_of(root, modules[name]), missing), []
         body += section
         contents.append((name, entries))
+    commands = commands_section(root, missing)
     if missing:
         raise Missing(missing)
 
@@ -315,19 +362,12 @@ def page(root):
         "",
         "<!-- Generated by scripts/docs/python_reference.py from the docstrings of python/geoattn; do not edit. -->",
         "",
-        "The docstrings of the package `geoattn` (python/geoattn): the functions and classes of",
-        "`geoattn` and `geoattn.hf` each verbatim in a text block under its signature as the source",
-        "writes it, the readers and the figures as tables of their exports with the first paragraph",
-        "of each docstring. This page is generated: change a docstring in",
-        "`python/geoattn/`, then regenerate the page in the repository with",
-        "",
-        "```sh",
-        REGENERATE,
-        "```",
-        "",
-        "(it reads the source with `ast` only: no torch, numpy or build needed). The ctest",
-        "`PythonReference` runs it with `--check`, which fails while this page and the docstrings",
-        "differ; a public function, class, method or property without a docstring fails both.",
+        "The docstrings of python/geoattn: `geoattn` and `geoattn.hf` verbatim under the signatures as",
+        "written, the readers and figures as tables of their exports (each docstring's first paragraph).",
+        f"Generated from the source read with `ast` only (no torch, numpy or build): `{REGENERATE}`",
+        "rewrites it; the ctest `PythonReference` (`--check`) fails while it and the docstrings differ,",
+        "and for a public name without a docstring or a function shown here without a type annotation",
+        "on each parameter and its return (numpy, torch and matplotlib types under `TYPE_CHECKING`).",
         "",
         "## Contents",
         "",
@@ -335,7 +375,7 @@ def page(root):
     for name, entries in contents:
         links = ", ".join(f"[{d[len(name) + 1:]}](#{ref(d)})" for d in entries if "." not in d[len(name) + 1:])
         lines.append(f"- [{name}](#{ref(name)})" + (f": {links}" if links else ""))
-    return link_anchors("\n".join(lines + body) + "\n")
+    return link_anchors("\n".join(lines + commands + body) + "\n")
 
 
 def main():

@@ -1,5 +1,6 @@
 """The paper's figures from geoattn's JSON results alone (numpy + matplotlib, imported only
-when a figure is drawn); the command line is scripts/plot_figures.py, i.e. main(argv).
+when a figure is drawn); the command line is scripts/plot_figures.py (installed: geoattn-figures),
+i.e. main(argv).
 
     from geoattn import figures
     figures.main(["--measure", "out/measure.json", "--out", "figs"])

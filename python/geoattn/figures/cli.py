@@ -4,6 +4,7 @@ alone, as PNG and PDF.
     scripts/plot_figures.py [--measure A.json [B.json ...]] [--bounds BOUNDS.json ...]
                             [--taxonomy TAX.json ...] [--sinks S.json [T.json ...]]
                             [--labels name1,name2] [--n N] --out DIR
+    geoattn-figures ...       the same, as the command `pip install ./python` installs
 
 At least one of --measure and --sinks; --bounds and --taxonomy go with --measure.
 
@@ -49,23 +50,27 @@ beside every measure with the same N grid (and, for a model/capture source, the 
 path).
 
 Every input is checked before anything is drawn: its structure against the JSON Schemas in
-docs/schema (scripts/geoattn_schema.py), then what a schema cannot say (curve lengths equal to
+docs/schema (geoattn.schema), then what a schema cannot say (curve lengths equal to
 the N grid, layer and head indices inside the model, a taxonomy of the same run). Bad input
 (missing file, invalid JSON, another schema, a missing, mistyped or unknown key) gives one line
 `plot_figures: error: <file>: <problem>` on stderr, exit code 2, and writes nothing: the
 figures are drawn into a temporary folder beside DIR and moved into DIR at the end.
 
 Needs only the standard library, numpy and matplotlib (Debian: python3-numpy,
-python3-matplotlib). When the `python3` on PATH lacks them (a pyenv or venv interpreter), the
-script re-runs itself under /usr/bin/python3.
+python3-matplotlib; pip: ./python[figures]). When the `python3` on PATH lacks them (a pyenv or
+venv interpreter), scripts/plot_figures.py re-runs itself under /usr/bin/python3; geoattn-figures,
+which runs in the environment it was installed into, says what is missing.
 """
 # The docstring above is the --help text of scripts/plot_figures.py (main: the command line).
+from __future__ import annotations
+
 import argparse
 import math
 import os
 import shutil
 import sys
 import tempfile
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from .common import fail, import_plotting, note, plt
 from .curves import fig5_pr_vs_n, fig6_sink_recall_corr
@@ -78,6 +83,9 @@ from .runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
 from .sinks import fig_sinks_dormant, fig_sinks_heatmaps, fig_sinks_mass_lambda, fig_sinks_profile
 from .taxonomy import fig7_s_diagnostics, fig8_labels_by_layer, fig11_regimes
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
            "fig6_sink_recall_corr", "fig7_s_diagnostics", "fig8_labels_by_layer",
            "fig11_regimes", "heatmap_P_R_labels", "kappa_ranges")
@@ -87,8 +95,9 @@ DEFAULT_HEATMAP_N = 8
 
 
 def ensure_plot_libraries():
-    """numpy + matplotlib importable, or re-run the command (the script sys.argv[0], e.g.
-    scripts/plot_figures.py) under Debian's python3 that has them."""
+    """numpy + matplotlib importable, or re-run the command (the script sys.argv[0], a .py file:
+    scripts/plot_figures.py, not an installed command's wrapper) under Debian's python3 that has
+    them."""
     import importlib.util
     if importlib.util.find_spec("numpy") and importlib.util.find_spec("matplotlib"):
         return
@@ -96,14 +105,14 @@ def ensure_plot_libraries():
     here = os.path.realpath(sys.executable or "")
     script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if (not os.environ.get("PLOT_FIGURES_REEXEC") and os.path.exists(system_python)
-            and os.path.realpath(system_python) != here and os.path.isfile(script)):
+            and os.path.realpath(system_python) != here and script.endswith(".py") and os.path.isfile(script)):
         env = dict(os.environ, PLOT_FIGURES_REEXEC="1")
         os.execve(system_python, [system_python, script] + sys.argv[1:], env)
     fail("numpy and matplotlib are needed (Debian: apt-get install python3-numpy "
          "python3-matplotlib)")
 
 
-def parse_args(argv):
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The command line's arguments (argv without the program name); a bad one exits with
     `plot_figures: error: <problem>` (exit code 2)."""
     class Parser(argparse.ArgumentParser):
@@ -136,7 +145,7 @@ def parse_args(argv):
     return args
 
 
-def measure_drawers(models, heatmap_n):
+def measure_drawers(models: Sequence[Model], heatmap_n: float) -> dict[str, Callable[[], Figure | str]]:
     """{figure name: drawer} of the --measure figures, in the order of FIGURES."""
     drawers = {
         "fig2_norms": lambda: fig2_norms(models),
@@ -153,7 +162,7 @@ def measure_drawers(models, heatmap_n):
     return {name: drawers[name] for name in FIGURES}
 
 
-def sink_drawers(sinks):
+def sink_drawers(sinks: Sequence[SinkModel]) -> dict[str, Callable[[], Figure | str]]:
     """{figure name: drawer} of the --sinks figures, in the order of SINK_FIGURES."""
     drawers = {
         "sinks_heatmaps": fig_sinks_heatmaps,
@@ -182,7 +191,7 @@ def save_figure(name, result, folder):
     return files
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """The command line of scripts/plot_figures.py (argv: its arguments, sys.argv[1:] by default):
     checks every input, draws the figures into a temporary folder beside --out and moves them
     in; returns 0, exits 2 on bad input and 1 when drawing fails."""

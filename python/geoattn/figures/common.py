@@ -5,8 +5,11 @@ the small drawing helpers (axes, legends, empty panels, a new figure).
 numpy and matplotlib are imported only when a figure is drawn (import_plotting): importing
 geoattn.figures and checking the inputs need neither.
 """
+from __future__ import annotations
+
 import math
 import sys
+from typing import Any
 
 PROG = "plot_figures"
 # SPEC §6's classes in the order of a taxonomy's layers[] rows and totals: the three regimes,
@@ -43,7 +46,7 @@ def finite(x):
 _plotting = {}  # "np": numpy, "plt": matplotlib.pyplot, once import_plotting has run
 
 
-def import_plotting():
+def import_plotting() -> dict[str, Any]:
     """Imports numpy and matplotlib.pyplot (the Agg backend, the figures' style) once; returns
     {"np": numpy, "plt": pyplot}."""
     if not _plotting:

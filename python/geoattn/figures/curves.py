@@ -3,10 +3,18 @@ bands, the random control, the envelopes of the measured samples themselves (the
 "envelopes") and those of the --bounds files (Theorems 1-2), and
 corr(R(r_min, N), rho0) globally and per layer.
 """
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Sequence
 
 from .common import (arr, finite, is_number, log_n_axis, new_figure, np, optional_curve,
                      outside_legend, plt)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .runs import Model
 
 # (upper, lower) envelope colours of the 1st, 2nd, ... bounds file beside one measure
 BOUND_COLORS = (("tab:orange", "tab:green"), ("tab:brown", "tab:olive"), ("tab:pink", "tab:cyan"))
@@ -239,7 +247,7 @@ def draw_windowed_range(ax, m):
                      f"the mean is over the other {L - k}")
 
 
-def fig5_pr_vs_n(models):
+def fig5_pr_vs_n(models: Sequence[Model]) -> Figure | str:
     """Fig. 5: per model, the global P(r_max, N) and R(r_min, N) against N with their bootstrap
     bands (the title says when there are none, or few units), the random control, the
     envelopes of its own samples (kappa and kappa-free) and those of its --bounds files."""
@@ -282,7 +290,7 @@ def fig5_pr_vs_n(models):
     return fig
 
 
-def fig6_sink_recall_corr(models):
+def fig6_sink_recall_corr(models: Sequence[Model]) -> Figure | str:
     """Fig. 6: corr(R(r_min, N), rho0) against N, global (with its bootstrap band and rho0) and
     per layer (thin lines), every model in one panel."""
     fig, axes = new_figure(1, 1, w=9.5, h=4.4)

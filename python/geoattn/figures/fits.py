@@ -2,7 +2,17 @@
 value-state norms by position (norms), the exponential decay of c(k) (decay) and the
 four-phase attention profile (profile).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
 from .common import arr, empty_panel, finite, head_name, new_figure, np, plt, positive
+
+if TYPE_CHECKING:
+    import numpy
+    from matplotlib.figure import Figure
+
+    from .runs import Model
 
 
 def fit_part(h, part):
@@ -68,7 +78,7 @@ def histogram(ax, values, color, marks, missing, xlabel, title):
     ax.set(xlabel=xlabel, ylabel="heads (layer, head)", title=title)
 
 
-def fig2_norms(models):
+def fig2_norms(models: Sequence[Model]) -> Figure | str:
     """Fig. 2 (Assumption 1): per model, the value-state norms by position and the histogram of
     their CV (norms_row); the reason instead when no head has heads[].fits.norms."""
     return fit_figure(models, "norms", norms_row, 2,
@@ -115,7 +125,7 @@ def norms_row(m, ax, ax2):
               f"{m.label}: coefficient of variation ({cvs.size} heads)")
 
 
-def fig3_decay_mae(models):
+def fig3_decay_mae(models: Sequence[Model]) -> Figure | str:
     """Fig. 3 (Assumption 2): per model, the histogram of the decay-fit MAE and c(k) with its fit
     (decay_row); the reason instead when no head has heads[].fits.decay."""
     return fit_figure(models, "decay", decay_row, 2,
@@ -156,7 +166,7 @@ def decay_row(m, ax, ax2):
     ax2.set_title(f"{m.label}: $c(k)$ of the min / median / max MAE heads")
 
 
-def profile_model(p, T):
+def profile_model(p: dict, T: int) -> numpy.ndarray:
     """Assumption 3: alpha_0 = p_sink; p_base for 1 <= i <= T1;
     p_base (1 + eta cos(omega i)) for T1 < i <= T2; p_base exp(eta (i - T2)) for i > T2."""
     i = np.arange(T, dtype=float)
@@ -169,7 +179,7 @@ def profile_model(p, T):
     return out
 
 
-def fig4_profile(models):
+def fig4_profile(models: Sequence[Model]) -> Figure | str:
     """Fig. 4 (Assumption 3): per model, the mean attention row and the best, median and worst
     four-phase fits (profile_row); the reason instead when no head has heads[].fits.profile."""
     return fit_figure(models, "profile", profile_row, 4,

@@ -2,11 +2,19 @@
 attention graph's statistics per layer and tau, the frame type per layer (and per entry of
 the rule's sweep), and the tokens the heads anchor on. Each takes the --sinks models.
 """
+from __future__ import annotations
+
 import json
 import math
+from typing import TYPE_CHECKING, Sequence
 
 from ..results import FRAME_TYPES
 from .common import finite, new_figure, np, outside_legend, plt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .runs import SinkModel
 
 FRAME_COLORS = {"centralized": "#1f77b4", "bidirectional": "#ff7f0e", "distributed": "#2ca02c",
                 "none": "#d9d9d9"}
@@ -36,7 +44,7 @@ def graph_panel(ax, m, key):
     ax.set_xlabel("layer")
 
 
-def fig_sinks_graph(sinks):
+def fig_sinks_graph(sinks: Sequence[SinkModel]) -> Figure | str:
     """Per --sinks model: the attention graph's Fiedler value, Gini coefficient and density by
     layer, one line per tau (graph_panel)."""
     fig, axes = new_figure(len(sinks), len(GRAPH_PANELS), w=4.0, h=3.1)
@@ -62,7 +70,7 @@ def frame_rows(m):
     return rows
 
 
-def fig_sinks_frames(sinks):
+def fig_sinks_frames(sinks: Sequence[SinkModel]) -> Figure | str:
     """Per --sinks model: the frame type of each layer as a coloured strip (the anchor position
     written in), a row per entry of the rule's sweep below it."""
     from matplotlib.colors import ListedColormap, BoundaryNorm
@@ -128,7 +136,7 @@ def anchor_token_counts(m):
     return bars
 
 
-def fig_sinks_anchor_tokens(sinks):
+def fig_sinks_anchor_tokens(sinks: Sequence[SinkModel]) -> Figure | str:
     """Per --sinks model: a bar per token, the number of heads whose commonest top anchor it
     is (anchor_token_counts)."""
     widest = max(len(anchor_token_counts(m)) for m in sinks)

@@ -1,9 +1,17 @@
 """Layers x heads maps: head_map (one number per head, its colour bar) and the figure
 heatmap_P_R_labels (P and R at one N, and the taxonomy labels).
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Sequence
 
 from .common import empty_panel, label_color, new_figure, np, taxonomy_classes
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .runs import Model
 
 
 def nearest_n(grid, want):
@@ -11,7 +19,7 @@ def nearest_n(grid, want):
     return min(grid, key=lambda g: (abs(g - want), g))
 
 
-def fig_heatmap(models, want_n):
+def fig_heatmap(models: Sequence[Model], want_n: float) -> Figure | str:
     """heatmap_P_R_labels: per model, layers x heads maps of P(r_max, N) and R(r_min, N) at the
     grid's N nearest to want_n, and of the taxonomy labels when any model has a --taxonomy
     (every class of the taxonomy in the legend with its count, Unlabelled in grey)."""

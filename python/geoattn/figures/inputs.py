@@ -3,7 +3,10 @@
 for what a schema cannot say (curve lengths, indices inside the model). A problem is an
 InputError naming the file.
 """
+from __future__ import annotations
+
 import json
+import os
 
 from .. import schema as schemas
 from ..results import MEASURE_SCHEMAS, SINKS_SCHEMA, inline_arrays
@@ -23,7 +26,7 @@ SCALAR_INTERVALS = ("rho0_ci", "c_sink_ci", "c_last_ci", "c_rest_ci", "cos_s_v0_
 class InputError(Exception):
     """A problem with one input file: reported as `plot_figures: error: <file>: <problem>`."""
 
-    def __init__(self, path, problem):
+    def __init__(self, path: str | os.PathLike, problem: str):
         super().__init__(f"{path}: {problem}")
 
 
@@ -75,7 +78,7 @@ def check_curve_lengths(path, groups, n):
                 raise InputError(path, f"{where}.{key}: has {len(v)} values, the N grid has {n}")
 
 
-def validate_measure(path):
+def validate_measure(path: str | os.PathLike) -> dict:
     """A --measure file, checked: its schema (as written, then with its arrays file read
     inline), its curve lengths and its layer and head indices; returns the document with its
     arrays inline."""
@@ -102,7 +105,7 @@ def validate_measure(path):
     return doc
 
 
-def validate_bounds(path):
+def validate_bounds(path: str | os.PathLike) -> dict:
     """A --bounds file, checked against its schema and its curves against the N grid; returns
     the document."""
     doc = load_json(path, BOUNDS_SCHEMA)
@@ -154,7 +157,7 @@ def check_sinks_layout(path, doc):
             seen.add(hd["head"])
 
 
-def validate_sinks(path):
+def validate_sinks(path: str | os.PathLike) -> dict:
     """A --sinks file, checked against its schema, then by check_sinks_layout; returns the
     document."""
     doc = load_json(path, SINKS_SCHEMA)
@@ -163,7 +166,7 @@ def validate_sinks(path):
     return doc
 
 
-def validate_taxonomy(path):
+def validate_taxonomy(path: str | os.PathLike) -> dict:
     """The structure; whether its heads are those of a --measure run is pair_taxonomies'."""
     doc = load_json(path, TAXONOMY_SCHEMA)
     check_schema(path, doc, TAXONOMY_SCHEMA_FILE)

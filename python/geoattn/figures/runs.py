@@ -2,8 +2,11 @@
 (pair_taxonomies) and the bounds beside it (pair_bounds); a SinkModel one --sinks file as
 arrays; make_labels names them in the figures.
 """
+from __future__ import annotations
+
 import math
 import os
+from typing import Sequence
 
 from ..results import sink_arrays
 from .common import fail, finite, head_name, is_number, note
@@ -25,7 +28,7 @@ def model_path_of(doc):
 class Model:
     """One --measure file with what was paired with it."""
 
-    def __init__(self, path, doc):
+    def __init__(self, path: str, doc: dict):
         self.path = path
         self.doc = doc
         self.grid = [float(x) for x in doc["n_grid"]]
@@ -56,7 +59,7 @@ class SinkModel:
     """One --sinks file: the document and its numbers as arrays (geoattn.results.sink_arrays),
     rows in the order of its layers (their ids in layer_ids)."""
 
-    def __init__(self, path, doc):
+    def __init__(self, path: str, doc: dict):
         self.path = path
         self.doc = doc
         self.a = sink_arrays(doc)
@@ -114,7 +117,7 @@ def check_taxonomy_fits(model, tax_path, tax):
         raise InputError(tax_path, why)
 
 
-def pair_taxonomies(models, taxonomies):
+def pair_taxonomies(models: Sequence[Model], taxonomies: Sequence[tuple[str, dict]]) -> None:
     """Gives each Model its taxonomy from taxonomies [(path, doc)]: in order when there are as
     many as models, else the model each names (its "from", else its model path). An
     InputError for one that matches no model or is of another run."""
@@ -140,7 +143,7 @@ def pair_taxonomies(models, taxonomies):
         pick.taxonomy, pick.tax_path = t, p
 
 
-def pair_bounds(models, bounds):
+def pair_bounds(models: Sequence[Model], bounds: Sequence[tuple[str, dict]]) -> None:
     """Adds each --bounds file (path, doc, legend tag) to every Model with the same N grid (and
     for a model or capture source the same model path); a note for a bounds file over other
     samples than the measure and for one that matches no model."""
@@ -172,7 +175,7 @@ def pair_bounds(models, bounds):
             note(f"{p}: its N grid (or model) matches no --measure file; envelopes not drawn")
 
 
-def make_labels(models, labels_arg, flag="--measure"):
+def make_labels(models: Sequence[Model | SinkModel], labels_arg: str | None, flag: str = "--measure") -> None:
     """Names the models in the figures: the comma-separated labels_arg (one name per file of
     `flag`, else exit 2), or by default each model's path, with the file name or a number
     added where two would read alike."""

@@ -2,10 +2,18 @@
 lambda per head, mass against lambda, the dormant heads and the mean attention profile by
 position. Each takes the --sinks models (runs.SinkModel).
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Sequence
 
 from .common import empty_panel, new_figure, np, plt, positive
 from .heatmaps import head_map
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .runs import SinkModel
 
 
 def finite_values(a):
@@ -60,7 +68,7 @@ def sink_rate_bars(ax, m):
                  fontsize=9)
 
 
-def fig_sinks_heatmaps(sinks):
+def fig_sinks_heatmaps(sinks: Sequence[SinkModel]) -> Figure | str:
     """Per --sinks model: layers x heads maps of the sink mass alpha_0, rho0 and lambda, with
     Sink_0^eps per layer beside them (sink_rate_bars)."""
     widest = max(m.heads for m in sinks)
@@ -91,7 +99,7 @@ def name_heads(ax, m, rows, x, y, fontsize=6):
                     textcoords="offset points", fontsize=fontsize)
 
 
-def fig_sinks_mass_lambda(sinks):
+def fig_sinks_mass_lambda(sinks: Sequence[SinkModel]) -> Figure | str:
     """Per --sinks model: alpha_0 against lambda over all heads, coloured by layer, eps marked
     and the three heads of largest alpha_0 / lambda named (sinks that carry no value)."""
     fig, axes = new_figure(1, len(sinks), w=5.0, h=4.0)
@@ -126,7 +134,7 @@ def fig_sinks_mass_lambda(sinks):
     return fig
 
 
-def fig_sinks_dormant(sinks):
+def fig_sinks_dormant(sinks: Sequence[SinkModel]) -> Figure | str:
     """Per --sinks model: each head's row score against its column score, the region of the
     rule's dormant thresholds shaded, the dormant heads marked (the four lowest rows named)."""
     fig, axes = new_figure(1, len(sinks), w=5.0, h=4.0)
@@ -156,7 +164,7 @@ def fig_sinks_dormant(sinks):
     return fig
 
 
-def fig_sinks_profile(sinks):
+def fig_sinks_profile(sinks: Sequence[SinkModel]) -> Figure | str:
     """Per --sinks model, by key position: the mean attention alpha_k (log scale) and
     Sink_k^eps, one line per layer (and all layers together)."""
     fig, axes = new_figure(len(sinks), 2, w=5.0, h=3.4)

@@ -2,12 +2,20 @@
 Unlabelled for a head that meets no rule): the diagnostics of s(N) of one head per regime, the
 regimes per layer and P, R against N averaged per regime.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Sequence
 
 from .common import (LABEL_COLORS, REGIMES, UNLABELLED, arr, empty_panel, finite, head_name,
                      is_number, label_color, log_n_axis, new_figure, np, optional_curve,
                      ordered_labels, outside_legend, taxonomy_classes)
 from .curves import random_note
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .runs import Model
 
 PROXY_TEX = {"max c_last": r"max $c_{\mathrm{last}}$",
              "median c_last": r"median $c_{\mathrm{last}}$",
@@ -81,7 +89,7 @@ def fig7_columns(models):
     return columns, picks
 
 
-def fig7_s_diagnostics(models):
+def fig7_s_diagnostics(models: Sequence[Model]) -> Figure | str:
     """Fig. 7: per model, ||s(N)|| with its leave-one-out norms (top) and cos(s, v_0),
     cos(s, v_L) (bottom) of the head of each column of fig7_columns."""
     columns, picks = fig7_columns(models)
@@ -155,7 +163,7 @@ def sensitivity_note(tax):
             "heads that change label")
 
 
-def fig8_labels_by_layer(models):
+def fig8_labels_by_layer(models: Sequence[Model]) -> Figure | str:
     """Fig. 8: per model with a --taxonomy, its heads per regime and layer as stacked bars (every
     class of the taxonomy in the legend with its count, Unlabelled in grey); the reason instead
     when no model has one."""
@@ -195,7 +203,7 @@ def fig8_labels_by_layer(models):
     return fig
 
 
-def fig11_regimes(models):
+def fig11_regimes(models: Sequence[Model]) -> Figure | str:
     """Fig. 11: per model with a --taxonomy, P and R against N averaged over the heads of each
     regime (band: 25-75% of them), with the global mean and the random control."""
     with_tax = [m for m in models if m.taxonomy is not None]

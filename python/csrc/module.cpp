@@ -291,9 +291,6 @@ std::string taxonomy(const std::string& measure, const std::string& config) {
   return report::taxonomy_report(parse_json_or_fail<Json>("result", measure), taxonomy_config(config)).dump(1);
 }
 
-// A measure result file of either schema, every array inline (report::read_measure).
-std::string read_measure(const std::string& path) { return report::read_measure(path).dump(1); }
-
 py::dict read_capture(const std::string& path) {
   const model::CaptureFile c = model::read_capture_file(path);
   py::dict out;
@@ -363,7 +360,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     return out;
   });
   m.def("taxonomy", &taxonomy, py::arg("measure"), py::arg("config"));
-  m.def("read_measure", &read_measure, py::arg("path"));
   m.def("read_capture", &read_capture, py::arg("path"));
   m.def("default_grid", [](int64_t T) { return metrics::parse_n_grid("default", T); }, py::arg("T"));
   m.def("parse_grid", &metrics::parse_n_grid, py::arg("n"), py::arg("T"));

@@ -8,6 +8,7 @@
 #include "geoattn/metrics/assumption_stats.h"
 #include "geoattn/metrics/envelope_stats.h"
 #include "geoattn/metrics/kappa_stats.h"
+#include "geoattn/metrics/metric_settings.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/unit_stats.h"
 

@@ -13,6 +13,7 @@
 
 #include "geoattn/analysis/frames.h"
 #include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/sink_settings.h"
 #include "geoattn/metrics/sink_stats.h"
 
 namespace geoattn::metrics {

@@ -13,6 +13,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
 #include "geoattn/metrics/kappa_stats.h"
+#include "geoattn/metrics/metric_settings.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/run_state.h"
 #include "geoattn/metrics/unit_stats.h"

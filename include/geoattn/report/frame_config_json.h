@@ -6,6 +6,7 @@
 
 #include "geoattn/analysis/frames.h"
 #include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/sink_settings.h"
 
 namespace geoattn::report {
 

@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/metrics/metric_settings.h"
 #include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/sink_settings.h"
 
 namespace geoattn::report {
 

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/config_reader.h"
+#include "geoattn/metrics/metric_settings.h"
 #include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/sink_settings.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::report {

@@ -1,4 +1,4 @@
-#include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/sink_settings.h"
 
 #include "geoattn/util/error.h"
 

@@ -19,10 +19,10 @@
 
 #include "binaries.h"
 #include "cli_torch.h"
-#include "geoattn/model/capture_file.h"
 #include "geoattn/metrics/grid.h"
-#include "geoattn/metrics/selection.h"
 #include "geoattn/metrics/unit_stats.h"
+#include "geoattn/metrics_torch/selection.h"
+#include "geoattn/model/capture_file.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/worker_pool.h"

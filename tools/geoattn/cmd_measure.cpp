@@ -3,7 +3,7 @@
 
 #include "cli.h"
 #include "forward_loop.h"
-#include "geoattn/pipeline/measure.h"
+#include "geoattn/pipeline_torch/measure.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/stopwatch.h"

@@ -8,8 +8,8 @@
 
 #include "cli.h"
 #include "forward_loop.h"
-#include "geoattn/pipeline/measure.h"
-#include "geoattn/pipeline/sinks.h"
+#include "geoattn/pipeline_torch/measure.h"
+#include "geoattn/pipeline_torch/sinks.h"
 #include "geoattn/report/frame_config_json.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"

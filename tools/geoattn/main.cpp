@@ -5,7 +5,7 @@
 
 #include "app.h"
 #include "geoattn/io/features.h"
-#include "geoattn/pipeline/library_threads.h"
+#include "geoattn/pipeline_torch/library_threads.h"
 
 int main(int argc, char** argv) {
   geoattn::cli::keep_freed_memory();

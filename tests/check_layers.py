@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Fails on an #include that reaches up the data flow, or on LibTorch in a layer without it.
+"""Fails on an #include that reaches up the data flow, on LibTorch in a layer without it, or on a
+folder that is not one layer.
 
     check_layers.py SOURCE_DIR LAYERS_JSON
 
 LAYERS_JSON is the build's layers.json, written by geoattn_layer() in src/CMakeLists.txt, the one
 definition of the layering: per library its folder, whether it sees LibTorch, the layers it uses
 and its files. A file may include the folders of its own library and of every library below it
-(the transitive closure of `uses`), and LibTorch only when its library has it. A header of
-include/geoattn/<folder>/ belongs to the library whose sources hold src/<folder>/<its name>.cpp,
-else to the library of that folder named after it. Prints every violation; exit 1 if any.
+(the transitive closure of `uses`), and LibTorch only when its library has it. A folder is a
+layer: src/<folder>/ and include/geoattn/<folder>/ hold one library's files, and a library's
+sources lie in its own folder. A header of include/geoattn/<folder>/ belongs to the library whose
+sources hold src/<folder>/<its name>.cpp, else to the library of that folder named after it.
+Prints every violation; exit 1 if any.
 """
 import json
 import os
@@ -55,6 +58,15 @@ def main(src, layers_json):
     allowed = closure(layers)
     folders = {lib["folder"] for lib in layers}
     problems = []
+    seen = {}
+    for lib in layers:
+        if lib["folder"] in seen:
+            problems.append(f"src/{lib['folder']}/: the folder of both {seen[lib['folder']]} and {lib['name']} "
+                            "(a folder is a layer)")
+        seen[lib["folder"]] = lib["name"]
+        for rel in lib["sources"]:
+            if not rel.startswith(f"src/{lib['folder']}/"):
+                problems.append(f"{rel}: in {lib['name']}, outside its folder src/{lib['folder']}/")
     for top in ("include/geoattn", "src"):
         for folder in sorted(folders):
             for dirpath, _, names in os.walk(os.path.join(src, top, folder)):

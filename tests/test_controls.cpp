@@ -10,8 +10,8 @@
 #include "bootstrap_definition.h"
 #include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/run_state.h"
-#include "geoattn/metrics/selection.h"
-#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/metrics_torch/selection.h"
+#include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/util/error.h"
 
 using namespace geoattn::metrics;

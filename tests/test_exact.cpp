@@ -17,7 +17,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/exact.h"
 #include "geoattn/metrics/grid.h"
-#include "geoattn/metrics/selection.h"
+#include "geoattn/metrics_torch/selection.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/worker_pool.h"

@@ -16,7 +16,7 @@
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/head_fits.h"
-#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/decoder.h"
 #include "test_util.h"

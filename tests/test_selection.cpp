@@ -1,6 +1,6 @@
 // The metric core against a brute force written here from SPEC §2-3 (a loop per N, direct
 // float64 distances, exact <=), on random and adversarial inputs.
-#include "geoattn/metrics/selection.h"
+#include "geoattn/metrics_torch/selection.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 
 #include "geoattn/metrics/window_assumptions.h"
 #include "geoattn/metrics/window_bounds.h"
-#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/capture_checks.h"
 #include "geoattn/model/decoder.h"

@@ -3,7 +3,8 @@
 // over one Gram matrix per value block (core_cpu.cpp: the scheduling over the pool;
 // core_ordering.cpp: one ordering; core_kernels.cpp: the loops), the orderings (top-N and the
 // control's permutations), the curves from the counts and SPEC §4's value statistics. The tensor
-// path that CUDA runs (core_tensor.h) gives the same counts, exactly.
+// path that CUDA runs (src/metrics_torch/core_tensor.h, which includes this header) gives the
+// same counts, exactly.
 #include <cstdint>
 #include <functional>
 #include <span>

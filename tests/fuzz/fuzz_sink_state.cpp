@@ -1,6 +1,6 @@
 // libFuzzer target: the state sidecar that `geoattn sinks` writes and `geoattn merge` reads
 // (report/sink_state_file.h, load_sink_state), then what merge does with it: the result JSON with the
-// run's own rule and sweep (sinks_report(run), as pipeline/sinks.cpp writes it), a
+// run's own rule and sweep (sinks_report(run), as pipeline_torch/sinks.cpp writes it), a
 // save/load/save round trip, and a merge with itself.
 #include "fuzz_util.h"
 #include "geoattn/report/run_info_json.h"

@@ -15,7 +15,7 @@
 #include "geoattn/metrics/window_bounds.h"
 #include "geoattn/model/capture_checks.h"
 #include "geoattn/metrics/grid.h"
-#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/report/bounds_json.h"
 #include "geoattn/report/bounds_params_json.h"
 #include "geoattn/report/run_info_json.h"

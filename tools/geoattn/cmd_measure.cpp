@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "forward_loop.h"
-#include "geoattn/pipeline/measure.h"
+#include "geoattn/pipeline_torch/measure.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/stopwatch.h"

@@ -2,7 +2,7 @@
 
 #include <torch/version.h>
 
-#include "geoattn/pipeline/measure.h"
+#include "geoattn/pipeline_torch/measure.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::cli {

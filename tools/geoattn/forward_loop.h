@@ -1,6 +1,6 @@
 #pragma once
 // What a model-running command sets up from its flags before the window loop
-// (pipeline/window_loop.h).
+// (pipeline_torch/window_loop.h).
 #include <functional>
 #include <string>
 #include <vector>
@@ -10,8 +10,8 @@
 #include "cli_torch.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/model/decoder.h"
-#include "geoattn/pipeline/model_job.h"
-#include "geoattn/pipeline/window_loop.h"
+#include "geoattn/pipeline_torch/model_job.h"
+#include "geoattn/pipeline_torch/window_loop.h"
 #include "geoattn/util/stopwatch.h"
 
 namespace geoattn::cli {

@@ -4,7 +4,7 @@
 
 #include "app.h"
 #include "commands.h"
-#include "geoattn/pipeline/library_threads.h"
+#include "geoattn/pipeline_torch/library_threads.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // measures with x = v, rho0 and the value norms (for lambda); per layer the reference-point
 // measures on the residual stream, the attention-graph statistics and the top anchors of Abar.
 // Every sum is an ExactSum and every count an integer, so shards merge bit for bit.
-// Pure C++ (no LibTorch); metrics/sink_window.h computes a window's numbers.
+// Pure C++ (no LibTorch); metrics_torch/sink_window.h computes a window's numbers.
 #include <cstdint>
 #include <map>
 #include <span>
@@ -65,7 +65,7 @@ struct SinkShape {
   bool residual = false;  // reference points on the residual stream too
 };
 
-// One window's numbers, host side (metrics/sink_window.h fills it).
+// One window's numbers, host side (metrics_torch/sink_window.h fills it).
 struct SinkWindow {
   SinkShape shape;
   std::vector<double> alpha;        // [L, H, T]  alpha_k = (1/(T-k)) sum_{t>=k} A[t,k]

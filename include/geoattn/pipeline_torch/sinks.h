@@ -1,6 +1,6 @@
 #pragma once
 // `geoattn sinks` (SPEC §9), one call per source: windows of text -> forward with every query
-// (and the residual stream when asked) -> metrics/sink_window per window -> SinkStats -> the
+// (and the residual stream when asked) -> metrics_torch/sink_window per window -> SinkStats -> the
 // result JSON and its state sidecar; or the windows of a capture file with every query; or the
 // states of shards, merged.
 #include <cstdint>
@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/model/capture_file.h"
-#include "geoattn/pipeline/model_job.h"
 #include "geoattn/pipeline/resume.h"
 #include "geoattn/pipeline/sink_results.h"
+#include "geoattn/pipeline_torch/model_job.h"
 #include "geoattn/report/sinks_json.h"
 
 namespace geoattn::pipeline {

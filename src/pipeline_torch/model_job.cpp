@@ -1,4 +1,4 @@
-#include "geoattn/pipeline/model_job.h"
+#include "geoattn/pipeline_torch/model_job.h"
 
 #include <algorithm>
 

@@ -11,10 +11,10 @@
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/capture_metrics.h"
 #include "geoattn/pipeline/metric_run.h"
-#include "geoattn/pipeline/model_job.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/resume.h"
 #include "geoattn/pipeline/stage_times.h"
+#include "geoattn/pipeline_torch/model_job.h"
 
 namespace geoattn::pipeline {
 

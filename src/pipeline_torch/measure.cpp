@@ -1,4 +1,4 @@
-#include "geoattn/pipeline/measure.h"
+#include "geoattn/pipeline_torch/measure.h"
 
 #include <fmt/format.h>
 
@@ -7,12 +7,12 @@
 #include <filesystem>
 
 #include "geoattn/io/windows.h"
-#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture_checks.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/resume.h"
-#include "geoattn/pipeline/window_loop.h"
+#include "geoattn/pipeline_torch/window_loop.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"

@@ -1,4 +1,4 @@
-#include "geoattn/pipeline/library_threads.h"
+#include "geoattn/pipeline_torch/library_threads.h"
 
 #include <torch/torch.h>
 

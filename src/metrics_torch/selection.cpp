@@ -1,4 +1,4 @@
-#include "geoattn/metrics/selection.h"
+#include "geoattn/metrics_torch/selection.h"
 
 #include <limits>
 

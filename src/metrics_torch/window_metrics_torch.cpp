@@ -1,4 +1,4 @@
-#include "geoattn/metrics/window_metrics_torch.h"
+#include "geoattn/metrics_torch/window_metrics_torch.h"
 
 #include <algorithm>
 #include <limits>
@@ -7,7 +7,7 @@
 #include "geoattn/arch/config.h"
 #include "geoattn/metrics/metric_names.h"
 #include "geoattn/model/capture_checks.h"
-#include "geoattn/metrics/selection.h"
+#include "geoattn/metrics_torch/selection.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"
 

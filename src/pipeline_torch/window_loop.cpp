@@ -1,4 +1,4 @@
-#include "geoattn/pipeline/window_loop.h"
+#include "geoattn/pipeline_torch/window_loop.h"
 
 #include <chrono>
 #include <future>

@@ -1,5 +1,5 @@
 // One window's attention-sink numbers (SPEC §9), in float64 on the capture's device.
-#include "geoattn/metrics/sink_window.h"
+#include "geoattn/metrics_torch/sink_window.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,15 +1,15 @@
-#include "geoattn/pipeline/sinks.h"
+#include "geoattn/pipeline_torch/sinks.h"
 
 #include <fmt/format.h>
 
 #include <set>
 
 #include "geoattn/metrics/aggregate.h"
-#include "geoattn/metrics/sink_window.h"
+#include "geoattn/metrics_torch/sink_window.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/resume.h"
-#include "geoattn/pipeline/window_loop.h"
+#include "geoattn/pipeline_torch/window_loop.h"
 #include "geoattn/report/frame_config_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"

@@ -10,7 +10,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/model/decoder.h"
-#include "geoattn/pipeline/window_loop.h"
+#include "geoattn/pipeline_torch/window_loop.h"
 
 namespace geoattn::pipeline {
 

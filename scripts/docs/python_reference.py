@@ -301,15 +301,21 @@ def commands_section(root, missing):
              "", "| command | runs | what |", "| --- | --- | --- |"]
     for command, target in re.findall(r'^([\w-]+)\s*=\s*"([\w.]+:\w+)"', section, re.M):
         name, function = target.split(":")
-        source, there = Module(root, name), function
-        if there not in source.defs and there in source.imports:
-            origin, there = source.imports[there]
-            source = Module(root, origin)
+        source, there = defining_module(root, Module(root, name), function)
         if there not in source.defs:
             missing.append(f"{PYPROJECT}: {command} = {target}: not a function of the package")
             continue
         lines.append(f"| `{command}` | `{source.name}.{there}` | {first_paragraph(source.tree)} |")
     return lines
+
+
+def defining_module(root, module, name):
+    """(the module that defines `name` as `module` has it, its name there): `module` itself, or the
+    module it imports the name from."""
+    if name not in module.defs and name in module.imports:
+        origin, there = module.imports[name]
+        return Module(root, origin), there
+    return module, name
 
 
 def figure_modules(root):
@@ -336,10 +342,7 @@ def page(root):
         if f"geoattn.{name}" in modules:  # a module of the package: its own section below
             contents[0][1].append(f"geoattn.{name}")
             continue
-        source, there = package, name
-        if name not in package.defs and name in package.imports:
-            origin, there = package.imports[name]
-            source = Module(root, origin)
+        source, there = defining_module(root, package, name)
         if there not in source.defs:
             missing.append(f"geoattn.{name}: in __all__ but not a function or class of the package")
             continue

@@ -39,7 +39,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // For the length of a call: a pool of `threads` workers (0: every core) and the CLI's thread
-// policy (pipeline/library_threads.h), the caller's torch settings back afterwards.
+// policy (pipeline_torch/library_threads.h), the caller's torch settings back afterwards.
 struct CallThreads {
   explicit CallThreads(int threads) : pool(threads) {}
   pipeline::LibraryThreads policy;

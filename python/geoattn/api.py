@@ -186,11 +186,15 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     positions = _checks.query_positions(queries, Q, T)
     core().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
     spec = _grid_spec(n, T)
-    table = core().settings()["metrics"]  # each setting's choices, from the C++ table of settings
+    table = core().settings()["metrics"]  # each setting's choices and range, from the C++ table of settings
     for name, value in (("distance", distance), ("bootstrap_level", bootstrap_level),
                         ("bootstrap_unit", bootstrap_unit), ("envelopes", envelopes), ("window_tokens", window_tokens)):
         _checks.choice(value, name, tuple(table[name]["choices"]))
-    bootstrap, kappa = _checks.integer(bootstrap, "bootstrap", 0), _checks.positive(kappa, "kappa")
+
+    def count(value, name):  # an integer setting within its range
+        return _checks.integer(value, name, table[name]["min"], table[name]["max"])
+
+    bootstrap, kappa = count(bootstrap, "bootstrap"), _checks.positive(kappa, "kappa")
     _refuse_unused(envelopes=envelopes, kappa=kappa, bootstrap=bootstrap, bootstrap_level=bootstrap_level,
                    bootstrap_unit=bootstrap_unit)
     windows = _layer_windows(layer_windows, L)
@@ -199,12 +203,11 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     except ValueError as e:
         raise _checks.named("layer_windows", e) from None
     settings = {  # by Python name, as the C++ table of settings reads them (_core.settings())
-        "n": spec, "distance": distance, "decay_k": _checks.integer(decay_k, "decay_k", 1),
-        "controls": _checks.integer(controls, "controls", 0), "bootstrap": bootstrap,
+        "n": spec, "distance": distance, "decay_k": count(decay_k, "decay_k"),
+        "controls": count(controls, "controls"), "bootstrap": bootstrap,
         "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "envelopes": envelopes, "kappa": kappa,
         "kappa_scan": _kappa_scan(kappa_scan), "window_tokens": window_tokens,
-        "metrics_memory_mb": _checks.integer(metrics_memory_mb, "metrics_memory_mb", 1, _checks.INT64_MAX >> 20),
-        "seed": _checks.integer(seed, "seed", 0, _checks.UINT64_MAX)}
+        "metrics_memory_mb": count(metrics_memory_mb, "metrics_memory_mb"), "seed": count(seed, "seed")}
     native = core().metrics(
         alpha, values, positions, _docs(docs, W), settings, windows, _checks.string(source, "source"),
         _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))

@@ -1,8 +1,8 @@
 #pragma once
-// geoattn is two programs, side by side in one folder:
-//   geoattn        what users run: the commands on captures and results (metrics, merge,
-//                  taxonomy) in plain C++, without loading LibTorch; every other command line
-//                  (a model's: capture, measure, sinks, bounds, inspect, bench; --help, --version)
+// geoattn is two programs, side by side in one folder, reading one table of commands (commands.h):
+//   geoattn        what users run: the plain commands (on captures and results: metrics, merge,
+//                  taxonomy), --help and --version, without loading LibTorch; the command line of
+//                  every other command (a model's: capture, measure, sinks, bounds, inspect, bench)
 //                  it hands to geoattn-torch, unchanged (execv);
 //   geoattn-torch  every command, LibTorch linked.
 #include <string>

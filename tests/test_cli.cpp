@@ -83,9 +83,7 @@ TEST(Cli, HelpAndVersionNeedNoLibTorch) {
   fs::create_directories(alone);
   fs::copy_file(std::string(GEOATTN_BIN_DIR) + "/geoattn", alone + "/geoattn");
   const auto in = [&](const std::string& dir, const std::string& args) {
-    const std::string out = tmp / "o.txt", err = tmp / "e.txt";
-    const int status = std::system((dir + "/" + args + " >" + out + " 2>" + err).c_str());
-    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : 128, read_file(out), read_file(err)};
+    return geoattn::testing::run_tool_in(dir, args, tmp);
   };
   const std::string bin = GEOATTN_BIN_DIR;
   for (const char* args : {"--help", "--version", "metrics --help", "taxonomy --help"}) {

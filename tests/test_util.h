@@ -93,13 +93,18 @@ struct RunResult {
   int code;
   std::string out, err;
 };
+// Runs the tool of folder `dir` the same way (a copy of a built program elsewhere).
+inline RunResult run_tool_in(const std::string& dir, const std::string& args, const TempDir& tmp,
+                             const std::string& prefix = "") {
+  const std::string out = tmp / "stdout.txt", err = tmp / "stderr.txt";
+  const std::string cmd = prefix + dir + "/" + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out), read_file(err)};
+}
 #ifdef GEOATTN_BIN_DIR
 // `prefix`: shell words run before it in the same shell (a limit: "ulimit -v N; ").
 inline RunResult run_tool(const std::string& args, const TempDir& tmp, const std::string& prefix = "") {
-  const std::string out = tmp / "stdout.txt", err = tmp / "stderr.txt";
-  const std::string cmd = prefix + std::string(GEOATTN_BIN_DIR) + "/" + args + " >" + out + " 2>" + err;
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out), read_file(err)};
+  return run_tool_in(GEOATTN_BIN_DIR, args, tmp, prefix);
 }
 #endif
 

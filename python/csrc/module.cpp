@@ -104,24 +104,25 @@ struct Describe {
     entry["default"] = field;
     put(name, entry, help);
   }
+  // A choice: its default's name, and every name it takes ("auto" first where it may be unset).
   template <typename E, size_t N>
-  void choice(FieldName name, const E& field, const EnumName<E> (&names)[N], const std::string& help) {
+  void put_choice(FieldName name, const std::string& default_name, bool takes_auto, const EnumName<E> (&names)[N],
+                  const std::string& help) {
     py::dict entry;
-    entry["default"] = std::string(name_of(names, field));
+    entry["default"] = default_name;
     py::list choices;
+    if (takes_auto) choices.append(std::string(kAutoName));
     for (const auto& n : names) choices.append(std::string(n.name));
     entry["choices"] = choices;
     put(name, entry, help);
   }
   template <typename E, size_t N>
+  void choice(FieldName name, const E& field, const EnumName<E> (&names)[N], const std::string& help) {
+    put_choice(name, name_of(names, field), false, names, help);
+  }
+  template <typename E, size_t N>
   void choice(FieldName name, const std::optional<E>& field, const EnumName<E> (&names)[N], const std::string& help) {
-    py::dict entry;
-    entry["default"] = field ? std::string(name_of(names, *field)) : std::string(kAutoName);
-    py::list choices;
-    choices.append(std::string(kAutoName));
-    for (const auto& n : names) choices.append(std::string(n.name));
-    entry["choices"] = choices;
-    put(name, entry, help);
+    put_choice(name, field ? name_of(names, *field) : kAutoName, true, names, help);
   }
   template <typename T>
   void number(FieldName name, const T& field, T low, T high, const std::string& help) {

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+#include <vector>
+
 #include "geoattn/io/features.h"
+#include "geoattn/util/enum_names.h"
 
 #ifndef GEOATTN_TORCH_VERSION
 #error "GEOATTN_TORCH_VERSION: the LibTorch of geoattn-torch, from tools/CMakeLists.txt"
@@ -10,9 +14,14 @@
 
 namespace geoattn::cli {
 
-void add_commands(CLI::App& app, Action& action, const Command* commands, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    const Command& c = commands[i];
+const Command* find_command(std::span<const Command> commands, const std::string& name) {
+  for (const Command& c : commands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+void add_commands(CLI::App& app, Action& action, std::span<const Command> commands) {
+  for (const Command& c : commands) {
     CLI::App* cmd = app.add_subcommand(c.name, c.description);
     if (c.add)
       c.add(*cmd, action);
@@ -21,10 +30,17 @@ void add_commands(CLI::App& app, Action& action, const Command* commands, size_t
   }
 }
 
-std::string version_line() {
+std::string plain_command_names(std::span<const Command> commands) {
+  std::vector<std::string_view> names;
+  for (const Command& c : commands)
+    if (c.needs == Needs::Plain) names.push_back(c.name);
+  return listed(names, " and ");
+}
+
+std::string version_line(std::span<const Command> commands) {
   const std::string torch = GEOATTN_TORCH_VERSION;
   return fmt::format("geoattn 0.1.0 (LibTorch {}; sentencepiece {}; libarchive {})",
-                     torch.empty() ? "none: this build runs metrics, merge and taxonomy alone" : torch,
+                     torch.empty() ? "none: this build runs " + plain_command_names(commands) + " alone" : torch,
                      io::kHaveSentencepiece ? "yes" : "no: text comes tokenised",
                      io::kHaveLibarchive ? "yes" : "no: tar shards are refused");
 }

@@ -5,6 +5,7 @@
 // and hands their command lines to geoattn-torch. --help and --version each answers itself.
 #include <CLI/CLI.hpp>
 
+#include <span>
 #include <string>
 
 #include "cli.h"
@@ -54,38 +55,18 @@ struct Command {
   ::geoattn::cli::Command{#name, ::geoattn::cli::Needs::needs, description, GEOATTN_ADD_##needs(name)},
 
 // The command named `name` in `commands`, or nullptr.
-template <size_t N>
-const Command* find_command(const Command (&commands)[N], const std::string& name) {
-  for (const Command& c : commands)
-    if (name == c.name) return &c;
-  return nullptr;
-}
+const Command* find_command(std::span<const Command> commands, const std::string& name);
 
 // Every command of the table as a subcommand of `app`; one without its add here is listed (its
 // description) and takes whatever follows it, for the other program.
-void add_commands(CLI::App& app, Action& action, const Command* commands, size_t count);
-template <size_t N>
-void add_commands(CLI::App& app, Action& action, const Command (&commands)[N]) {
-  add_commands(app, action, commands, N);
-}
+void add_commands(CLI::App& app, Action& action, std::span<const Command> commands);
 
-// The plain commands' names, "metrics, merge and taxonomy" (for the error when geoattn-torch is missing).
-template <size_t N>
-std::string plain_command_names(const Command (&commands)[N]) {
-  std::string out;
-  size_t left = 0;
-  for (const Command& c : commands) left += c.needs == Needs::Plain;
-  for (const Command& c : commands) {
-    if (c.needs != Needs::Plain) continue;
-    out += c.name;
-    --left;
-    out += left > 1 ? ", " : left == 1 ? " and " : "";
-  }
-  return out;
-}
+// The plain commands' names, "metrics, merge and taxonomy".
+std::string plain_command_names(std::span<const Command> commands);
 
 // --version: the build in one line, the same from both programs: the LibTorch geoattn-torch
-// links (GEOATTN_TORCH_VERSION, from CMake) and the optional parts (io/features.h).
-std::string version_line();
+// links (GEOATTN_TORCH_VERSION, from CMake), or that only the plain commands of `commands` run,
+// and the optional parts (io/features.h).
+std::string version_line(std::span<const Command> commands);
 
 }  // namespace geoattn::cli

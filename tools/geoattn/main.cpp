@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   // makes one of --threads workers), LibTorch and OpenBLAS one thread each.
   const geoattn::pipeline::LibraryThreads library_threads;
   CLI::App app = geoattn::cli::make_app();
-  app.set_version_flag("--version", geoattn::cli::version_line());
+  app.set_version_flag("--version", geoattn::cli::version_line(kCommands));
   geoattn::cli::Action action;
   geoattn::cli::add_commands(app, action, kCommands);
   // What geoattn's own checks did not foresee in LibTorch: said as such, the library's first line kept.

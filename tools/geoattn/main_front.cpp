@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   if (chosen && !chosen->add) hand_to_torch_program(argc, argv);
   geoattn::cli::keep_freed_memory();
   CLI::App app = geoattn::cli::make_app();
-  app.set_version_flag("--version", geoattn::cli::version_line());
+  app.set_version_flag("--version", geoattn::cli::version_line(kCommands));
   geoattn::cli::Action action;
   geoattn::cli::add_commands(app, action, kCommands);
   geoattn::cli::run_app(app, action, argc, argv);

@@ -3,9 +3,9 @@
 // that compare metrics::bootstrap with it to the last bit: the documents in the order of their
 // ids, each replicate drawing as many as there are with replacement (the same portable
 // generator), a group's statistic summed over its heads and then over the draws term by term
-// (each term fused, in the documents' order), divided by the samples drawn, and the 2.5% and
-// 97.5% percentiles of the finite means linear between order statistics of a full sort (numpy's
-// default).
+// (each term fused, in the documents' order), divided by the samples drawn, and the percentiles
+// (100 - ci)/2 and (100 + ci)/2 (SPEC §2b: 2.5% and 97.5%) of the finite means linear between
+// order statistics of a full sort (numpy's default).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -19,8 +19,8 @@ namespace geoattn::testing {
 
 class BootstrapDefinition {
  public:
-  BootstrapDefinition(const metrics::UnitStats& units, int64_t replicates, uint64_t seed)
-      : units_(units), order_(static_cast<size_t>(units.units())) {
+  BootstrapDefinition(const metrics::UnitStats& units, int64_t replicates, uint64_t seed, double ci = 95)
+      : units_(units), ci_(ci), order_(static_cast<size_t>(units.units())) {
     const int64_t U = units.units();
     std::iota(order_.begin(), order_.end(), 0);
     std::sort(order_.begin(), order_.end(), [&](int64_t a, int64_t b) { return units.unit_ids()[a] < units.unit_ids()[b]; });
@@ -64,7 +64,7 @@ class BootstrapDefinition {
   }
 
  private:
-  static metrics::Interval percentiles(std::vector<double> xs) {
+  metrics::Interval percentiles(std::vector<double> xs) const {
     std::erase_if(xs, [](double x) { return !std::isfinite(x); });
     if (xs.empty()) return {std::nan(""), std::nan("")};  // no replicate has a sample (a layer past its window)
     std::sort(xs.begin(), xs.end());
@@ -74,10 +74,11 @@ class BootstrapDefinition {
       const double hi = k + 1 < xs.size() ? xs[k + 1] : xs[k];
       return xs[k] + (h - static_cast<double>(k)) * (hi - xs[k]);
     };
-    return xs.front() == xs.back() ? metrics::Interval{xs.front(), xs.front()} : metrics::Interval{at(0.025), at(0.975)};
+    return xs.front() == xs.back() ? metrics::Interval{xs.front(), xs.front()} : metrics::Interval{at((100 - ci_) / 200), at((100 + ci_) / 200)};
   }
 
   const metrics::UnitStats& units_;
+  double ci_;
   std::vector<int64_t> order_;              // the units in the order of their ids
   std::vector<std::vector<double>> draws_;  // [replicate][unit in that order]: times drawn
 };

@@ -73,7 +73,6 @@ TEST(BadInputs, EveryCommand) {
       {"token shard of another vocabulary", "measure" + model + " --data " + (tmp / "far.bin") + " --ctx 2 --window stream", "far.bin"},
       {"text for a model with tokenizer.json", "measure" + bpe_model + story + " --ctx 8", "scripts/tokenize_docs.py"},
       {"text for a model without a tokenizer", "capture" + no_tokenizer + " --text hello", "--data X.bin"},
-      {"shard option out of range", "measure" + model + story + " --ctx 32 --shard 2/2", "--shard"},
       {"capture: empty shard", "capture" + model + " --data " + (tmp / "empty.txt"), "empty.txt"},
       {"metrics: not a capture", "metrics --capture " + (tmp / "binary.txt"), "binary.txt"},
       {"bounds: broken params", "bounds --params " + (tmp / "broken.json"), "broken.json"},

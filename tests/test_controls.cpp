@@ -142,6 +142,25 @@ TEST_F(Controls, IntervalsEqualTheirDefinition) {
   }
 }
 
+// At another coverage (--ci) too, over enough replicates for the percentiles' fast path
+// (bootstrap.cpp: tails), whose sampled thresholds hold the SPEC's tails and not those of 80%.
+TEST_F(Controls, IntervalsAtAnyCoverageEqualTheirDefinition) {
+  RunState state = run(pool, true, 0, 7);
+  const int64_t B = 600, G = state.units.grid_size();
+  for (const double ci : {80.0, 99.0, 50.0}) {
+    const auto boot = bootstrap(pool, state.units, B, 3, {}, "document", ci);
+    EXPECT_EQ(boot.percentiles.lo, (100 - ci) / 2);
+    EXPECT_EQ(boot.percentiles.hi, (100 + ci) / 2);
+    const geoattn::testing::BootstrapDefinition definition(state.units, B, 3, ci);
+    for (int m : {kP_rmax, kR_rmin})
+      for (int64_t g = 0; g < G; ++g) {
+        const Interval want = definition.interval({0, 1}, state.units.curve_index(m, g), g);
+        EXPECT_EQ(std::memcmp(&boot.global.curve[m][g], &want, sizeof(Interval)), 0) << "ci " << ci << " g " << g;
+      }
+  }
+  EXPECT_THROW(bootstrap(pool, state.units, B, 3, {}, "document", 100), geoattn::Error);
+}
+
 TEST_F(Controls, IntervalsContainTheMean) {
   const RunState state = run(pool, true);
   const auto boot = bootstrap(pool, state.units, 500, 1);

@@ -256,6 +256,42 @@ TEST(Measure, BootstrapOfARealCaptureEqualsItsDefinition) {
   }
 }
 
+// --ci (one entry in the table of settings, pipeline/metric_run.h): a run at another coverage
+// records it and its percentiles, its intervals are those of its definition at that coverage
+// from the same state, the point estimates do not move, a merge with a run at the SPEC's 95
+// is refused naming it, and the SPEC's own coverage is recorded as every earlier result was.
+TEST(Measure, CoverageIsOneSettingEndToEnd) {
+  TempDir tmp;
+  ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 4, 64));
+  std::string err;
+  ASSERT_EQ(run("metrics --capture " + (tmp / "c.safetensors") + " --ci 80 --out " + (tmp / "ci80.json"), tmp, &err), 0) << err;
+  const json x = load(tmp / "x.json"), c = load(tmp / "ci80.json");
+  EXPECT_FALSE(x["settings"]["bootstrap"].contains("ci"));
+  EXPECT_EQ(x["bootstrap"]["percentiles"], json::parse("[2.5, 97.5]"));
+  EXPECT_EQ(c["settings"]["bootstrap"]["ci"], 80.0);
+  EXPECT_EQ(c["bootstrap"]["percentiles"], json::parse("[10.0, 90.0]"));
+  EXPECT_EQ(c["global"]["P_rmax"], x["global"]["P_rmax"]);
+  EXPECT_EQ(c["heads"][3]["rho0"], x["heads"][3]["rho0"]);
+  EXPECT_NE(c["global"]["P_rmax_ci"], x["global"]["P_rmax_ci"]);
+  // The intervals of the 80% run from its state, against their definition at 80%.
+  const auto state = geoattn::report::load_run_state(tmp / "ci80.state.safetensors");
+  EXPECT_EQ(state.run_info.method.bootstrap.ci, 80.0);
+  const auto& units = state.units;
+  const auto& b = state.run_info.method.bootstrap;
+  const geoattn::testing::BootstrapDefinition definition(units, b.replicates, b.seed, 80);
+  std::vector<int64_t> all(static_cast<size_t>(units.groups()));
+  std::iota(all.begin(), all.end(), 0);
+  const int64_t G = units.grid_size();
+  for (int64_t g = 0; g < G; ++g) {
+    const auto want = definition.interval(all, units.curve_index(geoattn::metrics::kP_rmax, g), g);
+    EXPECT_EQ(c["global"]["P_rmax_ci"][g][0].get<double>(), want[0]) << g;
+    EXPECT_EQ(c["global"]["P_rmax_ci"][g][1].get<double>(), want[1]) << g;
+  }
+  EXPECT_EQ(run("merge " + (tmp / "x.json") + " " + (tmp / "ci80.json") + " --out " + (tmp / "bad.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("ci"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "bad.json"));
+}
+
 // Two shards merged give the numbers of one run over both, to the last bit.
 TEST(Measure, MergedShardsEqualOneRun) {
   TempDir tmp;
@@ -338,7 +374,7 @@ TEST(Measure, ShardsOfOneRunMerge) {
   EXPECT_EQ(windows, one["data"]["windows"]);
   EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());  // controls and bootstrap included
   EXPECT_NE(run(common + " --shard 3/3 --out " + (tmp / "x.json"), tmp, &err), 0);
-  EXPECT_NE(err.find("--shard 3/3"), std::string::npos) << err;
+  EXPECT_NE(err.find("--shard: '3/3' is not i/n"), std::string::npos) << err;
 }
 
 // A run killed (SIGKILL) after a checkpoint resumes with the same arguments and gives the

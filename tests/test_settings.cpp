@@ -9,6 +9,10 @@
 
 #include "geoattn/arch/device.h"
 #include "geoattn/metrics/assumption_stats.h"
+#include "geoattn/metrics/grid.h"
+#include "geoattn/metrics/kappa_stats.h"
+#include "geoattn/pipeline/queries.h"
+#include "geoattn/pipeline/shard_set.h"
 #include "geoattn/report/frame_config_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
@@ -260,4 +264,55 @@ TEST(RunInfo, CommittedSidecarsOfEarlierVersionsLoad) {
   }
   const auto merged = report::load_sink_state(corpus + "sink_state/merged.state.safetensors");
   EXPECT_EQ(std::get<metrics::MergedData>(merged.run_info.data.source).shards.size(), 2u);
+}
+
+// The typed values a setting is read into once, where it is given (a flag, a Python argument):
+// the text's shape is checked there, what depends on the window length T when T is known, and
+// the text a run records is the one given.
+TEST(TypedSettings, GridReadOnceValuesAtT) {
+  const auto grid = metrics::NGrid::parse("1:4,9,2");
+  EXPECT_EQ(grid.text(), "1:4,9,2");
+  EXPECT_EQ(grid.at(9), (std::vector<int64_t>{1, 2, 3, 4, 9}));
+  EXPECT_NE(error_of([&] { (void)grid.at(8); }).find("9 is outside 1..8"), std::string::npos);
+  EXPECT_EQ(metrics::NGrid::parse("default").at(20), metrics::parse_n_grid("default", 20));
+  EXPECT_EQ(metrics::NGrid().text(), "default");  // MetricParams' default
+  // A range far beyond any T is read, not expanded, until T says what it holds.
+  EXPECT_NE(error_of([] { (void)metrics::NGrid::parse("1:9000000000000").at(4); }).find("outside 1..4"),
+            std::string::npos);
+  for (const char* bad : {"", "x", "1,", "3:1", " 2"})
+    EXPECT_EQ(error_of([&] { (void)metrics::NGrid::parse(bad); }).rfind("N grid: ", 0), 0u) << bad;
+}
+
+TEST(TypedSettings, KappaScanReadOnce) {
+  EXPECT_TRUE(metrics::KappaScan().off());
+  EXPECT_TRUE(metrics::KappaScan::parse("auto").automatic());
+  const auto scan = metrics::KappaScan::parse("0.25,0.5,2");
+  EXPECT_EQ(scan.list(), (std::vector<double>{0.25, 0.5, 2}));
+  EXPECT_EQ(scan.text(), "0.25,0.5,2");
+  for (const char* bad : {"1,0.5", "1,1", "-1", "0", "nan", "0.5,", ",0.5", "0x1p-2", "on"})
+    EXPECT_NE(error_of([&] { (void)metrics::KappaScan::parse(bad); }).find("ascending kappas > 0"), std::string::npos)
+        << bad;
+}
+
+TEST(TypedSettings, QueriesReadOncePositionsAtT) {
+  EXPECT_EQ(pipeline::Queries().at(5), (std::vector<int64_t>{4}));
+  EXPECT_EQ(pipeline::Queries::parse("all").at(3), (std::vector<int64_t>{0, 1, 2}));
+  const auto q = pipeline::Queries::parse("-1,0,2,-1");
+  EXPECT_EQ(q.at(5), (std::vector<int64_t>{0, 2, 4}));
+  EXPECT_EQ(q.text(), "-1,0,2,-1");
+  EXPECT_NE(error_of([&] { (void)q.at(2); }).find("position 2 is outside the window 0..1"), std::string::npos);
+  for (const char* bad : {"", "first", "0x1", "1,", "1, 2"})
+    EXPECT_NE(error_of([&] { (void)pipeline::Queries::parse(bad); }).find("is not last, all or a list"), std::string::npos)
+        << bad;
+}
+
+TEST(TypedSettings, ShardReadOnce) {
+  const auto shard = pipeline::Shard::parse("2/5");
+  EXPECT_EQ(shard.i, 2);
+  EXPECT_EQ(shard.n, 5);
+  EXPECT_EQ(shard.text(), "2/5");
+  EXPECT_EQ(pipeline::Shard().text(), "0/1");
+  for (const char* bad : {"5/5", "-1/2", "1/0", "1", "1/2/3", " 1/2"})
+    EXPECT_NE(error_of([&] { (void)pipeline::Shard::parse(bad); }).find("is not i/n with 0 <= i < n"), std::string::npos)
+        << bad;
 }

@@ -11,7 +11,7 @@
 #include "geoattn/metrics/window_bounds.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture.h"
-#include "geoattn/model/capture_checks.h"
+#include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/n_grid.h"
 #include "test_util.h"

@@ -15,7 +15,7 @@
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics/taxonomy_inputs.h"
 #include "geoattn/metrics/unit_stats.h"
-#include "geoattn/model/capture_checks.h"
+#include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline_torch/library_threads.h"
@@ -66,7 +66,15 @@ struct FromKeywords {
     ++read;
     return given[key.c_str()];
   }
-  void text(FieldName name, std::string& field, const std::string&) { field = py::cast<std::string>(at(name)); }
+  template <typename T>
+  void parsed(FieldName name, T& field, const std::string&) {
+    const std::string text = py::cast<std::string>(at(name));
+    try {
+      field = T::parse(text);
+    } catch (const Error& e) {
+      fail("{}: {}", name.python, e.what());
+    }
+  }
   template <typename E, size_t N>
   void choice(FieldName name, E& field, const EnumName<E> (&names)[N], const std::string&) {
     field = named(names, py::cast<std::string>(at(name)), std::string(name.python).c_str());
@@ -99,9 +107,10 @@ struct Describe {
     entry["help"] = help;
     out[py::str(std::string(name.python))] = entry;
   }
-  void text(FieldName name, const std::string& field, const std::string& help) {
+  template <typename T>
+  void parsed(FieldName name, const T& field, const std::string& help) {
     py::dict entry;
-    entry["default"] = field;
+    entry["default"] = field.text();
     put(name, entry, help);
   }
   // A choice: its default's name, and every name it takes ("auto" first where it may be unset).
@@ -234,11 +243,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
   const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
   const pipeline::MetricParams params = metric_params(settings);
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
-    pipeline::MetricSpec spec;
-    static_cast<pipeline::MetricParams&>(spec) = params;
-    spec.grid = metrics::parse_n_grid(params.n, T);
-    spec.queries = q;
-    spec.names = ArgumentStyle::Python;
+    pipeline::MetricSpec spec = pipeline::metric_spec(params, T, q, ArgumentStyle::Python);
     spec.on_gpu = alpha.is_cuda();
     spec.layer_windows = layer_windows;  // empty: the metadata's (layer_attention), if any
     return spec;

@@ -11,7 +11,7 @@ FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 # The C++ types the integers end in (pybind11 refuses anything wider with a TypeError).
 INT64_MAX, UINT64_MAX = 2**63 - 1, 2**64 - 1
 # The tensors' values (finite, attention rows) are checked by the C++ core, as a capture file's
-# are: geoattn._core.check_capture (model/capture_checks.h).
+# are: geoattn._core.check_capture (model/capture_tensor_checks.h).
 
 
 def short(value, limit=60):
@@ -78,6 +78,13 @@ def positive(value, name):
     """A finite number > 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
         raise ValueError(f"{name}: {short(value)}, expected a number > 0")
+    return float(value)
+
+
+def between(value, name, low, high):
+    """A number strictly between low and high."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not low < value < high:
+        raise ValueError(f"{name}: {short(value)}, expected a number above {low:g} and below {high:g}")
     return float(value)
 
 

@@ -145,7 +145,8 @@ def _arrays_of_doc(doc):
 
 def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | None = None, n: str | Sequence[int] = "default",
             controls: int = 16, bootstrap: int = 2000, seed: int = 0, distance: str = "euclidean", decay_k: int = 64,
-            bootstrap_level: str = "auto", bootstrap_unit: str = "document", kv_map: Sequence[int] | None = None,
+            bootstrap_level: str = "auto", bootstrap_unit: str = "document", ci: float = 95.0,
+            kv_map: Sequence[int] | None = None,
             docs: Sequence[int] | None = None, threads: int = 0, metrics_memory_mb: int = 256, envelopes: str = "auto",
             kappa: float = 1.0, kappa_scan: str = "off", window_tokens: str = "visible",
             layer_windows: Sequence[int] | None = None, source: str = "python", metadata: dict | None = None) -> Measure:
@@ -164,15 +165,15 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
             in half octaves where the envelopes are on; the result's "kappa_range"). A smaller
             kappa never tightens a bound: a head that brackets at some kappa brackets at every
             smaller one, so a range's low end says where the grid stops.
+            ci: the bootstrap intervals' coverage in percent (SPEC §2b: 95), above 0 and below 100.
             layer_windows: each layer's sliding window (0: none; a model's config says it:
             Mistral's sliding_window, Gemma-2/3's sliding layers), None: none, or the metadata's
             "layer_attention" as geoattn capture writes it; rows with weight on the keys a layer's
-            window hides are refused. window_tokens "visible" (SPEC §1: a
-            windowed layer's tokens are the keys its query sees) or "causal" (every key 0..q).
-            The rest as the CLI's flags of the same names, with
-            their defaults (python/tests/test_defaults.py checks them against the C++ ones); a
+            window hides are refused. window_tokens "visible" (SPEC §1: a windowed layer's tokens
+            are the keys its query sees) or "causal" (every key 0..q). The rest as the CLI's flags
+            of the same names, with their defaults (python/tests/test_defaults.py checks them); a
             setting the run leaves unread is refused, as its flag is (kappa other than its default
-            with envelopes="off"; bootstrap_level or bootstrap_unit with bootstrap=0).
+            with envelopes="off"; bootstrap_level, bootstrap_unit or ci with bootstrap=0).
     """
     alpha, values = _checks.tensor(alpha, "alpha"), _checks.tensor(values, "values")
     _checks.rank(alpha, "alpha", CAPTURE_DIMS["alpha"])
@@ -185,7 +186,7 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     values = _kv_values(values, H, kv_map)
     positions = _checks.query_positions(queries, Q, T)
     core().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
-    spec = _grid_spec(n, T)
+    spec = _grid_spec(n)
     table = core().settings()["metrics"]  # each setting's choices and range, from the C++ table of settings
     for name, value in (("distance", distance), ("bootstrap_level", bootstrap_level),
                         ("bootstrap_unit", bootstrap_unit), ("envelopes", envelopes), ("window_tokens", window_tokens)):
@@ -195,8 +196,9 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
         return _checks.integer(value, name, table[name]["min"], table[name]["max"])
 
     bootstrap, kappa = count(bootstrap, "bootstrap"), _checks.positive(kappa, "kappa")
+    ci = _checks.between(ci, "ci", table["ci"]["min"], table["ci"]["max"])
     _refuse_unused(envelopes=envelopes, kappa=kappa, bootstrap=bootstrap, bootstrap_level=bootstrap_level,
-                   bootstrap_unit=bootstrap_unit)
+                   bootstrap_unit=bootstrap_unit, ci=ci)
     windows = _layer_windows(layer_windows, L)
     try:  # SPEC §1: no weight on the keys a windowed layer hides (the CLI's check of a capture's windows)
         core().check_layer_windows(alpha, positions, windows, "alpha", "layer_windows")
@@ -205,7 +207,7 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     settings = {  # by Python name, as the C++ table of settings reads them (_core.settings())
         "n": spec, "distance": distance, "decay_k": count(decay_k, "decay_k"),
         "controls": count(controls, "controls"), "bootstrap": bootstrap,
-        "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "envelopes": envelopes, "kappa": kappa,
+        "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "ci": ci, "envelopes": envelopes, "kappa": kappa,
         "kappa_scan": _kappa_scan(kappa_scan), "window_tokens": window_tokens,
         "metrics_memory_mb": count(metrics_memory_mb, "metrics_memory_mb"), "seed": count(seed, "seed")}
     native = core().metrics(
@@ -225,6 +227,7 @@ _UNUSED = (
      lambda a: a["bootstrap"] == 0 and a["bootstrap_level"] != _DEFAULTS["bootstrap_level"]),
     ("bootstrap_unit", "bootstrap=0", "no intervals",
      lambda a: a["bootstrap"] == 0 and a["bootstrap_unit"] != _DEFAULTS["bootstrap_unit"]),
+    ("ci", "bootstrap=0", "no intervals", lambda a: a["bootstrap"] == 0 and a["ci"] != _DEFAULTS["ci"]),
 )
 
 
@@ -289,17 +292,13 @@ def _kv_values(values, H, kv_map):
     return values.index_select(2, torch.tensor(kv_map, device=values.device))
 
 
-def _grid_spec(n, T):
+def _grid_spec(n):
     if not isinstance(n, str):
         n = _checks.integers(n, "n", "'default', 'all', a grid like '1:16,32' or a list of N")
         if not n:
             raise ValueError("n: [], expected at least one N")
         n = ",".join(str(_checks.integer(x, "n", 1)) for x in n)
-    try:
-        core().parse_grid(n, T)
-    except ValueError as e:
-        raise _checks.named("n", e) from None
-    return n
+    return n  # read once, by the core (_core.metrics), which names n in its errors
 
 
 def _metadata(metadata):

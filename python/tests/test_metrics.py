@@ -86,6 +86,21 @@ def test_envelopes_are_a_setting(capture, py_result):
     assert lo4 != lo1
 
 
+def test_ci_is_a_setting(capture, py_result):
+    """ci: the intervals' coverage. The SPEC's 95 is not recorded (as every earlier result); 80 is,
+    with its percentiles; the point estimates do not move, and from the same replicates each 80%
+    interval lies within the 95% one."""
+    assert "ci" not in py_result.doc["settings"]["bootstrap"]
+    assert py_result.doc["bootstrap"]["percentiles"] == [2.5, 97.5]
+    r80 = py_metrics(capture, ci=80)
+    assert r80.doc["settings"]["bootstrap"]["ci"] == 80 and r80.doc["bootstrap"]["percentiles"] == [10, 90]
+    assert r80.doc["global"]["P_rmax"] == py_result.doc["global"]["P_rmax"]
+    pairs = [(a, b) for a, b in zip(r80.doc["global"]["P_rmax_ci"], py_result.doc["global"]["P_rmax_ci"])
+             if None not in a + b]
+    assert pairs and all(b[0] <= a[0] <= a[1] <= b[1] for a, b in pairs)
+    assert any(a != b for a, b in pairs)
+
+
 def test_kappa_scan_is_a_setting(capture, py_result):
     """The scan is opt-in: off by default (no ranges); auto gives every group's kappa range at
     the 17-kappa grid; a list of kappas is recorded and used."""

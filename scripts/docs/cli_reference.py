@@ -74,10 +74,8 @@ def page(bin_dir):
         "(`build/bin` is the build folder's `bin/`). The ctest `CliReference` fails while this page",
         "and the binary's help differ.",
         "",
-        "## Contents",
-        "",
+        "Contents: " + " · ".join(f"[{heading}](#{anchor(heading)})" for heading, _ in sections),
     ]
-    lines += [f"- [{heading}](#{anchor(heading)})" for heading, _ in sections]
     for heading, text in sections:
         lines += ["", f"## {heading}", "", "```text", text, "```"]
     return "\n".join(lines) + "\n"

@@ -31,12 +31,12 @@ std::pair<double, double> adjacent_order_stats(double* xs, int64_t m, int64_t k)
   return {xs[k], k + 1 < m ? *std::min_element(xs + k + 1, xs + m) : xs[k]};
 }
 
-// The 2.5% and 97.5% percentiles of the finite values of xs[0..m) (xs is overwritten), linear
+// The percentiles p of the finite values of xs[0..m) (xs is overwritten), linear
 // between order statistics (numpy's default). Only the two tails matter: a strided sample of
-// 64 values gives thresholds well inside them, one branch-free pass keeps the values beyond,
+// 64 values gives thresholds well inside them (at the SPEC's 2.5 and 97.5), one branch-free pass keeps the values beyond,
 // and the order statistics come from those few (with a full selection when the sample was
 // unlucky). `low` and `high` are scratch of at least m values.
-Interval tails(double* xs, int64_t m, double* low, double* high) {
+Interval tails(double* xs, int64_t m, double* low, double* high, Percentiles p) {
   double lo_x = kInf, hi_x = -kInf;
   if (range_of(xs, m, &lo_x, &hi_x) > 0) {  // keep the finite values only
     int64_t kept = 0;
@@ -53,7 +53,7 @@ Interval tails(double* xs, int64_t m, double* low, double* high) {
   }
   if (m == 0) return {kNaN, kNaN};
   if (lo_x == hi_x) return {lo_x, lo_x};  // every replicate alike (one unit, or no spread)
-  const double h_lo = 0.025 * static_cast<double>(m - 1), h_hi = 0.975 * static_cast<double>(m - 1);
+  const double h_lo = p.lo / 100 * static_cast<double>(m - 1), h_hi = p.hi / 100 * static_cast<double>(m - 1);
   const auto k_lo = static_cast<int64_t>(std::floor(h_lo)), k_hi = static_cast<int64_t>(std::floor(h_hi));
   auto at = [](std::pair<double, double> ab, double frac) { return ab.first + frac * (ab.second - ab.first); };
   if (m >= 512) {
@@ -127,13 +127,13 @@ struct Block {
 };
 
 // The intervals of one block into `out` (shaped by the caller).
-void block_intervals(const Block& r, int64_t g0, int64_t g1, GroupIntervals& out) {
+void block_intervals(const Block& r, int64_t g0, int64_t g1, Percentiles p, GroupIntervals& out) {
   const UnitStats& u = r.u;
   const int64_t B = r.sums.rows(), G = u.grid_size();
   std::vector<double> xs(static_cast<size_t>(B)), low(static_cast<size_t>(B)), high(static_cast<size_t>(B));
   auto over = [&](auto&& value) {
     for (int64_t b = 0; b < B; ++b) xs[b] = value(b);
-    return tails(xs.data(), B, low.data(), high.data());
+    return tails(xs.data(), B, low.data(), high.data(), p);
   };
   if (g0 == G) {  // the scalars
     for (int k = 0; k < kScalarMetrics; ++k) {
@@ -173,7 +173,7 @@ void block_intervals(const Block& r, int64_t g0, int64_t g1, GroupIntervals& out
 
 // SPEC §6: each replicate's slope against ln N of its mean cos(s, v_0) and cos(s, v_L) curves
 // (a replicate without a sample at some N leaves that N out, as the point estimate does).
-void slope_intervals(const Block& r, std::span<const int64_t> n_grid, GroupIntervals& out) {
+void slope_intervals(const Block& r, std::span<const int64_t> n_grid, Percentiles p, GroupIntervals& out) {
   const int64_t B = r.sums.rows(), G = r.u.grid_size();
   const std::vector<int64_t> grid(n_grid.begin(), n_grid.end());
   std::vector<double> xs(static_cast<size_t>(B)), low(xs.size()), high(xs.size()), y(static_cast<size_t>(G));
@@ -182,7 +182,7 @@ void slope_intervals(const Block& r, std::span<const int64_t> n_grid, GroupInter
       for (int64_t g = 0; g < G; ++g) y[g] = r.counts(b, g) > 0 ? r.sums(b, k * G + g) / r.counts(b, g) : kNaN;
       xs[b] = analysis::slope_vs_log_n(grid, y);
     }
-    out.slope[k] = tails(xs.data(), B, low.data(), high.data());
+    out.slope[k] = tails(xs.data(), B, low.data(), high.data(), p);
   }
 }
 
@@ -205,8 +205,9 @@ IntervalStatus interval_status(int64_t units, const std::string& unit) {
 }
 
 BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicates, uint64_t seed,
-                          std::span<const int64_t> n_grid, const std::string& unit_name) {
+                          std::span<const int64_t> n_grid, const std::string& unit_name, double ci) {
   if (replicates < 1) fail("bootstrap: {} replicates", replicates);
+  if (!(ci > 0 && ci < 100)) fail("bootstrap: a {}% interval", ci);
   const int64_t U = u.units(), G = u.grid_size(), S = u.stats_per_group(), groups = u.groups();
   if (U < 1) fail("bootstrap: no documents");
   if (!n_grid.empty() && std::ssize(n_grid) != G) fail("bootstrap: {} grid values for a grid of {}", n_grid.size(), G);
@@ -215,6 +216,7 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
   out.units = U;
   out.seed = seed;
   out.level = u.level();
+  out.percentiles = percentiles_of(ci);
   out.status = interval_status(U, unit_name);
   if (!out.status.intervals) return out;
   // Units in the order of their ids.
@@ -290,8 +292,8 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
           for (size_t c = 0; c < columns.size(); ++c) X(i, static_cast<Eigen::Index>(c)) += sums[columns[c]];
         }
       const Block r{u, sums_of_replicates(W, X), columns, job.counts};
-      if (slopes) slope_intervals(r, n_grid, results[item / blocks]);
-      else block_intervals(r, g0, g1, results[item / blocks]);
+      if (slopes) slope_intervals(r, n_grid, out.percentiles, results[item / blocks]);
+      else block_intervals(r, g0, g1, out.percentiles, results[item / blocks]);
     }
   });
 
@@ -320,9 +322,9 @@ Resamples resamples(const std::vector<std::string>& ids, int64_t replicates, uin
   return r;
 }
 
-Interval percentile_interval(std::vector<double> xs) {
+Interval percentile_interval(std::vector<double> xs, Percentiles p) {
   std::vector<double> low(xs.size()), high(xs.size());
-  return tails(xs.data(), std::ssize(xs), low.data(), high.data());
+  return tails(xs.data(), std::ssize(xs), low.data(), high.data(), p);
 }
 
 Eigen::MatrixXd replicate_sums(const Eigen::MatrixXd& W, const Eigen::MatrixXd& X) { return sums_of_replicates(W, X); }

@@ -85,7 +85,7 @@ struct BootGroup {
 
 void bootstrap_range(const UnitStats& units, const KappaStats& env, const detail::Resamples& rs,
                      const std::vector<int64_t>& env_rows, const BootGroup& group, const std::vector<double>& kappas,
-                     const std::vector<int64_t>& grid, KappaRange& out) {
+                     const std::vector<int64_t>& grid, KappaRange& out, Percentiles p) {
   const auto U = static_cast<int64_t>(rs.order.size()), G = units.grid_size(), K = env.K(), L = units.layers();
   const int64_t S = units.stats_per_group(), E = env.per_group(), cols = 2 * G + E;
   // Per unit (in id order): the sums of P and R per N, then the envelopes' [K][4][G].
@@ -124,8 +124,8 @@ void bootstrap_range(const UnitStats& units, const KappaStats& env, const detail
     lo.push_back(r.lo), hi.push_back(r.hi);
   }
   out.with_range = static_cast<double>(with) / static_cast<double>(R.rows());
-  out.lo_ci = detail::percentile_interval(std::move(lo));
-  out.hi_ci = detail::percentile_interval(std::move(hi));
+  out.lo_ci = detail::percentile_interval(std::move(lo), p);
+  out.hi_ci = detail::percentile_interval(std::move(hi), p);
 }
 
 // (x - median) / (1.4826 MAD) of x against `ref` (a scale of at least 1e-12 max(|median|, 1)).
@@ -149,7 +149,7 @@ double robust_z(double x, std::vector<double> ref) {
 }  // namespace
 
 KappaRanges kappa_ranges(WorkerPool& pool, const Aggregator& measured, const KappaStats& envelopes,
-                         const UnitStats* units, int64_t replicates, uint64_t seed) {
+                         const UnitStats* units, int64_t replicates, uint64_t seed, double ci) {
   const int64_t L = measured.layers(), H = measured.heads();
   if (envelopes.layers() != L || envelopes.heads() != H || envelopes.grid_size() != std::ssize(measured.n_grid()))
     fail("internal: kappa envelopes of {}x{} (grid {}) for {}x{} (grid {})", envelopes.layers(), envelopes.heads(),
@@ -208,7 +208,7 @@ KappaRanges kappa_ranges(WorkerPool& pool, const Aggregator& measured, const Kap
         const int64_t grp = units->group_of(s / H, s % H);
         if (std::find(group.members.begin(), group.members.end(), grp) == group.members.end()) group.members.push_back(grp);
       }
-      bootstrap_range(*units, envelopes, rs, env_rows, group, out.kappas, grid, result_of(layer, head));
+      bootstrap_range(*units, envelopes, rs, env_rows, group, out.kappas, grid, result_of(layer, head), percentiles_of(ci));
     }
   });
   return out;

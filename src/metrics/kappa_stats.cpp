@@ -1,7 +1,9 @@
 // SPEC §5's envelopes at a grid of kappas, exact sums and per-document sums (kappa_stats.h).
 #include "geoattn/metrics/kappa_stats.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 #include "geoattn/util/nan.h"
+#include "geoattn/util/numbers.h"
 
 namespace geoattn::metrics {
 
@@ -16,6 +19,20 @@ std::vector<double> default_kappas() {
   std::vector<double> out;
   for (int e = -kKappaHalfOctaves; e <= kKappaHalfOctaves; ++e) out.push_back(std::exp2(e / 2.0));  // 2^(e/2)
   return out;
+}
+
+KappaScan KappaScan::parse(const std::string& text) {
+  KappaScan scan;
+  scan.text_ = text;
+  if (scan.off() || scan.automatic()) return scan;
+  const auto list = parse_list(text, [](const std::string& item) -> std::optional<double> {
+    const auto x = parse_real(item);
+    return x && *x > 0 ? x : std::nullopt;
+  });
+  if (!list || std::adjacent_find(list->begin(), list->end(), std::greater_equal<double>()) != list->end())
+    fail("'{}' is not auto, off or a list of ascending kappas > 0 (e.g. 0.25,0.5,1,2)", echoed(text));
+  scan.list_ = *list;
+  return scan;
 }
 
 KappaStats::KappaStats(int64_t layers, int64_t heads, int64_t grid_size, std::vector<double> kappas,

@@ -22,8 +22,8 @@ Resamples resamples(const std::vector<std::string>& ids, int64_t replicates, uin
 // R = W X, each sum in the order of the units (bootstrap.cpp's tiles).
 Eigen::MatrixXd replicate_sums(const Eigen::MatrixXd& W, const Eigen::MatrixXd& X);
 
-// The 2.5% and 97.5% percentiles of the finite values of xs (NaN, NaN with none), linear
-// between order statistics (numpy's default).
-Interval percentile_interval(std::vector<double> xs);
+// The percentiles p of the finite values of xs (NaN, NaN with none), linear between order
+// statistics (numpy's default).
+Interval percentile_interval(std::vector<double> xs, Percentiles p);
 
 }  // namespace geoattn::metrics::detail

@@ -73,143 +73,199 @@ Counts band_counts(const Banded& b, const torch::Tensor& sel) {
   return {in_c.to(torch::kFloat64), out_c.to(torch::kFloat64), (out_c != out_p) | (in_c != in_p)};
 }
 
+// The grid as an index tensor and its per-N rounding factors (exact.h), on the device.
+struct GridFactors {
+  torch::Tensor grid, band, f_num, f_norm;  // [G] each
+};
+GridFactors grid_factors(const std::vector<int64_t>& grid, int64_t d, const torch::Device& dev) {
+  std::vector<double> band, f_num, f_norm;
+  for (const int64_t N : grid) {
+    band.push_back(euclid_band_factor(N, d));
+    f_num.push_back(cosine_num_factor(N, d));
+    f_norm.push_back(cosine_norm_factor(N, d));
+  }
+  const auto on = [&](const std::vector<double>& v) { return torch::tensor(v, torch::kFloat64).to(dev); };
+  return {torch::tensor(grid, torch::kInt64).to(dev), on(band), on(f_num), on(f_norm)};
+}
+
+// A chunk of samples [s0, s0 + s) of a group: their rows and values, y_k = alpha_k v_k and its norms.
+struct SampleChunk {
+  int64_t s0, s;
+  torch::Tensor A;      // [s, n]: alpha
+  torch::Tensor Vb;     // [s, n, d]: the values of the sample's block, from its first key
+  torch::Tensor vnorm;  // [s, n]: ||v_k||
+  torch::Tensor Y;      // [s, n, d]: y_k
+  torch::Tensor a;      // [s, n]: a_k = ||y_k||
+  torch::Tensor g;      // [s, n]: ||y_k||^2
+};
+SampleChunk sample_chunk(const torch::Tensor& V, const TensorGroup& grp, const torch::Tensor& block, int64_t s0, int64_t s) {
+  SampleChunk c{s0, s};
+  c.A = grp.alpha.narrow(0, s0, s);
+  c.Vb = V.index_select(0, block.narrow(0, s0, s)).narrow(1, grp.first, grp.n);
+  c.Y = c.A.unsqueeze(-1) * c.Vb;
+  c.vnorm = c.Vb.norm(2, -1);
+  c.a = c.A * c.vnorm;
+  c.g = (c.Y * c.Y).sum(-1);
+  return c;
+}
+
+// The orderings [o0, o0 + o) of a chunk: s(N) at the grid, the selection I_N, the values E_k or
+// -q_k with their bands, and the counts where the bands decide them.
+struct OrderingChunk {
+  torch::Tensor ord;  // [s, o, n]: the orderings
+  torch::Tensor Sg;   // [s, o, G, d]: s(N)
+  torch::Tensor sel;  // [s, o, G, n]: k in I_N
+  Banded b;           // [s, o, G, n]
+  Counts counts;      // [s, o, G]
+};
+OrderingChunk ordering_chunk(const SampleChunk& c, const torch::Tensor& orders, const GridFactors& f, Distance distance,
+                             int64_t o0, int64_t o) {
+  const int64_t s = c.s, n = c.Y.size(1), d = c.Y.size(2);
+  OrderingChunk k;
+  k.ord = orders.narrow(0, c.s0, s).narrow(1, o0, o);
+  auto Yo = c.Y.unsqueeze(1).expand({s, o, n, d}).gather(2, k.ord.unsqueeze(-1).expand({s, o, n, d}));
+  k.Sg = Yo.cumsum(2).index_select(2, f.grid - 1);
+  auto C = torch::matmul(k.Sg, c.Y.transpose(1, 2).unsqueeze(1));  // [s, o, G, n]: <s(N), y_k>
+  auto rank = torch::empty_like(k.ord).scatter_(2, k.ord, torch::arange(n, k.ord.options()).expand({s, o, n}));
+  k.sel = rank.unsqueeze(2) < f.grid.view({1, 1, -1, 1});
+  auto Sa = c.a.unsqueeze(1).expand({s, o, n}).gather(2, k.ord).cumsum(2).index_select(2, f.grid - 1);  // S_N [s, o, G]
+  k.b = distance == Distance::Cosine ? cosine(C, k.Sg, c.a, Sa, f.f_num, f.f_norm, d) : euclid(C, c.g, c.a, Sa, f.band);
+  k.counts = band_counts(k.b, k.sel);
+  return k;
+}
+
+// The open (sample, ordering, N) of a chunk, counted exactly on the host (exact.h's
+// resolve_counts) into its counts.
+void resolve_open(const SampleChunk& c, OrderingChunk& k, const std::vector<int64_t>& grid, Distance distance,
+                  CoreStats& total) {
+  auto open = k.counts.open.nonzero().cpu();  // [m, 3]
+  if (open.size(0) == 0) return;
+  const auto dev = c.Y.device();
+  const int64_t n = c.Y.size(1), d = c.Y.size(2), o = k.ord.size(1);
+  total.banded += open.size(0);
+  const auto at = [&](const torch::Tensor& t) {
+    return t.index({open.select(1, 0).to(dev), open.select(1, 1).to(dev), open.select(1, 2).to(dev)});
+  };
+  auto E = at(k.b.E).cpu().contiguous(), err = at(k.b.err).cpu().contiguous();
+  auto in_mask = torch::where(at(k.sel), kInfinity, 0.0).to(torch::kFloat64).cpu().contiguous();
+  auto A_host = c.A.cpu().contiguous(), V_host = c.Vb.cpu().contiguous(), ord_host = k.ord.cpu().contiguous();
+  auto kin_host = k.counts.k_in.cpu(), kout_host = k.counts.k_out.cpu();
+  for (int64_t m = 0; m < open.size(0); ++m) {
+    const int64_t si = open[m][0].item<int64_t>(), oi = open[m][1].item<int64_t>(), gi = open[m][2].item<int64_t>();
+    const ExactSample smp{A_host.data_ptr<double>() + si * n, V_host.data_ptr<double>() + si * n * d, n, d};
+    const PendingCounts p{E.data_ptr<double>() + m * n, err.data_ptr<double>() + m * n, in_mask.data_ptr<double>() + m * n,
+                          ord_host.data_ptr<int64_t>() + (si * o + oi) * n, grid[gi]};
+    const BallCounts bc = resolve_counts(smp, p, distance, &total.exact_tokens);
+    kin_host[si][oi][gi] = static_cast<double>(bc.k_in);
+    kout_host[si][oi][gi] = static_cast<double>(bc.k_out);
+  }
+  k.counts.k_in = kin_host.to(dev), k.counts.k_out = kout_host.to(dev);
+}
+
+// SPEC §2's diagnostics of s(N) for ordering 0 (top-N) into dg [s, kDiagnostics, G], which holds
+// the curves kS_norm .. kCos_s_vL (core_ordering.h).
+void top_diagnostics(const SampleChunk& c, const OrderingChunk& k, torch::Tensor dg) {
+  const int64_t n = c.Y.size(1);
+  auto s_top = k.Sg.select(1, 0);  // [s, G, d]
+  auto s_norm = s_top.norm(2, -1);
+  auto sel_top = k.sel.select(1, 0);  // [s, G, n]
+  auto loo = [&](int64_t t) {
+    return torch::where(sel_top.select(2, t), (s_top - c.Y.select(1, t).unsqueeze(1)).norm(2, -1), s_norm);
+  };
+  auto cos_with = [&](int64_t t) {
+    auto v = c.Vb.select(1, t);  // [s, d]
+    return safe_cos<TensorOps>((s_top * v.unsqueeze(1)).sum(-1), s_norm, c.vnorm.select(1, t).unsqueeze(1));
+  };
+  const auto curve = [&](CurveMetric m) { return dg.select(1, m - kS_norm); };  // [s, G]
+  curve(kS_norm).copy_(s_norm);
+  curve(kS_loo_sink).copy_(loo(0));
+  curve(kS_loo_last).copy_(loo(n - 1));
+  curve(kCos_s_v0).copy_(cos_with(0));
+  curve(kCos_s_vL).copy_(cos_with(n - 1));
+}
+
+// SPEC §3, §6: rho0, c_sink, c_last, c_rest of a chunk into sc [s, kScalarMetrics].
+void chunk_scalars(const SampleChunk& c, torch::Tensor sc) {
+  const int64_t n = c.Y.size(1);
+  if (n > 1) {
+    auto dots0 = (c.Vb.narrow(1, 1, n - 1) * c.Vb.narrow(1, 0, 1)).sum(-1);
+    sc.select(1, kRho0).copy_(safe_cos<TensorOps>(dots0, c.vnorm.narrow(1, 0, 1), c.vnorm.narrow(1, 1, n - 1)).mean(-1));
+  }
+  sc.select(1, kC_sink).copy_(c.a.select(1, 0));
+  sc.select(1, kC_last).copy_(c.a.select(1, n - 1));
+  if (n > 2) sc.select(1, kC_rest).copy_(c.Y.narrow(1, 1, n - 2).sum(1).norm(2, -1));
+}
+
+// One group: every chunk of samples and orderings within max_chunk_bytes.
+CoreOut group_tensor(const torch::Tensor& V, const TensorGroup& grp, Distance distance, int64_t max_chunk_bytes,
+                     CoreStats& total) {
+  const int64_t S = grp.alpha.size(0), O = grp.orders.size(1), n = grp.n, G = std::ssize(grp.grid), d = V.size(2);
+  const auto dev = V.device();
+  const auto f64 = V.options();
+  auto k_in = torch::zeros({S, O, G}, f64), k_out = torch::zeros({S, O, G}, f64);
+  auto diag = torch::zeros({S, kDiagnostics, G}, f64), scalars = torch::zeros({S, kScalarMetrics}, f64);
+  const GridFactors f = grid_factors(grp.grid, d, dev);
+  const auto block = torch::tensor(grp.block, torch::kInt64).to(dev);
+  const auto orders = grp.orders.to(dev, /*non_blocking=*/true);
+  // One (sample, ordering) pair holds y in order, s(N), and about eight [G, n] tensors.
+  const int64_t pair_bytes = 8 * (n * d + G * d + 8 * G * n);
+  const int64_t pairs = std::max<int64_t>(1, max_chunk_bytes / pair_bytes);
+  const int64_t s_chunk = std::max<int64_t>(1, pairs / O), o_chunk = std::min(O, pairs);
+  for (int64_t s0 = 0; s0 < S; s0 += s_chunk) {
+    const SampleChunk c = sample_chunk(V, grp, block, s0, std::min(S, s0 + s_chunk) - s0);
+    for (int64_t o0 = 0; o0 < O; o0 += o_chunk) {
+      const int64_t o = std::min(O, o0 + o_chunk) - o0;
+      OrderingChunk k = ordering_chunk(c, orders, f, distance, o0, o);
+      total.decisions += c.s * o * G;
+      resolve_open(c, k, grp.grid, distance, total);
+      k_in.narrow(0, s0, c.s).narrow(1, o0, o).copy_(k.counts.k_in);
+      k_out.narrow(0, s0, c.s).narrow(1, o0, o).copy_(k.counts.k_out);
+      if (o0 == 0) top_diagnostics(c, k, diag.narrow(0, s0, c.s));
+    }
+    chunk_scalars(c, scalars.narrow(0, s0, c.s));
+  }
+  return {S, O, G, doubles_of(k_in.cpu()), doubles_of(k_out.cpu()), doubles_of(diag.cpu()), doubles_of(scalars.cpu())};
+}
+
+// SPEC §4's value statistics on the device (the tensor path's own copy of value_geometry.cpp's:
+// the values stay where they are, and torch's reductions give their own order): per key
+// ||v_i||, and per lag cos(v_i, v_{i+lag}) summed over the pairs f < i, i + lag < T, block by
+// block where the blocks' first keys f differ (SPEC §1: windowed layers).
+void geometry_tensor(const torch::Tensor& V, int64_t max_chunk_bytes, int64_t decay_k, ValueGeometry& geometry) {
+  const int64_t K = V.size(0), T = V.size(1);
+  auto norms_t = torch::zeros({K, T}, torch::kFloat64), decay_t = torch::zeros({K, std::max<int64_t>(decay_k, 0)}, torch::kFloat64);
+  const int64_t chunk = std::max<int64_t>(1, max_chunk_bytes / std::max<int64_t>(1, T * T * 8));
+  const auto first = [&](int64_t b) { return geometry.first.empty() ? 0 : geometry.first[b]; };
+  for (int64_t b0 = 0; b0 < K; b0 += chunk) {
+    auto Vc = V.narrow(0, b0, std::min(K, b0 + chunk) - b0);
+    auto norms = Vc.norm(2, -1);
+    norms_t.narrow(0, b0, Vc.size(0)).copy_(norms);
+    if (decay_k <= 0) continue;
+    auto inv = torch::where(norms > 0, 1.0 / norms.clamp_min(1e-300), torch::zeros_like(norms));  // [k, T]
+    for (int64_t r0 = 0; r0 < Vc.size(0);) {
+      const int64_t f = first(b0 + r0);
+      int64_t r1 = r0 + 1;
+      while (r1 < Vc.size(0) && first(b0 + r1) == f) ++r1;
+      auto Vr = Vc.narrow(0, r0, r1 - r0), invr = inv.narrow(0, r0, r1 - r0);
+      for (int64_t lag = 1; lag <= decay_k && lag <= T - f - 2; ++lag) {
+        auto dots = (Vr.index({Slice(), Slice(f + 1, T - lag)}) * Vr.index({Slice(), Slice(f + 1 + lag, T)})).sum(-1);
+        auto scale = invr.index({Slice(), Slice(f + 1, T - lag)}) * invr.index({Slice(), Slice(f + 1 + lag, T)});
+        decay_t.narrow(0, b0 + r0, r1 - r0).select(1, lag - 1).copy_((dots * scale).sum(-1));
+      }
+      r0 = r1;
+    }
+  }
+  geometry.norms = doubles_of(norms_t), geometry.decay_sums = doubles_of(decay_t);
+}
+
 }  // namespace
 
 std::vector<CoreOut> core_tensor(const torch::Tensor& V, const std::vector<TensorGroup>& groups, Distance distance,
                                  int64_t max_chunk_bytes, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats) {
-  const int64_t K = V.size(0), T = V.size(1), d = V.size(2);
-  const auto dev = V.device();
-  const auto f64 = V.options();
   std::vector<CoreOut> outs;
   CoreStats total;
-  for (const auto& grp : groups) {
-    const int64_t S = grp.alpha.size(0), O = grp.orders.size(1), n = grp.n, G = static_cast<int64_t>(grp.grid.size());
-    auto k_in = torch::zeros({S, O, G}, f64), k_out = torch::zeros({S, O, G}, f64);
-    auto diag = torch::zeros({S, kDiagnostics, G}, f64), scalars = torch::zeros({S, kScalarMetrics}, f64);
-    auto grid_t = torch::tensor(grp.grid, torch::kInt64).to(dev);
-    std::vector<double> band_v, f_num_v, f_norm_v;
-    for (int64_t N : grp.grid) {
-      band_v.push_back(euclid_band_factor(N, d));
-      f_num_v.push_back(cosine_num_factor(N, d));
-      f_norm_v.push_back(cosine_norm_factor(N, d));
-    }
-    auto band = torch::tensor(band_v, torch::kFloat64).to(dev), f_num = torch::tensor(f_num_v, torch::kFloat64).to(dev);
-    auto f_norm = torch::tensor(f_norm_v, torch::kFloat64).to(dev);
-    auto block_t = torch::tensor(grp.block, torch::kInt64).to(dev);
-    auto orders = grp.orders.to(dev, /*non_blocking=*/true);
-    // One (sample, ordering) pair holds y in order, s(N), and about eight [G, n] tensors.
-    const int64_t pair_bytes = 8 * (n * d + G * d + 8 * G * n);
-    const int64_t pairs = std::max<int64_t>(1, max_chunk_bytes / pair_bytes);
-    const int64_t s_chunk = std::max<int64_t>(1, pairs / O), o_chunk = std::min(O, pairs);
-
-    for (int64_t s0 = 0; s0 < S; s0 += s_chunk) {
-      const int64_t s1 = std::min(S, s0 + s_chunk), s = s1 - s0;
-      auto A = grp.alpha.narrow(0, s0, s);                                            // [s, n]
-      auto Vb = V.index_select(0, block_t.narrow(0, s0, s)).narrow(1, grp.first, n);  // [s, n, d]
-      auto Y = A.unsqueeze(-1) * Vb;                                                  // y_k = alpha_k v_k
-      auto vnorm = Vb.norm(2, -1);
-      auto a = A * vnorm;                                                             // a_k = ||y_k||
-      auto g = (Y * Y).sum(-1);                                                       // ||y_k||^2
-      auto Yt = Y.transpose(1, 2).unsqueeze(1);                                       // [s, 1, d, n]
-      for (int64_t o0 = 0; o0 < O; o0 += o_chunk) {
-        const int64_t o = std::min(O, o0 + o_chunk) - o0;
-        auto ord = orders.narrow(0, s0, s).narrow(1, o0, o);                          // [s, o, n]
-        auto Yo = Y.unsqueeze(1).expand({s, o, n, d}).gather(2, ord.unsqueeze(-1).expand({s, o, n, d}));
-        auto Sg = Yo.cumsum(2).index_select(2, grid_t - 1);                           // [s, o, G, d]: s(N)
-        auto C = torch::matmul(Sg, Yt);                                               // [s, o, G, n]: <s(N), y_k>
-        auto rank = torch::empty_like(ord).scatter_(2, ord, torch::arange(n, ord.options()).expand({s, o, n}));
-        auto sel = rank.unsqueeze(2) < grid_t.view({1, 1, -1, 1});                   // [s, o, G, n]: k in I_N
-        auto Sa = a.unsqueeze(1).expand({s, o, n}).gather(2, ord).cumsum(2).index_select(2, grid_t - 1);  // S_N
-        const Banded b = distance == Distance::Cosine ? cosine(C, Sg, a, Sa, f_num, f_norm, d) : euclid(C, g, a, Sa, band);
-        Counts c = band_counts(b, sel);
-        total.decisions += s * o * G;
-        // The open (sample, ordering, N): exactly, on the host.
-        auto open = c.open.nonzero().cpu();  // [m, 3]
-        if (open.size(0) > 0) {
-          total.banded += open.size(0);
-          auto E = b.E.index({open.select(1, 0).to(dev), open.select(1, 1).to(dev), open.select(1, 2).to(dev)}).cpu();
-          auto err = b.err.index({open.select(1, 0).to(dev), open.select(1, 1).to(dev), open.select(1, 2).to(dev)}).cpu();
-          auto in_mask = torch::where(sel.index({open.select(1, 0).to(dev), open.select(1, 1).to(dev), open.select(1, 2).to(dev)}),
-                                      kInfinity, 0.0).to(torch::kFloat64).cpu().contiguous();
-          auto A_host = A.cpu().contiguous(), V_host = Vb.cpu().contiguous();
-          auto ord_host = ord.cpu().contiguous();
-          auto kin_host = c.k_in.cpu(), kout_host = c.k_out.cpu();
-          E = E.contiguous(), err = err.contiguous();
-          for (int64_t m = 0; m < open.size(0); ++m) {
-            const int64_t si = open[m][0].item<int64_t>(), oi = open[m][1].item<int64_t>(), gi = open[m][2].item<int64_t>();
-            const ExactSample smp{A_host.data_ptr<double>() + si * n, V_host.data_ptr<double>() + si * n * d, n, d};
-            const PendingCounts p{E.data_ptr<double>() + m * n, err.data_ptr<double>() + m * n,
-                                  in_mask.data_ptr<double>() + m * n, ord_host.data_ptr<int64_t>() + (si * o + oi) * n,
-                                  grp.grid[gi]};
-            const BallCounts bc = resolve_counts(smp, p, distance, &total.exact_tokens);
-            kin_host[si][oi][gi] = static_cast<double>(bc.k_in);
-            kout_host[si][oi][gi] = static_cast<double>(bc.k_out);
-          }
-          c.k_in = kin_host.to(dev), c.k_out = kout_host.to(dev);
-        }
-        k_in.narrow(0, s0, s).narrow(1, o0, o).copy_(c.k_in);
-        k_out.narrow(0, s0, s).narrow(1, o0, o).copy_(c.k_out);
-        if (o0 > 0) continue;
-        // SPEC §2 diagnostics of s(N) for ordering 0 (top-N).
-        auto s_top = Sg.select(1, 0);                                                 // [s, G, d]
-        auto s_norm = s_top.norm(2, -1);
-        auto sel_top = sel.select(1, 0);                                              // [s, G, n]
-        auto loo = [&](int64_t t) {
-          auto in = sel_top.select(2, t);
-          return torch::where(in, (s_top - Y.select(1, t).unsqueeze(1)).norm(2, -1), s_norm);
-        };
-        auto cos_with = [&](int64_t t) {
-          auto v = Vb.select(1, t);                                                   // [s, d]
-          return safe_cos<TensorOps>((s_top * v.unsqueeze(1)).sum(-1), s_norm, vnorm.select(1, t).unsqueeze(1));
-        };
-        // diag [S, kDiagnostics, G] holds the curves kS_norm .. kCos_s_vL (core_ordering.h).
-        auto dg = diag.narrow(0, s0, s);
-        const auto curve = [&](CurveMetric m) { return dg.select(1, m - kS_norm); };  // [s, G]
-        curve(kS_norm).copy_(s_norm);
-        curve(kS_loo_sink).copy_(loo(0));
-        curve(kS_loo_last).copy_(loo(n - 1));
-        curve(kCos_s_v0).copy_(cos_with(0));
-        curve(kCos_s_vL).copy_(cos_with(n - 1));
-      }
-      // SPEC §3, §6: rho0, c_sink, c_last, c_rest.
-      auto sc = scalars.narrow(0, s0, s);
-      if (n > 1) {
-        auto dots0 = (Vb.narrow(1, 1, n - 1) * Vb.narrow(1, 0, 1)).sum(-1);
-        sc.select(1, kRho0).copy_(safe_cos<TensorOps>(dots0, vnorm.narrow(1, 0, 1), vnorm.narrow(1, 1, n - 1)).mean(-1));
-      }
-      sc.select(1, kC_sink).copy_(a.select(1, 0));
-      sc.select(1, kC_last).copy_(a.select(1, n - 1));
-      if (n > 2) sc.select(1, kC_rest).copy_(Y.narrow(1, 1, n - 2).sum(1).norm(2, -1));
-    }
-    outs.push_back({S, O, G, doubles_of(k_in.cpu()), doubles_of(k_out.cpu()), doubles_of(diag.cpu()),
-                    doubles_of(scalars.cpu())});
-  }
-  if (geometry) {
-    auto norms_t = torch::zeros({K, T}, torch::kFloat64), decay_t = torch::zeros({K, std::max<int64_t>(decay_k, 0)}, torch::kFloat64);
-    const int64_t chunk = std::max<int64_t>(1, max_chunk_bytes / std::max<int64_t>(1, T * T * 8));
-    for (int64_t b0 = 0; b0 < K; b0 += chunk) {
-      auto Vc = V.narrow(0, b0, std::min(K, b0 + chunk) - b0);
-      auto norms = Vc.norm(2, -1);
-      norms_t.narrow(0, b0, Vc.size(0)).copy_(norms);
-      if (decay_k <= 0) continue;
-      // SPEC §4: cos(v_i, v_{i+lag}) summed over pairs f < i, i + lag < T, per lag, on the device,
-      // block by block where the blocks' first keys f differ (SPEC §1: windowed layers).
-      auto inv = torch::where(norms > 0, 1.0 / norms.clamp_min(1e-300), torch::zeros_like(norms));  // [k, T]
-      for (int64_t r0 = 0; r0 < Vc.size(0);) {
-        const int64_t f = geometry->first.empty() ? 0 : geometry->first[b0 + r0];
-        int64_t r1 = r0 + 1;
-        while (r1 < Vc.size(0) && (geometry->first.empty() ? 0 : geometry->first[b0 + r1]) == f) ++r1;
-        auto Vr = Vc.narrow(0, r0, r1 - r0), invr = inv.narrow(0, r0, r1 - r0);
-        for (int64_t lag = 1; lag <= decay_k && lag <= T - f - 2; ++lag) {
-          auto dots = (Vr.index({Slice(), Slice(f + 1, T - lag)}) * Vr.index({Slice(), Slice(f + 1 + lag, T)})).sum(-1);
-          auto scale = invr.index({Slice(), Slice(f + 1, T - lag)}) * invr.index({Slice(), Slice(f + 1 + lag, T)});
-          decay_t.narrow(0, b0 + r0, r1 - r0).select(1, lag - 1).copy_((dots * scale).sum(-1));
-        }
-        r0 = r1;
-      }
-    }
-    geometry->norms = doubles_of(norms_t), geometry->decay_sums = doubles_of(decay_t);
-  }
+  for (const auto& grp : groups) outs.push_back(group_tensor(V, grp, distance, max_chunk_bytes, total));
+  if (geometry) geometry_tensor(V, max_chunk_bytes, decay_k, *geometry);
   if (stats) stats->merge(total);
   return outs;
 }

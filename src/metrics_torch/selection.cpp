@@ -4,7 +4,7 @@
 
 #include "core_tensor.h"
 #include "geoattn/metrics/metric_names.h"
-#include "geoattn/model/capture_checks.h"
+#include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::metrics {

@@ -6,7 +6,7 @@
 #include "core_tensor.h"
 #include "geoattn/arch/config.h"
 #include "geoattn/metrics/metric_names.h"
-#include "geoattn/model/capture_checks.h"
+#include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/metrics_torch/selection.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"

@@ -1,6 +1,6 @@
 #include "geoattn/model/capture_file.h"
 
-#include "geoattn/io/capture_file.h"
+#include "geoattn/io/capture_view.h"
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/model/weights.h"

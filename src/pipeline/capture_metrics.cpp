@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/capture_checks.h"
-#include "geoattn/io/capture_file.h"
+#include "geoattn/io/capture_view.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 #include "geoattn/util/stopwatch.h"

@@ -38,6 +38,7 @@ void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t qu
   if (controls < 0) fail("{}: {} is not 0 or more", name(kControls), controls);
   if (bootstrap < 0) fail("{}: {} is not 0 or more", name(kBootstrap), bootstrap);
   if (!(kappa > 0) || !std::isfinite(kappa)) fail("{}: {} is not a number > 0", name(kKappa), kappa);
+  if (!(ci > 0 && ci < 100)) fail("{}: {} is not a coverage in percent, above 0 and below 100", name(kCi), ci);
   if (metrics_memory_mb < 1 || metrics_memory_mb > (std::numeric_limits<int64_t>::max() >> 20))
     fail("{}: {} MiB is not from 1 to {}", name(kMetricsMemory), metrics_memory_mb, std::numeric_limits<int64_t>::max() >> 20);
   const double Q = static_cast<double>(queries), LH = static_cast<double>(layers * heads), G = static_cast<double>(grid);
@@ -52,18 +53,25 @@ void MetricParams::validate(int64_t layers, int64_t heads, int64_t T, int64_t qu
 }
 
 std::vector<double> MetricSpec::kappas() const {
-  const std::string flag(argument_name(names, kKappaScan));
-  if (kappa_scan == "off") return {};
-  if (kappa_scan == "auto") return envelopes_on() ? metrics::default_kappas() : std::vector<double>{};
+  if (kappa_scan.off()) return {};
+  if (kappa_scan.automatic()) return envelopes_on() ? metrics::default_kappas() : std::vector<double>{};
   if (!envelopes_on())
-    fail("{}: {} needs the envelopes ({} off)", flag, echoed(kappa_scan), argument_name(names, kEnvelopes));
-  const auto out = parse_list(kappa_scan, [](const std::string& item) -> std::optional<double> {
-    const auto x = parse_real(item);
-    return x && *x > 0 ? x : std::nullopt;
-  });
-  if (!out || std::adjacent_find(out->begin(), out->end(), std::greater_equal<double>()) != out->end())
-    fail("{}: '{}' is not auto, off or a list of ascending kappas > 0 (e.g. 0.25,0.5,1,2)", flag, echoed(kappa_scan));
-  return *out;
+    fail("{}: {} needs the envelopes ({} off)", argument_name(names, kKappaScan), echoed(kappa_scan.text()),
+         argument_name(names, kEnvelopes));
+  return kappa_scan.list();
+}
+
+MetricSpec metric_spec(const MetricParams& params, int64_t T, std::vector<int64_t> queries, ArgumentStyle names) {
+  MetricSpec spec;
+  static_cast<MetricParams&>(spec) = params;
+  try {
+    spec.grid = params.n.at(T);
+  } catch (const Error& e) {
+    fail("{}: {}", argument_name(names, MetricParams::kN), e.what());
+  }
+  spec.queries = std::move(queries);
+  spec.names = names;
+  return spec;
 }
 
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
@@ -138,7 +146,7 @@ void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView&
 
 metrics::MetricSettings MetricRun::settings() const {
   metrics::MetricSettings s;
-  s.n = spec_.n;
+  s.n = spec_.n.text();
   s.decay_k = spec_.decay_k;
   s.distance = spec_.distance;
   s.controls = {spec_.controls, spec_.seed};
@@ -147,7 +155,7 @@ metrics::MetricSettings MetricRun::settings() const {
   if (!state_.kappa_scan.empty()) s.kappa_scan = state_.kappa_scan.kappas();
   s.window_tokens = spec_.window_tokens;
   s.layer_windows = spec_.layer_windows;
-  if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit;
+  if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit, s.bootstrap.ci = spec_.ci;
   return s;
 }
 

@@ -24,7 +24,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   if (!state.units.empty()) {
     const auto& b = state.run_info.method.bootstrap;
     done.bootstrap = metrics::bootstrap(pool, state.units, b.replicates, b.seed, state.metrics.n_grid(),
-                                        name_of(metrics::kBootUnitNames, b.unit.value_or(metrics::BootUnit::Document)));
+                                        name_of(metrics::kBootUnitNames, b.unit.value_or(metrics::BootUnit::Document)), b.ci);
   }
   if (times) times->bootstrap += seconds_since(t);
   t = Clock::now();
@@ -37,7 +37,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
     // Resampled only where the metric bootstrap has intervals (SPEC §2b).
     const bool resample = done.bootstrap && done.bootstrap->status.intervals;
     done.kappa = metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, resample ? &state.units : nullptr,
-                                       b.replicates, b.seed);
+                                       b.replicates, b.seed, b.ci);
     if (!done.fits.empty()) metrics::name_failing_assumptions(*done.kappa, done.fits);
   }
   if (times) times->bootstrap += seconds_since(t);

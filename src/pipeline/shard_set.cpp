@@ -43,6 +43,14 @@ std::optional<std::pair<int64_t, int64_t>> parse_shard_spec(const std::string& s
   return std::pair{*i, *n};
 }
 
+Shard Shard::parse(const std::string& text) {
+  const auto shard = parse_shard_spec(text);
+  if (!shard) fail("'{}' is not i/n with 0 <= i < n", echoed(text));
+  return {shard->first, shard->second};
+}
+
+std::string Shard::text() const { return std::to_string(i) + "/" + std::to_string(n); }
+
 std::vector<std::string> missing_shards(const std::vector<std::string>& inputs,
                                         const std::vector<metrics::DataInfo>& shards, bool partial) {
   std::vector<Leaf> leaves;

@@ -8,7 +8,7 @@
 
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
-#include "geoattn/model/capture_checks.h"
+#include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/resume.h"

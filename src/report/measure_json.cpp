@@ -219,7 +219,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     out["bootstrap"] = {{"replicates", boot->replicates}, {"seed", boot->seed}, {"level", metrics::boot_level_name(boot->level)},
                         {"unit", run_info.contains("settings") ? run_info["settings"].value("/bootstrap/unit"_json_pointer, "document")
                                                                : "document"},
-                        {"units", boot->units}, {"percentiles", {2.5, 97.5}},
+                        {"units", boot->units}, {"percentiles", {boot->percentiles.lo, boot->percentiles.hi}},
                         // SPEC §2b: intervals only where the data has them.
                         {"intervals", boot->status.intervals}, {"few_units", boot->status.few_units}};
     if (!boot->status.why.empty()) out["bootstrap"]["why"] = boot->status.why;

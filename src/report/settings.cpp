@@ -17,6 +17,7 @@ ordered_json bootstrap_json(const metrics::BootstrapSettings& s) {
   ordered_json j = {{"replicates", s.replicates}, {"seed", s.seed}};
   if (s.level) j["level"] = metrics::boot_level_name(*s.level);
   if (s.unit) j["unit"] = name_of(metrics::kBootUnitNames, *s.unit);
+  if (s.ci != metrics::kSpecCi) j["ci"] = s.ci;
   return j;
 }
 }  // namespace
@@ -80,6 +81,8 @@ metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
     s.bootstrap.seed = b->get_or<uint64_t>("seed", 0);
     s.bootstrap.level = read_enum(*b, "level", metrics::kBootLevelNames);
     s.bootstrap.unit = read_enum(*b, "unit", metrics::kBootUnitNames);
+    s.bootstrap.ci = b->get_or<double>("ci", metrics::kSpecCi);  // absent: the SPEC's, as every earlier file
+    if (!(s.bootstrap.ci > 0 && s.bootstrap.ci < 100)) fail("settings.bootstrap.ci is not a number from 0 to 100 (exclusive)");
   }
   if (auto e = r.object("envelopes")) {
     s.envelope_kappa = e->get<double>("kappa");

@@ -5,7 +5,6 @@
 #include <fstream>
 
 #include "geoattn/io/tokenizer.h"
-#include "geoattn/metrics/grid.h"
 #include "geoattn/pipeline/shard_set.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
@@ -60,27 +59,6 @@ void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std:
   cmd.add_flag("--quiet", quiet, "no progress line");
 }
 
-// --shard i/n: "i/n" -> {i, n}; windows go to shards by their document, so that a document
-// (the bootstrap's unit) is never split between shards.
-std::pair<int64_t, int64_t> parse_shard(const std::string& spec) {
-  const auto shard = pipeline::parse_shard_spec(spec);
-  if (!shard) fail("--shard {}: expected i/n with 0 <= i < n", echoed(spec));
-  return *shard;
-}
-
-metrics::DataInfo data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T) {
-  return {metrics::WindowData{input.data, input.window, input.offset, input.seed, input.max_windows, shard}, windows,
-          windows * T, std::nullopt, std::nullopt};
-}
-
-std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T) {
-  try {
-    return metrics::parse_n_grid(n, T);
-  } catch (const Error& e) {
-    fail("--n {}: {}", echoed(n), e.what());
-  }
-}
-
 void check_distinct_files(const std::vector<std::string>& paths, const std::string& flag) {
   for (size_t i = 0; i < paths.size(); ++i)
     for (size_t j = 0; j < i; ++j) {
@@ -88,13 +66,6 @@ void check_distinct_files(const std::vector<std::string>& paths, const std::stri
       if (std::filesystem::equivalent(paths[i], paths[j], ec))
         fail("{}: {} is given twice (as {} too): each file is read once", flag, paths[i], paths[j]);
     }
-}
-
-void add_checkpoint_options(CLI::App& cmd, pipeline::Checkpointing& checkpoint) {
-  add_number_option(cmd, "--checkpoint-every", checkpoint.every, int64_t{0}, std::numeric_limits<int64_t>::max(),
-                    "save the state every K windows; a rerun with the same arguments resumes, once every file it "
-                    "read is found unchanged (0: off)");
-  cmd.add_flag("--restart", checkpoint.restart, "start over: a partial state beside --out is not resumed");
 }
 
 nlohmann::ordered_json read_json(const std::string& path) {
@@ -127,23 +98,6 @@ std::vector<int64_t> parse_id_list(const std::string& text, const std::string& f
   const auto ids = parse_list(text, [](const std::string& item) { return parse_integer<int64_t>(item); });
   if (!ids) fail("{}: '{}' is not a list of integers like 1,2,3 (no spaces, no empty item)", flag, echoed(text));
   return *ids;
-}
-
-std::vector<int64_t> parse_queries(const std::string& spec, int64_t T) {
-  std::vector<int64_t> out;
-  if (spec == "last") return {T - 1};
-  if (spec == "all") {
-    for (int64_t i = 0; i < T; ++i) out.push_back(i);
-    return out;
-  }
-  for (int64_t q : parse_id_list(spec, "--queries")) {
-    const int64_t p = q < 0 ? T + q : q;
-    if (p < 0 || p >= T) fail("--queries: position {} is outside the window 0..{}", q, T - 1);
-    out.push_back(p);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 namespace {

@@ -97,6 +97,22 @@ CLI::Option* add_parsed_option(CLI::App& cmd, const std::string& flag, T& value,
       takes, ""));
   return option->default_str(default_text);
 }
+// An option whose text T::parse reads once, into a typed value (its message, geoattn::Error,
+// the flag's one-line error), its default shown as value.text(): --n, --kappa-scan.
+template <typename T>
+CLI::Option* add_read_option(CLI::App& cmd, const std::string& flag, T& value, const std::string& help) {
+  auto* option = cmd.add_option_function<std::string>(
+      flag,
+      [&value, flag](const std::string& text) {
+        try {
+          value = T::parse(text);
+        } catch (const Error& e) {
+          throw CLI::ValidationError(flag, e.what());
+        }
+      },
+      help);
+  return option->default_str(value.text());
+}
 // A number in [low, high], the whole text one decimal number (util/numbers.h: no empty text, no
 // wrap, no saturation); `takes` says so, "an integer from 0 to 4096".
 template <typename T>
@@ -171,9 +187,6 @@ struct RunOptions {
   arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
-// --checkpoint-every K: the run's state saved every K windows beside its output, resumed by a
-// rerun with the same arguments over unchanged files (pipeline/resume.h; 0: off); --restart.
-void add_checkpoint_options(CLI::App& cmd, pipeline::Checkpointing& checkpoint);
 // --threads N: 0 (all cores) to kMaxWorkerThreads (util/worker_pool.h).
 void add_threads_option(CLI::App& cmd, int& threads);
 // Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)
@@ -210,23 +223,14 @@ void check_distinct_files(const std::vector<std::string>& paths, const std::stri
 // Windows of token ids for the checkpoint (tokenising text with its tokenizer.model).
 std::vector<io::Window> read_windows(const InputOptions& options, const io::Checkpoint& checkpoint);
 
-// "last" | "all" | "i,j,..." (negative counts from the end) -> sorted positions in 0..T-1.
-std::vector<int64_t> parse_queries(const std::string& spec, int64_t T);
 // A JSON file: geoattn::Error "<path>: cannot open" / "<path>: not valid JSON" (parse_json_or_fail).
 nlohmann::ordered_json read_json(const std::string& path);  // keys in file order
-// --n at window length T (metrics/grid.h), its errors naming the flag.
-std::vector<int64_t> parse_grid_flag(const std::string& n, int64_t T);
 
 // An id's text: the checkpoint's sentencepiece decoding of it alone ("<s>" for BOS), or its
 // tokenizer.json vocabulary entry; "<id>" when neither has it.
 std::function<std::string(int64_t)> token_text_for(const io::Checkpoint& checkpoint);
 
-// The result's "data": where the windows came from (files, mode, offset, seed, max_windows,
-// shard) and how many there are.
-metrics::DataInfo data_info(const InputOptions& input, const std::string& shard, int64_t windows, int64_t T);
 
-// --shard i/n -> {i, n}: geoattn::Error naming the flag unless 0 <= i < n.
-std::pair<int64_t, int64_t> parse_shard(const std::string& spec);
 
 // "1,2,3" -> ids
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);

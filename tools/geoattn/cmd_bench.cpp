@@ -148,14 +148,10 @@ ProcessTime fastest_process(int repeats, F&& f) {
 
 // `geoattn metrics` on the capture with the bench's metric flags, as a process of its own.
 ProcessTime whole_process(const std::string& capture, const MetricFlags& f, int threads, const std::string& out) {
-  return child_process({"geoattn", "metrics", "--capture", capture, "--n", f.n, "--distance",
-                        name_of(metrics::kDistanceNames, f.distance), "--decay-k", std::to_string(f.decay_k),
-                        "--controls", std::to_string(f.controls), "--bootstrap", std::to_string(f.bootstrap),
-                        "--bootstrap-level", optional_name(metrics::kBootLevelNames, f.boot_level),
-                        "--bootstrap-unit", name_of(metrics::kBootUnitNames, f.boot_unit), "--metrics-memory",
-                        std::to_string(f.metrics_memory_mb), "--envelopes", optional_name(pipeline::kOnOffNames, f.envelopes),
-                        "--kappa", fmt::format("{}", f.kappa), "--kappa-scan", f.kappa_scan, "--seed", std::to_string(f.seed), "--threads",
-                        std::to_string(threads), "--out", out});
+  std::vector<std::string> args{"geoattn", "metrics", "--capture", capture};
+  for (auto& arg : metric_flag_args(f)) args.push_back(std::move(arg));
+  args.insert(args.end(), {"--threads", std::to_string(threads), "--out", out});
+  return child_process(args);
 }
 
 // `idle`: a geoattn process that does nothing (`geoattn metrics --help`): the dynamic loader and
@@ -183,14 +179,14 @@ void run_bench(const BenchOptions& o) {
   check_fits_memory(samples * T * (12 * T + 4 * static_cast<double>(o.d)),
                     fmt::format("--T: {} (with --d {} --heads {} --layers {}): its synthetic capture and Gram products",
                                 o.T, o.d, o.heads, o.layers));
-  const pipeline::MetricSpec spec = metric_spec(o.metric, o.T, {o.T - 1});
+  const pipeline::MetricSpec spec = pipeline::metric_spec(o.metric, o.T, {o.T - 1}, ArgumentStyle::Flag);
   spec.validate(o.layers, o.heads, o.T);
   refuse_unused_metric_flags(o.given, spec);
   WorkerPool pool(o.threads);
   const int64_t B = o.heads * o.layers;
-  const auto grid = parse_grid_flag(o.metric.n, o.T);
+  const auto& grid = spec.grid;
   fmt::print("geoattn metrics on a synthetic capture: {} heads x {} layers, T = {}, d = {}, --n {} ({} values), {} threads\n",
-             o.heads, o.layers, o.T, o.d, o.metric.n, grid.size(), pool.size());
+             o.heads, o.layers, o.T, o.d, o.metric.n.text(), grid.size(), pool.size());
   const TempFolder temp("geoattn-bench");
   const auto& dir = temp.path;
   const std::string capture = o.write_capture.empty() ? (dir / "capture.safetensors").string() : o.write_capture;
@@ -213,7 +209,7 @@ void run_bench(const BenchOptions& o) {
   const double idle = fastest_process(o.repeats, [&] { return child_process({"geoattn", "metrics", "--help"}); }).wall;
   fmt::print("  the whole process, geoattn metrics --capture {} --n {} (best of {}): {:.3f} s = {:.2f}x the float32 "
              "Gram floor\n",
-             capture, o.metric.n, o.repeats, whole, whole / floor);
+             capture, o.metric.n.text(), o.repeats, whole, whole / floor);
   fmt::print("    its CPU time (user + system, all threads): {:.3f} s = the {} cores {:.0f}% busy over its wall time\n",
              process.cpu, pool.size(), 100 * process.cpu / (whole * pool.size()));
   fmt::print("  an idle process, geoattn metrics --help (best of {}): {:.3f} s = {:.2f}x the floor; the whole process less "
@@ -247,7 +243,7 @@ void run_bench(const BenchOptions& o) {
 
 void bench_metrics_flags(CLI::App& cmd, BenchOptions& o) {
   cmd.description("geoattn metrics as a whole process and stage by stage on a synthetic capture, against the Gram product");
-  o.metric.n = "all";
+  o.metric.n = metrics::NGrid::parse("all");
   constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
   add_number_option(cmd, "--T", o.T, int64_t{1}, kMost, "tokens per sample");
   add_number_option(cmd, "--d", o.d, int64_t{1}, kMost, "head_dim");

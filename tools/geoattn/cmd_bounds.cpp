@@ -13,7 +13,7 @@
 #include "metric_flags.h"
 #include "geoattn/pipeline/capture_metrics.h"
 #include "geoattn/metrics/window_bounds.h"
-#include "geoattn/model/capture_checks.h"
+#include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/metrics/grid.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/report/bounds_json.h"
@@ -29,13 +29,10 @@ namespace {
 struct BoundsOptions {
   std::string capture, model, params;
   InputOptions input;
-  std::string queries = "last";
-  int64_t batch = 1;
+  LoopFlags loop;  // --queries, --batch (with --model)
   RunOptions run;
   int64_t layer = 0, head = 0, samples = -1;
-  std::string n = "default";
-  double kappa = 1.0;
-  metrics::WindowTokens window_tokens = metrics::WindowTokens::Visible;
+  MetricFlags metric;  // --n, --kappa and --window-tokens: measure's (metric_run.h)
   std::string out;
   bool quiet = false;
   GivenFlags given;
@@ -43,9 +40,9 @@ struct BoundsOptions {
 
 // Where the paper's main text and its appendix differ, SPEC §5 follows the appendix.
 nlohmann::ordered_json settings_info(const BoundsOptions& o) {
-  return {{"n", o.n},
-          {"kappa", o.kappa},
-          {"queries", o.queries},
+  return {{"n", o.metric.n.text()},
+          {"kappa", o.metric.kappa},
+          {"queries", o.loop.queries.text()},
           {"conventions",
            {{"Delta0", "a_0^2 - (S_in rho_out)^2 (appendix eq. 29; the main text writes rho_in)"},
             {"n_out", "(q+1) - N (the paper writes L - N)"},
@@ -77,11 +74,11 @@ struct MeasuredBounds {
 nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::BoundsOptions& options) {
   const model::CaptureFile capture = model::read_capture_file(o.capture);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
-  const auto grid = parse_grid_flag(o.n, T);
+  const auto grid = pipeline::metric_spec(o.metric, T, {}, ArgumentStyle::Flag).grid;
   const std::vector<int64_t> queries = capture.query_positions();
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(L, H, grid), metrics::EnvelopeStats(L, H, std::ssize(grid), options.kappa)};
-  mb.windows = {pipeline::capture_layer_windows(capture.metadata, L, o.capture), o.window_tokens};
+  mb.windows = {pipeline::capture_layer_windows(capture.metadata, L, o.capture), o.metric.window_tokens};
   model::check_layer_windows(capture.alpha, queries, mb.windows.windows, o.capture + ": alpha", "__metadata__ layer_attention");
   for (int64_t w = 0; w < W; ++w) mb.add(capture.alpha[w], capture.values[w], queries, grid);
   nlohmann::ordered_json run_info;
@@ -95,20 +92,20 @@ nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::Boun
 }
 
 nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::BoundsOptions& options) {
-  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.loop.queries);
   const io::Checkpoint& checkpoint = r.checkpoint;
   const model::Decoder& decoder = r.decoder;
   const std::vector<io::Window>& windows = r.windows;
   const std::vector<int64_t>& queries = r.queries;
-  const auto grid = parse_grid_flag(o.n, r.T);
+  const auto grid = pipeline::metric_spec(o.metric, r.T, {}, ArgumentStyle::Flag).grid;
   const int64_t T = r.T;
   const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(c.n_layers, c.n_heads, grid),
                     metrics::EnvelopeStats(c.n_layers, c.n_heads, std::ssize(grid), options.kappa)};
-  mb.windows = {c.layer_windows(), o.window_tokens};
-  const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.batch, "bounds", o.quiet,
+  mb.windows = {c.layer_windows(), o.metric.window_tokens};
+  const auto times = forward_windows(decoder, c.n_layers, windows, queries, o.loop.batch, "bounds", o.quiet,
                                      [&](int64_t, const pipeline::CapturedWindow& c) {
                                        mb.add(c.alpha, c.values, queries, grid);
                                      });
@@ -143,7 +140,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   if (!is_measure && (o.given.has("--layer") || o.given.has("--head")))
     fail("{}: --layer/--head pick a head of a measure JSON, and this file is assumption parameters", o.params);
   if (o.samples > 0) params.samples = o.samples;
-  const auto grid = parse_grid_flag(o.n, params.T);
+  const auto grid = pipeline::metric_spec(o.metric, params.T, {}, ArgumentStyle::Flag).grid;
   nlohmann::ordered_json run_info;
   run_info["source"] = "params";
   run_info["params_file"] = o.params;
@@ -162,7 +159,7 @@ void run_bounds(const BoundsOptions& o) {
   std::vector<std::string> inputs = o.input.data;
   inputs.insert(inputs.end(), {o.capture, o.model, o.params});
   check_outputs_of(o.out, inputs);
-  if (!(o.kappa > 0)) fail("--kappa {}: must be > 0", o.kappa);
+  if (!(o.metric.kappa > 0)) fail("--kappa {}: must be > 0", o.metric.kappa);
   const int sources = !o.capture.empty() + !o.model.empty() + !o.params.empty();
   if (sources != 1) fail("give exactly one of --capture, --model (with --data) or --params");
   if (!o.model.empty() && o.input.data.empty() && o.input.text.empty() && o.input.ids.empty())
@@ -178,7 +175,7 @@ void run_bounds(const BoundsOptions& o) {
                   with({"--model", "--data", "--text", "--ids", "--ctx", "--window", "--offset", "--seed", "--max-windows",
                         "--queries", "--batch", "--device", "--dtype", "--threads", "--window-tokens"}),
                   "with --model");
-  const analysis::BoundsOptions options{o.kappa};
+  const analysis::BoundsOptions options{o.metric.kappa};
   const auto json = !o.capture.empty() ? from_capture(o, options)
                     : !o.model.empty() ? from_model(o, options)
                                        : from_params(o, options);
@@ -196,18 +193,15 @@ void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
   capture->excludes(model)->excludes(params);
   model->excludes(params);
   add_input_options(cmd, o.input, /*data_only=*/false);
-  cmd.add_option("--queries", o.queries, "query positions (--model): last, all, or i,j,...")->capture_default_str();
-  add_number_option(cmd, "--batch", o.batch, int64_t{1}, kMost, "windows per forward (--model)");
+  add_loop_flags(cmd, o.loop, {LoopFlag::Queries, LoopFlag::Batch});
   add_run_options(cmd, o.run);
   add_number_option(cmd, "--layer", o.layer, int64_t{0}, kMost, "the head whose fits --params takes from a measure JSON");
   add_number_option(cmd, "--head", o.head, int64_t{0}, kMost, "(see --layer)");
   add_number_option(cmd, "--samples", o.samples, int64_t{1}, analysis::kMaxSyntheticSamples,
                     "synthetic samples to average (--params; default: the file's)")
       ->default_str("the file's");
-  cmd.add_option("--n", o.n, "N grid: default, all, or a list like 1:16,24,32")->capture_default_str();
-  add_number_option(cmd, "--kappa", o.kappa, 0.0, std::numeric_limits<double>::max(),
-                    "the concentration constant kappa > 0 of the tail bounds");
-  add_window_tokens_option(cmd, o.window_tokens);
+  using P = pipeline::MetricParams;
+  add_metric_flags(cmd, o.metric, {P::kN, P::kKappa, P::kWindowTokens});
   add_output_options(cmd, o.out, o.quiet, "result JSON");
 }
 

@@ -18,7 +18,7 @@ namespace {
 struct CaptureOptions {
   std::string model;
   InputOptions input;
-  std::string queries = "last";
+  LoopFlags loop;  // --queries
   model::RowsDtype pattern_dtype = model::RowsDtype::Float32;
   RunOptions run;
   std::string out;
@@ -41,7 +41,7 @@ void run_capture(const CaptureOptions& o) {
   std::vector<std::string> inputs = o.input.data;
   inputs.push_back(o.model);
   check_outputs_of(o.out, inputs);
-  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.loop.queries);
   const auto& [checkpoint, windows, T, queries, decoder] = r;
   for (const auto& w : windows)
     if (static_cast<int64_t>(w.ids.size()) != T) fail("internal: windows of different lengths");
@@ -66,7 +66,7 @@ void run_capture(const CaptureOptions& o) {
 void capture_flags(CLI::App& cmd, CaptureOptions& o) {
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer.model)")
       ->required();
-  add_queries_option(cmd, o.queries);
+  add_loop_flags(cmd, o.loop, {LoopFlag::Queries});
   add_input_options(cmd, o.input, /*data_only=*/false);
   add_enum_option(cmd, "--pattern-dtype", o.pattern_dtype, model::kRowsDtypeNames,
                   "how alpha rows are rounded: float32 (geoattn's convention: softmax of float32 scores from the run "

@@ -1,6 +1,4 @@
 // geoattn measure: flags -> pipeline::measure (windows -> forward with capture -> metric run -> result files).
-#include <limits>
-
 #include "cli.h"
 #include "commands.h"
 #include "forward_loop.h"
@@ -17,10 +15,7 @@ namespace {
 struct MeasureOptions {
   std::string model;
   InputOptions input;
-  std::string queries = "last";
-  int64_t batch = 1;
-  std::string shard = "0/1";
-  pipeline::Checkpointing checkpoint;
+  LoopFlags loop;
   MetricFlags metric;
   RunOptions run;
   std::string out;
@@ -33,17 +28,16 @@ void run_measure(const MeasureOptions& o) {
   std::vector<std::string> inputs = o.input.data;
   inputs.push_back(o.model);
   check_outputs_of(o.out, inputs);
-  parse_shard(o.shard);  // a bad --shard before the model loads
-  const ModelRun r = open_model_run(o.model, o.input, o.run, o.queries);
+  const ModelRun r = open_model_run(o.model, o.input, o.run, o.loop.queries);
   MetricFlags metric = o.metric;
   metric.seed = o.input.seed;  // one --seed: windows, controls, bootstrap
-  pipeline::MeasureJob job{model_job(r, {o.input, o.run, o.shard, o.queries, o.batch, o.quiet}, start)};
+  pipeline::MeasureJob job{model_job(r, {o.input, o.run, o.loop, o.quiet}, start)};
   job.queries = r.queries;
   job.T = r.T;
-  job.metric = metric_spec(metric, r.T, r.queries);
+  job.metric = pipeline::metric_spec(metric, r.T, r.queries, ArgumentStyle::Flag);
   job.metric.on_gpu = o.run.device.kind == arch::Device::Kind::Cuda;
   refuse_unused_metric_flags(o.given, job.metric);
-  job.checkpoint = o.checkpoint;
+  job.checkpoint = o.loop.checkpoint;
   WorkerPool pool(o.run.threads);
   pipeline::measure(pool, job, o.out);
 }
@@ -52,10 +46,7 @@ void measure_flags(CLI::App& cmd, MeasureOptions& o) {
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
   add_input_options(cmd, o.input, /*data_only=*/true);
   o.input.seed_draws_more = true;  // the controls and the bootstrap too
-  add_queries_option(cmd, o.queries);
-  add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
-  cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  add_checkpoint_options(cmd, o.checkpoint);
+  add_loop_flags(cmd, o.loop, {LoopFlag::Queries, LoopFlag::Batch, LoopFlag::Shard, LoopFlag::Checkpoint});
   add_metric_flags(cmd, o.metric, /*with_seed=*/false);  // --seed is the input's
   add_run_options(cmd, o.run);
   add_output_options(cmd, o.out, o.quiet, "result JSON (its state sidecar goes beside it: X.state.safetensors)");

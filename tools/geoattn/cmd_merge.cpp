@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "geoattn/pipeline/sink_results.h"
+#include "geoattn/pipeline/sink_files.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/sinks_json.h"

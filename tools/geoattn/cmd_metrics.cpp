@@ -14,7 +14,7 @@ StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_pat
   return pipeline::metrics_from_capture(
       pool, capture_path,
       [&](int64_t T, const std::vector<int64_t>& queries) {
-        auto spec = metric_spec(flags, T, queries);
+        auto spec = pipeline::metric_spec(flags, T, queries, ArgumentStyle::Flag);
         refuse_unused_metric_flags(given, spec);
         return spec;
       },

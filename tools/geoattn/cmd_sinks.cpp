@@ -25,10 +25,7 @@ struct SinksOptions {
   std::string model;
   std::string capture;
   InputOptions input;
-  std::string queries = "all";
-  std::string shard = "0/1";
-  int64_t batch = 1;
-  pipeline::Checkpointing checkpoint;
+  LoopFlags loop = {pipeline::Queries::parse("all")};  // sinks reads whole attention matrices
   // The defaults are SinkSettings' (metrics/run_info.h): one definition, Python's too.
   metrics::SinkConvention convention = metrics::SinkSettings{}.convention;
   double eps = metrics::SinkSettings{}.eps;
@@ -73,7 +70,8 @@ void run_sinks(const SinksOptions& o) {
   inputs.insert(inputs.end(), {o.model, o.capture});
   check_outputs_of(o.out, inputs);
   const pipeline::SinkSettings settings = sink_settings(o);
-  if (o.queries != "all") fail("--queries {}: sinks reads whole attention matrices, only 'all' is possible", o.queries);
+  if (!o.loop.queries.all())
+    fail("--queries {}: sinks reads whole attention matrices, only 'all' is possible", o.loop.queries.text());
   if (!o.capture.empty()) {
     if (!o.model.empty() || !o.input.data.empty()) fail("--capture: give either --capture or --model with --data");
     // A capture's windows are the file's: no flag of the model's run (--shard, --ctx, --batch,
@@ -86,12 +84,11 @@ void run_sinks(const SinksOptions& o) {
     return;
   }
   if (o.model.empty()) fail("--model: required (or --capture FILE)");
-  parse_shard(o.shard);  // a bad --shard before the model loads
-  const ModelRun r = open_model_run(o.model, o.input, o.run, "last");
-  pipeline::SinksJob job{model_job(r, {o.input, o.run, o.shard, o.queries, o.batch, o.quiet}, start)};
+  const ModelRun r = open_model_run(o.model, o.input, o.run, pipeline::Queries());  // the last row: none is read
+  pipeline::SinksJob job{model_job(r, {o.input, o.run, o.loop, o.quiet}, start)};
   job.sinks = settings;
   job.token_text = token_text_for(r.checkpoint);
-  job.checkpoint = o.checkpoint;
+  job.checkpoint = o.loop.checkpoint;
   pipeline::sinks(job, o.out);
 }
 
@@ -99,10 +96,8 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder");
   cmd.add_option("--capture", o.capture, "a capture file with every query (geoattn capture --queries all) instead");
   add_input_options(cmd, o.input, /*data_only=*/false);
-  cmd.add_option("--queries", o.queries, "query positions: sinks needs all")->capture_default_str();
-  cmd.add_option("--shard", o.shard, "i/n: this job's share of the windows (by document), for merge")->capture_default_str();
-  add_number_option(cmd, "--batch", o.batch, int64_t{1}, std::numeric_limits<int64_t>::max(), "windows per forward");
-  add_checkpoint_options(cmd, o.checkpoint);
+  add_loop_flags(cmd, o.loop, {LoopFlag::Queries, LoopFlag::Shard, LoopFlag::Batch, LoopFlag::Checkpoint},
+                 "query positions: sinks needs all");
   using S = metrics::SinkSettings;  // the flags' names and defaults; its validate() checks their values
   add_enum_option(cmd, std::string(S::kConvention.flag), o.convention, metrics::kSinkConventionNames,
                   "geoattn (its own definitions) or authors (as the authors' released code computes them; SPEC §9)")

@@ -2,6 +2,7 @@
 // What a model-running command sets up from its flags before the window loop
 // (pipeline_torch/window_loop.h).
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 #include "cli_torch.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/model/decoder.h"
+#include "geoattn/pipeline/queries.h"
+#include "geoattn/pipeline/resume.h"
+#include "geoattn/pipeline/shard_set.h"
 #include "geoattn/pipeline_torch/model_job.h"
 #include "geoattn/pipeline_torch/window_loop.h"
 #include "geoattn/util/stopwatch.h"
@@ -18,6 +22,20 @@ namespace geoattn::cli {
 
 using pipeline::forward_windows;
 using pipeline::ForwardTimes;
+
+// The flags of the window loop, each defined once for the commands that take it (LoopFlag):
+// measure all four; sinks the shard, the batch, the checkpoints and the queries (all);
+// bounds the queries and the batch; capture the queries.
+struct LoopFlags {
+  pipeline::Queries queries;           // --queries: last, all or i,j,... (read once: pipeline/queries.h)
+  int64_t batch = 1;                   // --batch: windows per forward
+  pipeline::Shard shard;               // --shard i/n: this job's share of the windows (pipeline/shard_set.h)
+  pipeline::Checkpointing checkpoint;  // --checkpoint-every K, --restart (pipeline/resume.h)
+};
+enum class LoopFlag { Queries, Batch, Shard, Checkpoint };
+inline constexpr const char* kQueriesHelp = "query positions: last, all, or i,j,... (negative: from the end)";
+void add_loop_flags(CLI::App& cmd, LoopFlags& flags, std::initializer_list<LoopFlag> which,
+                    const char* queries_help = kQueriesHelp);
 
 // What a model-running command sets up from its flags: the checkpoint, the windows of
 // the shards, the query positions at their length T (--ctx, or a shorter --text), and the
@@ -30,23 +48,18 @@ struct ModelRun {
   model::Decoder decoder;
 };
 ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
-                        const std::string& queries);
+                        const pipeline::Queries& queries);
 
 // The job a model-running command (measure, sinks) hands the pipeline: the windows of --shard
 // (geoattn::Error naming the flag when none falls in it), their "data", the command's own
-// settings (ctx, `queries` as the flag gave them, dtype), --batch (at least 1), --device,
-// --quiet, and the seconds since `start` as the load time.
+// settings (ctx, --queries as given, dtype), --batch, --device, --quiet, and the seconds since
+// `start` as the load time.
 struct JobFlags {
   const InputOptions& input;
   const RunOptions& run;
-  const std::string& shard;
-  const std::string& queries;
-  int64_t batch = 1;
+  const LoopFlags& loop;
   bool quiet = false;
 };
 pipeline::ModelJob model_job(const ModelRun& r, const JobFlags& flags, Clock::time_point start);
-
-// --queries: last, all, or i,j,... (negative: from the end).
-void add_queries_option(CLI::App& cmd, std::string& queries);
 
 }  // namespace geoattn::cli

@@ -1,44 +1,76 @@
 #include "metric_flags.h"
 
+#include <algorithm>
+#include <functional>
 #include <string_view>
 
 #include "cli.h"
-#include "geoattn/metrics/grid.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::cli {
 
 namespace {
 
-// The flags of MetricParams::visit_settings: each bound to its field, its default shown (leaving
-// out `skip`, a setting the command gives its own flag).
+// The flags of MetricParams::visit_settings: each bound to its field, its default shown (those
+// `wanted` takes).
 struct FlagBinder {
   CLI::App& cmd;
-  std::string_view skip;
+  std::function<bool(FieldName)> wanted;
   static std::string flag(FieldName name) { return std::string(name.flag); }
-  void text(FieldName name, std::string& field, const std::string& help) {
-    if (name.flag != skip) cmd.add_option(flag(name), field, help)->capture_default_str();
+  template <typename T>
+  void parsed(FieldName name, T& field, const std::string& help) {
+    if (wanted(name)) add_read_option(cmd, flag(name), field, help);
   }
   template <typename Field, typename E, size_t N>
   void choice(FieldName name, Field& field, const EnumName<E> (&names)[N], const std::string& help) {
-    if (name.flag != skip) add_enum_option(cmd, flag(name), field, names, help);
+    if (wanted(name)) add_enum_option(cmd, flag(name), field, names, help);
   }
   template <typename T>
   void number(FieldName name, T& field, T low, T high, const std::string& help) {
-    if (name.flag != skip) add_number_option(cmd, flag(name), field, low, high, help);
+    if (wanted(name)) add_number_option(cmd, flag(name), field, low, high, help);
   }
+};
+
+// The flags of the same table as a command line that gives every setting its value.
+struct FlagArgs {
+  std::vector<std::string>& args;
+  void put(FieldName name, std::string value) {
+    args.emplace_back(name.flag);
+    args.push_back(std::move(value));
+  }
+  template <typename T>
+  void parsed(FieldName name, const T& field, const std::string&) { put(name, field.text()); }
+  template <typename E, size_t N>
+  void choice(FieldName name, const E& field, const EnumName<E> (&names)[N], const std::string&) {
+    put(name, name_of(names, field));
+  }
+  template <typename E, size_t N>
+  void choice(FieldName name, const std::optional<E>& field, const EnumName<E> (&names)[N], const std::string&) {
+    put(name, optional_name(names, field));
+  }
+  template <typename T>
+  void number(FieldName name, const T& field, T, T, const std::string&) { put(name, fmt::format("{}", field)); }
 };
 
 }  // namespace
 
-void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
-  using P = pipeline::MetricParams;
-  P::visit_settings(f, FlagBinder{cmd, with_seed ? std::string_view() : P::kSeed.flag});
+std::vector<std::string> metric_flag_args(const MetricFlags& flags) {
+  std::vector<std::string> args;
+  pipeline::MetricParams::visit_settings(flags, FlagArgs{args});
+  return args;
 }
 
-void add_window_tokens_option(CLI::App& cmd, metrics::WindowTokens& value) {
-  add_enum_option(cmd, std::string(pipeline::MetricParams::kWindowTokens.flag), value, metrics::kWindowTokensNames,
-                  pipeline::MetricParams::kWindowTokensHelp);
+void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
+  using P = pipeline::MetricParams;
+  P::visit_settings(f, FlagBinder{cmd, [with_seed](FieldName name) { return with_seed || name.flag != P::kSeed.flag; }});
+}
+
+void add_metric_flags(CLI::App& cmd, MetricFlags& f, std::initializer_list<FieldName> only) {
+  const std::vector<FieldName> names(only);
+  const auto wanted = [names](FieldName name) {
+    return std::any_of(names.begin(), names.end(), [&](FieldName n) { return n.flag == name.flag; });
+  };
+  pipeline::MetricParams::visit_settings(f, FlagBinder{cmd, wanted});
 }
 
 namespace {
@@ -49,19 +81,12 @@ constexpr UnusedFlag<MetricSpec> kUnusedMetricFlags[] = {
      [](const MetricSpec& s) { return !s.envelopes_on(); }},
     {"--bootstrap-level", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
     {"--bootstrap-unit", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
+    {"--ci", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
 };
 }  // namespace
 
 void refuse_unused_metric_flags(const GivenFlags& given, const MetricSpec& spec) {
   refuse_unused(given, spec, kUnusedMetricFlags);
-}
-
-pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries) {
-  pipeline::MetricSpec spec;
-  static_cast<pipeline::MetricParams&>(spec) = flags;
-  spec.grid = parse_grid_flag(flags.n, T);
-  spec.queries = queries;
-  return spec;
 }
 
 }  // namespace geoattn::cli

@@ -4,6 +4,7 @@
 // checks and help are defined there once, Python's too.
 #include <CLI/CLI.hpp>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -18,15 +19,14 @@ using pipeline::window_keys;
 using MetricFlags = pipeline::MetricParams;
 
 void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
+// The same flags as arguments that give each its value in `flags`, seed included: "--n", "all", ...
+std::vector<std::string> metric_flag_args(const MetricFlags& flags);
 
-// --window-tokens (SPEC §1), measure's, metrics' and bounds' alike.
-void add_window_tokens_option(CLI::App& cmd, metrics::WindowTokens& value);
+// Only the flags of `only` (bounds': --n, --kappa, --window-tokens).
+void add_metric_flags(CLI::App& cmd, MetricFlags& flags, std::initializer_list<FieldName> only);
 // The metric flags the run's settings leave unread, refused by name: --kappa with the envelopes
 // off, --bootstrap-level and --bootstrap-unit with --bootstrap 0 (a rule table, cli.h).
 void refuse_unused_metric_flags(const GivenFlags& given, const pipeline::MetricSpec& spec);
-// The typed specification of the metric flags at window length T for `queries`
-// (geoattn::Error naming the flag on a bad value).
-pipeline::MetricSpec metric_spec(const MetricFlags& flags, int64_t T, const std::vector<int64_t>& queries);
 
 // geoattn metrics: a capture file -> the result JSON at `out`, on `pool`; the stages' times.
 pipeline::StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture, const MetricFlags& flags,

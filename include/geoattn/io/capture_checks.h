@@ -1,7 +1,7 @@
 #pragma once
 // The checks every capture passes before any metric sees it, one definition for each way in: a
 // capture file (geoattn metrics, sinks, bounds; geoattn.read_capture) and tensors from Python
-// (geoattn.metrics, geoattn.sinks; model/capture_checks.h hands them over). Errors name the
+// (geoattn.metrics, geoattn.sinks; model/capture_tensor_checks.h hands them over). Errors name the
 // tensor as the caller knows it ("alpha", or "cap.safetensors: alpha") and the first window,
 // layer and head at fault. Pure C++ over the arrays where they lie.
 #include <string>

@@ -15,7 +15,16 @@
 
 namespace geoattn::metrics {
 
-using Interval = std::array<double, 2>;  // [2.5%, 97.5%]; NaN where undefined
+using Interval = std::array<double, 2>;  // [lo, hi] percentiles (SPEC's: 2.5%, 97.5%); NaN where undefined
+
+// SPEC §2b: a percentile interval's coverage in percent, the SPEC's 95 (the 2.5th and 97.5th
+// percentiles); a run may ask for another (--ci, as seaborn's ci=95).
+inline constexpr double kSpecCi = 95;
+struct Percentiles {
+  double lo, hi;
+};
+// The percentiles of a ci% interval: (100 - ci) / 2 and (100 + ci) / 2 (at 95 exactly 2.5, 97.5).
+inline Percentiles percentiles_of(double ci) { return {(100 - ci) / 2, (100 + ci) / 2}; }
 
 struct GroupIntervals {
   std::vector<std::vector<Interval>> curve;  // [kCurveMetrics][G]: the mean of each curve
@@ -45,6 +54,7 @@ struct BootstrapResult {
   int64_t replicates = 0, units = 0;
   uint64_t seed = 0;
   BootLevel level = BootLevel::Head;
+  Percentiles percentiles = percentiles_of(kSpecCi);
   IntervalStatus status;  // without intervals (status.intervals false) the groups below are empty
   GroupIntervals global;
   std::vector<GroupIntervals> layers;  // empty below BootLevel::Layer
@@ -57,8 +67,10 @@ struct BootstrapResult {
 // default); replicates where a mean is undefined (no unit reached that N) are left out.
 // geoattn::Error if replicates < 1 or there are no units; with fewer than kMinIntervalUnits
 // units nothing is resampled (status says why). Groups and grid blocks run on `pool`.
-// `n_grid`: the grid's N values, for the slopes (empty: the slopes' intervals stay NaN).
+// `n_grid`: the grid's N values, for the slopes (empty: the slopes' intervals stay NaN); `ci`:
+// the intervals' coverage in percent.
 BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& units, int64_t replicates, uint64_t seed,
-                          std::span<const int64_t> n_grid = {}, const std::string& unit_name = "document");
+                          std::span<const int64_t> n_grid = {}, const std::string& unit_name = "document",
+                          double ci = kSpecCi);
 
 }  // namespace geoattn::metrics

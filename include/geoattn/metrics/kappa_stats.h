@@ -33,6 +33,23 @@ inline constexpr int kKappaHalfOctaves = 8;
 inline constexpr const char* kDefaultKappasText = "2^-4..2^4 in half octaves";
 std::vector<double> default_kappas();
 
+// The kappas of the scan as the user gives them, read once where they are given (a flag, a
+// Python argument): "off", "auto" (default_kappas() where the envelopes are on) or a list of
+// ascending kappas > 0 like "0.25,0.5,1,2".
+class KappaScan {
+ public:
+  // geoattn::Error naming no setting on any other text.
+  static KappaScan parse(const std::string& text);
+  bool off() const { return text_ == "off"; }
+  bool automatic() const { return text_ == "auto"; }
+  const std::vector<double>& list() const { return list_; }  // a list's kappas (empty: off or auto)
+  const std::string& text() const { return text_; }         // as given
+
+ private:
+  std::string text_ = "off";
+  std::vector<double> list_;
+};
+
 class KappaStats : public HeadGrid {
  public:
   KappaStats() = default;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "geoattn/metrics/bootstrap.h"
 #include "geoattn/metrics/exact.h"
 #include "geoattn/metrics/run_info.h"
 #include "geoattn/metrics/unit_stats.h"
@@ -25,6 +26,7 @@ struct BootstrapSettings {
   uint64_t seed = 0;
   std::optional<BootLevel> level;
   std::optional<BootUnit> unit;
+  double ci = kSpecCi;  // the intervals' coverage in percent (recorded where it is not the SPEC's)
   bool operator==(const BootstrapSettings&) const = default;
 };
 // The metric run's "settings" (measure, metrics, merge), after the command's.

@@ -27,7 +27,7 @@ struct CaptureFile {
 };
 
 void write_capture_file(const std::string& path, const CaptureFile& capture);
-// Validates names, dtypes, and the tensors as model/capture_checks.h says (shapes that agree,
+// Validates names, dtypes, and the tensors as model/capture_tensor_checks.h says (shapes that agree,
 // finite values, attention rows); geoattn::Error naming the file otherwise.
 CaptureFile read_capture_file(const std::string& path);
 

@@ -1,6 +1,6 @@
 #pragma once
 // `geoattn metrics`: the windows of a capture -> the metric run -> the result files, in plain
-// C++ (the capture read where it lies, io/capture_file.h; no LibTorch). The Python module runs
+// C++ (the capture read where it lies, io/capture_view.h; no LibTorch). The Python module runs
 // the same over tensors (measure.h: metrics_of_capture).
 #include <cstdint>
 #include <functional>

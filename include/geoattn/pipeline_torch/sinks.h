@@ -12,7 +12,7 @@
 
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/resume.h"
-#include "geoattn/pipeline/sink_results.h"
+#include "geoattn/pipeline/sink_files.h"
 #include "geoattn/pipeline_torch/model_job.h"
 #include "geoattn/report/sinks_json.h"
 

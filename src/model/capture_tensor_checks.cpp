@@ -1,4 +1,4 @@
-#include "geoattn/model/capture_checks.h"
+#include "geoattn/model/capture_tensor_checks.h"
 
 #include "geoattn/util/error.h"
 

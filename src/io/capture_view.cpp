@@ -1,4 +1,4 @@
-#include "geoattn/io/capture_file.h"
+#include "geoattn/io/capture_view.h"
 
 #include <cstring>
 

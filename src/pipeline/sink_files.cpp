@@ -1,4 +1,4 @@
-#include "geoattn/pipeline/sink_results.h"
+#include "geoattn/pipeline/sink_files.h"
 
 #include "geoattn/pipeline/results.h"
 #include "geoattn/report/frame_config_json.h"

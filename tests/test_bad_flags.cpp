@@ -36,14 +36,9 @@ struct Case {
 const std::set<std::string> kWriting = {"capture", "measure", "metrics", "merge", "bounds", "taxonomy", "sinks"};
 
 // The folder's files and their bytes (the run's own stdout.txt / stderr.txt aside).
+// The folder less the command's logs.
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name == "stdout.txt" || name == "stderr.txt") continue;
-    files[e.path().string()] = e.is_regular_file() ? read_file(e.path().string()) : std::string("(not a file)");
-  }
-  return files;
+  return geoattn::testing::folder_snapshot(dir, {"stdout.txt", "stderr.txt"});
 }
 
 // A capture as `geoattn capture` writes it with `alpha`/`values` changed by `edit`.

@@ -31,14 +31,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Every file under `dir` and its bytes (the runs' own stdout.txt / stderr.txt and the inputs log aside).
+// The folder less the command's logs.
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name == "stdout.txt" || name == "stderr.txt" || name == "inputs.log") continue;
-    files[e.path().string()] = e.is_regular_file() ? read_file(e.path().string()) : std::string("(not a file)");
-  }
-  return files;
+  return geoattn::testing::folder_snapshot(dir, {"stdout.txt", "stderr.txt", "inputs.log"});
 }
 
 void run_ok(const std::string& args, const TempDir& tmp) {

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -55,6 +57,18 @@ inline std::string safetensors_bytes(const std::string& header, size_t data_byte
   uint64_t n = header.size();
   for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
   return out + header + std::string(data_bytes, '\0');
+}
+
+// Every file under `dir` by path with its bytes ("(not a file)" for anything else), less the
+// files named in `skip`: a folder before and after a command that must leave it as it was.
+inline std::map<std::string, std::string> folder_snapshot(const std::filesystem::path& dir,
+                                                         const std::set<std::string>& skip) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (skip.count(e.path().filename().string())) continue;
+    files[e.path().string()] = e.is_regular_file() ? read_file(e.path().string()) : std::string("(not a file)");
+  }
+  return files;
 }
 
 inline std::string fixture(const std::string& rel) { return std::string(GEOATTN_FIXTURES) + "/" + rel; }

@@ -575,6 +575,14 @@ def draw_synthetic(src):
           f"four units: the titles say the intervals are from few units ({titles})")
     check(all(bands(ax) >= 1 for ax in fig.axes[:2]), "four units: bootstrap bands drawn")
     plt.close(fig)
+    # The legend names the coverage the result's percentiles give (a run with --ci 80: 80%).
+    at80 = synthetic_measure(units=4)
+    at80["bootstrap"]["percentiles"] = [10.0, 90.0]
+    fig = figures.fig5_pr_vs_n([model(at80)])
+    labels = figure_texts(fig)
+    check(any("80% CI of the difference" in t for t in labels) and any("bootstrap 80% CI" in t for t in labels)
+          and not any("95%" in t for t in labels), f"--ci 80: the legends say 80% ({labels})")
+    plt.close(fig)
     fig = figures.fig5_pr_vs_n([model(synthetic_measure(units=4, new_keys=False))])
     check(rings(fig) == want and fig.axes[0].get_title().endswith("(few)"),
           "older four-unit result (no few_units key): rings drawn, the title says few")

@@ -44,16 +44,23 @@ def model_color(i):
     return plt.get_cmap("tab10")(i % 10)
 
 
+def ci_level(m):
+    """The coverage of a model's intervals as the result's "bootstrap.percentiles" give it
+    ("95%", SPEC section 2b's, where they do not say; "80%" from a run with --ci 80)."""
+    b = m.doc.get("bootstrap")
+    pc = b.get("percentiles") if isinstance(b, dict) else None
+    if isinstance(pc, list) and len(pc) == 2 and all(finite(x) for x in pc):
+        return f"{pc[1] - pc[0]:g}%"
+    return "95%"
+
+
 def bootstrap_note(m):
     """The legend text of a model's bootstrap bands, from the result's "bootstrap":
     "bootstrap 95% CI (B=2000, 8 documents)"."""
     b = m.doc.get("bootstrap")
-    level = "95%"
+    level = ci_level(m)
     parts = []
     if isinstance(b, dict):
-        pc = b.get("percentiles")
-        if isinstance(pc, list) and len(pc) == 2 and all(finite(x) for x in pc):
-            level = f"{pc[1] - pc[0]:g}%"
         if is_number(b.get("replicates")):
             parts.append(f"B={int(b['replicates'])}")
         unit = b.get("unit") if isinstance(b.get("unit"), str) and b.get("unit") else "document"
@@ -129,7 +136,7 @@ def interval_note(m):
 
 def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True):
     """The curve g[key] against N: the measured mean, and with bands its bootstrap band, the
-    random control with its band and a ring on every N where the 95% CI of the difference
+    random control with its band and a ring on every N where the CI of the difference
     (top-N minus random) excludes 0. No band and no ring without intervals (fewer than two
     resampled units: interval_note says why)."""
     n = len(grid)
@@ -156,7 +163,7 @@ def draw_pr_panel(ax, m, g, key, grid, color="tab:blue", label=None, bands=True)
             few = ", few units" if state is not None and state["few"] else ""
             ax.plot(np.asarray(grid)[sig], y[sig], "o", ms=5, mfc="none", mec=color, mew=0.9,
                     gid="significance-rings",
-                    label=f"top-$N$ $\\neq$ random\n(95% CI of the difference{few})")
+                    label=f"top-$N$ $\\neq$ random\n({ci_level(m)} CI of the difference{few})")
 
 
 # The envelopes of the measure's own samples, and where a measured mean leaves them.

@@ -368,5 +368,4 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("taxonomy", &taxonomy, py::arg("measure"), py::arg("config"));
   m.def("read_capture", &read_capture, py::arg("path"));
   m.def("default_grid", [](int64_t T) { return metrics::parse_n_grid("default", T); }, py::arg("T"));
-  m.def("parse_grid", &metrics::parse_n_grid, py::arg("n"), py::arg("T"));
 }

@@ -230,8 +230,6 @@ nlohmann::ordered_json read_json(const std::string& path);  // keys in file orde
 // tokenizer.json vocabulary entry; "<id>" when neither has it.
 std::function<std::string(int64_t)> token_text_for(const io::Checkpoint& checkpoint);
 
-
-
 // "1,2,3" -> ids
 std::vector<int64_t> parse_id_list(const std::string& text, const std::string& flag);
 

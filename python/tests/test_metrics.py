@@ -243,8 +243,12 @@ def test_numpy_torch_and_float64_inputs_give_the_same_result(capture, py_result)
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_cuda_inputs_give_the_same_result(capture, py_result):
-    r = py_metrics(capture, capture["alpha"].cuda(), capture["values"].cuda())
+    alpha, values = capture["alpha"].cuda(), capture["values"].cuda()
+    # envelopes="auto" is off on a GPU (metric_run.h: MetricSpec::envelopes_on); "on" computes
+    # them as the CPU run does, so every number can be compared.
+    r = py_metrics(capture, alpha, values, envelopes="on")
     same(without_run_info(r.doc), without_run_info(py_result.doc))
+    assert "envelopes" not in py_metrics(capture, alpha, values).doc["settings"]
 
 
 def test_bf16_inputs_are_read_as_given(capture):

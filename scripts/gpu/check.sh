@@ -9,7 +9,9 @@
 #      measure` bare (--controls 0 --bootstrap 0) and full on a few windows of T = 1024:
 #      windows/s, the metrics' share of the forward, peak GPU memory (nvidia-smi, sampled).
 # A summary and the logs go to $OUT (or ./gpu-check): summary.txt, build.log, tests.log,
-# bench.log, the two result JSONs.
+# bench.log, the two result JSONs, and crash.log (the first crashed test's stack, where one did).
+# The working tree is about 73 MiB; a remote machine that takes 64 MiB at most gets it without the
+# committed result arrays and references this script never reads: scripts/gpu/aside.sh.
 #
 #   scripts/gpu/check.sh                 on the GPU machine (device tool: run it with timeout_s 540)
 #   PYTHON=.venv/bin/python scripts/gpu/check.sh
@@ -65,6 +67,15 @@ if "$PYTHON" -c 'import pytest' 2>/dev/null; then
 else
   echo "skipped: $PYTHON has no pytest" >>"$OUT/tests.log"
   pytest_rc=-
+fi
+# A crash leaves nothing in ctest's log: the first one again under a debugger, for its stack.
+crashed=$(grep -m1 -E 'Test +#[0-9]+: .*\*\*\*Exception' "$OUT/tests.log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/')
+debugger=$(command -v gdb || command -v cuda-gdb)
+if [ -n "$crashed" ] && [ -n "$debugger" ]; then
+  cmdline=$(grep -A1 -F "Test: $crashed" "$BUILD_DIR/Testing/Temporary/LastTest.log" | sed -n 's/^Command: //p' | head -1)
+  eval "set -- $cmdline"
+  timeout 120 "$debugger" -batch -ex run -ex bt --args "$@" >"$OUT/crash.log" 2>&1
+  say "crash: $crashed again under $(basename "$debugger"): crash.log"
 fi
 ran=$(grep -cE 'Test +#[0-9]+: .* Passed +[0-9.]+ sec' "$OUT/tests.log")
 skipped=$(grep -cE 'Test +#[0-9]+: .*\*\*\*Skipped' "$OUT/tests.log")

@@ -76,12 +76,12 @@ void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupInter
   if (ci) array("sink_recall_corr_ci", 2, [&](int64_t g, int j) { return ci->corr[g][j]; });
 }
 
-// SPEC §5: the means of the bounds of the group's own samples, each array to
-// array(name, value(g)) under "envelopes".
+// SPEC §5: the means of the bounds of the group's own samples (`mean`: e.mean(layer, head)),
+// each array to array(name, value(g)) under "envelopes".
 template <typename Array>
-void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head, Array&& array) {
+void put_envelopes(const metrics::EnvelopeStats& e, const analysis::BoundsCurves& mean, int64_t layer, int64_t head,
+                   Array&& array) {
   const auto samples = e.samples(layer, head);
-  const auto mean = e.mean(layer, head);
   const auto fields = analysis::curve_fields(mean);
   array("samples", [&](int64_t g) { return static_cast<double>(samples[g]); });
   for (int k = 0; k < analysis::kBoundCurves; ++k) array(analysis::kBoundsNames[k], [&](int64_t g) { return (*fields[k])[g]; });
@@ -90,14 +90,14 @@ void put_envelopes(const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
 }
 
 // SPEC §5, "What the envelopes can say": the group's non-trivial share, and the N at which its
-// means leave each envelope (metrics::envelope_leaves), into `out`.
-void put_envelope_reading(ordered_json& out, const metrics::EnvelopeStats& e, int64_t layer, int64_t head,
-                          const GroupStats& s, const std::vector<int64_t>& n_grid) {
+// means leave each envelope (metrics::envelope_leaves; `mean`: e.mean(layer, head)), into `out`.
+void put_envelope_reading(ordered_json& out, const metrics::EnvelopeStats& e, const analysis::BoundsCurves& mean,
+                          int64_t layer, int64_t head, const GroupStats& s, const std::vector<int64_t>& n_grid) {
   std::vector<double> P, R;
   for (int64_t g = 0; g < s.grid_size(); ++g)
     P.push_back(s.curve(metrics::kP_rmax, g).mean()), R.push_back(s.curve(metrics::kR_rmin, g).mean());
   out["nontrivial_share"] = number(e.nontrivial_share(layer, head));
-  const auto leaves = metrics::envelope_leaves(n_grid, P, R, e.mean(layer, head));
+  const auto leaves = metrics::envelope_leaves(n_grid, P, R, mean);
   ordered_json l = ordered_json::object();
   const auto fields = metrics::leaves_fields(leaves);
   for (size_t k = 0; k < fields.size(); ++k) l[metrics::kLeavesNames[k]] = *fields[k];
@@ -240,23 +240,25 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   // The envelopes of group (layer, head) inline in `out`, or in entry e of `table`.
   const auto envelopes_inline = [&](ordered_json& out, int64_t layer, int64_t head, const GroupStats& s) {
     ordered_json e = ordered_json::object();
-    put_envelopes(*envelopes, layer, head, [&](const char* name, const auto& value) {
+    const auto mean = envelopes->mean(layer, head);
+    put_envelopes(*envelopes, mean, layer, head, [&](const char* name, const auto& value) {
       ordered_json a = ordered_json::array();
       for (int64_t g = 0; g < G; ++g) a.push_back(std::string_view(name) == "samples" ? ordered_json(static_cast<int64_t>(value(g))) : number(value(g)));
       e[name] = std::move(a);
     });
-    put_envelope_reading(e, *envelopes, layer, head, s, agg.n_grid());
+    put_envelope_reading(e, *envelopes, mean, layer, head, s, agg.n_grid());
     out["envelopes"] = std::move(e);
   };
   // The arrays to entry e of `table`, the reading into `out` (where the reader puts them back).
   const auto envelopes_split = [&](ordered_json& out, ArrayTable& table, int64_t entry, int64_t layer, int64_t head,
                                    const GroupStats& s) {
-    put_envelopes(*envelopes, layer, head, [&](const char* name, const auto& value) {
+    const auto mean = envelopes->mean(layer, head);
+    put_envelopes(*envelopes, mean, layer, head, [&](const char* name, const auto& value) {
       double* dst = table.slot(std::string("envelopes.") + name, {G}, entry);
       for (int64_t g = 0; g < G; ++g) dst[g] = value(g);
     });
     ordered_json e = ordered_json::object();
-    put_envelope_reading(e, *envelopes, layer, head, s, agg.n_grid());
+    put_envelope_reading(e, *envelopes, mean, layer, head, s, agg.n_grid());
     out["envelopes"] = std::move(e);
   };
   if (envelopes) envelopes_inline(global, -1, -1, agg.global_stats());

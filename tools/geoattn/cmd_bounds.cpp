@@ -38,6 +38,11 @@ struct BoundsOptions {
   GivenFlags given;
 };
 
+// The grid --n gives at a window of T tokens (pipeline::metric_spec's, as measure has it).
+std::vector<int64_t> grid_at(const BoundsOptions& o, int64_t T) {
+  return pipeline::metric_spec(o.metric, T, {}, ArgumentStyle::Flag).grid;
+}
+
 // Where the paper's main text and its appendix differ, SPEC §5 follows the appendix.
 nlohmann::ordered_json settings_info(const BoundsOptions& o) {
   return {{"n", o.metric.n.text()},
@@ -74,7 +79,7 @@ struct MeasuredBounds {
 nlohmann::ordered_json from_capture(const BoundsOptions& o, const analysis::BoundsOptions& options) {
   const model::CaptureFile capture = model::read_capture_file(o.capture);
   const int64_t W = capture.alpha.size(0), L = capture.alpha.size(1), H = capture.alpha.size(2), T = capture.alpha.size(4);
-  const auto grid = pipeline::metric_spec(o.metric, T, {}, ArgumentStyle::Flag).grid;
+  const auto grid = grid_at(o, T);
   const std::vector<int64_t> queries = capture.query_positions();
   WorkerPool pool(o.run.threads);
   MeasuredBounds mb{pool, metrics::Aggregator(L, H, grid), metrics::EnvelopeStats(L, H, std::ssize(grid), options.kappa)};
@@ -97,7 +102,7 @@ nlohmann::ordered_json from_model(const BoundsOptions& o, const analysis::Bounds
   const model::Decoder& decoder = r.decoder;
   const std::vector<io::Window>& windows = r.windows;
   const std::vector<int64_t>& queries = r.queries;
-  const auto grid = pipeline::metric_spec(o.metric, r.T, {}, ArgumentStyle::Flag).grid;
+  const auto grid = grid_at(o, r.T);
   const int64_t T = r.T;
   const int64_t W = static_cast<int64_t>(windows.size());
   const auto& c = checkpoint.config;
@@ -140,7 +145,7 @@ nlohmann::ordered_json from_params(const BoundsOptions& o, const analysis::Bound
   if (!is_measure && (o.given.has("--layer") || o.given.has("--head")))
     fail("{}: --layer/--head pick a head of a measure JSON, and this file is assumption parameters", o.params);
   if (o.samples > 0) params.samples = o.samples;
-  const auto grid = pipeline::metric_spec(o.metric, params.T, {}, ArgumentStyle::Flag).grid;
+  const auto grid = grid_at(o, params.T);
   nlohmann::ordered_json run_info;
   run_info["source"] = "params";
   run_info["params_file"] = o.params;

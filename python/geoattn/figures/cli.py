@@ -53,8 +53,9 @@ Every input is checked before anything is drawn: its structure against the JSON 
 docs/schema (geoattn.schema), then what a schema cannot say (curve lengths equal to
 the N grid, layer and head indices inside the model, a taxonomy of the same run). Bad input
 (missing file, invalid JSON, another schema, a missing, mistyped or unknown key) gives one line
-`plot_figures: error: <file>: <problem>` on stderr, exit code 2, and writes nothing: the
-figures are drawn into a temporary folder beside DIR and moved into DIR at the end.
+`geoattn-figures: error: <file>: <problem>` (`plot_figures:` from the script) on stderr, exit
+code 2, and writes nothing: the figures are drawn into a temporary folder beside DIR and moved
+into DIR at the end.
 
 Needs only the standard library, numpy and matplotlib (Debian: python3-numpy,
 python3-matplotlib; pip: ./python[figures]). When the `python3` on PATH lacks them (a pyenv or
@@ -72,7 +73,7 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from .common import fail, import_plotting, note, plt
+from .common import PROG, fail, import_plotting, note, plt
 from .curves import fig5_pr_vs_n, fig6_sink_recall_corr
 from .fits import fig2_norms, fig3_decay_mae, fig4_profile
 from .frames import fig_sinks_anchor_tokens, fig_sinks_frames, fig_sinks_graph
@@ -114,12 +115,12 @@ def ensure_plot_libraries():
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The command line's arguments (argv without the program name); a bad one exits with
-    `plot_figures: error: <problem>` (exit code 2)."""
+    `PROG: error: <problem>` (exit code 2; PROG: geoattn-figures, or plot_figures)."""
     class Parser(argparse.ArgumentParser):
         def error(self, message):
             fail(f"{message} (see --help)")
 
-    p = Parser(prog="plot_figures.py", description=__doc__.split("\n\n", 1)[0],
+    p = Parser(prog=PROG + (".py" if PROG == "plot_figures" else ""), description=__doc__.split("\n\n", 1)[0],
                epilog=__doc__.split("\n\n", 2)[2],
                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--measure", nargs="+", action="extend", default=[], metavar="JSON",
@@ -192,7 +193,7 @@ def save_figure(name, result, folder):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line of scripts/plot_figures.py (argv: its arguments, sys.argv[1:] by default):
+    """The command line of geoattn-figures and scripts/plot_figures.py (argv: its arguments, sys.argv[1:] by default):
     checks every input, draws the figures into a temporary folder beside --out and moves them
     in; returns 0, exits 2 on bad input and 1 when drawing fails."""
     ensure_plot_libraries()

@@ -8,10 +8,19 @@ geoattn.figures and checking the inputs need neither.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from typing import Any
 
-PROG = "plot_figures"
+
+def program_name(argv0: str) -> str:
+    """The name the figures' command was started as, for its usage and messages: geoattn-figures
+    (the installed command, or python -m), plot_figures (scripts/plot_figures.py)."""
+    name = os.path.splitext(os.path.basename(argv0))[0]
+    return name if name and name not in ("__main__", "-c") else "geoattn-figures"
+
+
+PROG = program_name(sys.argv[0] if sys.argv else "")
 # SPEC §6's classes in the order of a taxonomy's layers[] rows and totals: the three regimes,
 # then the heads that meet no rule (older taxonomies have the first three only).
 REGIMES = ("Retriever", "Mixer", "Reset")
@@ -23,7 +32,7 @@ EXTRA_LABEL_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#3
 
 
 def fail(message, code=2):
-    """Prints `plot_figures: error: <message>` on stderr and exits with `code`."""
+    """Prints `PROG: error: <message>` on stderr and exits with `code`."""
     print(f"{PROG}: error: {message}", file=sys.stderr)
     sys.exit(code)
 

@@ -24,7 +24,7 @@ SCALAR_INTERVALS = ("rho0_ci", "c_sink_ci", "c_last_ci", "c_rest_ci", "cos_s_v0_
 
 
 class InputError(Exception):
-    """A problem with one input file: reported as `plot_figures: error: <file>: <problem>`."""
+    """A problem with one input file: reported as `PROG: error: <file>: <problem>`."""
 
     def __init__(self, path: str | os.PathLike, problem: str):
         super().__init__(f"{path}: {problem}")

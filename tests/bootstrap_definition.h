@@ -11,8 +11,8 @@
 #include <numeric>
 #include <vector>
 
-#include "geoattn/metrics/bootstrap.h"
-#include "geoattn/metrics/unit_stats.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/stats/unit_stats.h"
 #include "geoattn/util/random.h"
 
 namespace geoattn::testing {

@@ -8,9 +8,10 @@ LAYERS_JSON is the build's layers.json, written by geoattn_layer() in src/CMakeL
 definition of the layering: per library its folder, whether it sees LibTorch, the layers it uses
 and its files. A file may include the folders of its own library and of every library below it
 (the transitive closure of `uses`), and LibTorch only when its library has it. A folder is a
-layer: src/<folder>/ and include/geoattn/<folder>/ hold one library's files, and a library's
-sources lie in its own folder. A header of include/geoattn/<folder>/ belongs to the library whose
-sources hold src/<folder>/<its name>.cpp, else to the library of that folder named after it.
+layer: src/<folder>/ and include/geoattn/<folder>/ (and their sub-folders: metrics/core/, ...)
+hold one library's files, and a library's sources lie in its own folder. A header
+include/geoattn/<folder>/<path>.h belongs to the library whose sources hold src/<folder>/<path>.cpp,
+else to the library of that folder named after it.
 Prints every violation; exit 1 if any.
 """
 import json
@@ -44,10 +45,11 @@ def owner(rel, layers):
         if rel in lib["sources"]:
             return lib
     parts = rel.split("/")
-    if parts[0] == "include":  # include/geoattn/<folder>/<name>.h
+    if parts[0] == "include":  # include/geoattn/<folder>/[<sub-folders>/]<name>.h
         folder, stem = parts[2], os.path.splitext(parts[-1])[0]
+        source = "/".join(["src", *parts[2:-1], stem + ".cpp"])
         for lib in layers:
-            if f"src/{folder}/{stem}.cpp" in lib["sources"]:
+            if source in lib["sources"]:
                 return lib
         return next((lib for lib in layers if lib["name"] == folder), None)
     return None

@@ -13,7 +13,7 @@
 
 #include "geoattn/report/state_file.h"
 #include "geoattn/io/safetensors_writer.h"
-#include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/stats/aggregate.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"

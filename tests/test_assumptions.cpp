@@ -8,7 +8,7 @@
 
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/state_file.h"
-#include "geoattn/metrics/run_state.h"
+#include "geoattn/metrics/stats/run_state.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "test_util.h"
 #include "torch_test_util.h"

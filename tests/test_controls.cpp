@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "bootstrap_definition.h"
-#include "geoattn/metrics/bootstrap.h"
-#include "geoattn/metrics/run_state.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/stats/run_state.h"
 #include "geoattn/metrics_torch/selection.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/util/error.h"

@@ -15,7 +15,7 @@
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/io/windows.h"
-#include "geoattn/metrics/head_fits.h"
+#include "geoattn/metrics/finalize/head_fits.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/decoder.h"

@@ -3,7 +3,7 @@
 
 #include <numeric>
 
-#include "geoattn/metrics/grid.h"
+#include "geoattn/metrics/core/grid.h"
 #include "geoattn/util/error.h"
 
 using geoattn::metrics::parse_n_grid;

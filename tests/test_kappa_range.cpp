@@ -6,10 +6,10 @@
 #include <numeric>
 #include <random>
 
-#include "geoattn/metrics/kappa_range.h"
-#include "geoattn/metrics/window_assumptions.h"
-#include "geoattn/metrics/window_bounds.h"
-#include "geoattn/metrics/window_metrics.h"
+#include "geoattn/metrics/finalize/kappa_range.h"
+#include "geoattn/metrics/core/window_assumptions.h"
+#include "geoattn/metrics/core/window_bounds.h"
+#include "geoattn/metrics/core/window_metrics.h"
 
 using namespace geoattn;
 using namespace geoattn::metrics;

@@ -1,4 +1,4 @@
-// The metric core's fused loops (src/metrics/core_kernels.h) give the same bits on every CPU:
+// The metric core's fused loops (src/metrics/core/core_kernels.h) give the same bits on every CPU:
 // each level this machine can run (AVX-512, AVX2, the x86-64 baseline: every level is compiled
 // and callable by itself, core_kernels.h: kernels_of) equals a definition written out one term
 // at a time, with std::fma for every product added to a sum and the one order of

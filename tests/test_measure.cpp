@@ -18,9 +18,9 @@
 
 #include "bootstrap_definition.h"
 #include "geoattn/io/features.h"
-#include "geoattn/metrics/bootstrap.h"
-#include "geoattn/metrics/head_fits.h"
-#include "geoattn/metrics/taxonomy_inputs.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/finalize/head_fits.h"
+#include "geoattn/metrics/finalize/taxonomy_inputs.h"
 #include "geoattn/report/fits_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/state_file.h"

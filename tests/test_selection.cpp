@@ -8,7 +8,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "geoattn/metrics/metric_names.h"
+#include "geoattn/metrics/core/metric_names.h"
 
 using namespace geoattn::metrics;
 

@@ -1,4 +1,4 @@
-// The typed settings from flags to files (metrics/run_info.h, arch/device.h): the run's
+// The typed settings from flags to files (metrics/run/run_info.h, arch/device.h): the run's
 // description and the sink rule round-trip through their JSON byte for byte, files of older
 // versions load, a bad entry is one error naming it, and the stats hand their arrays as views.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/arch/device.h"
-#include "geoattn/metrics/assumption_stats.h"
-#include "geoattn/metrics/grid.h"
-#include "geoattn/metrics/kappa_stats.h"
+#include "geoattn/metrics/stats/assumption_stats.h"
+#include "geoattn/metrics/core/grid.h"
+#include "geoattn/metrics/stats/kappa_stats.h"
 #include "geoattn/pipeline/queries.h"
 #include "geoattn/pipeline/shard_set.h"
 #include "geoattn/report/frame_config_json.h"

@@ -21,7 +21,7 @@
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/io/windows.h"
-#include "geoattn/metrics/sink_stats.h"
+#include "geoattn/metrics/sinks/sink_stats.h"
 #include "geoattn/metrics_torch/sink_window.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/capture_file.h"

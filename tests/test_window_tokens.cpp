@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "geoattn/metrics/window_assumptions.h"
-#include "geoattn/metrics/window_bounds.h"
+#include "geoattn/metrics/core/window_assumptions.h"
+#include "geoattn/metrics/core/window_bounds.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/capture_tensor_checks.h"

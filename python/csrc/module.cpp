@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "geoattn/metrics/grid.h"
-#include "geoattn/metrics/taxonomy_inputs.h"
-#include "geoattn/metrics/unit_stats.h"
+#include "geoattn/metrics/core/grid.h"
+#include "geoattn/metrics/finalize/taxonomy_inputs.h"
+#include "geoattn/metrics/stats/unit_stats.h"
 #include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"

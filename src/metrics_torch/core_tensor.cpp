@@ -12,7 +12,7 @@
 #include <map>
 
 #include "core_tensor.h"
-#include "geoattn/metrics/metric_names.h"
+#include "geoattn/metrics/core/metric_names.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::metrics::detail {

@@ -1,6 +1,6 @@
 #pragma once
 // The metric core as tensor operations (core_tensor.cpp), internal to src/metrics_torch: what
-// runs on CUDA (and on CPU for tests). Same inputs and counts as core_cpu (src/metrics/core.h,
+// runs on CUDA (and on CPU for tests). Same inputs and counts as core_cpu (src/metrics/core/core.h,
 // found through the private include folder of geoattn_metrics_torch), exactly, on tensors of the
 // compute device.
 #include <torch/torch.h>

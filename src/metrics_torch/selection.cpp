@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "core_tensor.h"
-#include "geoattn/metrics/metric_names.h"
+#include "geoattn/metrics/core/metric_names.h"
 #include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/util/error.h"
 

@@ -5,7 +5,7 @@
 
 #include "core_tensor.h"
 #include "geoattn/arch/config.h"
-#include "geoattn/metrics/metric_names.h"
+#include "geoattn/metrics/core/metric_names.h"
 #include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/metrics_torch/selection.h"
 #include "geoattn/util/error.h"

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "geoattn/metrics/window_assumptions.h"
-#include "geoattn/metrics/window_bounds.h"
+#include "geoattn/metrics/core/window_assumptions.h"
+#include "geoattn/metrics/core/window_bounds.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/stopwatch.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "geoattn/metrics/bootstrap.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/state_file.h"

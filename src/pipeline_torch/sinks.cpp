@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "geoattn/metrics/aggregate.h"
+#include "geoattn/metrics/stats/aggregate.h"
 #include "geoattn/metrics_torch/sink_window.h"
 #include "geoattn/model/capture_file.h"
 #include "geoattn/pipeline/results.h"

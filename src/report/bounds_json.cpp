@@ -6,7 +6,7 @@
 
 #include "geoattn/util/error.h"
 
-#include "geoattn/metrics/metric_names.h"
+#include "geoattn/metrics/core/metric_names.h"
 #include "json_number.h"
 
 namespace geoattn::report {

@@ -1,7 +1,7 @@
-// The "settings" block of results and sidecars <-> the typed settings (metrics/run_info.h).
+// The "settings" block of results and sidecars <-> the typed settings (metrics/run/run_info.h).
 #include "geoattn/report/settings.h"
 
-#include "geoattn/metrics/exact.h"
+#include "geoattn/metrics/core/exact.h"
 #include "geoattn/report/frame_config_json.h"
 
 namespace geoattn::report {

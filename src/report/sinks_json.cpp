@@ -1,4 +1,4 @@
-// geoattn sinks: a sinks run's result (metrics/sink_result.h) -> its JSON (SPEC §9).
+// geoattn sinks: a sinks run's result (metrics/sinks/sink_result.h) -> its JSON (SPEC §9).
 #include "geoattn/report/sinks_json.h"
 
 #include "geoattn/report/frame_config_json.h"

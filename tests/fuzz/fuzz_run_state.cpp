@@ -1,4 +1,4 @@
-// libFuzzer target: the state sidecar that `geoattn merge` reads (metrics/run_state.h,
+// libFuzzer target: the state sidecar that `geoattn merge` reads (metrics/stats/run_state.h,
 // load_run_state), then what merge does with it: same_run, RunState::merge, the bootstrap and
 // the result JSON (report/measure_json.h), and a save/load/save round trip.
 #include <algorithm>
@@ -6,9 +6,9 @@
 
 #include "geoattn/report/state_file.h"
 #include "fuzz_util.h"
-#include "geoattn/metrics/bootstrap.h"
-#include "geoattn/metrics/run_state.h"
-#include "geoattn/metrics/head_fits.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/stats/run_state.h"
+#include "geoattn/metrics/finalize/head_fits.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 

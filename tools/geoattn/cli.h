@@ -19,7 +19,7 @@
 #include "geoattn/arch/device.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
-#include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/run/run_info.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/pipeline/resume.h"
 #include "geoattn/util/enum_names.h"

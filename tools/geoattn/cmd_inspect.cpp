@@ -36,7 +36,7 @@ int64_t activation_bytes(const arch::ModelConfig& c, int64_t T, int64_t bytes_pe
 }
 
 // The metric core's working memory for one query of one window: the values and alpha in
-// float64, and one T x T float64 Gram matrix per worker thread on CPU (metrics/core_cpu.cpp),
+// float64, and one T x T float64 Gram matrix per worker thread on CPU (metrics/core/core_cpu.cpp),
 // or the chunk bound of the tensor path on CUDA (--metrics-memory, 256 MiB by default).
 int64_t metrics_bytes(const arch::ModelConfig& c, int64_t T, int64_t chunk_bytes = pipeline::MetricParams{}.chunk_bytes()) {
   const int64_t workers = std::max<int64_t>(2, hardware_threads());

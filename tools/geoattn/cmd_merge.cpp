@@ -1,5 +1,5 @@
 // geoattn merge: shards of one run -> the result of one run over all of them. Exact: the
-// aggregates are integer sums (metrics/aggregate.h), so the merged numbers equal those of a
+// aggregates are integer sums (metrics/stats/aggregate.h), so the merged numbers equal those of a
 // single run over the same windows, bit for bit.
 #include <fmt/format.h>
 

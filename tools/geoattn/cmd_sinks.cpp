@@ -26,7 +26,7 @@ struct SinksOptions {
   std::string capture;
   InputOptions input;
   LoopFlags loop = {pipeline::Queries::parse("all")};  // sinks reads whole attention matrices
-  // The defaults are SinkSettings' (metrics/run_info.h): one definition, Python's too.
+  // The defaults are SinkSettings' (metrics/run/run_info.h): one definition, Python's too.
   metrics::SinkConvention convention = metrics::SinkSettings{}.convention;
   double eps = metrics::SinkSettings{}.eps;
   std::string taus = fmt::format("{}", fmt::join(metrics::SinkSettings{}.taus, ","));

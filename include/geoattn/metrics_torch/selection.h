@@ -15,8 +15,8 @@
 
 #include <vector>
 
-#include "geoattn/metrics/core_options.h"
-#include "geoattn/metrics/exact.h"
+#include "geoattn/metrics/core/core_options.h"
+#include "geoattn/metrics/core/exact.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "geoattn/metrics/sink_stats.h"
+#include "geoattn/metrics/sinks/sink_stats.h"
 
 namespace geoattn::metrics {
 

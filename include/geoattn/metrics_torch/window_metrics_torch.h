@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "geoattn/metrics/window_assumptions.h"
-#include "geoattn/metrics/window_metrics.h"
+#include "geoattn/metrics/core/window_assumptions.h"
+#include "geoattn/metrics/core/window_metrics.h"
 
 namespace geoattn::metrics {
 

@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/checkpoint.h"
-#include "geoattn/metrics/bootstrap.h"
-#include "geoattn/metrics/head_fits.h"
-#include "geoattn/metrics/kappa_range.h"
-#include "geoattn/metrics/run_state.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/finalize/head_fits.h"
+#include "geoattn/metrics/finalize/kappa_range.h"
+#include "geoattn/metrics/stats/run_state.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"

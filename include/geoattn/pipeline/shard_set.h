@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/run/run_info.h"
 
 namespace geoattn::pipeline {
 

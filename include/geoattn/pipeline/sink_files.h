@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "geoattn/metrics/sink_result.h"
+#include "geoattn/metrics/sinks/sink_result.h"
 
 namespace geoattn::pipeline {
 
-// What every sinks run shares: what it measures and how it reports (metrics/run_info.h).
+// What every sinks run shares: what it measures and how it reports (metrics/run/run_info.h).
 using metrics::SinkSettings;
 
 // configs/sinks.json, embedded at build time: the frame-type rule when no config is given.

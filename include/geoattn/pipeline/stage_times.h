@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "geoattn/metrics/core_options.h"
+#include "geoattn/metrics/core/core_options.h"
 
 namespace geoattn::pipeline {
 

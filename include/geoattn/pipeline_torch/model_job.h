@@ -8,7 +8,7 @@
 #include "geoattn/arch/device.h"
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/io/windows.h"
-#include "geoattn/metrics/run_info.h"
+#include "geoattn/metrics/run/run_info.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/pipeline_torch/window_loop.h"
 

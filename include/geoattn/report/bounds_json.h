@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "geoattn/analysis/bounds.h"
-#include "geoattn/metrics/aggregate.h"
-#include "geoattn/metrics/envelope_stats.h"
+#include "geoattn/metrics/stats/aggregate.h"
+#include "geoattn/metrics/stats/envelope_stats.h"
 
 namespace geoattn::report {
 

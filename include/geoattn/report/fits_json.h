@@ -3,7 +3,7 @@
 // object of each head in the measure JSON. Pure C++.
 #include <nlohmann/json_fwd.hpp>
 
-#include "geoattn/metrics/head_fits.h"
+#include "geoattn/metrics/finalize/head_fits.h"
 
 namespace geoattn::report {
 

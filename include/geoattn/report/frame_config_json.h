@@ -1,12 +1,12 @@
 #pragma once
 // The frame-type rule of `geoattn sinks` as JSON: configs/sinks.json (or --config's file) and
 // the "settings.rule" of a sinks result and its state sidecar. analysis/frames.h holds the
-// thresholds, metrics/run_info.h the rule (notes, thresholds, sweep). Pure C++.
+// thresholds, metrics/run/run_info.h the rule (notes, thresholds, sweep). Pure C++.
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/frames.h"
-#include "geoattn/metrics/run_info.h"
-#include "geoattn/metrics/sink_settings.h"
+#include "geoattn/metrics/run/run_info.h"
+#include "geoattn/metrics/sinks/sink_settings.h"
 
 namespace geoattn::report {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "geoattn/metrics/aggregate.h"
-#include "geoattn/metrics/bootstrap.h"
-#include "geoattn/metrics/envelope_stats.h"
-#include "geoattn/metrics/head_fits.h"
-#include "geoattn/metrics/kappa_range.h"
+#include "geoattn/metrics/stats/aggregate.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/stats/envelope_stats.h"
+#include "geoattn/metrics/finalize/head_fits.h"
+#include "geoattn/metrics/finalize/kappa_range.h"
 #include "geoattn/util/result_files.h"
 
 namespace geoattn::report {
@@ -40,7 +40,7 @@ using MeasureArrays = std::vector<NamedArray>;
 // each curve X of kCurveNames the arrays over n_grid "X" (means) and "X_std" (population
 // std), for each scalar Y the numbers "Y" and "Y_std"; global and layers also hold
 // "sink_recall_corr" over n_grid (SPEC §3). Undefined numbers (no samples, no spread) are null.
-// With `fits` (metrics/head_fits.h of the run's assumption stats, one per head; none when the
+// With `fits` (metrics/finalize/head_fits.h of the run's assumption stats, one per head; none when the
 // run had no last query), every head also holds its "fits" (report/fits_json.h): fitted by the
 // caller, never here.
 // With the random-selection control, each group holds X_random and X_diff (top-N minus random)

@@ -1,14 +1,14 @@
 #pragma once
-// The run's description (metrics/run_info.h) as the result JSON and the state sidecars write it:
+// The run's description (metrics/run/run_info.h) as the result JSON and the state sidecars write it:
 // {"model", "data", "settings", "timing"}, in this order, and read back from a sidecar (resume,
 // merge); and whether two runs are one (same_run). Pure C++.
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "geoattn/metrics/metric_settings.h"
-#include "geoattn/metrics/run_info.h"
-#include "geoattn/metrics/sink_settings.h"
+#include "geoattn/metrics/run/metric_settings.h"
+#include "geoattn/metrics/run/run_info.h"
+#include "geoattn/metrics/sinks/sink_settings.h"
 
 namespace geoattn::report {
 

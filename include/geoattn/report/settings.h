@@ -1,14 +1,14 @@
 #pragma once
-// The "settings" block of the result files and state sidecars (metrics/run_info.h) as JSON: the
+// The "settings" block of the result files and state sidecars (metrics/run/run_info.h) as JSON: the
 // command's own entries (ctx, queries, dtype), then the metric run's (measure, metrics, merge;
 // docs/schema/geoattn.measure-2.schema.json) or the sinks run's. One definition of each key.
 // Pure C++.
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/config_reader.h"
-#include "geoattn/metrics/metric_settings.h"
-#include "geoattn/metrics/run_info.h"
-#include "geoattn/metrics/sink_settings.h"
+#include "geoattn/metrics/run/metric_settings.h"
+#include "geoattn/metrics/run/run_info.h"
+#include "geoattn/metrics/sinks/sink_settings.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::report {

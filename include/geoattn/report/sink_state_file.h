@@ -1,11 +1,11 @@
 #pragma once
 // The state sidecar of `geoattn sinks`, X.state.safetensors beside the result X.json (format
-// "geoattn-sinks-state-1"): the sink statistics' arrays (metrics/sink_stats.h), and in
+// "geoattn-sinks-state-1"): the sink statistics' arrays (metrics/sinks/sink_stats.h), and in
 // __metadata__ the shape, eps, windows, run_info (report/run_info_json.h) and the text of every
 // anchor token, for merging shards. Measure's sidecar is report/state_file.h. Pure C++.
 #include <string>
 
-#include "geoattn/metrics/sink_result.h"
+#include "geoattn/metrics/sinks/sink_result.h"
 
 namespace geoattn::report {
 

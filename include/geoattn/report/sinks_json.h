@@ -38,7 +38,7 @@
 // P = min(T, settings.profile_positions). NaN prints as null.
 #include <nlohmann/json.hpp>
 
-#include "geoattn/metrics/sink_result.h"
+#include "geoattn/metrics/sinks/sink_result.h"
 
 namespace geoattn::report {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The state sidecar X.state.safetensors: everything a run accumulated (metrics/run_state.h),
+// The state sidecar X.state.safetensors: everything a run accumulated (metrics/stats/run_state.h),
 // for merging shards and resuming. Files belong here, above the metrics, which read and write
 // none. Pure C++ (no LibTorch).
 #include <string>
@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/safetensors_writer.h"
-#include "geoattn/metrics/aggregate.h"
-#include "geoattn/metrics/array_view.h"
-#include "geoattn/metrics/run_state.h"
+#include "geoattn/metrics/stats/aggregate.h"
+#include "geoattn/metrics/stats/array_view.h"
+#include "geoattn/metrics/stats/run_state.h"
 
 namespace geoattn::report {
 
@@ -40,7 +40,7 @@ void save_run_state(const std::string& path, const metrics::RunState& state, con
 // geoattn::Error naming the file on anything malformed.
 metrics::RunState load_run_state(const std::string& path);
 
-// The arrays of a statistic (metrics/array_view.h) as the safetensors writer takes them; the
+// The arrays of a statistic (metrics/stats/array_view.h) as the safetensors writer takes them; the
 // blobs point where the views do, so the views must outlive them (a derived array lives in its view).
 std::vector<io::TensorBlob> tensor_blobs(const std::vector<metrics::ArrayView>& arrays);
 

@@ -1,0 +1,245 @@
+// The metric core's fused loops (core_kernels.h), written once and compiled once per
+// instruction set: core_kernels_{avx512,avx2,baseline}.cpp each define GEOATTN_KERNEL_LEVEL (a
+// namespace name) and include this file under their -march. Each kernel is one pass over the
+// tokens with `omp simd` reductions (vectorisation only: no OpenMP runtime).
+//
+// The same bits from every level: every product added to a sum is fused into it with std::fma
+// (one rounding), and every sum of products takes the order lane_sum writes down, not the one the
+// vector width would pick. The max, min and count reductions are exact in any order.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../core_kernels.h"
+#include "geoattn/metrics/core/exact.h"
+
+#ifndef GEOATTN_KERNEL_LEVEL
+#error "core_kernels_impl.h is included by core_kernels_<level>.cpp, which names the level"
+#endif
+
+namespace geoattn::metrics::detail::GEOATTN_KERNEL_LEVEL {
+
+namespace {
+
+// The next row is fetched a block at a time while this step's block is evaluated.
+constexpr int64_t kPrefetchBlock = 256;
+
+[[gnu::always_inline]] inline void prefetch_block(const double* next, int64_t k0, int64_t k1) {
+  for (int64_t k = k0; k < k1; k += 8) __builtin_prefetch(next + k, 0, 2);
+}
+
+int64_t size_of(std::span<const double> x) { return static_cast<int64_t>(x.size()); }
+
+// The order of a sum of n terms, the same on every CPU: lane j of kLanes takes the terms
+// k = j (mod kLanes) in turn, each fused into it by `term(k, lane)`; the terms after the last
+// whole kLanes go to lane 0; then the lanes are added in order to 0. (The order GCC's AVX-512
+// clone of an `omp simd reduction(+)` loop took, written down: its AVX2 clone took 4 lanes and
+// the baseline 2, and the last bits of each s(N) diagnostic and value norm moved with them.)
+constexpr int64_t kLanes = 8;
+
+template <class Term>
+[[gnu::always_inline]] inline double lane_sum(int64_t n, Term term) {
+  double lane[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+#pragma omp simd
+    for (int64_t j = 0; j < kLanes; ++j) lane[j] = term(k + j, lane[j]);
+  for (; k < n; ++k) lane[0] = term(k, lane[0]);
+  double acc = 0;
+  for (int64_t j = 0; j < kLanes; ++j) acc += lane[j];
+  return acc;
+}
+
+// SPEC §2 "Exact": E_k = ||y_k||^2 - 2 <s(N), y_k> = g_k - 2 alpha_k c_k, the same rounding in
+// every pass (2 alpha c is exact, so a fused multiply-subtract rounds as the two operations do).
+[[gnu::always_inline]] inline double energy(double g, double alpha, double c) { return g - 2 * (alpha * c); }
+
+// c_new = c + a x, E_k from it, r_max = max over the selected, r_min over the rest (E stored
+// where E is given). With kCount, fused with the band counts of step N - 1 on E recomputed from
+// the old c with `th`: [K_out certain, possible, the selected outside the r_min ball for certain,
+// possibly]. The mask is step N's, so the caller corrects the counts for t_N, unselected at N - 1.
+template <bool kCount>
+[[gnu::always_inline]] inline Extremes evaluate_pass(const StepRow& row, const TokenState& tokens, const double* c,
+                                                     double* c_new, double* E, const Thresholds& th, int64_t* counts) {
+  const double a = row.a;
+  const double* x = row.x.data();
+  const double* next = row.next.data();
+  const double *g = tokens.g.data(), *alpha = tokens.alpha.data(), *m = tokens.m.data();
+  const int64_t n = static_cast<int64_t>(tokens.g.size());
+  const double lo_out = kCount ? th.lo_out : 0, hi_out = kCount ? th.hi_out : 0;
+  const double lo_in = kCount ? th.lo_in : 0, hi_in = kCount ? th.hi_in : 0;
+  double hi = -kInfinity, lo = kInfinity;
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+  for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
+    const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
+    prefetch_block(next, k0, k1);
+#pragma omp simd reduction(max : hi) reduction(min : lo) reduction(+ : oc, op, ic, ip)
+    for (int64_t k = k0; k < k1; ++k) {
+      const double ck_old = c[k], mk = m[k];
+      if constexpr (kCount) {
+        const double e_prev = energy(g[k], alpha[k], ck_old);
+        const double rest_prev = e_prev > mk ? e_prev : mk, sel_prev = e_prev < mk ? e_prev : mk;
+        oc += rest_prev <= lo_out;
+        op += rest_prev <= hi_out;
+        ic += sel_prev > lo_in;
+        ip += sel_prev > hi_in;
+      }
+      const double ck = std::fma(a, x[k], ck_old);
+      c_new[k] = ck;
+      const double e = energy(g[k], alpha[k], ck);
+      if constexpr (!kCount) E[k] = e;
+      const double sel = e < mk ? e : mk, rest = e > mk ? e : mk;
+      hi = sel > hi ? sel : hi;
+      lo = rest < lo ? rest : lo;
+    }
+  }
+  if constexpr (kCount) counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
+  return {hi, lo};
+}
+
+}  // namespace
+
+void add_row(double a, std::span<const double> x_, std::span<double> c_) {
+  const double* x = x_.data();
+  double* c = c_.data();
+  const int64_t n = static_cast<int64_t>(c_.size());
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) c[k] = std::fma(a, x[k], c[k]);
+}
+
+void add_row_prefetching(const StepRow& row, std::span<double> c_) {
+  const double a = row.a;
+  const double *x = row.x.data(), *next = row.next.data();
+  double* c = c_.data();
+  const int64_t n = static_cast<int64_t>(c_.size());
+  for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
+    const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
+    prefetch_block(next, k0, k1);
+#pragma omp simd
+    for (int64_t k = k0; k < k1; ++k) c[k] = std::fma(a, x[k], c[k]);
+  }
+}
+
+BandCounts band_counts(std::span<const double> E_, std::span<const double> m_, int64_t N,
+                                           const Thresholds& th) {
+  const double *E = E_.data(), *m = m_.data();
+  const int64_t n = size_of(E_);
+  const double lo_out = th.lo_out, hi_out = th.hi_out, lo_in = th.lo_in, hi_in = th.hi_in;
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+#pragma omp simd reduction(+ : oc, op, ic, ip)
+  for (int64_t k = 0; k < n; ++k) {
+    const double rest = E[k] > m[k] ? E[k] : m[k], sel = E[k] < m[k] ? E[k] : m[k];
+    oc += rest <= lo_out;
+    op += rest <= hi_out;
+    ic += sel > lo_in;  // the selected outside the r_min ball, for certain / possibly
+    ip += sel > hi_in;
+  }
+  return {oc, op, N - ic, N - ip};
+}
+
+Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> c,
+                                                  std::span<double> E) {
+  return evaluate_pass<false>(row, tokens, c.data(), c.data(), E.data(), Thresholds{}, nullptr);
+}
+
+EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens,
+                                                                   std::span<const double> c_old, std::span<double> c_new,
+                                                                   const Thresholds& th, int64_t N_prev, int64_t t) {
+  int64_t c[4];
+  const Extremes extremes = evaluate_pass<true>(row, tokens, c_old.data(), c_new.data(), nullptr, th, c);
+  // t was not selected at N - 1: counted there among the rest, not the selected.
+  const double e = energy(tokens.g[t], tokens.alpha[t], c_old[t]);
+  c[0] += e <= th.lo_out, c[1] += e <= th.hi_out;
+  c[2] -= e > th.lo_in, c[3] -= e > th.hi_in;
+  return {extremes, {c[0], c[1], N_prev - c[2], N_prev - c[3]}};
+}
+
+void evaluate(const TokenState& tokens, std::span<const double> c_, std::span<double> E_) {
+  const double *g = tokens.g.data(), *alpha = tokens.alpha.data(), *c = c_.data();
+  double* E = E_.data();
+  const int64_t n = size_of(c_);
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) E[k] = energy(g[k], alpha[k], c[k]);
+}
+
+BandCounts token_band_counts(std::span<const double> E_, std::span<const double> a_,
+                                                 std::span<const double> m_, int64_t N, double S, double factor,
+                                                 std::span<double> err_) {
+  const double *E = E_.data(), *a = a_.data(), *m = m_.data();
+  double* err = err_.data();
+  const int64_t n = size_of(E_);
+  double lo_max = -kInfinity, hi_max = -kInfinity, lo_min = kInfinity, hi_min = kInfinity;
+#pragma omp simd reduction(max : lo_max, hi_max) reduction(min : lo_min, hi_min)
+  for (int64_t k = 0; k < n; ++k) {
+    const double e = factor * a[k] * (a[k] + 2 * S);
+    err[k] = e;
+    const double lo = E[k] - e, hi = E[k] + e;
+    const double lo_sel = lo < m[k] ? lo : m[k], hi_sel = hi < m[k] ? hi : m[k];      // -inf unless selected
+    const double lo_rest = lo > m[k] ? lo : m[k], hi_rest = hi > m[k] ? hi : m[k];  // +inf unless not
+    lo_max = lo_sel > lo_max ? lo_sel : lo_max;
+    hi_max = hi_sel > hi_max ? hi_sel : hi_max;
+    lo_min = lo_rest < lo_min ? lo_rest : lo_min;
+    hi_min = hi_rest < hi_min ? hi_rest : hi_min;
+  }
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+#pragma omp simd reduction(+ : oc, op, ic, ip)
+  for (int64_t k = 0; k < n; ++k) {
+    const double lo = E[k] - err[k], hi = E[k] + err[k];
+    const double hi_rest = hi > m[k] ? hi : m[k], lo_rest = lo > m[k] ? lo : m[k];
+    const double hi_sel = hi < m[k] ? hi : m[k], lo_sel = lo < m[k] ? lo : m[k];
+    oc += hi_rest <= lo_max;  // surely in the r_max ball
+    op += lo_rest <= hi_max;  // possibly in it
+    ic += hi_sel > lo_min;    // the selected possibly outside the r_min ball
+    ip += lo_sel > hi_min;    // surely outside it
+  }
+  return {oc, op, N - ic, N - ip};
+}
+
+double dot(std::span<const double> x_, std::span<const double> y_) {
+  const double *x = x_.data(), *y = y_.data();
+  return lane_sum(size_of(x_), [&](int64_t m, double acc) { return std::fma(x[m], y[m], acc); });
+}
+
+double distance_to_scaled(std::span<const double> x_, double a, std::span<const double> y_) {
+  const double *x = x_.data(), *y = y_.data();
+  return std::sqrt(lane_sum(size_of(x_), [&](int64_t m, double acc) {
+    const double r = std::fma(-a, y[m], x[m]);  // x - a y, one rounding
+    return std::fma(r, r, acc);
+  }));
+}
+
+int64_t range_of(const double* xs, int64_t m, double* lo, double* hi) {
+  double lo_x = std::numeric_limits<double>::infinity(), hi_x = -std::numeric_limits<double>::infinity();
+  int64_t bad = 0;
+#pragma omp simd reduction(min : lo_x) reduction(max : hi_x) reduction(+ : bad)
+  for (int64_t i = 0; i < m; ++i) {
+    const double x = xs[i];
+    bad += !(x - x == 0);  // NaN for a NaN or an infinity
+    lo_x = x < lo_x ? x : lo_x;
+    hi_x = x > hi_x ? x : hi_x;
+  }
+  *lo = lo_x, *hi = hi_x;
+  return bad;
+}
+
+void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, int64_t U, double* R, int64_t ldr) {
+  double sums[kTileCols][kTileRows] = {};
+  for (int64_t u = 0; u < U; ++u) {
+    const double* w = W + u * ldw;
+    for (int64_t j = 0; j < kTileCols; ++j) {
+      const double x = X[u + j * ldx];
+#pragma omp simd
+      for (int64_t r = 0; r < kTileRows; ++r) sums[j][r] = std::fma(w[r], x, sums[j][r]);
+    }
+  }
+  for (int64_t j = 0; j < kTileCols; ++j)
+    for (int64_t r = 0; r < kTileRows; ++r) R[r + j * ldr] = sums[j][r];
+}
+
+// This level's table (core_kernels.h: kernels_of).
+extern const Kernels kernels;
+const Kernels kernels = {add_row,  add_row_prefetching, band_counts, add_row_and_evaluate, add_row_evaluate_and_count,
+                         evaluate, token_band_counts,   dot,         distance_to_scaled,   range_of,
+                         replicate_tile};
+
+}  // namespace geoattn::metrics::detail::GEOATTN_KERNEL_LEVEL

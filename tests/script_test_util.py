@@ -1,10 +1,26 @@
 """What the Python script tests share: their arguments, ok/FAIL lines and running a command."""
 import argparse
 import os
+import shutil
 import subprocess
 import time
 
 failures = []
+
+
+def remove_scratch(tmp, keep):
+    """A check script's scratch folder removed, or kept (--keep), saying where."""
+    if keep:
+        print("kept", tmp)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def finish(t0):
+    """A check script's last line, its tally since t0; its exit code (1 when a check failed)."""
+    print(f"{'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}"
+          f" in {time.time() - t0:.1f}s")
+    return 1 if failures else 0
 
 
 def check(cond, what):

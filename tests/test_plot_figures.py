@@ -18,7 +18,6 @@ Paths default to GEOATTN_SOURCE_DIR / GEOATTN_BIN_DIR, else this checkout and bu
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,8 +32,8 @@ SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_g
 SINKS_SCHEMA_FILE = "geoattn.sinks-1.schema.json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-from script_test_util import (block_after, check, failures, must, parse_args, run,  # beside this file
-                              synthetic_sinks)
+from script_test_util import (block_after, check, failures, finish, must, parse_args,  # beside this file
+                              remove_scratch, run, synthetic_sinks)
 
 
 def check_outputs(out, names, stdout, what):
@@ -784,13 +783,8 @@ def main():
         if check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
             real_output_checks(src, geoattn, py, plot, tmp)
     finally:
-        if args.keep:
-            print("kept", tmp)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}"
-          f" in {time.time() - t0:.1f}s")
-    return 1 if failures else 0
+        remove_scratch(tmp, args.keep)
+    return finish(t0)
 
 
 if __name__ == "__main__":

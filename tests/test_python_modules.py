@@ -21,7 +21,7 @@ import os
 import sys
 import time
 
-from script_test_util import check, failures, package_env, parse_args, run  # beside this file
+from script_test_util import check, finish, package_env, parse_args, run  # beside this file
 
 # Run as `python3 -c PROBE <source dir>`: prints what the imports pulled in, as JSON.
 PROBE = r"""
@@ -139,9 +139,7 @@ def main():
         check_imports(src, exe)
     check_entry_points(src)
     check_one_definition(src)
-    print(f"{'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}"
-          f" in {time.time() - t0:.1f}s")
-    return 1 if failures else 0
+    return finish(t0)
 
 
 if __name__ == "__main__":

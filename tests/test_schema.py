@@ -22,7 +22,6 @@ import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,7 +32,8 @@ BOUNDS, TAXONOMY = "geoattn.bounds-1.schema.json", "geoattn.taxonomy-1.schema.js
 SINKS = "geoattn.sinks-1.schema.json"
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from script_test_util import check, failures, must, package_env, parse_args, run, synthetic_sinks  # beside this file
+from script_test_util import (check, finish, must, package_env, parse_args, remove_scratch, run,
+                              synthetic_sinks)  # beside this file
 
 
 def header_constant(src, name):
@@ -431,13 +431,8 @@ def main():
         except ValueError:
             check(True, "an unsupported keyword in a schema is an error")
     finally:
-        if args.keep:
-            print("kept", tmp)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}"
-          f" in {time.time() - t0:.1f}s")
-    return 1 if failures else 0
+        remove_scratch(tmp, args.keep)
+    return finish(t0)
 
 
 if __name__ == "__main__":

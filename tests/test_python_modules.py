@@ -104,10 +104,11 @@ def check_entry_points(src):
     # The installed command says its own name (the console script's argv[0] is its wrapper).
     for argv0, want in (("/venv/bin/geoattn-figures", "usage: geoattn-figures [-h]"),
                         ("/src/scripts/plot_figures.py", "usage: plot_figures.py [-h]")):
-        code = f"import sys; sys.argv = [{argv0!r}]; from geoattn.figures.cli import parse_args; parse_args(['--help'])"
+        code = (f"import sys; sys.argv = [{argv0!r}]; "
+                "from geoattn.figures.cli import parse_args; parse_args(['--help'])")
         p, _ = run([sys.executable, "-c", code], src, env=package_env(src))
-        check(p.returncode == 0 and p.stdout.startswith(want),
-              f"geoattn.figures' --help as {os.path.basename(argv0)}: '{want}' (exit {p.returncode}: {p.stdout[:80]!r})")
+        check(p.returncode == 0 and p.stdout.startswith(want), f"geoattn.figures' --help as "
+              f"{os.path.basename(argv0)}: '{want}' (exit {p.returncode}: {p.stdout[:80]!r})")
     for argv, code, stream, want in cases:
         module = argv[0] == "-m"
         script = argv if module else [os.path.join(scripts, argv[0])] + argv[1:]

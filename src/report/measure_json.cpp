@@ -237,29 +237,31 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   if (envelopes && (envelopes->layers() != agg.layers() || envelopes->heads() != agg.heads() || envelopes->grid_size() != G))
     fail("internal: envelopes of {}x{} (grid {}) for {}x{} (grid {})", envelopes->layers(), envelopes->heads(),
          envelopes->grid_size(), agg.layers(), agg.heads(), G);
-  // The envelopes of group (layer, head) inline in `out`, or in entry e of `table`.
-  const auto envelopes_inline = [&](ordered_json& out, int64_t layer, int64_t head, const GroupStats& s) {
+  // The envelopes of group (layer, head) under out["envelopes"]: each array to
+  // put_array(e, name, value) (into e itself, or into the arrays file), then the reading.
+  const auto put_group_envelopes = [&](ordered_json& out, int64_t layer, int64_t head, const GroupStats& s,
+                                       auto&& put_array) {
     ordered_json e = ordered_json::object();
     const auto mean = envelopes->mean(layer, head);
-    put_envelopes(*envelopes, mean, layer, head, [&](const char* name, const auto& value) {
+    put_envelopes(*envelopes, mean, layer, head, [&](const char* name, const auto& value) { put_array(e, name, value); });
+    put_envelope_reading(e, *envelopes, mean, layer, head, s, agg.n_grid());
+    out["envelopes"] = std::move(e);
+  };
+  // The arrays inline in `out`.
+  const auto envelopes_inline = [&](ordered_json& out, int64_t layer, int64_t head, const GroupStats& s) {
+    put_group_envelopes(out, layer, head, s, [&](ordered_json& e, const char* name, const auto& value) {
       ordered_json a = ordered_json::array();
       for (int64_t g = 0; g < G; ++g) a.push_back(std::string_view(name) == "samples" ? ordered_json(static_cast<int64_t>(value(g))) : number(value(g)));
       e[name] = std::move(a);
     });
-    put_envelope_reading(e, *envelopes, mean, layer, head, s, agg.n_grid());
-    out["envelopes"] = std::move(e);
   };
-  // The arrays to entry e of `table`, the reading into `out` (where the reader puts them back).
+  // The arrays to entry `entry` of `table`, the reading into `out` (where the reader puts them back).
   const auto envelopes_split = [&](ordered_json& out, ArrayTable& table, int64_t entry, int64_t layer, int64_t head,
                                    const GroupStats& s) {
-    const auto mean = envelopes->mean(layer, head);
-    put_envelopes(*envelopes, mean, layer, head, [&](const char* name, const auto& value) {
+    put_group_envelopes(out, layer, head, s, [&](ordered_json&, const char* name, const auto& value) {
       double* dst = table.slot(std::string("envelopes.") + name, {G}, entry);
       for (int64_t g = 0; g < G; ++g) dst[g] = value(g);
     });
-    ordered_json e = ordered_json::object();
-    put_envelope_reading(e, *envelopes, mean, layer, head, s, agg.n_grid());
-    out["envelopes"] = std::move(e);
   };
   if (envelopes) envelopes_inline(global, -1, -1, agg.global_stats());
   if (kappa) global["kappa_range"] = kappa_range_object(kappa->global, nullptr);

@@ -120,8 +120,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         def error(self, message):
             fail(f"{message} (see --help)")
 
-    p = Parser(prog=PROG + (".py" if PROG == "plot_figures" else ""), description=__doc__.split("\n\n", 1)[0],
-               epilog=__doc__.split("\n\n", 2)[2],
+    p = Parser(prog=PROG + (".py" if PROG == "plot_figures" else ""),  # the script's usage names its file
+               description=__doc__.split("\n\n", 1)[0], epilog=__doc__.split("\n\n", 2)[2],
                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--measure", nargs="+", action="extend", default=[], metavar="JSON",
                    help="geoattn measure results (one per model; drawn side by side)")
@@ -193,8 +193,8 @@ def save_figure(name, result, folder):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line of geoattn-figures and scripts/plot_figures.py (argv: its arguments, sys.argv[1:] by default):
-    checks every input, draws the figures into a temporary folder beside --out and moves them
+    """The command line of geoattn-figures and scripts/plot_figures.py (argv: its arguments,
+    sys.argv[1:] by default): checks every input, draws the figures into a temporary folder beside --out and moves them
     in; returns 0, exits 2 on bad input and 1 when drawing fails."""
     ensure_plot_libraries()
     args = parse_args(sys.argv[1:] if argv is None else argv)

@@ -12,16 +12,14 @@
 #include <limits>
 #include <numeric>
 
-#include "geoattn/io/checkpoint.h"
-#include "geoattn/io/tokenizer.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/core/exact.h"
 #include "geoattn/metrics/core/grid.h"
 #include "geoattn/metrics_torch/selection.h"
 #include "geoattn/model/capture.h"
-#include "geoattn/model/decoder.h"
 #include "geoattn/util/worker_pool.h"
 #include "test_util.h"
+#include "torch_test_util.h"
 
 using namespace geoattn;
 using namespace geoattn::metrics;
@@ -189,23 +187,13 @@ struct Captured {
 
 // Doc windows (BOS + the first T-1 tokens) of the shipped OpenWebText documents.
 std::vector<Captured> capture(const std::string& model, int64_t windows, const std::vector<int64_t>& queries) {
-  const auto ck = io::Checkpoint::open(geoattn::testing::source(model));
-  const auto tok = io::Tokenizer::load(ck.dir + "/tokenizer.model");
   io::WindowOptions w;
   w.T = 256;
   w.max_windows = windows;
-  w.bos_id = tok->bos_id();
-  const auto wins = io::make_windows({geoattn::testing::source("data/openwebtext/openwebtext-60docs.jsonl")}, w,
-                                     [&](const std::string& text) { return tok->encode(text); });
-  const auto decoder = model::Decoder::load(ck, torch::kFloat32, torch::kCPU);
   std::vector<Captured> out;
-  for (const auto& win : wins) {
-    model::HookCache c;
-    decoder.forward(torch::tensor(win.ids, torch::kInt64).unsqueeze(0),
-                    model::HookSpec({"blocks.*.attn.pattern", "blocks.*.attn.v"}, ck.config.n_layers, queries), c, false);
-    out.push_back({c.stacked(model::HookPoint::AttnPattern)[0].contiguous(),
-                   c.stacked(model::HookPoint::AttnV)[0].contiguous(), queries});
-  }
+  for (const auto& c : geoattn::testing::capture_windows(model, {"data/openwebtext/openwebtext-60docs.jsonl"}, w,
+                                                         {"blocks.*.attn.pattern", "blocks.*.attn.v"}, queries))
+    out.push_back({c.at(model::HookPoint::AttnPattern), c.at(model::HookPoint::AttnV), queries});
   return out;
 }
 

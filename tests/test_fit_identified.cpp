@@ -12,14 +12,12 @@
 #include <random>
 
 #include "geoattn/analysis/fits.h"
-#include "geoattn/io/checkpoint.h"
-#include "geoattn/io/tokenizer.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/finalize/head_fits.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture.h"
-#include "geoattn/model/decoder.h"
 #include "test_util.h"
+#include "torch_test_util.h"
 
 using namespace geoattn;
 using geoattn::testing::source;
@@ -36,27 +34,19 @@ struct Capture {
 // The demo's run (scripts/demo.sh): stories260K, stream windows of 256 over the shipped text.
 const std::vector<Capture>& captures() {
   static const std::vector<Capture> out = [] {
-    const auto ck = io::Checkpoint::open(source("models/stories260K"));
-    const auto tok = io::Tokenizer::load(ck.dir + "/tokenizer.model");
     io::WindowOptions w;
     w.T = kT;
     w.mode = io::WindowMode::Stream;
     w.max_windows = kWindows;
-    w.bos_id = tok->bos_id();
-    const auto wins = io::make_windows(
-        {source("data/tinystories/tinystories-sample.txt"), source("data/openwebtext/openwebtext-first100.txt")}, w,
-        [&](const std::string& text) { return tok->encode(text); });
-    const auto decoder = model::Decoder::load(ck, torch::kFloat32, torch::kCPU);
     std::vector<Capture> caps;
-    for (const auto& win : wins) {
-      model::HookCache c;
-      decoder.forward(torch::tensor(win.ids, torch::kInt64).unsqueeze(0),
-                      model::HookSpec({"blocks.*.attn.pattern", "blocks.*.attn.v"}, ck.config.n_layers), c, false);
-      const auto alpha = c.stacked(model::HookPoint::AttnPattern)[0];
+    for (const auto& c : geoattn::testing::capture_windows(
+             "models/stories260K", {"data/tinystories/tinystories-sample.txt", "data/openwebtext/openwebtext-first100.txt"},
+             w, {"blocks.*.attn.pattern", "blocks.*.attn.v"})) {
+      const auto alpha = c.at(model::HookPoint::AttnPattern);
       caps.push_back({alpha.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(kT - 1, kT)})
                           .contiguous()
                           .clone(),
-                      c.stacked(model::HookPoint::AttnV)[0].contiguous().clone()});
+                      c.at(model::HookPoint::AttnV).clone()});
     }
     return caps;
   }();

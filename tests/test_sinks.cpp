@@ -18,17 +18,15 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/analysis/frames.h"
-#include "geoattn/io/checkpoint.h"
-#include "geoattn/io/tokenizer.h"
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/sinks/sink_stats.h"
 #include "geoattn/metrics_torch/sink_window.h"
 #include "geoattn/model/capture.h"
 #include "geoattn/model/capture_file.h"
-#include "geoattn/model/decoder.h"
 #include "geoattn/report/frame_config_json.h"
 #include "geoattn/report/sinks_json.h"
 #include "test_util.h"
+#include "torch_test_util.h"
 
 using namespace geoattn;
 using geoattn::testing::run_tool;
@@ -51,24 +49,13 @@ struct Window {
 
 // Doc windows (BOS + the first T-1 tokens) of the shipped OpenWebText documents.
 std::vector<Window> capture(const std::string& model, int64_t windows, int64_t T) {
-  const auto ck = io::Checkpoint::open(source(model));
-  const auto tok = io::Tokenizer::load(ck.dir + "/tokenizer.model");
   io::WindowOptions w;
   w.T = T;
   w.max_windows = windows;
-  w.bos_id = tok->bos_id();
-  const auto wins = io::make_windows({source("data/openwebtext/openwebtext-60docs.jsonl")}, w,
-                                     [&](const std::string& text) { return tok->encode(text); });
-  const auto decoder = model::Decoder::load(ck, torch::kFloat32, torch::kCPU);
   std::vector<Window> out;
-  for (const auto& win : wins) {
-    model::HookCache c;
-    decoder.forward(torch::tensor(win.ids, torch::kInt64).unsqueeze(0),
-                    model::HookSpec({"blocks.*.attn.pattern", "blocks.*.attn.v", "blocks.*.hook_resid_pre"}, ck.config.n_layers),
-                    c, false);
-    out.push_back({c.stacked(model::HookPoint::AttnPattern)[0].contiguous(), c.stacked(model::HookPoint::AttnV)[0].contiguous(),
-                   c.stacked(model::HookPoint::ResidPre)[0].contiguous(), win.ids});
-  }
+  for (const auto& c : geoattn::testing::capture_windows(model, {"data/openwebtext/openwebtext-60docs.jsonl"}, w,
+                                                         {"blocks.*.attn.pattern", "blocks.*.attn.v", "blocks.*.hook_resid_pre"}))
+    out.push_back({c.at(model::HookPoint::AttnPattern), c.at(model::HookPoint::AttnV), c.at(model::HookPoint::ResidPre), c.ids});
   return out;
 }
 

@@ -55,7 +55,7 @@ E named(const EnumName<E> (&table)[N], const std::string& name, const char* argu
 }
 
 // MetricParams from geoattn.metrics' keyword arguments, a dict by Python name, read by the table
-// of settings (pipeline::MetricParams::visit_settings): every setting there, none other. The
+// of settings (metrics::MetricParams::visit_settings): every setting there, none other. The
 // package checks each first; what reaches here out of range is a ValueError naming it all the same.
 struct FromKeywords {
   const py::dict& given;
@@ -91,10 +91,10 @@ struct FromKeywords {
     field = value;
   }
 };
-pipeline::MetricParams metric_params(const py::dict& settings) {
-  pipeline::MetricParams params;
+metrics::MetricParams metric_params(const py::dict& settings) {
+  metrics::MetricParams params;
   FromKeywords from{settings};
-  pipeline::MetricParams::visit_settings(params, from);
+  metrics::MetricParams::visit_settings(params, from);
   if (from.read != settings.size()) fail("metrics: {} settings given, {} known", settings.size(), from.read);
   return params;
 }
@@ -142,8 +142,8 @@ struct Describe {
 };
 py::dict metric_settings_table() {
   py::dict out;
-  const pipeline::MetricParams defaults;
-  pipeline::MetricParams::visit_settings(defaults, Describe{out});
+  const metrics::MetricParams defaults;
+  metrics::MetricParams::visit_settings(defaults, Describe{out});
   return out;
 }
 
@@ -241,7 +241,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
                     const std::vector<int64_t>& layer_windows, const std::string& source,
                     const std::map<std::string, std::string>& metadata, int threads) {
   const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
-  const pipeline::MetricParams params = metric_params(settings);
+  const metrics::MetricParams params = metric_params(settings);
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
     pipeline::MetricSpec spec = pipeline::metric_spec(params, T, q, ArgumentStyle::Python);
     spec.on_gpu = alpha.is_cuda();
@@ -343,7 +343,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.attr("MAX_THREADS") = kMaxWorkerThreads;  // the CLI's --threads limit, Python's too
   // The defaults of the settings, as the CLI's flags have them (tools/geoattn): Python's
   // signatures are checked against these (python/tests/test_defaults.py).
-  // The metric settings' table (pipeline::MetricParams::visit_settings): per Python name its
+  // The metric settings' table (metrics::MetricParams::visit_settings): per Python name its
   // default, choices or range, and help, as the CLI's flags have them.
   m.def("settings", [] {
     py::dict out;

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     Tensor = Union[torch.Tensor, numpy.ndarray]  # what the metric functions take
 
 # The limits of controls, bootstrap and decay_k (what the run can hold) are the C++ run's own
-# (pipeline::MetricParams::validate, the CLI's too): its ValueError names the argument.
+# (metrics::MetricParams::validate, the CLI's too): its ValueError names the argument.
 CAPTURE_DIMS = {"alpha": ("windows", "layers", "heads", "queries", "T"),
                 "values": ("windows", "layers", "kv_heads", "T", "d")}
 

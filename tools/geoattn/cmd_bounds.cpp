@@ -205,7 +205,7 @@ void bounds_flags(CLI::App& cmd, BoundsOptions& o) {
   add_number_option(cmd, "--samples", o.samples, int64_t{1}, analysis::kMaxSyntheticSamples,
                     "synthetic samples to average (--params; default: the file's)")
       ->default_str("the file's");
-  using P = pipeline::MetricParams;
+  using P = metrics::MetricParams;
   add_metric_flags(cmd, o.metric, {P::kN, P::kKappa, P::kWindowTokens});
   add_output_options(cmd, o.out, o.quiet, "result JSON");
 }

@@ -11,7 +11,7 @@
 #include "geoattn/io/model_info.h"
 #include "geoattn/io/tokenizer.h"
 #include "geoattn/arch/config.h"
-#include "geoattn/pipeline/metric_run.h"
+#include "geoattn/metrics/run/metric_params.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::cli {
@@ -38,7 +38,7 @@ int64_t activation_bytes(const arch::ModelConfig& c, int64_t T, int64_t bytes_pe
 // The metric core's working memory for one query of one window: the values and alpha in
 // float64, and one T x T float64 Gram matrix per worker thread on CPU (metrics/core/core_cpu.cpp),
 // or the chunk bound of the tensor path on CUDA (--metrics-memory, 256 MiB by default).
-int64_t metrics_bytes(const arch::ModelConfig& c, int64_t T, int64_t chunk_bytes = pipeline::MetricParams{}.chunk_bytes()) {
+int64_t metrics_bytes(const arch::ModelConfig& c, int64_t T, int64_t chunk_bytes = metrics::MetricParams{}.chunk_bytes()) {
   const int64_t workers = std::max<int64_t>(2, hardware_threads());
   return c.n_layers * (c.n_kv_heads * c.head_dim + c.n_heads) * T * 8 + std::max(chunk_bytes, workers * T * T * 8);
 }

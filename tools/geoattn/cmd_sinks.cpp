@@ -106,7 +106,7 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
                     std::numeric_limits<double>::max(), "a head is a sink head at k when alpha_k > eps (in [0, 1))");
   cmd.add_option(std::string(S::kTaus.flag), o.taus, "attention-graph thresholds on Abar, comma-separated, each in [0, 1)")
       ->capture_default_str();
-  cmd.add_flag("--residual", o.residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
+  cmd.add_flag(std::string(S::kResidual.flag), o.residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
   add_number_option(cmd, std::string(S::kProfilePositions.flag), o.profile, int64_t{1}, std::numeric_limits<int64_t>::max(),
                     "alpha_k reported for the first K positions");
   cmd.add_option("--config", o.config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");

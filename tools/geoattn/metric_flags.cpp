@@ -56,12 +56,12 @@ struct FlagArgs {
 
 std::vector<std::string> metric_flag_args(const MetricFlags& flags) {
   std::vector<std::string> args;
-  pipeline::MetricParams::visit_settings(flags, FlagArgs{args});
+  metrics::MetricParams::visit_settings(flags, FlagArgs{args});
   return args;
 }
 
 void add_metric_flags(CLI::App& cmd, MetricFlags& f, bool with_seed) {
-  using P = pipeline::MetricParams;
+  using P = metrics::MetricParams;
   P::visit_settings(f, FlagBinder{cmd, [with_seed](FieldName name) { return with_seed || name.flag != P::kSeed.flag; }});
 }
 
@@ -70,7 +70,7 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, std::initializer_list<Field
   const auto wanted = [names](FieldName name) {
     return std::any_of(names.begin(), names.end(), [&](FieldName n) { return n.flag == name.flag; });
   };
-  pipeline::MetricParams::visit_settings(f, FlagBinder{cmd, wanted});
+  metrics::MetricParams::visit_settings(f, FlagBinder{cmd, wanted});
 }
 
 namespace {

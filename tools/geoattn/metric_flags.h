@@ -1,6 +1,6 @@
 #pragma once
 // The metric flags measure, metrics and bench share (grid, distance, decay lag, controls,
-// bootstrap, envelopes), bound from pipeline::MetricParams::visit_settings: their names, defaults,
+// bootstrap, envelopes), bound from metrics::MetricParams::visit_settings: their names, defaults,
 // checks and help are defined there once, Python's too.
 #include <CLI/CLI.hpp>
 
@@ -16,7 +16,7 @@ namespace geoattn::cli {
 
 using pipeline::doc_ids;
 using pipeline::window_keys;
-using MetricFlags = pipeline::MetricParams;
+using MetricFlags = metrics::MetricParams;
 
 void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
 // The same flags as arguments that give each its value in `flags`, seed included: "--n", "all", ...

@@ -8,10 +8,14 @@ namespace geoattn {
 
 enum class ArgumentStyle { Flag, Python };
 
-// A setting's two names: its Python argument and its command-line flag (they differ: Python's
-// `bootstrap_level` is `--bootstrap-level`, `profile_positions` is `--profile`).
+// A setting's names: its Python argument and its command-line flag (they differ: Python's
+// `bootstrap_level` is `--bootstrap-level`, `profile_positions` is `--profile`), and the key a
+// result's "settings" records it under where that is not its Python name (`bootstrap_level` is
+// "level" inside "bootstrap").
 struct FieldName {
-  std::string_view python, flag;
+  std::string_view python, flag, recorded_as = {};
+  std::string key() const { return std::string(python); }
+  std::string record_key() const { return std::string(recorded_as.empty() ? python : recorded_as); }
 };
 inline std::string argument_name(ArgumentStyle style, FieldName field) {
   return std::string(style == ArgumentStyle::Python ? field.python : field.flag);

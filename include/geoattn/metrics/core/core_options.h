@@ -7,11 +7,15 @@
 
 namespace geoattn::metrics {
 
+// The tensor path's working memory per chunk of samples, MiB, unless the run says otherwise
+// (--metrics-memory).
+inline constexpr int64_t kDefaultChunkMiB = 256;
+
 struct SelectionOptions {
   Distance distance = Distance::Euclidean;
   // Working memory of one chunk of samples on the tensor path ([chunk, G, n] tensors) stays
   // near this.
-  int64_t max_chunk_bytes = int64_t(256) << 20;
+  int64_t max_chunk_bytes = kDefaultChunkMiB << 20;
   // Run the tensor path (what CUDA runs) on CPU too. For tests and comparisons.
   bool tensor_path = false;
 };

@@ -29,16 +29,18 @@ struct BootstrapSettings {
   double ci = kSpecCi;  // the intervals' coverage in percent (recorded where it is not the SPEC's)
   bool operator==(const BootstrapSettings&) const = default;
 };
-// The metric run's "settings" (measure, metrics, merge), after the command's.
+// The metric run's "settings" (measure, metrics, merge), after the command's. Set whole by who
+// builds it (pipeline::MetricRun::settings, or report::read_metric_settings, where a key a file
+// omits reads as metric_params.h's default); its keys are metric_params.h's record keys.
 struct MetricSettings {
-  std::string n;         // the N grid as the user wrote it
-  int64_t decay_k = 64;  // SPEC §4: the largest lag of the decay fit
-  Distance distance = Distance::Euclidean;
+  std::string n;        // the N grid as the user wrote it
+  int64_t decay_k = 0;  // SPEC §4: the largest lag of the decay fit
+  Distance distance{};
   ControlSettings controls;
   BootstrapSettings bootstrap;
   std::optional<double> envelope_kappa;  // SPEC §5's envelopes of the measured samples at this kappa; none: not computed
   // SPEC §1: whose keys a windowed layer's samples range over, and the layers' windows (0: none).
-  WindowTokens window_tokens = WindowTokens::Visible;
+  WindowTokens window_tokens{};
   std::vector<int64_t> layer_windows;
   // The kappa grid of the envelopes for the kappa range (empty: not computed).
   std::vector<double> kappa_scan;

@@ -33,7 +33,8 @@ struct SinkRule {
 // arguments alike; validate() checks them.
 struct SinkSettings {
   static constexpr FieldName kEps{"eps", "--eps"}, kTaus{"taus", "--taus"},
-      kProfilePositions{"profile_positions", "--profile"}, kConvention{"convention", "--convention"};
+      kProfilePositions{"profile_positions", "--profile"}, kConvention{"convention", "--convention"},
+      kResidual{"residual", "--residual"};
   SinkConvention convention = SinkConvention::geoattn;  // SPEC §9: geoattn's own, or the authors' code's
   double eps = 0.3;                                // sink head at k: alpha_k > eps
   std::vector<double> taus{0.01, 0.05, 0.1, 0.2};  // attention-graph thresholds

@@ -1,0 +1,116 @@
+#pragma once
+// The metric run's settings as a user gives them (measure, metrics, bench, bounds and
+// geoattn.metrics), each defined once: its field, default, names, range and help. Pure C++.
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "geoattn/metrics/core/core_options.h"
+#include "geoattn/metrics/core/exact.h"
+#include "geoattn/metrics/core/grid.h"
+#include "geoattn/metrics/core/visible_keys.h"
+#include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/stats/kappa_stats.h"
+#include "geoattn/metrics/stats/unit_stats.h"
+#include "geoattn/util/argument_names.h"
+#include "geoattn/util/enum_names.h"
+
+namespace geoattn::metrics {
+
+// An on/off setting that may also be auto (nullopt), as flags and Python spell it.
+inline constexpr EnumName<bool> kOnOffNames[] = {{true, "on"}, {false, "off"}};
+
+// The metric run's settings as a user gives them, each once: its field and default here, its two
+// names (util/argument_names.h), what it takes and its help in visit_settings below, from which
+// measure's, metrics' and bench's flags bind (tools/geoattn/metric_flags.cpp) and geoattn.metrics
+// takes its keyword arguments, their defaults and choices (python/csrc/module.cpp, checked by
+// python/tests/test_defaults.py); validate() checks them together.
+struct MetricParams {
+  // Recorded (report/settings.cpp) under these names, controls and bootstrap as objects of their
+  // count and seed, the envelopes as an object of their kappa where they ran, and the kappa scan
+  // as an object of its kappas; metrics_memory_mb changes no number and is not recorded.
+  static constexpr FieldName kN{"n", "--n"}, kDistance{"distance", "--distance"}, kDecayK{"decay_k", "--decay-k"},
+      kControls{"controls", "--controls", "random_permutations"}, kBootstrap{"bootstrap", "--bootstrap", "replicates"},
+      kBootLevel{"bootstrap_level", "--bootstrap-level", "level"}, kBootUnit{"bootstrap_unit", "--bootstrap-unit", "unit"},
+      kCi{"ci", "--ci"}, kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"},
+      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"},
+      kWindowTokens{"window_tokens", "--window-tokens"}, kKappaScan{"kappa_scan", "--kappa-scan", "kappas"};
+
+  NGrid n;                    // SPEC §2: the N grid, read where it is given (its text is recorded)
+  Distance distance = Distance::Euclidean;
+  int64_t decay_k = 64;       // SPEC §4: the largest lag K of the decay fit
+  int64_t controls = 16;      // SPEC §2b: random permutations per sample
+  int64_t bootstrap = 2000;   // SPEC §2b: replicates (0: none)
+  std::optional<BootLevel> boot_level;  // nullopt: auto (auto_boot_level)
+  BootUnit boot_unit = BootUnit::Document;
+  double ci = kSpecCi;        // SPEC §2b: the intervals' coverage in percent
+  uint64_t seed = 0;          // controls and bootstrap
+  int64_t metrics_memory_mb = kDefaultChunkMiB;  // the tensor path's working memory per chunk, MiB
+  // SPEC §5: the bounds of every measured sample, their means beside the measurements. nullopt
+  // (auto): on where the metrics run on the CPU, off on a GPU, where these CPU formulas would
+  // cost more than the forward (docs/cli.md: `geoattn measure`, --envelopes).
+  std::optional<bool> envelopes;
+  double kappa = 1.0;         // SPEC §5: the concentration constant of those bounds
+  // SPEC §1: a windowed layer's tokens are the keys its query sees (visible), or every key 0..q
+  // (causal, the older convention).
+  WindowTokens window_tokens = WindowTokens::Visible;
+  // The kappas of the envelopes for the kappa range each head allows, an opt-in diagnostic (SPEC
+  // §5, "What the envelopes can say"): off (the default), auto or a list.
+  KappaScan kappa_scan;
+
+  // Every setting once, in the order --help lists them: visitor.parsed(name, field, help) (a
+  // value read from its text once, where it is given: X::parse(text), field.text()),
+  // .choice(name, field, names, help) (an optional field takes "auto" too) and
+  // .number(name, field, low, high, help); the field's initializer is its default. `Self` is
+  // MetricParams or const MetricParams.
+  template <typename Self, typename Visitor>
+  static void visit_settings(Self& p, Visitor&& v);
+  int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
+  // The counts and sizes for a run of `layers` x `heads` at window length T with `queries` query
+  // positions and `grid` N values, before anything is allocated (geoattn::Error naming the field
+  // as `style` spells it): decay_k at most max(64, T - 1) (lags past T - 1 hold no pairs), the
+  // control orderings, the bootstrap's replicates and the working memory within the machine's.
+  void validate(int64_t layers, int64_t heads, int64_t T, int64_t queries, int64_t grid, ArgumentStyle style) const;
+};
+
+template <typename Self, typename Visitor>
+void MetricParams::visit_settings(Self& p, Visitor&& v) {
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  v.parsed(kN, p.n, "N grid: default, all, or a list like 1:16,24,32");
+  v.choice(kDistance, p.distance, kDistanceNames, "euclidean (the paper) or cosine (SPEC §2b)");
+  v.number(kDecayK, p.decay_k, int64_t{1}, kMost, "largest lag k of the decay fit c(k), at most max(64, T - 1) (SPEC §4)");
+  v.number(kControls, p.controls, int64_t{0}, kMost, "random-selection permutations per sample (SPEC §2b; 0: none)");
+  v.number(kBootstrap, p.bootstrap, int64_t{0}, kMost, "bootstrap replicates over documents (SPEC §2b; 0: none)");
+  v.choice(kBootLevel, p.boot_level, kBootLevelNames,
+           "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay "
+           "small, else layer; not with --bootstrap 0)");
+  v.choice(kBootUnit, p.boot_unit, kBootUnitNames,
+           "what the bootstrap resamples: document (windows of one document together) or window (not with "
+           "--bootstrap 0)");
+  v.number(kCi, p.ci, 0.0, 100.0,
+           "the bootstrap intervals' coverage in percent, above 0 and below 100: the (100 - ci)/2 and (100 + ci)/2 "
+           "percentiles (SPEC §2b: 95; a label that reads an interval reads it at this coverage; not with "
+           "--bootstrap 0)");
+  v.choice(kEnvelopes, p.envelopes, kOnOffNames,
+           "the bounds of every measured sample (SPEC §5), their means beside the measurements: on, off, or auto (on "
+           "where the metrics run on the CPU, off on a GPU)");
+  v.number(kKappa, p.kappa, 0.0, std::numeric_limits<double>::max(),
+           "the concentration constant kappa > 0 of SPEC §5's bounds (in measure and metrics: of the envelopes, not "
+           "with --envelopes off)");
+  v.parsed(kKappaScan, p.kappa_scan,
+         std::string("opt-in diagnostic: the kappas of the envelopes for the kappa range each head allows: off, auto (") +
+             kDefaultKappasText +
+             " where the envelopes are on), or a list like 0.25,0.5,1,2. A smaller kappa never tightens a bound (kappa "
+             "-> 0+ gives the kappa-free envelopes every run reports), so a head that brackets at some kappa brackets "
+             "at every small enough one: a range's low end says where the grid stops, not what the head needs");
+  v.choice(kWindowTokens, p.window_tokens, kWindowTokensNames,
+           "a windowed layer's tokens (SPEC §1): visible (the keys its query sees, n = min(q + 1, W)) or causal "
+           "(every key 0..q, those outside the window as alpha = 0: the older convention)");
+  v.number(kMetricsMemory, p.metrics_memory_mb, int64_t{1}, kMost >> 20,
+           "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T "
+           "Gram matrix per thread)");
+  v.number(kSeed, p.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(), "seed of the controls and the bootstrap");
+}
+
+}  // namespace geoattn::metrics

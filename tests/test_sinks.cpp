@@ -716,7 +716,7 @@ TEST(SinksCommand, BadInputIsOneLine) {
     EXPECT_FALSE(std::filesystem::exists(tmp / "x.json"));
   };
   expect_error(run + " --queries last", "--queries last");
-  expect_error(run + " --taus 0.1,x", "--taus 0.1,x");
+  expect_error(run + " --taus 0.1,x", "--taus: '0.1,x' is not a list of numbers");
   expect_error(run + " --eps 1.5", "--eps");
   expect_error(run + " --convention paper", "--convention");
   geoattn::testing::write_file(tmp / "bad.json", R"({"anchor_alpha_min": 2})");

@@ -54,9 +54,10 @@ E named(const EnumName<E> (&table)[N], const std::string& name, const char* argu
   fail("{}: '{}' is not one of {}", argument, name, names_of(table));
 }
 
-// MetricParams from geoattn.metrics' keyword arguments, a dict by Python name, read by the table
-// of settings (metrics::MetricParams::visit_settings): every setting there, none other. The
-// package checks each first; what reaches here out of range is a ValueError naming it all the same.
+// Settings from a Python function's keyword arguments, a dict by Python name, read by their table
+// (metrics::MetricParams::visit_settings, metrics::SinkSettings::visit_settings): every setting
+// there, none other. The package checks each first; what reaches here out of range is a
+// ValueError naming it all the same.
 struct FromKeywords {
   const py::dict& given;
   size_t read = 0;
@@ -90,13 +91,17 @@ struct FromKeywords {
     if (!(value >= low && value <= high)) fail("{}: {} is not from {} to {}", name.python, value, low, high);
     field = value;
   }
+  void list(FieldName name, std::vector<double>& field, const std::string&) { field = py::cast<std::vector<double>>(at(name)); }
 };
-metrics::MetricParams metric_params(const py::dict& settings) {
-  metrics::MetricParams params;
-  FromKeywords from{settings};
-  metrics::MetricParams::visit_settings(params, from);
-  if (from.read != settings.size()) fail("metrics: {} settings given, {} known", settings.size(), from.read);
-  return params;
+// `function`'s settings (geoattn.metrics: MetricParams, geoattn.sinks: SinkSettings) from its
+// keyword arguments.
+template <typename Settings>
+Settings settings_of(const py::dict& given, const char* function) {
+  Settings settings;
+  FromKeywords from{given};
+  Settings::visit_settings(settings, from);
+  if (from.read != given.size()) fail("{}: {} settings given, {} known", function, given.size(), from.read);
+  return settings;
 }
 
 // The table of settings for Python: per Python name its default, its choices (a choice) or its
@@ -139,11 +144,17 @@ struct Describe {
     entry["default"] = field, entry["min"] = low, entry["max"] = high;
     put(name, entry, help);
   }
+  void list(FieldName name, const std::vector<double>& field, const std::string& help) {
+    py::dict entry;
+    entry["default"] = py::cast(field);
+    put(name, entry, help);
+  }
 };
-py::dict metric_settings_table() {
+template <typename Settings>
+py::dict settings_table() {
   py::dict out;
-  const metrics::MetricParams defaults;
-  metrics::MetricParams::visit_settings(defaults, Describe{out});
+  const Settings defaults;
+  Settings::visit_settings(defaults, Describe{out});
   return out;
 }
 
@@ -241,7 +252,7 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
                     const std::vector<int64_t>& layer_windows, const std::string& source,
                     const std::map<std::string, std::string>& metadata, int threads) {
   const model::CaptureFile capture = capture_of(alpha, values, queries, torch::Tensor(), metadata);
-  const metrics::MetricParams params = metric_params(settings);
+  const auto params = settings_of<metrics::MetricParams>(settings, "metrics");
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
     pipeline::MetricSpec spec = pipeline::metric_spec(params, T, q, ArgumentStyle::Python);
     spec.on_gpu = alpha.is_cuda();
@@ -262,19 +273,15 @@ struct Sinks {
 };
 
 Sinks run_sinks(const torch::Tensor& alpha, const torch::Tensor& values, const std::optional<torch::Tensor>& residual,
-            const std::optional<torch::Tensor>& tokens, const std::string& convention, double eps,
-            const std::vector<double>& taus, int64_t profile_positions, const std::string& rule, const std::string& rule_source, const std::string& source,
-            const std::map<std::string, std::string>& metadata, int threads) {
+                const std::optional<torch::Tensor>& tokens, const py::dict& given, const std::string& rule,
+                const std::string& rule_source, const std::string& source, const std::map<std::string, std::string>& metadata,
+                int threads) {
   const int64_t T = alpha.size(4);
   std::vector<int64_t> all(T);
   for (int64_t t = 0; t < T; ++t) all[t] = t;
   const model::CaptureFile capture = capture_of(alpha, values, all, tokens ? *tokens : torch::Tensor(), metadata);
-  pipeline::SinkSettings settings;
-  const auto named = value_of(metrics::kSinkConventionNames, convention);
-  if (!named) fail("convention: '{}' is not one of {}", convention, names_of(metrics::kSinkConventionNames));
-  settings.convention = *named;
-  settings.eps = eps, settings.taus = taus, settings.residual = residual.has_value();
-  settings.profile_positions = profile_positions;
+  auto settings = settings_of<pipeline::SinkSettings>(given, "sinks");
+  settings.residual = residual.has_value();
   settings.validate(ArgumentStyle::Python);
   if (rule.empty()) {
     settings.rule = pipeline::builtin_sink_rule();
@@ -329,9 +336,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   // settings: geoattn.metrics' keyword arguments by name, as settings() describes them.
   m.def("metrics", &run_metrics, py::arg("alpha"), py::arg("values"), py::arg("queries"), py::arg("docs"),
         py::arg("settings"), py::arg("layer_windows"), py::arg("source"), py::arg("metadata"), py::arg("threads"));
-  m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"), py::arg("convention"), py::arg("eps"),
-        py::arg("taus"), py::arg("profile_positions"), py::arg("rule"), py::arg("rule_source"), py::arg("source"),
-        py::arg("metadata"), py::arg("threads"));
+  // settings: geoattn.sinks' keyword arguments by name, as settings()["sinks"] describes them.
+  m.def("sinks", &run_sinks, py::arg("alpha"), py::arg("values"), py::arg("residual"), py::arg("tokens"),
+        py::arg("settings"), py::arg("rule"), py::arg("rule_source"), py::arg("source"), py::arg("metadata"),
+        py::arg("threads"));
   // A capture's checks, as geoattn metrics / sinks make them of a capture file.
   m.def("check_capture", &model::check_capture, py::arg("alpha"), py::arg("values"), py::arg("queries"),
         py::arg("alpha_name"), py::arg("values_name"), py::call_guard<py::gil_scoped_release>());
@@ -341,28 +349,25 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("check_finite", &model::check_finite, py::arg("x"), py::arg("name"), py::arg("head_word"),
         py::call_guard<py::gil_scoped_release>());
   m.attr("MAX_THREADS") = kMaxWorkerThreads;  // the CLI's --threads limit, Python's too
-  // The defaults of the settings, as the CLI's flags have them (tools/geoattn): Python's
-  // signatures are checked against these (python/tests/test_defaults.py).
-  // The metric settings' table (metrics::MetricParams::visit_settings): per Python name its
-  // default, choices or range, and help, as the CLI's flags have them.
+  // The tables of settings (metrics::MetricParams::visit_settings,
+  // metrics::SinkSettings::visit_settings): per Python name its default, choices or range, and
+  // help, as the CLI's flags have them.
   m.def("settings", [] {
     py::dict out;
-    out["metrics"] = metric_settings_table();
+    out["metrics"] = settings_table<metrics::MetricParams>();
+    out["sinks"] = settings_table<metrics::SinkSettings>();
     return out;
   });
-  // The defaults of the settings, as the CLI's flags have them (tools/geoattn): Python's
-  // signatures are checked against these (python/tests/test_defaults.py).
+  // Their defaults, against which Python's signatures are checked (python/tests/test_defaults.py).
   m.def("defaults", [] {
-    const metrics::SinkSettings sinks;
-    py::dict metrics_defaults, sinks_defaults, out;
-    for (const auto& [name, entry] : metric_settings_table()) metrics_defaults[name] = entry.cast<py::dict>()["default"];
-    const auto put = [](py::dict& d, FieldName field, py::object value) { d[py::str(std::string(field.python))] = value; };
-    using S = metrics::SinkSettings;
-    put(sinks_defaults, S::kConvention, py::str(std::string(name_of(metrics::kSinkConventionNames, sinks.convention))));
-    put(sinks_defaults, S::kEps, py::float_(sinks.eps));
-    put(sinks_defaults, S::kTaus, py::cast(sinks.taus));
-    put(sinks_defaults, S::kProfilePositions, py::int_(sinks.profile_positions));
-    out["metrics"] = metrics_defaults, out["sinks"] = sinks_defaults;
+    const auto defaults_of = [](const py::dict& table) {
+      py::dict defaults;
+      for (const auto& [name, entry] : table) defaults[name] = entry.cast<py::dict>()["default"];
+      return defaults;
+    };
+    py::dict out;
+    out["metrics"] = defaults_of(settings_table<metrics::MetricParams>());
+    out["sinks"] = defaults_of(settings_table<metrics::SinkSettings>());
     return out;
   });
   m.def("taxonomy", &taxonomy, py::arg("measure"), py::arg("config"));

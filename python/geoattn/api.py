@@ -204,7 +204,7 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
         core().check_layer_windows(alpha, positions, windows, "alpha", "layer_windows")
     except ValueError as e:
         raise _checks.named("layer_windows", e) from None
-    settings = {  # by Python name, as the C++ table of settings reads them (_core.settings())
+    settings = {  # by Python name, as the C++ table of settings reads them (_core.settings()["metrics"])
         "n": spec, "distance": distance, "decay_k": count(decay_k, "decay_k"),
         "controls": count(controls, "controls"), "bootstrap": bootstrap,
         "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "ci": ci, "envelopes": envelopes, "kappa": kappa,
@@ -380,9 +380,13 @@ def sinks(attn: Tensor, values: Tensor, *, convention: str = "geoattn", eps: flo
     taus = [_checks.fraction(t, "taus") for t in taus]
     if not taus:
         raise ValueError("taus: [], expected at least one threshold in [0, 1)")
-    native = core().sinks(attn, values, residual, tokens, _checks.string(convention, "convention"),
-                          _checks.fraction(eps, "eps"), taus,
-                          _checks.integer(profile_positions, "profile_positions", 1),
+    settings = {  # by Python name, as the C++ table of settings reads them (_core.settings()["sinks"])
+        "convention": _checks.string(convention, "convention"),
+        "eps": _checks.fraction(eps, "eps"),
+        "taus": taus,
+        "profile_positions": _checks.integer(profile_positions, "profile_positions", 1),
+    }
+    native = core().sinks(attn, values, residual, tokens, settings,
                           _checks.json_object(config, "config", "a frame rule as configs/sinks.json"), "config",
                           _checks.string(source, "source"), _metadata(metadata),
                           _checks.integer(threads, "threads", 0, core().MAX_THREADS))

@@ -3,6 +3,7 @@
 // positions. Each subcommand lives in its own cmd_*.cpp and registers itself here.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <functional>
 #include <limits>
@@ -152,6 +153,14 @@ CLI::Option* add_number_option(CLI::App& cmd, const std::string& flag, std::opti
     return std::nullopt;
   };
   return add_parsed_option(cmd, flag, value, parse, takes, "", help)->type_name(std::is_integral_v<T> ? "INT" : "FLOAT");
+}
+// A comma-separated list of numbers, read at the flag (util/numbers.h: parse_list of parse_real);
+// their range is the settings' validate().
+inline CLI::Option* add_number_list_option(CLI::App& cmd, const std::string& flag, std::vector<double>& value,
+                                           const std::string& help) {
+  const auto parse = [](const std::string& text) { return parse_list(text, parse_real); };
+  return add_parsed_option(cmd, flag, value, parse, "a list of numbers like 0.01,0.05 (no spaces, no empty item)",
+                           fmt::format("{}", fmt::join(value, ",")), help);
 }
 // One of the names of the enum's table (util/enum_names.h).
 template <typename E, size_t N>

@@ -1,14 +1,13 @@
 // geoattn sinks: flags -> pipeline::sinks (windows -> forward with every query -> sink
 // statistics -> sinks.json and its state sidecar), or pipeline::sinks_from_capture.
 #include <limits>
+#include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "forward_loop.h"
+#include "setting_flags.h"
 #include "geoattn/pipeline_torch/measure.h"
 #include "geoattn/pipeline_torch/sinks.h"
 #include "geoattn/report/frame_config_json.h"
@@ -26,12 +25,9 @@ struct SinksOptions {
   std::string capture;
   InputOptions input;
   LoopFlags loop = {pipeline::Queries::parse("all")};  // sinks reads whole attention matrices
-  // The defaults are SinkSettings' (metrics/run/run_info.h): one definition, Python's too.
-  metrics::SinkConvention convention = metrics::SinkSettings{}.convention;
-  double eps = metrics::SinkSettings{}.eps;
-  std::string taus = fmt::format("{}", fmt::join(metrics::SinkSettings{}.taus, ","));
-  bool residual = metrics::SinkSettings{}.residual;
-  int64_t profile = metrics::SinkSettings{}.profile_positions;
+  // What the user gives of SinkSettings (metrics/sinks/sink_settings.h: its table, Python's too)
+  // and --residual; the rule comes from --config and the dormant flags.
+  pipeline::SinkSettings settings;
   std::string config;
   std::optional<double> dormant_row_max, dormant_col_min;
   RunOptions run;
@@ -40,17 +36,10 @@ struct SinksOptions {
   GivenFlags given;
 };
 
-std::vector<double> parse_taus(const std::string& text) {
-  const auto taus = parse_list(text, [](const std::string& item) { return parse_real(item); });
-  if (!taus) fail("--taus {}: not a list of numbers like 0.01,0.05 (no spaces, no empty item)", echoed(text));
-  return *taus;  // their range: SinkSettings::validate
-}
-
 // The frame-type rule: --config's file or the built-in configs/sinks.json, the dormant flags
 // over it (where the file would have them), read once into its typed form.
 pipeline::SinkSettings sink_settings(const SinksOptions& o) {
-  pipeline::SinkSettings s;
-  s.convention = o.convention, s.eps = o.eps, s.taus = parse_taus(o.taus), s.residual = o.residual, s.profile_positions = o.profile;
+  pipeline::SinkSettings s = o.settings;
   s.validate(ArgumentStyle::Flag);
   nlohmann::ordered_json rule = o.config.empty() ? report::to_json(pipeline::builtin_sink_rule()) : read_json(o.config);
   s.rule_source = o.config.empty() ? pipeline::kBuiltinSinkRuleSource : o.config;
@@ -76,10 +65,9 @@ void run_sinks(const SinksOptions& o) {
     if (!o.model.empty() || !o.input.data.empty()) fail("--capture: give either --capture or --model with --data");
     // A capture's windows are the file's: no flag of the model's run (--shard, --ctx, --batch,
     // --device, ...) applies, and two "shards" of one capture would count its windows twice.
-    refuse_unused(o.given,
-                  {"--capture", "--queries", "--convention", "--eps", "--taus", "--profile", "--config", "--dormant-row-max",
-                   "--dormant-col-min", "--out", "--quiet"},
-                  "with --capture (its windows are the file's, read as they are)");
+    std::set<std::string> used = setting_flag_names<pipeline::SinkSettings>();
+    used.insert({"--capture", "--queries", "--config", "--dormant-row-max", "--dormant-col-min", "--out", "--quiet"});
+    refuse_unused(o.given, used, "with --capture (its windows are the file's, read as they are)");
     pipeline::sinks_from_capture(o.capture, settings, o.out);
     return;
   }
@@ -98,17 +86,9 @@ void sinks_flags(CLI::App& cmd, SinksOptions& o) {
   add_input_options(cmd, o.input, /*data_only=*/false);
   add_loop_flags(cmd, o.loop, {LoopFlag::Queries, LoopFlag::Shard, LoopFlag::Batch, LoopFlag::Checkpoint},
                  "query positions: sinks needs all");
-  using S = metrics::SinkSettings;  // the flags' names and defaults; its validate() checks their values
-  add_enum_option(cmd, std::string(S::kConvention.flag), o.convention, metrics::kSinkConventionNames,
-                  "geoattn (its own definitions) or authors (as the authors' released code computes them; SPEC §9)")
-      ->capture_default_str();
-  add_number_option(cmd, std::string(S::kEps.flag), o.eps, -std::numeric_limits<double>::max(),
-                    std::numeric_limits<double>::max(), "a head is a sink head at k when alpha_k > eps (in [0, 1))");
-  cmd.add_option(std::string(S::kTaus.flag), o.taus, "attention-graph thresholds on Abar, comma-separated, each in [0, 1)")
-      ->capture_default_str();
-  cmd.add_flag(std::string(S::kResidual.flag), o.residual, "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
-  add_number_option(cmd, std::string(S::kProfilePositions.flag), o.profile, int64_t{1}, std::numeric_limits<int64_t>::max(),
-                    "alpha_k reported for the first K positions");
+  add_setting_flags(cmd, o.settings);  // --convention, --eps, --taus, --profile
+  cmd.add_flag(std::string(pipeline::SinkSettings::kResidual.flag), o.settings.residual,
+               "reference points on the residual stream too (captures blocks.*.hook_resid_pre)");
   cmd.add_option("--config", o.config, "frame-type thresholds and sweep (default: built-in configs/sinks.json)");
   add_number_option(cmd, "--dormant-row-max", o.dormant_row_max, std::numeric_limits<double>::lowest(),
                     std::numeric_limits<double>::max(), "dormant head: row score <= this (overrides the config)");

@@ -5,31 +5,12 @@
 #include <string_view>
 
 #include "cli.h"
+#include "setting_flags.h"
 #include "geoattn/util/error.h"
 
 namespace geoattn::cli {
 
 namespace {
-
-// The flags of MetricParams::visit_settings: each bound to its field, its default shown (those
-// `wanted` takes).
-struct FlagBinder {
-  CLI::App& cmd;
-  std::function<bool(FieldName)> wanted;
-  static std::string flag(FieldName name) { return std::string(name.flag); }
-  template <typename T>
-  void parsed(FieldName name, T& field, const std::string& help) {
-    if (wanted(name)) add_read_option(cmd, flag(name), field, help);
-  }
-  template <typename Field, typename E, size_t N>
-  void choice(FieldName name, Field& field, const EnumName<E> (&names)[N], const std::string& help) {
-    if (wanted(name)) add_enum_option(cmd, flag(name), field, names, help);
-  }
-  template <typename T>
-  void number(FieldName name, T& field, T low, T high, const std::string& help) {
-    if (wanted(name)) add_number_option(cmd, flag(name), field, low, high, help);
-  }
-};
 
 // The flags of the same table as a command line that gives every setting its value.
 struct FlagArgs {

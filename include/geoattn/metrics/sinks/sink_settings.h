@@ -2,6 +2,7 @@
 // The sinks run's "settings", after the command's (run_info.h): what the user gives and the
 // frame-type rule, and its whole description. Pure C++.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,7 +31,7 @@ struct SinkRule {
 };
 // The sinks run's "settings", after the command's: what the user gives defined once, with its
 // default and its two names (util/argument_names.h), `geoattn sinks`' flags and geoattn.sinks'
-// arguments alike; validate() checks them.
+// arguments alike (visit_settings, as MetricParams'); validate() checks them.
 struct SinkSettings {
   static constexpr FieldName kEps{"eps", "--eps"}, kTaus{"taus", "--taus"},
       kProfilePositions{"profile_positions", "--profile"}, kConvention{"convention", "--convention"},
@@ -46,7 +47,24 @@ struct SinkSettings {
   // eps and every tau in [0, 1), at least one tau, profile_positions at least 1: geoattn::Error
   // naming the field as `style` spells it.
   void validate(ArgumentStyle style) const;
+  // The settings a user gives as values, in the order --help lists them, as
+  // MetricParams::visit_settings (run/metric_params.h), and .list(name, field, help) for a list of
+  // numbers. Not here: residual (in Python, whether a residual tensor is given) and the rule
+  // (a file). `Self` is SinkSettings or const SinkSettings.
+  template <typename Self, typename Visitor>
+  static void visit_settings(Self& s, Visitor&& v);
 };
+
+template <typename Self, typename Visitor>
+void SinkSettings::visit_settings(Self& s, Visitor&& v) {
+  constexpr double kAny = std::numeric_limits<double>::max();  // their range: validate()
+  v.choice(kConvention, s.convention, kSinkConventionNames,
+           "geoattn (its own definitions) or authors (as the authors' released code computes them; SPEC §9)");
+  v.number(kEps, s.eps, -kAny, kAny, "a head is a sink head at k when alpha_k > eps (in [0, 1))");
+  v.list(kTaus, s.taus, "attention-graph thresholds on Abar, comma-separated, each in [0, 1)");
+  v.number(kProfilePositions, s.profile_positions, int64_t{1}, std::numeric_limits<int64_t>::max(),
+           "alpha_k reported for the first K positions");
+}
 
 using SinkInfo = RunInfo<SinkSettings>;
 

@@ -290,7 +290,8 @@ TEST_F(AnalysisCli, EnvelopeReadingOnARealCapture) {
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) {
       const int64_t kv = h / (H / KV);
-      std::vector<double> P_up0(T, 0), R_up0(T, 0);
+      // The sums over windows of every bound, from the definitions (bounds_terms: every mu_ij, p_ij).
+      std::vector<double> P_up0(T, 0), R_up0(T, 0), P_lo(T, 0), P_up(T, 0), R_lo(T, 0), R_up(T, 0);
       int64_t open = 0, nontrivial = 0;
       for (int64_t w = 0; w < W; ++w) {
         geoattn::analysis::BoundsInput in;
@@ -318,6 +319,7 @@ TEST_F(AnalysisCli, EnvelopeReadingOnARealCapture) {
         for (int64_t N = 1; N <= T; ++N) {
           const auto t = geoattn::analysis::bounds_terms(in, N);
           P_up0[N - 1] += t.P_up0, R_up0[N - 1] += t.R_up0;
+          P_lo[N - 1] += t.P_lo, P_up[N - 1] += t.P_up, R_lo[N - 1] += t.R_lo, R_up[N - 1] += t.R_up;
           if (N > 1 && N < T) ++open, nontrivial += t.Delta > 0;
         }
       }
@@ -326,6 +328,10 @@ TEST_F(AnalysisCli, EnvelopeReadingOnARealCapture) {
       for (int64_t g = 0; g < T; ++g) {
         EXPECT_NEAR(e["P_up0"][g].get<double>(), P_up0[g] / W, 1e-12) << where << " N " << g + 1;
         EXPECT_NEAR(e["R_up0"][g].get<double>(), R_up0[g] / W, 1e-12) << where << " N " << g + 1;
+        EXPECT_NEAR(e["P_lo"][g].get<double>(), P_lo[g] / W, 1e-12) << where << " N " << g + 1;
+        EXPECT_NEAR(e["P_up"][g].get<double>(), P_up[g] / W, 1e-12) << where << " N " << g + 1;
+        EXPECT_NEAR(e["R_lo"][g].get<double>(), R_lo[g] / W, 1e-12) << where << " N " << g + 1;
+        EXPECT_NEAR(e["R_up"][g].get<double>(), R_up[g] / W, 1e-12) << where << " N " << g + 1;
         EXPECT_LE(e["P_up"][g].get<double>(), e["P_up0"][g].get<double>()) << where;
         EXPECT_LE(e["R_up"][g].get<double>(), e["R_up0"][g].get<double>()) << where;
       }

@@ -289,6 +289,53 @@ TEST(Bounds, IncrementalMatchesDirectOnRandomSamples) {
   }
 }
 
+// Long samples whose a spans many orders of magnitude (the out-tokens' c_j reorder from one N
+// to the next: the kept sort by insertion, and the full sort past its budget), read through a
+// BoundsView as window_bounds reads a mirrored Gram matrix in place (rho's columns as its rows,
+// strided): bit for bit what the owning input gives, and within 1e-12 of the definitions.
+TEST(Bounds, LongSamplesInPlaceMatchTheDefinitions) {
+  std::mt19937_64 rng(34);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int rep = 0; rep < 3; ++rep) {
+    const int64_t n = 300 + 57 * rep, d = 64, ld = n + 5;
+    BoundsInput in;
+    in.d = d;
+    in.a.resize(n);
+    for (int64_t i = 0; i < n; ++i) in.a[i] = std::exp(-12 * u(rng)) * (i == 0 ? 20 : 1);
+    Eigen::MatrixXd X = Eigen::MatrixXd::NullaryExpr(n, 16, [&] { return u(rng) - 0.4; });
+    X.rowwise().normalize();
+    in.rho = X * X.transpose();
+    in.rho = (in.rho + in.rho.transpose().eval()) / 2;  // symmetric bit for bit
+    in.order.resize(static_cast<size_t>(n));
+    std::iota(in.order.begin(), in.order.end(), int64_t{0});
+    std::stable_sort(in.order.begin(), in.order.end(), [&](int64_t x, int64_t y) { return in.a[x] > in.a[y]; });
+    if (rep == 2) std::shuffle(in.order.begin() + 1, in.order.end(), rng);  // a selection not by a
+    std::vector<double> strided(static_cast<size_t>(n * ld), -7.0);  // padding no one may read
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < n; ++j) strided[static_cast<size_t>(k * ld + j)] = in.rho(j, k);
+    const BoundsView view{in.a, Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>(strided.data(), n, n, Eigen::OuterStride<>(ld)),
+                          in.order, d, true};
+    const std::vector<double> kappas = {1.0, 0.05};
+    const auto grid = range(1, n);
+    const auto owned = sample_bounds(in, grid, kappas);
+    const auto in_place = sample_bounds(view, grid, kappas);
+    for (size_t k = 0; k < kappas.size(); ++k) {
+      const auto a = curve_fields(owned[k]), b = curve_fields(in_place[k]);
+      for (size_t f = 0; f < a.size(); ++f) ASSERT_EQ(*a[f], *b[f]) << "rep " << rep << " " << kBoundsNames[f];
+    }
+    for (int64_t N = 2; N < n; N += 13) {
+      const BoundsTerms t = bounds_terms(in, N, BoundsOptions{kappas[1]});
+      const auto g = static_cast<size_t>(N - 1);
+      ASSERT_NEAR(in_place[1].P_lo[g], t.P_lo, kTol) << "rep " << rep << " N " << N;
+      ASSERT_NEAR(in_place[1].P_up[g], t.P_up, kTol) << "rep " << rep << " N " << N;
+      ASSERT_NEAR(in_place[1].R_lo[g], t.R_lo, kTol) << "rep " << rep << " N " << N;
+      ASSERT_NEAR(in_place[1].R_up[g], t.R_up, kTol) << "rep " << rep << " N " << N;
+      ASSERT_EQ(in_place[1].P_up0[g], t.P_up0) << "rep " << rep << " N " << N;
+      ASSERT_EQ(in_place[1].R_up0[g], t.R_up0) << "rep " << rep << " N " << N;
+    }
+  }
+}
+
 // SPEC §5, "What the envelopes can say": a smaller kappa never tightens a bound. The upper
 // bounds at any kappa lie under their kappa-free limits P_up0, R_up0 and reach them as
 // kappa -> 0+; the lower bounds fall to N/n and 0 there. On random samples, with margins of

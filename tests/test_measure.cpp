@@ -293,6 +293,42 @@ TEST(Measure, CoverageIsOneSettingEndToEnd) {
 }
 
 // Two shards merged give the numbers of one run over both, to the last bit.
+// A run says what it is doing: after the windows, a progress line per finalize stage (the
+// bootstrap's items, the heads' fits), and an end line naming every stage of timing.stages that
+// took more than 5% of the run, with the same names.
+TEST(Measure, FinalizeShowsProgressAndTheEndLineItsStages) {
+  TempDir tmp;
+  const std::string data = jsonl(tmp, "a.jsonl", 0, 6);
+  std::string err;
+  ASSERT_EQ(run("measure" + kModel + " --ctx 64 --data " + data + " --out " + (tmp / "m.json"), tmp, &err), 0) << err;
+  const auto j = nlohmann::ordered_json::parse(read_file(tmp / "m.json"));  // timing.stages in their order
+  ASSERT_TRUE(j["bootstrap"]["intervals"].get<bool>()) << j["bootstrap"].dump();
+  const auto line_with = [&](const std::string& what) {
+    const auto at = err.find("\n" + what);
+    return at == std::string::npos ? std::string() : err.substr(at + 1, err.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line_with("bootstrap ").find(" items/s"), std::string::npos) << err;
+  EXPECT_NE(line_with("fits 40/40 ").find(" items/s"), std::string::npos) << err;
+  const std::string end = line_with("wrote ");
+  ASSERT_FALSE(end.empty()) << err;
+  const double total = j["timing"]["seconds_total"];
+  std::string want;
+  for (const auto& [name, s] : j["timing"]["stages"].items())
+    if (s.get<double>() > 0.05 * total) want += (want.empty() ? "" : ", ") + name + " ";
+  ASSERT_FALSE(want.empty());
+  std::string got = end.substr(end.find("s: ") + 3);
+  got = got.substr(0, got.find(')'));
+  // The names, without their seconds: "gram 0.1s, envelopes 0.3s" -> "gram , envelopes ".
+  std::string names;
+  for (size_t at = 0; at < got.size();) {
+    const size_t space = got.find(' ', at), comma = got.find(", ", at);
+    names += got.substr(at, space - at + 1) + (comma == std::string::npos ? "" : ", ");
+    at = comma == std::string::npos ? got.size() : comma + 2;
+  }
+  names = names.substr(0, names.size() - (names.ends_with(", ") ? 2 : 0));
+  EXPECT_EQ(names, want) << end;
+}
+
 TEST(Measure, MergedShardsEqualOneRun) {
   TempDir tmp;
   const std::string a = jsonl(tmp, "a.jsonl", 0, 3), b = jsonl(tmp, "b.jsonl", 3, 3);

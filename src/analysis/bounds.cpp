@@ -14,7 +14,7 @@
 namespace geoattn::analysis {
 
 namespace detail {
-void check_input(const BoundsInput& in, const BoundsOptions& opt) {
+void check_input(const BoundsView& in, const BoundsOptions& opt) {
   const Eigen::Index n = in.a.size();
   if (n < 1) fail("bounds: the sample has no tokens");
   for (Eigen::Index i = 0; i < n; ++i)
@@ -33,35 +33,44 @@ void check_input(const BoundsInput& in, const BoundsOptions& opt) {
   if (in.d < 1) fail("bounds: head_dim d = {} must be >= 1", in.d);
   if (!(opt.kappa > 0) || !std::isfinite(opt.kappa)) fail("bounds: kappa = {} must be a finite number > 0", opt.kappa);
 }
+void check_input(const BoundsInput& in, const BoundsOptions& opt) { check_input(in.view(), opt); }
 }  // namespace detail
 
 double pair_p(double xi) {
   if (!(xi > 0)) return 0.5;
+  // exp(-xi^2/2) is exactly 0 past xi^2 = 1490 (below the smallest subnormal, e^-744.4), and so
+  // is p: the same value without the exp (xi = +inf included).
+  if (!(xi * xi <= 1500)) return 0.0;
   // SPEC §5 / eq. 9: phi(xi) / (xi + 1/xi), written phi(xi) xi / (xi^2 + 1) (same value, no 1/xi).
   constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-  if (std::isinf(xi)) return 0.0;
   return kInvSqrt2Pi * std::exp(-0.5 * xi * xi) * xi / (xi * xi + 1);
 }
 
 namespace {
 // The maximiser of pair_p over xi > 0: d/dxi log(phi(xi) xi / (1 + xi^2)) = 0 <=> xi^4 + 2 xi^2 - 1 = 0.
 const double kXiMode = std::sqrt(std::sqrt(2.0) - 1);
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The incremental state of SPEC §5 quantities as tokens enter I_N in selection order.
 class State {
  public:
-  explicit State(const BoundsInput& in)
+  explicit State(const BoundsView& in)
       : in_(in), n_(in.a.size()), is_in_(static_cast<size_t>(n_), 0),
-        rho_max_(static_cast<size_t>(n_), -std::numeric_limits<double>::infinity()),
-        M_(Eigen::VectorXd::Zero(n_)) {
+        rho_max_(Eigen::ArrayXd::Constant(n_, -kInf)), M_(Eigen::ArrayXd::Zero(n_)), c_(n_),
+        out_max_(Eigen::ArrayXd::Zero(n_)), out_min_(Eigen::ArrayXd::Zero(n_)) {
+    // Row k of rho (rho_kj over j) is read as a column, in memory order: rho's own where it is
+    // symmetric, else its transpose's (the same values, copied once).
+    if (!in.rho_symmetric) rho_t_ = in.rho.transpose();
     by_a_.resize(static_cast<size_t>(n_));
     for (Eigen::Index i = 0; i < n_; ++i) by_a_[static_cast<size_t>(i)] = i;
     std::stable_sort(by_a_.begin(), by_a_.end(), [&](int64_t x, int64_t y) { return in.a[x] > in.a[y]; });
+    perm_ = by_a_;
   }
 
   // Token k enters I_N. O(n): the running max over in-tokens of rho per token, and M_j.
   void add(int64_t k) {
     is_in_[static_cast<size_t>(k)] = 1;
+    out_max_[k] = -kInf, out_min_[k] = kInf;
     ++N_;
     if (k == 0) return;  // the sink enters none of S_in, a_in_*, rho_out, M_j (I_N \ {0})
     const double ak = in_.a[k];
@@ -69,10 +78,11 @@ class State {
     a_in_min_ = std::min(a_in_min_, ak);
     a_in_max_ = std::max(a_in_max_, ak);
     ++n_in_nonsink_;
-    for (Eigen::Index j = 0; j < n_; ++j) {
-      rho_max_[static_cast<size_t>(j)] = std::max(rho_max_[static_cast<size_t>(j)], in_.rho(j, k));
-      M_[j] += ak * in_.rho(k, j);  // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj
-    }
+    const double* rho_jk = in_.rho.col(k).data();                              // [n] over j
+    const double* rho_kj = in_.rho_symmetric ? rho_jk : rho_t_.col(k).data();  // [n] over j
+    rho_max_ = rho_max_.max(Eigen::Map<const Eigen::ArrayXd>(rho_jk, n_));
+    // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj
+    M_ += ak * Eigen::Map<const Eigen::ArrayXd>(rho_kj, n_);
   }
 
   // What does not depend on kappa at the current N (BoundsCurves): the kappa-free upper bounds,
@@ -95,9 +105,7 @@ class State {
     while (is_in_[static_cast<size_t>(by_a_[next_out_])]) ++next_out_;
     const double a_out_max = in_.a[by_a_[next_out_]];
     // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk.
-    double rho_out = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index j = 0; j < n_; ++j)
-      if (!is_in_[static_cast<size_t>(j)]) rho_out = std::max(rho_out, rho_max_[static_cast<size_t>(j)]);
+    double rho_out = (rho_max_ + out_max_).maxCoeff();  // out_max_: -inf at the in-tokens
     const double a_in_min = any_in ? a_in_min_ : 0.0, a_in_max = any_in ? a_in_max_ : 0.0;
     if (!any_in) rho_out = 0.0;
     // SPEC §5 / eq. 8: Delta = a_in_min^2 - 2 a_out_max S_in rho_out.
@@ -106,7 +114,7 @@ class State {
     const double Delta0 = in_.a[0] * in_.a[0] - (S_in_ * rho_out) * (S_in_ * rho_out);
     // SPEC §5 / eq. 8: B = a_in_max + a_out_max + S_in.
     const double B = a_in_max + a_out_max + S_in_;
-    sort_out();
+    collect_out();
     for (size_t k = 0; k < kappas.size(); ++k) {
       const detail::Lower lo = detail::lower_bounds(Delta, Delta0, B, N_, n_, sink_in, BoundsOptions{kappas[k]}, in_.d);
       out[k][0] = lo.P_lo, out[k][2] = lo.R_lo;
@@ -121,33 +129,77 @@ class State {
  private:
   // SPEC §5 upper bounds. With c_j = a_j^2 - 2 a_j M_j and e_i = 2 a_i M_i - a_i^2,
   // mu_ij = c_j + e_i; p = pair_p(mu / sigma) is 1/2 for mu <= 0 and unimodal in mu > 0
-  // (peak at xi = kXiMode), so max_j p_ij is at the smallest c_j (if that mu <= 0) or at
-  // the c_j on either side of the peak. p itself is evaluated with the formula of eq. 10.
-  // The out-tokens' c_j, sorted (kappa-free: once per N).
-  void sort_out() {
-    out_.clear();
-    for (Eigen::Index j = 0; j < n_; ++j)
-      if (!is_in_[static_cast<size_t>(j)]) out_.push_back({in_.a[j] * in_.a[j] - 2 * in_.a[j] * M_[j], j});
-    std::sort(out_.begin(), out_.end());
+  // (peak at xi = kXiMode), so max_j p_ij is at the first out-token in (c_j, j) order (if that
+  // mu <= 0, or if the peak lies at or below it) or at the out-tokens on either side of the
+  // peak in that order. p itself is evaluated with the formula of eq. 10.
+  // The out-tokens' c_j and the first of them in (c_j, j) order (kappa-free: once per N).
+  void collect_out() {
+    const auto a = in_.a.array();
+    c_ = a * a - 2 * a * M_;  // every token's; the in-tokens' are not read
+    const double c_min = (c_ + out_min_).minCoeff();  // out_min_: +inf at the in-tokens
+    first_ = -1;
+    for (Eigen::Index j = 0; j < n_ && first_ < 0; ++j)  // the lower j on a tie
+      if (!is_in_[static_cast<size_t>(j)] && c_[j] == c_min) first_ = j, c_first_ = c_[j];
   }
 
-  void upper(double B, double kappa, double& P_up, double& R_up) const {
+  // The out-tokens in (c_j, j) order, at the current N: sorted only at an N where a selected token
+  // needs the search, starting from the last N's order (the c_j move little from one N to the
+  // next), by insertion, and by a full sort past a budget of moves.
+  void sort_out() {
+    if (sorted_at_ == N_) return;
+    sorted_at_ = N_;
+    size_t m = 0;
+    for (const int64_t j : perm_)
+      if (!is_in_[static_cast<size_t>(j)]) perm_[m++] = j;
+    perm_.resize(m);
+    out_.resize(m);
+    for (size_t t = 0; t < m; ++t) out_[t] = {c_[perm_[t]], perm_[t]};
+    const size_t budget = 8 * m + 64;
+    size_t moves = 0;
+    for (size_t t = 1; t < m && moves <= budget; ++t) {
+      const auto x = out_[t];
+      size_t u = t;
+      for (; u > 0 && x < out_[u - 1] && moves <= budget; --u, ++moves) out_[u] = out_[u - 1];
+      out_[u] = x;
+    }
+    if (moves > budget) std::sort(out_.begin(), out_.end());
+    keys_.resize(m);
+    for (size_t t = 0; t < m; ++t) keys_[t] = out_[t].first, perm_[t] = out_[t].second;
+  }
+
+  // The first index t of the sorted out-tokens with c >= c_peak (m if none): in (c_j, j) order,
+  // the first at or past (c_peak, -1). Bisection without branches (m >= 1).
+  size_t lower_bound(double c_peak) const {
+    const double* base = keys_.data();
+    size_t len = keys_.size();
+    while (len > 1) {
+      const size_t half = len / 2;
+      base = base[half - 1] < c_peak ? base + half : base;
+      len -= half;
+    }
+    return static_cast<size_t>(base - keys_.data()) + (*base < c_peak ? 1 : 0);
+  }
+
+  void upper(double B, double kappa, double& P_up, double& R_up) {
     // SPEC §5 / eq. 10: sigma = B / sqrt(2 kappa d).
     const double sigma = B / std::sqrt(2 * kappa * static_cast<double>(in_.d));
+    const double a0 = in_.a[first_], M0 = M_[first_];
     double max_p = 0, sum_one_minus = 0;
     for (const int64_t i : selected()) {
       const double ai = in_.a[i], Mi = M_[i];
-      auto p_at = [&](size_t idx) {
-        const int64_t j = out_[idx].second;
-        return detail::p_of_mu(detail::mu_ij(ai, in_.a[j], Mi, M_[j]), sigma);
-      };
-      double best = p_at(0);
+      double best = detail::p_of_mu(detail::mu_ij(ai, a0, Mi, M0), sigma);
       if (best < 0.5 && sigma > 0) {
         const double e_i = 2 * ai * Mi - ai * ai, c_peak = kXiMode * sigma - e_i;
-        const auto it = std::lower_bound(out_.begin(), out_.end(), std::make_pair(c_peak, int64_t{-1}));
-        const auto at = static_cast<size_t>(it - out_.begin());
-        if (at < out_.size()) best = std::max(best, p_at(at));
-        if (at > 0) best = std::max(best, p_at(at - 1));
+        if (c_peak > c_first_) {  // else the first out-token is at or past the peak: p falls from it on
+          sort_out();
+          auto p_at = [&](size_t idx) {
+            const int64_t j = perm_[idx];
+            return detail::p_of_mu(detail::mu_ij(ai, in_.a[j], Mi, M_[j]), sigma);
+          };
+          const size_t at = lower_bound(c_peak);
+          if (at < perm_.size()) best = std::max(best, p_at(at));
+          if (at > 1) best = std::max(best, p_at(at - 1));  // at = 1: the first, evaluated above
+        }
       }
       max_p = std::max(max_p, best);
       sum_one_minus += 1 - best;
@@ -159,36 +211,48 @@ class State {
   }
 
   // SPEC §5, kappa -> 0+: p_ij -> (1/2) [mu_ij <= 0], the limit from above. Token i reaches 1/2
-  // when mu_ij <= 0 at the smallest c_j: the same test (p_of_mu's) by which upper() takes 1/2 there.
+  // when mu_ij <= 0 at the first out-token: the same test (p_of_mu's) by which upper() takes 1/2 there.
   // P_up0 = 1 - [exists i, j: mu_ij <= 0] / (2 (N+1)), R_up0 = (1/N) sum_i (1 - (1/2) [exists j: mu_ij <= 0]).
   KappaFree upper0() const {
-    const int64_t j0 = out_.front().second;
+    const int64_t j0 = first_;
     int64_t reached = 0;
-    for (const int64_t i : selected()) reached += !(detail::mu_ij(in_.a[i], in_.a[j0], M_[i], M_[j0]) > 0);
+    for (const int64_t i : selected())
+      reached += !(detail::mu_ij(in_.a[i], in_.a[j0], M_[i], M_[j0]) > 0);
     KappaFree f;
     f.P_up0 = 1 - (reached > 0 ? 0.5 : 0.0) / static_cast<double>(N_ + 1);
     f.R_up0 = (static_cast<double>(N_) - 0.5 * static_cast<double>(reached)) / static_cast<double>(N_);
     return f;
   }
 
-  std::vector<int64_t> selected() const {
-    return std::vector<int64_t>(in_.order.begin(), in_.order.begin() + static_cast<std::ptrdiff_t>(N_));
-  }
+  std::span<const int64_t> selected() const { return in_.order.first(static_cast<size_t>(N_)); }
 
-  const BoundsInput& in_;
+  const BoundsView& in_;
   Eigen::Index n_;
   int64_t N_ = 0, n_in_nonsink_ = 0;
   std::vector<char> is_in_;
-  std::vector<double> rho_max_;  // per token j: max over k in I_N \ {0} of rho_jk
-  Eigen::VectorXd M_;
+  Eigen::ArrayXd rho_max_;       // per token j: max over k in I_N \ {0} of rho_jk
+  Eigen::ArrayXd M_;             // M_j (SPEC §5 / eq. 11)
+  Eigen::ArrayXd c_;             // c_j = a_j^2 - 2 a_j M_j, at the current N
+  Eigen::ArrayXd out_max_, out_min_;  // 0 at the out-tokens; -inf, +inf at the in-tokens
+  Eigen::MatrixXd rho_t_;        // rho^T where rho is not symmetric (empty otherwise)
   std::vector<int64_t> by_a_;    // tokens by a, descending (stable)
   size_t next_out_ = 0;          // first index of by_a_ that may still be out
   double S_in_ = 0, a_in_min_ = std::numeric_limits<double>::infinity(), a_in_max_ = 0;
-  std::vector<std::pair<double, int64_t>> out_;  // (c_j, j) sorted, rebuilt per N
+  int64_t first_ = -1;           // the first out-token in (c_j, j) order, and its c_j
+  double c_first_ = 0;
+  std::vector<int64_t> perm_;    // the out-tokens in (c_j, j) order as last sorted (by a at first)
+  std::vector<std::pair<double, int64_t>> out_;  // (c_j, j) of the out-tokens, sorting them
+  std::vector<double> keys_;     // their c_j in that order (perm_'s), at sorted_at_
+  int64_t sorted_at_ = -1;
 };
 }  // namespace
 
 std::vector<BoundsCurves> sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid,
+                                        std::span<const double> kappas) {
+  return sample_bounds(in.view(), grid, kappas);
+}
+
+std::vector<BoundsCurves> sample_bounds(const BoundsView& in, const std::vector<int64_t>& grid,
                                         std::span<const double> kappas) {
   if (kappas.empty()) fail("bounds: no kappa");
   detail::check_input(in, BoundsOptions{kappas[0]});  // O(n^2): once

@@ -11,6 +11,7 @@ namespace geoattn::analysis::detail {
 
 // geoattn::Error unless the sample and options are valid (see sample_bounds in bounds.h).
 void check_input(const BoundsInput& in, const BoundsOptions& opt);
+void check_input(const BoundsView& in, const BoundsOptions& opt);
 
 // SPEC §5 / Thm 1-2: the Chernoff tail e^{-kappa d (margin/B)^2} if margin > 0, else 1.
 // B = 0 with a positive margin is the limit: 0.

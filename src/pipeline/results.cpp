@@ -18,17 +18,17 @@
 namespace geoattn::pipeline {
 
 
-Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times) {
+Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times, bool quiet) {
   Finalized done;
   auto t = Clock::now();
   if (!state.units.empty()) {
     const auto& b = state.run_info.method.bootstrap;
     done.bootstrap = metrics::bootstrap(pool, state.units, b.replicates, b.seed, state.metrics.n_grid(),
-                                        name_of(metrics::kBootUnitNames, b.unit.value_or(metrics::BootUnit::Document)), b.ci);
+                                        name_of(metrics::kBootUnitNames, b.unit.value_or(metrics::BootUnit::Document)), b.ci, quiet);
   }
   if (times) times->bootstrap += seconds_since(t);
   t = Clock::now();
-  if (!state.assumptions.empty()) done.fits = metrics::fit_heads(pool, state.assumptions);
+  if (!state.assumptions.empty()) done.fits = metrics::fit_heads(pool, state.assumptions, quiet);
   if (times) times->fits += seconds_since(t);
   // The kappa each head allows, with the metric bootstrap's resamples.
   t = Clock::now();
@@ -37,7 +37,7 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
     // Resampled only where the metric bootstrap has intervals (SPEC §2b).
     const bool resample = done.bootstrap && done.bootstrap->status.intervals;
     done.kappa = metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, resample ? &state.units : nullptr,
-                                       b.replicates, b.seed, b.ci);
+                                       b.replicates, b.seed, b.ci, quiet);
     if (!done.fits.empty()) metrics::name_failing_assumptions(*done.kappa, done.fits);
   }
   if (times) times->bootstrap += seconds_since(t);

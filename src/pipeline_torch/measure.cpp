@@ -80,7 +80,7 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   };
   note_timing();
   SidecarWrite sidecar(out, state);  // the state is final: written while the bootstrap and the fits run
-  const Finalized finalized = finalize(pool, state, &stages);
+  const Finalized finalized = finalize(pool, state, &stages, m.quiet);
   note_timing();
   write_results(out, state, finalized, sidecar, &stages);
   // The run's last line; where the intervals are missing or from few units (SPEC §2b), it says so.
@@ -88,9 +88,9 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
                                ? "; " + finalized.bootstrap->status.why
                                : "";
   if (!m.quiet)
-    fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: forward {:.1f}s, metrics {:.1f}s){}\n", out,
-               W, c.n_layers * c.n_heads * static_cast<int64_t>(job.queries.size()), total_s, times.forward_s,
-               times.visit_s, note);
+    fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: {}){}\n", out, W,
+               c.n_layers * c.n_heads * static_cast<int64_t>(job.queries.size()), total_s, stages.over(total_s),
+               note);
 }
 
 void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key,

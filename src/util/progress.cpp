@@ -10,8 +10,8 @@
 
 namespace geoattn {
 
-Progress::Progress(std::string what, long long total, bool quiet, double min_interval_s)
-    : what_(std::move(what)), total_(total), quiet_(quiet), min_interval_s_(min_interval_s),
+Progress::Progress(std::string what, long long total, bool quiet, double min_interval_s, std::string unit)
+    : what_(std::move(what)), total_(total), unit_(std::move(unit)), quiet_(quiet), min_interval_s_(min_interval_s),
       start_(std::chrono::steady_clock::now()), last_(start_), terminal_(isatty(fileno(stderr)) == 1) {
   // A log file (a batch job's stderr) gets a whole line every 30 s instead of a redrawn one.
   if (!terminal_) min_interval_s_ = std::max(min_interval_s_, 30.0);
@@ -33,8 +33,8 @@ void Progress::draw() {
   double per_item = done_ > 0 ? elapsed / done_ : 0.0;
   // Before the first item there is no rate to extrapolate: the ETA is unknown, not 0.
   const std::string eta = done_ > 0 ? fmt::format("{:.1f}s", per_item * static_cast<double>(total_ - done_)) : "?";
-  std::string line = fmt::format("{}{} {}/{}  {:.0f} tok/s  elapsed {:.1f}s  ETA {}{}", terminal_ ? "\r" : "", what_,
-                                 done_, total_, rate, elapsed, eta, terminal_ ? "   " : "\n");
+  std::string line = fmt::format("{}{} {}/{}  {:.0f} {}/s  elapsed {:.1f}s  ETA {}{}", terminal_ ? "\r" : "", what_,
+                                 done_, total_, rate, unit_, elapsed, eta, terminal_ ? "   " : "\n");
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
   drawn_ = true;

@@ -20,12 +20,26 @@ struct BoundsOptions {
 // One sample (SPEC §5): a[i] = alpha_i ||v_i|| for i = 0..q (n = q+1 tokens), rho (n x n)
 // rho_jk = cos(v_j, v_k), order = the selection order (a permutation of 0..n-1; its first N
 // are I_N: top-N by alpha, ties lower position first), d = head_dim.
+struct BoundsView;
 struct BoundsInput {
   Eigen::VectorXd a;
   Eigen::MatrixXd rho;
   std::vector<int64_t> order;
   int64_t d = 0;
+  BoundsView view() const;
 };
+
+// The same sample read in place, owning nothing (a caller's Gram matrix is not copied per head).
+// rho_symmetric: rho == rho^T bit for bit as the caller built it (a mirrored Gram matrix), so its
+// rows may be read as its columns, in memory order: the same values.
+struct BoundsView {
+  Eigen::Ref<const Eigen::VectorXd> a;
+  Eigen::Ref<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> rho;
+  std::span<const int64_t> order;
+  int64_t d = 0;
+  bool rho_symmetric = false;
+};
+inline BoundsView BoundsInput::view() const { return {a, rho, order, d, false}; }
 
 // Per evaluated grid index: grid values N <= n only, so each vector has n_valid entries.
 // F_rmax_* = 2x/(1+x) of P_*, F_rmin_* = 2x/(1+x) of R_* (Corollary 1). P_up0, R_up0: the
@@ -49,14 +63,17 @@ auto curve_fields(Curves& c) {
 }
 
 // SPEC §5 for every N of `grid` (sorted ascending, unique, >= 1) with N <= n. Incremental in
-// N: O(n^2) for rho_out and M_j over the whole grid, O(n log n) per N for the upper bounds
-// (the max over j of p_ij is found by bisection: p(xi) is unimodal in xi > 0, see pair_p).
+// N: O(n^2) for rho_out and M_j over the whole grid, O(n) per N for the rest; where a selected
+// token's every margin is positive, the max over j of p_ij is found by bisection in the
+// out-tokens sorted by c_j (p(xi) is unimodal in xi > 0, see pair_p), a sort kept from N to N.
 // geoattn::Error on an invalid input: empty or non-finite or negative a, rho not n x n or
 // non-finite, order not a permutation of 0..n-1, d < 1, kappa not > 0, a bad grid.
 BoundsCurves sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid, const BoundsOptions& opt = {});
 // The same at each of `kappas` (out[k] at kappas[k], bit for bit what sample_bounds gives at
 // that kappa): the kappa-free work (the O(n) updates per token, the sorts per N) done once.
 std::vector<BoundsCurves> sample_bounds(const BoundsInput& in, const std::vector<int64_t>& grid,
+                                        std::span<const double> kappas);
+std::vector<BoundsCurves> sample_bounds(const BoundsView& in, const std::vector<int64_t>& grid,
                                         std::span<const double> kappas);
 
 // SPEC §5: p(xi) = phi(xi) / (xi + 1/xi) for xi > 0 and 1/2 for xi <= 0 (phi the standard

@@ -27,13 +27,14 @@ namespace geoattn::pipeline {
 using geoattn::state_path;
 // What a run computes once its windows are in: the bootstrap of the run's settings (with
 // per-document statistics; "bootstrap": replicates, seed, so a merge recomputes it over all the
-// documents) and the fits of every head, on `pool`. Timed into `times`.
+// documents) and the fits of every head, on `pool`. Timed into `times`; a progress line per stage
+// on stderr unless `quiet`.
 struct Finalized {
   std::optional<metrics::BootstrapResult> bootstrap;
   std::vector<metrics::HeadFits> fits;  // one per (layer, head); none without a last query
   std::optional<metrics::KappaRanges> kappa;  // with the envelopes at a kappa grid
 };
-Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times = nullptr);
+Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes* times = nullptr, bool quiet = true);
 // The result JSON of a finalized run: with `arrays`, every per-layer and per-head array goes
 // there and the JSON names `arrays_file` (what write_results writes); without, all inline.
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done,

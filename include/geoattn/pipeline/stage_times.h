@@ -31,6 +31,9 @@ struct StageTimes {
             {"orderings_top_n", top}, {"orderings_controls", controls}, {"aggregate", aggregate},
             {"envelopes", envelopes}, {"bootstrap", bootstrap}, {"fits", fits}};
   }
+  // A run's end line: the stages of seconds() that took more than `share` of `total_s`, as
+  // "forward_and_capture 0.7s, envelopes 2.1s" (their names and order).
+  std::string over(double total_s, double share = 0.05) const;
 };
 
 }  // namespace geoattn::pipeline

@@ -2,6 +2,7 @@
 // A one-line progress report on stderr: done/total, rate, ETA. Redrawn at most every
 // `min_interval_s` on a terminal; into a file (a batch job's log), a full line at most every
 // 30 s and at the end. Silent when quiet.
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -9,7 +10,8 @@ namespace geoattn {
 
 class Progress {
  public:
-  Progress(std::string what, long long total, bool quiet, double min_interval_s = 0.5);
+  // `unit`: what the rate counts ("tok": tokens per second).
+  Progress(std::string what, long long total, bool quiet, double min_interval_s = 0.5, std::string unit = "tok");
   // `done` items, `units` (e.g. tokens) processed so far, for the rate.
   void update(long long done, long long units);
   void finish();
@@ -17,6 +19,7 @@ class Progress {
  private:
   std::string what_;
   long long total_;
+  std::string unit_;
   bool quiet_;
   double min_interval_s_;
   std::chrono::steady_clock::time_point start_, last_;
@@ -24,6 +27,29 @@ class Progress {
   bool drawn_ = false;
   bool terminal_;  // stderr is a terminal: redraw one line; else print a line now and then
   void draw();
+};
+
+}  // namespace geoattn
+
+namespace geoattn {
+
+// Progress over items a WorkerPool's workers finish, in any order: counted by every worker, drawn
+// only by worker 0 (the thread that called parallel_for), since a Progress draws from one thread.
+class ItemProgress {
+ public:
+  ItemProgress(std::string what, long long total, bool quiet) : progress_(std::move(what), total, quiet, 0.5, "items") {}
+  void done(int worker, long long items = 1) {
+    const long long d = done_ += items;
+    if (worker == 0) progress_.update(d, d);
+  }
+  void finish() {
+    progress_.update(done_, done_);
+    progress_.finish();
+  }
+
+ private:
+  Progress progress_;
+  std::atomic<long long> done_{0};
 };
 
 }  // namespace geoattn

@@ -63,18 +63,19 @@ int64_t gram_stride(int64_t T) {
   return ld;
 }
 
-void block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld) {
+bool block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld) {
   if (const Dsyrk syrk = dsyrk(); syrk && ld <= (int64_t{1} << 30) && d <= (int64_t{1} << 30)) {
     syrk(kRowMajor, kUpper, kNoTrans, static_cast<int>(T), static_cast<int>(d), 1.0, V, static_cast<int>(d), 0.0, gram,
          static_cast<int>(ld));
     mirror_upper(gram, T, ld);
-    return;
+    return true;
   }
   // No CBLAS: Eigen's product (the full matrix; single-threaded, as the workers want it).
   using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const Eigen::Map<const Rows> v(V, T, d);
   Eigen::Map<Rows, 0, Eigen::OuterStride<>> out(gram, T, T, Eigen::OuterStride<>(ld));
   out.noalias() = v * v.transpose();
+  return false;
 }
 
 }  // namespace geoattn::metrics::detail

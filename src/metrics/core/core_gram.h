@@ -13,8 +13,9 @@ int64_t gram_stride(int64_t T);
 // gram [T, T] (row stride ld) = V V^T for V [T, d] row-major, float64. Symmetric: BLAS's rank-k
 // update (syrk) computes the upper triangle, half the product's flops, and the lower is copied
 // from it; where there is no CBLAS syrk (core_gram.cpp), Eigen's full product. Each entry is one
-// accumulation over d either way, in the BLAS's order.
-void block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld);
+// accumulation over d either way, in the BLAS's order. True where gram is symmetric bit for bit
+// (the mirrored triangle); Eigen's full product need not be.
+bool block_gram(const double* V, int64_t T, int64_t d, double* gram, int64_t ld);
 
 // Finds (or loads) the BLAS block_gram calls, once: before the workers start (it may set the
 // environment of a BLAS it loads).

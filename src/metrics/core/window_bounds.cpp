@@ -35,6 +35,7 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
       // Per KV head: the norms ||v_i|| [n] and rho_jk = cos(v_j, v_k) [n, n] (0 with a zero vector,
       // SPEC §3's convention), the Gram of the unit vectors.
       std::vector<std::vector<double>> norms(KV), rho(KV);
+      std::vector<char> symmetric(static_cast<size_t>(KV), 0);
       pool.parallel_for(KV, [&](int64_t k0, int64_t k1, int) {
         for (int64_t kv = k0; kv < k1; ++kv) {
           std::vector<double> U(static_cast<size_t>(n * d));
@@ -47,7 +48,7 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
             for (int64_t c = 0; c < d; ++c) U[i * d + c] = norms[kv][i] > 0 ? U[i * d + c] / norms[kv][i] : 0;
           }
           rho[kv].assign(static_cast<size_t>(n * ld), 0);
-          detail::block_gram(U.data(), n, d, rho[kv].data(), ld);
+          symmetric[static_cast<size_t>(kv)] = detail::block_gram(U.data(), n, d, rho[kv].data(), ld);
         }
       });
       std::vector<std::vector<analysis::BoundsCurves>> curves(static_cast<size_t>(H));  // [H][kappa]
@@ -56,13 +57,14 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
           const int64_t kv = arch::kv_head_of(h, H, KV);
           std::vector<double> row(static_cast<size_t>(n));
           alpha.to_double(((l * H + h) * Q + qi) * T + first, row);
-          analysis::BoundsInput in;
-          in.a.resize(n);
-          for (int64_t i = 0; i < n; ++i) in.a[i] = row[i] * norms[kv][i];  // a_i = alpha_i ||v_i||
-          in.rho = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>(rho[kv].data(), n, n, Eigen::OuterStride<>(ld));
-          in.order.resize(static_cast<size_t>(n));
-          detail::top_n_order(row, in.order);
-          in.d = d;
+          Eigen::VectorXd a(n);  // [n]
+          for (int64_t i = 0; i < n; ++i) a[i] = row[i] * norms[kv][i];  // a_i = alpha_i ||v_i||
+          std::vector<int64_t> order(static_cast<size_t>(n));
+          detail::top_n_order(row, order);
+          // rho [n, n] read in place (the KV head's Gram, shared by its query heads).
+          const analysis::BoundsView in{
+              a, Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>(rho[kv].data(), n, n, Eigen::OuterStride<>(ld)),
+              order, d, symmetric[static_cast<size_t>(kv)] != 0};
           curves[h] = analysis::sample_bounds(in, valid, kappas);
         }
       });

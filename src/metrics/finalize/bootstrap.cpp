@@ -14,6 +14,7 @@
 #include "geoattn/metrics/stats/pearson.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/nan.h"
+#include "geoattn/util/progress.h"
 #include "geoattn/util/random.h"
 
 namespace geoattn::metrics {
@@ -205,7 +206,7 @@ IntervalStatus interval_status(int64_t units, const std::string& unit) {
 }
 
 BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicates, uint64_t seed,
-                          std::span<const int64_t> n_grid, const std::string& unit_name, double ci) {
+                          std::span<const int64_t> n_grid, const std::string& unit_name, double ci, bool quiet) {
   if (replicates < 1) fail("bootstrap: {} replicates", replicates);
   if (!(ci > 0 && ci < 100)) fail("bootstrap: a {}% interval", ci);
   const int64_t U = u.units(), G = u.grid_size(), S = u.stats_per_group(), groups = u.groups();
@@ -268,8 +269,9 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
   // sums small (L2-sized).
   constexpr int64_t kBlock = 16;
   const int64_t grid_blocks = (G + kBlock - 1) / kBlock, blocks = grid_blocks + (n_grid.empty() ? 1 : 2);
-  pool.parallel_for(static_cast<int64_t>(jobs.size()) * blocks, [&](int64_t begin, int64_t end, int) {
-    for (int64_t item = begin; item < end; ++item) {
+  ItemProgress progress("bootstrap", static_cast<long long>(jobs.size()) * blocks, quiet);
+  pool.parallel_for(static_cast<int64_t>(jobs.size()) * blocks, [&](int64_t begin, int64_t end, int worker) {
+    for (int64_t item = begin; item < end; ++item, progress.done(worker)) {
       const Job& job = jobs[item / blocks];
       const int64_t blk = item % blocks, g0 = std::min(G, blk * kBlock), g1 = std::min(G, g0 + kBlock);
       const bool slopes = blk == grid_blocks + 1;
@@ -296,6 +298,7 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
       else block_intervals(r, g0, g1, out.percentiles, results[item / blocks]);
     }
   });
+  progress.finish();
 
   out.global = std::move(results[0]);
   for (size_t j = 1; j < results.size(); ++j) {

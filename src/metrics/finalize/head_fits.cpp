@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "geoattn/util/nan.h"
+#include "geoattn/util/progress.h"
 
 namespace geoattn::metrics {
 
@@ -30,12 +31,14 @@ HeadFits fit_head(const AssumptionStats& stats, int64_t l, int64_t h) {
 }
 }  // namespace
 
-std::vector<HeadFits> fit_heads(WorkerPool& pool, const AssumptionStats& stats) {
+std::vector<HeadFits> fit_heads(WorkerPool& pool, const AssumptionStats& stats, bool quiet) {
   const int64_t n = stats.layers() * stats.heads();
   std::vector<HeadFits> out(static_cast<size_t>(n));
-  pool.parallel_for(n, [&](int64_t begin, int64_t end, int) {
-    for (int64_t i = begin; i < end; ++i) out[i] = fit_head(stats, i / stats.heads(), i % stats.heads());
+  ItemProgress progress("fits", n, quiet);
+  pool.parallel_for(n, [&](int64_t begin, int64_t end, int worker) {
+    for (int64_t i = begin; i < end; ++i, progress.done(worker)) out[i] = fit_head(stats, i / stats.heads(), i % stats.heads());
   });
+  progress.finish();
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/progress.h"
 #include "resamples.h"
 
 namespace geoattn::metrics {
@@ -149,7 +150,7 @@ double robust_z(double x, std::vector<double> ref) {
 }  // namespace
 
 KappaRanges kappa_ranges(WorkerPool& pool, const Aggregator& measured, const KappaStats& envelopes,
-                         const UnitStats* units, int64_t replicates, uint64_t seed, double ci) {
+                         const UnitStats* units, int64_t replicates, uint64_t seed, double ci, bool quiet) {
   const int64_t L = measured.layers(), H = measured.heads();
   if (envelopes.layers() != L || envelopes.heads() != H || envelopes.grid_size() != std::ssize(measured.n_grid()))
     fail("internal: kappa envelopes of {}x{} (grid {}) for {}x{} (grid {})", envelopes.layers(), envelopes.heads(),
@@ -197,8 +198,9 @@ KappaRanges kappa_ranges(WorkerPool& pool, const Aggregator& measured, const Kap
   if (level == BootLevel::Head)
     for (int64_t l = 0; l < L; ++l)
       for (int64_t h = 0; h < H; ++h) boot_groups.push_back({l, h});
-  pool.parallel_for(std::ssize(boot_groups), [&](int64_t i0, int64_t i1, int) {
-    for (int64_t i = i0; i < i1; ++i) {
+  ItemProgress progress("kappa ranges' bootstrap", std::ssize(boot_groups), quiet);
+  pool.parallel_for(std::ssize(boot_groups), [&](int64_t i0, int64_t i1, int worker) {
+    for (int64_t i = i0; i < i1; ++i, progress.done(worker)) {
       const auto [layer, head] = boot_groups[i];
       BootGroup group;
       group.heads_in_layer.assign(static_cast<size_t>(L), 0);
@@ -211,6 +213,7 @@ KappaRanges kappa_ranges(WorkerPool& pool, const Aggregator& measured, const Kap
       bootstrap_range(*units, envelopes, rs, env_rows, group, out.kappas, grid, result_of(layer, head), percentiles_of(ci));
     }
   });
+  progress.finish();
   return out;
 }
 

@@ -68,9 +68,9 @@ struct BootstrapResult {
 // geoattn::Error if replicates < 1 or there are no units; with fewer than kMinIntervalUnits
 // units nothing is resampled (status says why). Groups and grid blocks run on `pool`.
 // `n_grid`: the grid's N values, for the slopes (empty: the slopes' intervals stay NaN); `ci`:
-// the intervals' coverage in percent.
+// the intervals' coverage in percent; a progress line on stderr unless `quiet`.
 BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& units, int64_t replicates, uint64_t seed,
                           std::span<const int64_t> n_grid = {}, const std::string& unit_name = "document",
-                          double ci = kSpecCi);
+                          double ci = kSpecCi, bool quiet = true);
 
 }  // namespace geoattn::metrics

@@ -22,6 +22,6 @@ struct HeadFits {
 };
 
 // One per (layer, head), layer-major; the heads' fits run in parallel on `pool`.
-std::vector<HeadFits> fit_heads(WorkerPool& pool, const AssumptionStats& stats);
+std::vector<HeadFits> fit_heads(WorkerPool& pool, const AssumptionStats& stats, bool quiet = true);
 
 }  // namespace geoattn::metrics

@@ -64,9 +64,11 @@ struct KappaRanges {
 
 // The ranges from the run's measured means and envelopes (the same samples); with `units`
 // (and envelopes kept per document at the same level), the bootstrap intervals of `replicates`
-// resamples seeded by `seed` (ci% intervals), groups on `pool`.
+// resamples seeded by `seed` (ci% intervals), groups on `pool`, with a progress line on stderr
+// unless `quiet`.
 KappaRanges kappa_ranges(WorkerPool& pool, const Aggregator& measured, const KappaStats& envelopes,
-                         const UnitStats* units, int64_t replicates, uint64_t seed, double ci = kSpecCi);
+                         const UnitStats* units, int64_t replicates, uint64_t seed, double ci = kSpecCi,
+                         bool quiet = true);
 
 // SPEC §4's statistics of a head (KappaFailure::statistic), and the failures of the heads
 // without a range named from `fits` ([L * H], fit_heads' order).

@@ -64,7 +64,7 @@ class State {
     by_a_.resize(static_cast<size_t>(n_));
     for (Eigen::Index i = 0; i < n_; ++i) by_a_[static_cast<size_t>(i)] = i;
     std::stable_sort(by_a_.begin(), by_a_.end(), [&](int64_t x, int64_t y) { return in.a[x] > in.a[y]; });
-    perm_ = by_a_;
+    for (const int64_t j : by_a_) out_.push_back({0.0, j});  // keyed at the first sort
   }
 
   // Token k enters I_N. O(n): the running max over in-tokens of rho per token, and M_j.
@@ -148,12 +148,11 @@ class State {
   void sort_out() {
     if (sorted_at_ == N_) return;
     sorted_at_ = N_;
+    // The last order, less the tokens now in, keyed by this N's c_j.
     size_t m = 0;
-    for (const int64_t j : perm_)
-      if (!is_in_[static_cast<size_t>(j)]) perm_[m++] = j;
-    perm_.resize(m);
+    for (size_t t = 0; t < out_.size(); ++t)
+      if (const int64_t j = out_[t].second; !is_in_[static_cast<size_t>(j)]) out_[m++] = {c_[j], j};
     out_.resize(m);
-    for (size_t t = 0; t < m; ++t) out_[t] = {c_[perm_[t]], perm_[t]};
     const size_t budget = 8 * m + 64;
     size_t moves = 0;
     for (size_t t = 1; t < m && moves <= budget; ++t) {
@@ -164,7 +163,7 @@ class State {
     }
     if (moves > budget) std::sort(out_.begin(), out_.end());
     keys_.resize(m);
-    for (size_t t = 0; t < m; ++t) keys_[t] = out_[t].first, perm_[t] = out_[t].second;
+    for (size_t t = 0; t < m; ++t) keys_[t] = out_[t].first;
   }
 
   // The first index t of the sorted out-tokens with c >= c_peak (m if none): in (c_j, j) order,
@@ -193,11 +192,11 @@ class State {
         if (c_peak > c_first_) {  // else the first out-token is at or past the peak: p falls from it on
           sort_out();
           auto p_at = [&](size_t idx) {
-            const int64_t j = perm_[idx];
+            const int64_t j = out_[idx].second;
             return detail::p_of_mu(detail::mu_ij(ai, in_.a[j], Mi, M_[j]), sigma);
           };
           const size_t at = lower_bound(c_peak);
-          if (at < perm_.size()) best = std::max(best, p_at(at));
+          if (at < out_.size()) best = std::max(best, p_at(at));
           if (at > 1) best = std::max(best, p_at(at - 1));  // at = 1: the first, evaluated above
         }
       }
@@ -240,9 +239,10 @@ class State {
   double S_in_ = 0, a_in_min_ = std::numeric_limits<double>::infinity(), a_in_max_ = 0;
   int64_t first_ = -1;           // the first out-token in (c_j, j) order, and its c_j
   double c_first_ = 0;
-  std::vector<int64_t> perm_;    // the out-tokens in (c_j, j) order as last sorted (by a at first)
-  std::vector<std::pair<double, int64_t>> out_;  // (c_j, j) of the out-tokens, sorting them
-  std::vector<double> keys_;     // their c_j in that order (perm_'s), at sorted_at_
+  // (c_j, j) of the out-tokens in that order as last sorted, at sorted_at_ (by a before the first
+  // sort); keys_: their c_j alone, for the bisection.
+  std::vector<std::pair<double, int64_t>> out_;
+  std::vector<double> keys_;
   int64_t sorted_at_ = -1;
 };
 }  // namespace

@@ -11,7 +11,9 @@ namespace geoattn {
 class Progress {
  public:
   // `unit`: what the rate counts ("tok": tokens per second).
-  Progress(std::string what, long long total, bool quiet, double min_interval_s = 0.5, std::string unit = "tok");
+  static constexpr double kRedrawSeconds = 0.5;  // on a terminal
+  Progress(std::string what, long long total, bool quiet, double min_interval_s = kRedrawSeconds,
+           std::string unit = "tok");
   // `done` items, `units` (e.g. tokens) processed so far, for the rate.
   void update(long long done, long long units);
   void finish();
@@ -29,15 +31,11 @@ class Progress {
   void draw();
 };
 
-}  // namespace geoattn
-
-namespace geoattn {
-
 // Progress over items a WorkerPool's workers finish, in any order: counted by every worker, drawn
 // only by worker 0 (the thread that called parallel_for), since a Progress draws from one thread.
 class ItemProgress {
  public:
-  ItemProgress(std::string what, long long total, bool quiet) : progress_(std::move(what), total, quiet, 0.5, "items") {}
+  ItemProgress(std::string what, long long total, bool quiet) : progress_(std::move(what), total, quiet, Progress::kRedrawSeconds, "items") {}
   void done(int worker, long long items = 1) {
     const long long d = done_ += items;
     if (worker == 0) progress_.update(d, d);

@@ -11,6 +11,7 @@
 #include "geoattn/metrics/stats/assumption_stats.h"
 #include "geoattn/metrics/core/grid.h"
 #include "geoattn/metrics/stats/kappa_stats.h"
+#include "geoattn/pipeline/metric_run.h"
 #include "geoattn/pipeline/queries.h"
 #include "geoattn/pipeline/shard_set.h"
 #include "geoattn/report/frame_config_json.h"
@@ -18,6 +19,7 @@
 #include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/numbers.h"
 #include "test_util.h"
 
 using namespace geoattn;
@@ -292,6 +294,37 @@ TEST(TypedSettings, KappaScanReadOnce) {
   for (const char* bad : {"1,0.5", "1,1", "-1", "0", "nan", "0.5,", ",0.5", "0x1p-2", "on"})
     EXPECT_NE(error_of([&] { (void)metrics::KappaScan::parse(bad); }).find("ascending kappas > 0"), std::string::npos)
         << bad;
+}
+
+// The kappa scan's per-document sums are sized before the first window: a run whose documents'
+// sums would not fit in memory is refused in one line that names the scan's setting.
+TEST(TypedSettings, KappaScanSumsSizedBeforeTheRun) {
+  metrics::MetricParams params;
+  params.n = metrics::NGrid::parse("all");
+  params.kappa_scan = metrics::KappaScan::parse("auto");
+  params.bootstrap = 10;
+  params.boot_level = metrics::BootLevel::Head;
+  const int64_t L = 4, H = 8, T = 8192;  // per document: 32 heads x 17 kappas x 4 curves x 8192 N x 8 bytes = 143 MB
+  WorkerPool pool(1);
+  for (const auto style : {ArgumentStyle::Flag, ArgumentStyle::Python}) {
+    pipeline::MetricRun run(pool, pipeline::metric_spec(params, T, {T - 1}, style), L, H, T);
+    const double per_doc = run.state().kappa_scan.unit_bytes(1);
+    EXPECT_EQ(per_doc, 32.0 * 17 * 4 * 8192 * 8);
+    std::vector<uint64_t> keys;
+    std::vector<std::string> docs;
+    const auto docs_past_memory = static_cast<int64_t>(static_cast<double>(available_memory_bytes()) / per_doc) + 2;
+    for (int64_t d = 0; d < docs_past_memory; ++d) keys.push_back(static_cast<uint64_t>(d)), docs.push_back("doc " + std::to_string(d));
+    const std::string e = error_of([&] { run.expect_windows(keys, docs); });
+    const std::string name = style == ArgumentStyle::Flag ? "--kappa-scan" : "kappa_scan";
+    EXPECT_EQ(e.rfind(name + ": auto (17 kappas), whose sums per document at the bootstrap's level for " +
+                          std::to_string(docs_past_memory) + " of them, need ",
+                      0),
+              0u)
+        << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos);
+    keys.resize(2), docs.resize(2);
+    run.expect_windows(keys, docs);  // two documents fit
+  }
 }
 
 TEST(TypedSettings, QueriesReadOncePositionsAtT) {

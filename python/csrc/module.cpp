@@ -255,7 +255,6 @@ Measure run_metrics(const torch::Tensor& alpha, const torch::Tensor& values, con
   const auto params = settings_of<metrics::MetricParams>(settings, "metrics");
   const auto spec_for = [&](int64_t T, const std::vector<int64_t>& q) {
     pipeline::MetricSpec spec = pipeline::metric_spec(params, T, q, ArgumentStyle::Python);
-    spec.on_gpu = alpha.is_cuda();
     spec.layer_windows = layer_windows;  // empty: the metadata's (layer_attention), if any
     return spec;
   };

@@ -159,7 +159,7 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     n       "default", "all", "1:16,32" or a list of N;  kv_map: each head's KV head (default
             head // (heads / kv_heads)); docs: each window's document (the bootstrap's unit;
             default each window its own). envelopes "auto", "on" or "off": SPEC §5's bounds of the
-            measured samples (auto: on for CPU tensors, off for CUDA ones), at `kappa`.
+            measured samples (auto: on; with CUDA tensors computed on the GPU), at `kappa`.
             kappa_scan "off" (default), "auto" or kappas like "0.25,0.5,1": an opt-in diagnostic,
             the envelopes at those kappas for the kappa range each head allows (auto: 2^-4..2^4
             in half octaves where the envelopes are on; the result's "kappa_range"). A smaller

@@ -6,8 +6,9 @@
 #      it), with the Python module;
 #   2. the tests that need CUDA (every *CudaMatchesCpu* case, the package's CUDA test);
 #   3. the smallest 7B-shape bench: a random LLaMA-2-7B-shaped checkpoint (bf16), `geoattn
-#      measure` bare (--controls 0 --bootstrap 0) and full on a few windows of T = 1024:
-#      windows/s, the metrics' share of the forward, peak GPU memory (nvidia-smi, sampled).
+#      measure` bare (--controls 0 --bootstrap 0), full (the defaults) and full with --envelopes
+#      off on a few windows of T = 1024: windows/s, the metrics' and the envelopes' share of the
+#      forward, peak GPU memory (nvidia-smi, sampled).
 # A summary and the logs go to $OUT (or ./gpu-check): summary.txt, build.log, tests.log,
 # bench.log, the two result JSONs, and crash.log (the first crashed test's stack, where one did).
 # The working tree is about 73 MiB; a remote machine that takes 64 MiB at most gets it without the
@@ -105,7 +106,7 @@ if [ "$mode" = cuda ] && command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$bench/memory.csv" 2>/dev/null &
   sampler=$!
 fi
-for config in bare full; do
+for config in bare full noenv; do
   left=$((DEADLINE_S - SECONDS))
   if [ "$left" -lt 90 ]; then
     say "bench $config: skipped, $left s left before the deadline"
@@ -113,6 +114,7 @@ for config in bare full; do
   fi
   extra=""
   [ "$config" = bare ] && extra="--controls 0 --bootstrap 0"
+  [ "$config" = noenv ] && extra="--envelopes off"
   t=$SECONDS
   # shellcheck disable=SC2086
   if timeout $((left - 30)) "$G" measure --model "$model" --data data/openwebtext/openwebtext-first100.txt --window stream \
@@ -122,8 +124,10 @@ for config in bare full; do
 import json, sys
 t = json.load(open(sys.argv[1]))["timing"]
 f, m = t["seconds_forward_and_capture"], t["seconds_metrics"]
+e = t.get("stages", {}).get("envelopes", 0.0)
 print(f"{t['windows_per_second']:.2f} windows/s, forward+capture {f:.2f} s, metrics {m:.2f} s "
-      f"({100 * m / f:.0f}% of the forward), peak RSS {t['peak_rss_bytes'] / 2**30:.2f} GiB")
+      f"({100 * m / f:.0f}% of the forward), envelopes {e:.2f} s ({100 * e / f:.0f}% of the forward), "
+      f"peak RSS {t['peak_rss_bytes'] / 2**30:.2f} GiB")
 PY
 ) ($((SECONDS - t)) s)"
   else

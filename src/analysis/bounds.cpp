@@ -40,15 +40,26 @@ double pair_p(double xi) {
   if (!(xi > 0)) return 0.5;
   // exp(-xi^2/2) is exactly 0 past xi^2 = 1490 (below the smallest subnormal, e^-744.4), and so
   // is p: the same value without the exp (xi = +inf included).
-  if (!(xi * xi <= 1500)) return 0.0;
+  if (!(xi * xi <= kPairPZeroPast)) return 0.0;
   // SPEC §5 / eq. 9: phi(xi) / (xi + 1/xi), written phi(xi) xi / (xi^2 + 1) (same value, no 1/xi).
-  constexpr double kInvSqrt2Pi = 0.39894228040143267794;
   return kInvSqrt2Pi * std::exp(-0.5 * xi * xi) * xi / (xi * xi + 1);
 }
 
-namespace {
 // The maximiser of pair_p over xi > 0: d/dxi log(phi(xi) xi / (1 + xi^2)) = 0 <=> xi^4 + 2 xi^2 - 1 = 0.
-const double kXiMode = std::sqrt(std::sqrt(2.0) - 1);
+double pair_p_mode() { return std::sqrt(std::sqrt(2.0) - 1); }
+
+void append_bounds(BoundsCurves& c, double P_lo, double P_up, double R_lo, double R_up, double P_up0, double R_up0,
+                   bool open, bool nontrivial) {
+  c.P_lo.push_back(P_lo), c.P_up.push_back(P_up), c.R_lo.push_back(R_lo), c.R_up.push_back(R_up);
+  // Corollary 1 (eq. 16-17): F envelopes are 2x/(1+x) of the P and R bounds.
+  c.F_rmax_lo.push_back(detail::f_of(P_lo)), c.F_rmax_up.push_back(detail::f_of(P_up));
+  c.F_rmin_lo.push_back(detail::f_of(R_lo)), c.F_rmin_up.push_back(detail::f_of(R_up));
+  c.P_up0.push_back(P_up0), c.R_up0.push_back(R_up0);
+  c.open.push_back(open), c.nontrivial.push_back(nontrivial);
+}
+
+namespace {
+const double kXiMode = pair_p_mode();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The incremental state of SPEC §5 quantities as tokens enter I_N in selection order.
@@ -270,13 +281,7 @@ std::vector<BoundsCurves> sample_bounds(const BoundsView& in, const std::vector<
     const auto free = state.bounds(kappas, at);
     for (size_t k = 0; k < kappas.size(); ++k) {
       const auto [P_lo, P_up, R_lo, R_up] = at[k];
-      BoundsCurves& c = out[k];
-      c.P_lo.push_back(P_lo), c.P_up.push_back(P_up), c.R_lo.push_back(R_lo), c.R_up.push_back(R_up);
-      // Corollary 1 (eq. 16-17): F envelopes are 2x/(1+x) of the P and R bounds.
-      c.F_rmax_lo.push_back(detail::f_of(P_lo)), c.F_rmax_up.push_back(detail::f_of(P_up));
-      c.F_rmin_lo.push_back(detail::f_of(R_lo)), c.F_rmin_up.push_back(detail::f_of(R_up));
-      c.P_up0.push_back(free.P_up0), c.R_up0.push_back(free.R_up0);
-      c.open.push_back(free.open), c.nontrivial.push_back(free.nontrivial);
+      append_bounds(out[k], P_lo, P_up, R_lo, R_up, free.P_up0, free.R_up0, free.open, free.nontrivial);
     }
   }
   return out;

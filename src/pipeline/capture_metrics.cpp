@@ -58,6 +58,7 @@ CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, cons
   if (!given) spec.layer_windows = capture_layer_windows(shape.metadata, L, source);
   check_windows(spec.layer_windows, given ? "the layer windows given" : "__metadata__ layer_attention");
   MetricRun run(pool, spec, L, H, T);
+  run.expect_windows(keys, docs);
   for (int64_t w = 0; w < W; ++w) add_window(run, w, keys[w], docs[w]);
   const metrics::MetricSettings settings = run.settings();
   CaptureMetrics out{std::move(run.state()), {}, {}};

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "geoattn/metrics/core/window_assumptions.h"
 #include "geoattn/metrics/core/window_bounds.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/numbers.h"
 #include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
@@ -68,6 +70,19 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
                                             state_.units.empty() ? std::nullopt : std::optional(state_.units.level()));
 }
 
+void MetricRun::expect_windows(const std::vector<uint64_t>& keys, const std::vector<std::string>& docs) {
+  auto& scan = state_.kappa_scan;
+  if (scan.empty() || !scan.has_units()) return;
+  std::set<std::string> units;
+  for (size_t w = 0; w < keys.size(); ++w) units.insert(unit_of(keys[w], docs[w]));
+  const auto U = std::ssize(units);
+  check_fits_memory(scan.unit_bytes(U),
+                    fmt::format("{}: {} ({} kappas), whose sums per {} at the bootstrap's level for {} of them,",
+                                argument_name(spec_.names, metrics::MetricParams::kKappaScan), spec_.kappa_scan.text(),
+                                scan.K(), spec_.boot_unit == metrics::BootUnit::Window ? "window" : "document", U));
+  scan.reserve_units(U);
+}
+
 std::string MetricRun::unit_of(uint64_t key, const std::string& doc) const {
   return spec_.boot_unit == metrics::BootUnit::Window ? fmt::format("window {:016x}", key) : doc;
 }
@@ -91,11 +106,19 @@ void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& valu
 
 void MetricRun::add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values, uint64_t key,
                                      const std::string& doc) {
+  add_window_envelopes(
+      [&](metrics::EnvelopeStats& envelopes, metrics::KappaStats* scan, int64_t row) {
+        metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, spec_.windows(), envelopes, scan, row);
+      },
+      key, doc);
+}
+
+void MetricRun::add_window_envelopes(const WindowBounds& bounds, uint64_t key, const std::string& doc) {
   if (state_.envelopes.empty()) return;
   const auto t = Clock::now();
   metrics::KappaStats* scan = state_.kappa_scan.empty() ? nullptr : &state_.kappa_scan;
   const int64_t row = scan ? scan->row(unit_of(key, doc)) : -1;
-  metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, spec_.windows(), state_.envelopes, scan, row);
+  bounds(state_.envelopes, scan, row);
   times_.envelopes += seconds_since(t);
 }
 

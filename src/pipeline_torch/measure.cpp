@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "geoattn/io/windows.h"
+#include "geoattn/metrics_torch/window_bounds_torch.h"
 #include "geoattn/metrics_torch/window_metrics_torch.h"
 #include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/model/capture_file.h"
@@ -52,7 +53,9 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
     report::save_run_state(state_file, state);
   };
 
-  const auto keys = window_keys(doc_ids(m.windows));
+  const auto docs = doc_ids(m.windows);
+  const auto keys = window_keys(docs);
+  run.expect_windows(keys, docs);
   const std::vector<io::Window> todo(m.windows.begin() + done, m.windows.end());
   const auto times = forward_windows(m.decoder, c.n_layers, todo, job.queries, m.batch, "measure", m.quiet,
                                      [&](int64_t t, const CapturedWindow& c) {
@@ -101,10 +104,14 @@ void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor&
   const auto rows = metrics::last_query_rows(alpha, queries);
   if (!rows.defined()) run.add_window(m, io::FloatView{}, {}, key, doc);
   else run.add_window(m, model::float_view(rows), {alpha.size(3) - 1}, key, doc);
-  // SPEC §5's bounds of the same samples, on the host (their formulas are CPU code).
-  if (run.state().envelopes.empty()) return;
-  const auto a = alpha.cpu().contiguous(), v = values.cpu().contiguous();
-  run.add_window_envelopes(model::float_view(a), model::float_view(v), key, doc);
+  // SPEC §5's bounds of the same samples, where alpha and v lie (the tensor path on a GPU).
+  const auto options = run.options();
+  run.add_window_envelopes(
+      [&](metrics::EnvelopeStats& envelopes, metrics::KappaStats* scan, int64_t row) {
+        metrics::add_window_bounds(run.pool(), alpha, values, queries, run.spec().grid, options.windows, envelopes, scan,
+                                   row, {options.selection.tensor_path, options.selection.max_chunk_bytes});
+      },
+      key, doc);
 }
 
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,

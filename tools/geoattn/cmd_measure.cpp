@@ -35,7 +35,6 @@ void run_measure(const MeasureOptions& o) {
   job.queries = r.queries;
   job.T = r.T;
   job.metric = pipeline::metric_spec(metric, r.T, r.queries, ArgumentStyle::Flag);
-  job.metric.on_gpu = o.run.device.kind == arch::Device::Kind::Cuda;
   refuse_unused_metric_flags(o.given, job.metric);
   job.checkpoint = o.loop.checkpoint;
   WorkerPool pool(o.run.threads);

@@ -79,6 +79,18 @@ std::vector<BoundsCurves> sample_bounds(const BoundsView& in, const std::vector<
 // SPEC §5: p(xi) = phi(xi) / (xi + 1/xi) for xi > 0 and 1/2 for xi <= 0 (phi the standard
 // normal density). For xi > 0 it rises to its maximum at xi = sqrt(sqrt(2) - 1) and falls after.
 double pair_p(double xi);
+// pair_p's constants, for the implementations that evaluate it elsewhere (the tensor path):
+// 1/sqrt(2 pi); the xi^2 past which p is exactly 0 (exp(-xi^2/2) below the least subnormal, xi
+// = +inf included); the maximiser of p over xi > 0 (xi^4 + 2 xi^2 - 1 = 0).
+inline constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+inline constexpr double kPairPZeroPast = 1500;
+double pair_p_mode();
+
+// One grid value's bounds appended to `c` (the four of Theorems 1-2, the kappa-free two and the
+// flags), with the F envelopes derived from them (Corollary 1): how every implementation fills
+// BoundsCurves.
+void append_bounds(BoundsCurves& c, double P_lo, double P_up, double R_lo, double R_up, double P_up0, double R_up0,
+                   bool open, bool nontrivial);
 
 // Every quantity of SPEC §5 at one N, computed directly from the definitions (O(n^2); the
 // reference that sample_bounds is tested against, and what a reader can check by hand).

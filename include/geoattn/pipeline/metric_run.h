@@ -4,6 +4,7 @@
 // CLI), and the settings it records. Shared by measure (windows from the forward) and metrics
 // (windows from a capture file). Plain C++ (measure.h hands it tensors).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +28,7 @@ struct MetricSpec : metrics::MetricParams {
   std::vector<int64_t> queries;  // query positions
   std::vector<int64_t> layer_windows;  // SPEC §1: per layer 0 or its window W (the model's; empty: none)
   ArgumentStyle names = ArgumentStyle::Flag;
-  bool on_gpu = false;            // the metrics run on a GPU (the envelopes' auto)
-  bool envelopes_on() const { return envelopes.value_or(!on_gpu); }
+  bool envelopes_on() const { return envelopes.value_or(true); }  // auto: on, on every device
   metrics::LayerWindows windows() const { return {layer_windows, window_tokens}; }
   // The kappa grid kappa_scan gives (empty: none); geoattn::Error naming the field on a list
   // without the envelopes.
@@ -67,6 +67,13 @@ class MetricRun {
   // what add_window(alpha, values, ...) does after the metrics, for a window whose metrics came
   // from elsewhere (the tensor path). alpha [L, H, Q, T] of all the spec's queries, on the host.
   void add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc);
+  // The same where `bounds` computes them (the tensor path: measure.h): it is handed the run's
+  // envelopes, its kappa scan (null without one) and the window's row in it.
+  using WindowBounds = std::function<void(metrics::EnvelopeStats&, metrics::KappaStats*, int64_t scan_row)>;
+  void add_window_envelopes(const WindowBounds& bounds, uint64_t key, const std::string& doc);
+  // The run's windows, before the first: the kappa scan's per-document sums sized for their
+  // units, or geoattn::Error naming the kappa scan's setting where they would not fit in memory.
+  void expect_windows(const std::vector<uint64_t>& keys, const std::vector<std::string>& docs);
   // What the bootstrap calls window `key` of document `doc` (its document, or the window itself).
   std::string unit_of(uint64_t key, const std::string& doc) const;
   // What window_metrics runs with for this run's windows.

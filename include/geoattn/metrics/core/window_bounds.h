@@ -10,6 +10,7 @@
 #include "geoattn/metrics/stats/envelope_stats.h"
 #include "geoattn/metrics/stats/kappa_stats.h"
 #include "geoattn/metrics/core/visible_keys.h"
+#include "geoattn/util/n_grid.h"
 #include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {
@@ -20,6 +21,25 @@ namespace geoattn::metrics {
 // N <= n; kappa is the envelopes'. Heads run on `pool`.
 // With `scan`, the same samples' bounds at its kappas too, into document row `scan_row`
 // (KappaStats::row), from the same pass over each sample.
+// The kappas a window's bounds run at, on either path: the envelopes', then the scan's. geoattn::Error
+// unless the stats are L x H and `queries` has one position per query row (Q).
+std::vector<double> window_kappas(const EnvelopeStats& envelopes, const KappaStats* scan, int64_t L, int64_t H, int64_t Q,
+                                  const std::vector<int64_t>& queries);
+
+// Every (query row qi, layer l) of a window whose keys reach some grid value, in the order both
+// paths add them: f(qi, l, keys, valid), keys the query's tokens on that layer (SPEC §1), valid the
+// grid values N <= keys.n.
+template <class F>
+void for_each_query_layer(const std::vector<int64_t>& queries, int64_t L, const std::vector<int64_t>& grid,
+                          const LayerWindows& windows, F&& f) {
+  for (int64_t qi = 0; qi < std::ssize(queries); ++qi)
+    for (int64_t l = 0; l < L; ++l) {
+      const QueryKeys keys = windows.keys(queries[qi], l);
+      const std::vector<int64_t> valid(grid.begin(), grid.begin() + valid_grid_size(grid, keys.n));
+      if (!valid.empty()) f(qi, l, keys, valid);
+    }
+}
+
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                        const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
                        EnvelopeStats& envelopes, KappaStats* scan = nullptr, int64_t scan_row = -1);

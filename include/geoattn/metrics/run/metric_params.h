@@ -48,8 +48,7 @@ struct MetricParams {
   uint64_t seed = 0;          // controls and bootstrap
   int64_t metrics_memory_mb = kDefaultChunkMiB;  // the tensor path's working memory per chunk, MiB
   // SPEC §5: the bounds of every measured sample, their means beside the measurements. nullopt
-  // (auto): on where the metrics run on the CPU, off on a GPU, where these CPU formulas would
-  // cost more than the forward (docs/cli.md: `geoattn measure`, --envelopes).
+  // (auto): on, on every device (on a GPU the tensor path computes them where the forward ran).
   std::optional<bool> envelopes;
   double kappa = 1.0;         // SPEC §5: the concentration constant of those bounds
   // SPEC §1: a windowed layer's tokens are the keys its query sees (visible), or every key 0..q
@@ -93,8 +92,8 @@ void MetricParams::visit_settings(Self& p, Visitor&& v) {
            "percentiles (SPEC §2b: 95; a label that reads an interval reads it at this coverage; not with "
            "--bootstrap 0)");
   v.choice(kEnvelopes, p.envelopes, kOnOffNames,
-           "the bounds of every measured sample (SPEC §5), their means beside the measurements: on, off, or auto (on "
-           "where the metrics run on the CPU, off on a GPU)");
+           "the bounds of every measured sample (SPEC §5), their means beside the measurements: on, off, or auto (on; "
+           "on a GPU computed there, batched over heads)");
   v.number(kKappa, p.kappa, 0.0, std::numeric_limits<double>::max(),
            "the concentration constant kappa > 0 of SPEC §5's bounds (in measure and metrics: of the envelopes, not "
            "with --envelopes off)");

@@ -82,6 +82,9 @@ class KappaStats : public HeadGrid {
   int64_t per_group() const { return K() * kKappaCurves * G_; }
   int64_t index(int64_t k, int c, int64_t g) const { return (k * kKappaCurves + c) * G_ + g; }
   int64_t units() const { return static_cast<int64_t>(ids_.size()); }
+  // The per-document sums of `units` units, allocated at once (what a run sizes before its first window).
+  double unit_bytes(int64_t units) const { return static_cast<double>(units) * groups() * per_group() * sizeof(double); }
+  void reserve_units(int64_t units) { unit_sums_.reserve(static_cast<size_t>(units * groups() * per_group())); }
   const std::vector<std::string>& unit_ids() const { return ids_; }
   std::span<const double> unit_sums(int64_t u) const {
     const int64_t n = groups() * per_group();

@@ -1,0 +1,192 @@
+// SPEC §5's bounds on the tensor path (what a GPU run computes) against the plain formulas
+// (analysis::sample_bounds, what a CPU run computes), here on the CPU: per sample on the same
+// inputs within 1e-12 with every flag equal; per window, the envelopes' and the kappa scan's
+// means from alpha and v (each path its own norms and Gram matrix) within 1e-9. On real captures:
+// stories260K doc windows of OpenWebText (every N, queries from 0 to 255) and the windowed tiny
+// Mistral (W = 8, keys first..q); and on the corner cases (a zero value vector, tied alphas,
+// every a = 0, n = 1).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "geoattn/analysis/bounds.h"
+#include "geoattn/metrics/core/window_bounds.h"
+#include "geoattn/metrics_torch/selection.h"
+#include "geoattn/metrics_torch/window_bounds_torch.h"
+#include "torch_test_util.h"
+
+using namespace geoattn;
+using analysis::BoundsCurves;
+
+namespace {
+
+const std::vector<double> kKappas = {1.0, 0.0625, 16.0};
+
+// Every curve of `got` within `tol` of `want` (NaN where both are), and the flags equal.
+void expect_curves(const BoundsCurves& got, const BoundsCurves& want, double tol, const std::string& where) {
+  const auto g = analysis::curve_fields(got), w = analysis::curve_fields(want);
+  for (size_t k = 0; k < g.size(); ++k) {
+    ASSERT_EQ(g[k]->size(), w[k]->size()) << where << " " << analysis::kBoundsNames[k];
+    for (size_t i = 0; i < g[k]->size(); ++i) {
+      const double x = (*g[k])[i], y = (*w[k])[i];
+      if (std::isnan(x) && std::isnan(y)) continue;
+      EXPECT_NEAR(x, y, tol) << where << " " << analysis::kBoundsNames[k] << " grid index " << i;
+    }
+  }
+  EXPECT_EQ(got.open, want.open) << where;
+  EXPECT_EQ(got.nontrivial, want.nontrivial) << where;
+}
+
+// One sample's inputs from a capture: alpha [n] and the KV head's values [n, d] (float32).
+analysis::BoundsInput sample_of(const torch::Tensor& alpha, const torch::Tensor& values) {
+  const auto v = values.to(torch::kFloat64);
+  const auto norms = (v * v).sum(1).sqrt();
+  const auto u = (v / norms.unsqueeze(1)).masked_fill(norms.eq(0).unsqueeze(1), 0.0);
+  const auto A = alpha.to(torch::kFloat64).contiguous();
+  const auto a = (A * norms).contiguous(), rho = u.matmul(u.t()).contiguous();
+  const int64_t n = A.size(0);
+  analysis::BoundsInput in;
+  in.a = Eigen::Map<const Eigen::VectorXd>(a.data_ptr<double>(), n);
+  in.rho = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(rho.data_ptr<double>(), n, n);
+  const auto order = metrics::top_n_order(A.unsqueeze(0)).squeeze(0).contiguous();
+  in.order.assign(order.data_ptr<int64_t>(), order.data_ptr<int64_t>() + n);
+  in.d = values.size(1);
+  return in;
+}
+
+std::vector<int64_t> every_n(int64_t n) {
+  std::vector<int64_t> grid(static_cast<size_t>(n));
+  for (int64_t N = 1; N <= n; ++N) grid[N - 1] = N;
+  return grid;
+}
+
+// The samples `ins` (one n) at once on the tensor path against sample_bounds one by one.
+void expect_tensor_matches_plain(const std::vector<analysis::BoundsInput>& ins, const std::vector<int64_t>& grid,
+                                 const std::string& where) {
+  const int64_t S = std::ssize(ins), n = ins[0].a.size();
+  auto a = torch::empty({S, n}, torch::kFloat64), rho = torch::empty({S, n, n}, torch::kFloat64);
+  auto order = torch::empty({S, n}, torch::kInt64);
+  for (int64_t s = 0; s < S; ++s) {
+    for (int64_t i = 0; i < n; ++i) {
+      a[s][i] = ins[s].a[i], order[s][i] = ins[s].order[i];
+      for (int64_t j = 0; j < n; ++j) rho[s][i][j] = ins[s].rho(i, j);
+    }
+  }
+  const auto got = metrics::tensor_sample_bounds(a, rho, order, ins[0].d, grid, kKappas);
+  ASSERT_EQ(std::ssize(got), S);
+  for (int64_t s = 0; s < S; ++s) {
+    const auto want = analysis::sample_bounds(ins[s], grid, kKappas);
+    for (size_t k = 0; k < kKappas.size(); ++k)
+      expect_curves(got[s][k], want[k], 1e-12, where + " sample " + std::to_string(s) + " kappa " + std::to_string(kKappas[k]));
+  }
+}
+
+struct Capture {
+  torch::Tensor alpha, values;  // [L, H, Q, T], [L, KV, T, d]
+};
+
+std::vector<Capture> stories260k(int64_t windows, const std::vector<int64_t>& queries) {
+  io::WindowOptions w;
+  w.T = 256;
+  w.max_windows = windows;
+  std::vector<Capture> out;
+  for (const auto& c : geoattn::testing::capture_windows("models/stories260K", {"data/openwebtext/openwebtext-60docs.jsonl"}, w,
+                                                {"blocks.*.attn.pattern", "blocks.*.attn.v"}, queries))
+    out.push_back({c.at(model::HookPoint::AttnPattern), c.at(model::HookPoint::AttnV)});
+  return out;
+}
+
+// Per sample, on the same a, rho and order: the tensor path equals the formulas within 1e-12.
+TEST(BoundsTensor, EveryRealSampleEqualsThePlainFormulas) {
+  const std::vector<int64_t> queries = {0, 1, 2, 37, 255};
+  const auto caps = stories260k(2, queries);
+  int64_t samples = 0;
+  for (size_t w = 0; w < caps.size(); ++w) {
+    const auto& [alpha, values] = caps[w];
+    const int64_t L = alpha.size(0), H = alpha.size(1), KV = values.size(1);
+    for (size_t qi = 0; qi < queries.size(); ++qi) {
+      const int64_t n = queries[qi] + 1;
+      for (int64_t l = 0; l < L; ++l) {
+        std::vector<analysis::BoundsInput> ins;
+        for (int64_t h = 0; h < H; ++h)
+          ins.push_back(sample_of(alpha[l][h][static_cast<int64_t>(qi)].narrow(0, 0, n),
+                                  values[l][h / (H / KV)].narrow(0, 0, n)));
+        expect_tensor_matches_plain(ins, every_n(n), "window " + std::to_string(w) + " q " + std::to_string(n - 1) +
+                                                         " layer " + std::to_string(l));
+        samples += H;
+      }
+    }
+  }
+  EXPECT_EQ(samples, 2 * 5 * 5 * 8);
+}
+
+// The corner cases of bounds.h's conventions: a zero value vector (rho 0 on its row and column),
+// tied alphas (ties lower position first), every a = 0 (B = 0), one token.
+TEST(BoundsTensor, CornerCasesEqualThePlainFormulas) {
+  const int64_t n = 12, d = 4;
+  torch::manual_seed(3);
+  auto values = torch::randn({n, d});
+  values[5].zero_();
+  auto tied = torch::full({n}, 1.0f / n);
+  auto spread = torch::softmax(torch::randn({n}), 0);
+  spread[2] = spread[7];
+  std::vector<analysis::BoundsInput> ins = {sample_of(tied, values), sample_of(spread, values),
+                                            sample_of(torch::zeros({n}), values), sample_of(spread, torch::zeros({n, d}))};
+  expect_tensor_matches_plain(ins, every_n(n), "corner cases");
+  expect_tensor_matches_plain({sample_of(torch::ones({1}), values.narrow(0, 0, 1))}, {1}, "one token");
+  expect_tensor_matches_plain(ins, {1, 3, 11, 12}, "a sparse grid");
+}
+
+// The window-level envelopes (add_window_bounds from alpha and v, every head at once, chunked
+// small) equal the CPU run's within 1e-9, the kappa scan's too; and with the tiny Mistral's W = 8
+// the windowed layers' samples are keys first..q as on the CPU.
+void expect_window_paths_agree(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
+                               const std::vector<int64_t>& grid, const metrics::LayerWindows& windows,
+                               const std::string& where) {
+  WorkerPool pool(2);
+  const int64_t L = alpha.size(0), H = alpha.size(1), G = std::ssize(grid);
+  const std::vector<double> scan_kappas(kKappas.begin() + 1, kKappas.end());
+  metrics::EnvelopeStats plain(L, H, G, kKappas[0]), tensor(L, H, G, kKappas[0]);
+  metrics::KappaStats plain_scan(L, H, G, scan_kappas, std::nullopt), tensor_scan(L, H, G, scan_kappas, std::nullopt);
+  metrics::add_window_bounds(pool, alpha, values, queries, grid, windows, plain, &plain_scan, -1);
+  metrics::add_window_bounds(pool, alpha, values, queries, grid, windows, tensor, &tensor_scan, -1,
+                             {true, /*max_chunk_bytes=*/1});  // one head per chunk
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) {
+      const std::string at = where + " head (" + std::to_string(l) + ", " + std::to_string(h) + ")";
+      EXPECT_EQ(tensor.samples(l, h), plain.samples(l, h)) << at;
+      expect_curves(tensor.mean(l, h), plain.mean(l, h), 1e-9, at);
+      EXPECT_EQ(tensor.nontrivial_share(l, h), plain.nontrivial_share(l, h)) << at;
+      for (int64_t k = 0; k < std::ssize(scan_kappas); ++k)
+        for (int c = 0; c < 4; ++c) {
+          const auto x = tensor_scan.mean(l, h, k, c), y = plain_scan.mean(l, h, k, c);
+          for (int64_t g = 0; g < G; ++g)
+            if (!std::isnan(y[g])) EXPECT_NEAR(x[g], y[g], 1e-9) << at << " scan kappa " << scan_kappas[k] << " curve " << c;
+        }
+    }
+}
+
+TEST(BoundsTensor, WindowEnvelopesEqualTheCpuRun) {
+  const std::vector<int64_t> queries = {3, 64, 255};
+  for (const auto& cap : stories260k(2, queries))
+    expect_window_paths_agree(cap.alpha, cap.values, queries, every_n(256), {}, "stories260K");
+}
+
+TEST(BoundsTensor, WindowedLayersReadTheKeysTheQuerySees) {
+  const auto ck = io::Checkpoint::open(geoattn::testing::fixture("hf-tiny/mistral"));
+  const auto decoder = model::Decoder::load(ck, torch::kFloat32, torch::kCPU);
+  model::HookCache c;
+  const int64_t T = 20;
+  const auto ids = (torch::arange(T) * 37 + 1) % ck.config.vocab;
+  decoder.forward(ids.unsqueeze(0), model::HookSpec({"blocks.*.attn.pattern", "blocks.*.attn.v"}, ck.config.n_layers), c,
+                  false);
+  std::vector<int64_t> layer_windows, queries(T);
+  for (const auto& l : ck.config.layers) layer_windows.push_back(l.window);
+  for (int64_t q = 0; q < T; ++q) queries[q] = q;
+  ASSERT_GT(layer_windows[0], 0);
+  expect_window_paths_agree(c.stacked(model::HookPoint::AttnPattern)[0].contiguous(),
+                            c.stacked(model::HookPoint::AttnV)[0].contiguous(), queries, {1, 2, 3, 5, 8, 13, 20},
+                            {layer_windows, metrics::WindowTokens::Visible}, "Mistral W = 8");
+}
+
+}  // namespace

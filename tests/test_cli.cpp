@@ -117,6 +117,12 @@ TEST(Cli, BenchMetricsRunsOnATinyShape) {
   for (const char* line : {"the float32 Gram floor", "the whole process", "its CPU time", "an idle process",
                            "control orderings", "outside the stages"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << " not in\n" << r.out;
+  // The run its child process makes has the bench's settings and no more: the bare core, whose
+  // --kappa and --bootstrap-level would be refused there (unread), runs.
+  r = run("geoattn bench metrics --T 64 --d 8 --heads 2 --layers 1 --controls 0 --bootstrap 0 --envelopes off --repeats 1",
+          tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("the whole process, geoattn metrics --capture"), std::string::npos) << r.out;
 }
 
 TEST(Cli, CaptureEveryFamilyFromIds) {

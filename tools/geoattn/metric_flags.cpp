@@ -36,8 +36,14 @@ struct FlagArgs {
 }  // namespace
 
 std::vector<std::string> metric_flag_args(const MetricFlags& flags) {
-  std::vector<std::string> args;
-  metrics::MetricParams::visit_settings(flags, FlagArgs{args});
+  std::vector<std::string> all, defaults, args;
+  metrics::MetricParams::visit_settings(flags, FlagArgs{all});
+  const MetricFlags unset;
+  metrics::MetricParams::visit_settings(unset, FlagArgs{defaults});
+  // Only the settings off their defaults: a default given would read as given (--kappa with the
+  // envelopes off is refused: refuse_unused_metric_flags).
+  for (size_t i = 0; i + 1 < all.size(); i += 2)
+    if (all[i + 1] != defaults[i + 1]) args.insert(args.end(), {all[i], all[i + 1]});
   return args;
 }
 
@@ -58,7 +64,7 @@ namespace {
 using pipeline::MetricSpec;
 constexpr UnusedFlag<MetricSpec> kUnusedMetricFlags[] = {
     // SPEC §5: kappa is the envelopes' constant, and nothing else reads it.
-    {"--kappa", "with the envelopes off (--envelopes off, or auto on a GPU): kappa is their constant",
+    {"--kappa", "with the envelopes off (--envelopes off): kappa is their constant",
      [](const MetricSpec& s) { return !s.envelopes_on(); }},
     {"--bootstrap-level", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
     {"--bootstrap-unit", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},

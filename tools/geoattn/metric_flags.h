@@ -19,7 +19,8 @@ using pipeline::window_keys;
 using MetricFlags = metrics::MetricParams;
 
 void add_metric_flags(CLI::App& cmd, MetricFlags& flags, bool with_seed);
-// The same flags as arguments that give each its value in `flags`, seed included: "--n", "all", ...
+// The same flags as arguments that give `flags`' settings, those off their defaults only (seed
+// included): "--n", "all", ...
 std::vector<std::string> metric_flag_args(const MetricFlags& flags);
 
 // Only the flags of `only` (bounds': --n, --kappa, --window-tokens).

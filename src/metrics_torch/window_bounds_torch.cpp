@@ -48,9 +48,9 @@ torch::Tensor tail(const torch::Tensor& margin, const torch::Tensor& B, double k
   return t.masked_fill_(margin.gt(0).logical_not(), 1.0);
 }
 
-// Bytes of the working tensors of one sample of n tokens at G grid values (rho by rank twice,
-// the scans and their indices; the [G, n] arrays of the upper bounds).
-int64_t sample_bytes(int64_t n, int64_t G) { return 8 * (7 * n * n + 20 * G * n) + 1; }
+// Bytes of the working tensors of one sample of n tokens at G grid values: rho by rank (two
+// [n, n] at the peak), the [n, G] steps and scans, the [G, n] arrays of the upper bounds.
+int64_t sample_bytes(int64_t n, int64_t G) { return 8 * (2 * n * n + 24 * G * n) + 1; }
 
 }  // namespace
 
@@ -86,15 +86,22 @@ std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torc
   const auto a_out_max = suffix_max(a_r, 1).index_select(1, next);  // [S, G]
   torch::Tensor M, rho_out;
   {
-    const auto rows = rho.gather(1, order.unsqueeze(2).expand({S, n, n}));  // [S, n, n]: rho_{order[r], j}
-    // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj, prefix sums by rank.
-    M = (a_ns.unsqueeze(2) * rows).cumsum(1).index_select(1, last);  // [S, G, n] over tokens j
-    // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk: rho by rank on both
-    // sides, a prefix max over the in-ranks (columns, the sink's blank), a suffix max over the out-ranks.
-    auto by_rank = rows.gather(2, order.unsqueeze(1).expand({S, n, n}));  // [S, n, n]: rho_{order[r], order[c]}
-    by_rank.masked_fill_(sink.unsqueeze(1), -kInf);
-    const auto in_max = std::get<0>(torch::cummax(by_rank, 2)).index_select(2, last);  // [S, n, G]
+    // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk, from rho by rank on
+    // both sides: per row (a rank j) the max over each grid step's in-ranks (the columns c with
+    // N_{g-1} <= c < N_g; the sink's blank), a running max over the steps (c < N_g), then a suffix
+    // max over the rows (j >= N_g).
+    auto by_rank = rho.gather(1, order.unsqueeze(2).expand({S, n, n})).gather(2, order.unsqueeze(1).expand({S, n, n}));
+    by_rank.masked_fill_(sink.unsqueeze(1), -kInf);  // [S, n, n]: rho_{order[r], order[c]}
+    const auto step = torch::searchsorted(Nt, torch::arange(n, Nt.options()), false, /*right=*/true);  // [n]: #{N <= c}
+    const auto steps = torch::full({S, n, G + 1}, -kInf, by_rank.options())
+                           .scatter_reduce_(2, step.view({1, 1, n}).expand({S, n, n}), by_rank, "amax");
+    const auto in_max = std::get<0>(torch::cummax(steps.narrow(2, 0, G), 2));  // [S, n, G]
     rho_out = suffix_max(in_max, 1).gather(1, next.view({1, 1, G}).expand({S, 1, G})).squeeze(1).masked_fill(no_in, 0.0);
+  }
+  {
+    // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj, prefix sums by rank (in place).
+    auto rows = rho.gather(1, order.unsqueeze(2).expand({S, n, n}));  // [S, n, n]: rho_{order[r], j}
+    M = rows.mul_(a_ns.unsqueeze(2)).cumsum_(1).index_select(1, last);  // [S, G, n] over tokens j
   }
   // SPEC §5 / eq. 8: Delta = a_in_min^2 - 2 a_out_max S_in rho_out, B = a_in_max + a_out_max + S_in;
   // appendix eq. 29: Delta0 = a_0^2 - (S_in rho_out)^2.

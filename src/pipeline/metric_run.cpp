@@ -101,11 +101,6 @@ metrics::MetricOptions MetricRun::options() const {
 void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc) {
   add_window(metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options()), alpha,
              spec_.queries, key, doc);
-  add_window_envelopes(alpha, values, key, doc);
-}
-
-void MetricRun::add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values, uint64_t key,
-                                     const std::string& doc) {
   add_window_envelopes(
       [&](metrics::EnvelopeStats& envelopes, metrics::KappaStats* scan, int64_t row) {
         metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, spec_.windows(), envelopes, scan, row);

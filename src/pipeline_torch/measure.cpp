@@ -99,13 +99,13 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
 void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key,
                 const std::string& doc) {
   const auto& queries = run.spec().queries;
-  const auto m = metrics::window_metrics(run.pool(), alpha, values, queries, run.spec().grid, key, run.options());
+  const auto options = run.options();
+  const auto m = metrics::window_metrics(run.pool(), alpha, values, queries, run.spec().grid, key, options);
   // SPEC §4's row, the last query's: only it comes to the host (none when the run has no last query).
   const auto rows = metrics::last_query_rows(alpha, queries);
   if (!rows.defined()) run.add_window(m, io::FloatView{}, {}, key, doc);
   else run.add_window(m, model::float_view(rows), {alpha.size(3) - 1}, key, doc);
   // SPEC §5's bounds of the same samples, where alpha and v lie (the tensor path on a GPU).
-  const auto options = run.options();
   run.add_window_envelopes(
       [&](metrics::EnvelopeStats& envelopes, metrics::KappaStats* scan, int64_t row) {
         metrics::add_window_bounds(run.pool(), alpha, values, queries, run.spec().grid, options.windows, envelopes, scan,

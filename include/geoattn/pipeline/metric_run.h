@@ -63,12 +63,11 @@ class MetricRun {
   // `rows` (all the spec's queries, or only T - 1; unused when the run has no last query).
   void add_window(const metrics::WindowMetrics& m, const io::FloatView& alpha, const std::vector<int64_t>& rows,
                   uint64_t key, const std::string& doc);
-  // SPEC §5's bounds of a window's samples into the run's envelopes (nothing without them):
-  // what add_window(alpha, values, ...) does after the metrics, for a window whose metrics came
-  // from elsewhere (the tensor path). alpha [L, H, Q, T] of all the spec's queries, on the host.
-  void add_window_envelopes(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc);
-  // The same where `bounds` computes them (the tensor path: measure.h): it is handed the run's
-  // envelopes, its kappa scan (null without one) and the window's row in it.
+  // SPEC §5's bounds of a window's samples into the run's envelopes (nothing without them),
+  // computed by `bounds`: what add_window(alpha, values, ...) does after the metrics, for a window
+  // whose metrics came from elsewhere (measure.h: on the device where the forward left them).
+  // `bounds` is handed the run's envelopes, its kappa scan (null without one) and the window's
+  // row in it.
   using WindowBounds = std::function<void(metrics::EnvelopeStats&, metrics::KappaStats*, int64_t scan_row)>;
   void add_window_envelopes(const WindowBounds& bounds, uint64_t key, const std::string& doc);
   // The run's windows, before the first: the kappa scan's per-document sums sized for their

@@ -15,12 +15,6 @@
 
 namespace geoattn::metrics {
 
-// alpha [layers, heads, queries, T], values [layers, kv_heads, T, d] (window_metrics.h); the
-// selection order is the metric core's (top_n_order), so bounds and measurements share I_N.
-// A sample's tokens are its query's keys as `windows` says (SPEC §1), and it adds the grid values
-// N <= n; kappa is the envelopes'. Heads run on `pool`.
-// With `scan`, the same samples' bounds at its kappas too, into document row `scan_row`
-// (KappaStats::row), from the same pass over each sample.
 // The kappas a window's bounds run at, on either path: the envelopes', then the scan's. geoattn::Error
 // unless the stats are L x H and `queries` has one position per query row (Q).
 std::vector<double> window_kappas(const EnvelopeStats& envelopes, const KappaStats* scan, int64_t L, int64_t H, int64_t Q,
@@ -40,6 +34,12 @@ void for_each_query_layer(const std::vector<int64_t>& queries, int64_t L, const 
     }
 }
 
+// alpha [layers, heads, queries, T], values [layers, kv_heads, T, d] (window_metrics.h); the
+// selection order is the metric core's (top_n_order), so bounds and measurements share I_N.
+// A sample's tokens are its query's keys as `windows` says (SPEC §1), and it adds the grid values
+// N <= n; kappa is the envelopes'. Heads run on `pool`.
+// With `scan`, the same samples' bounds at its kappas too, into document row `scan_row`
+// (KappaStats::row), from the same pass over each sample.
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                        const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
                        EnvelopeStats& envelopes, KappaStats* scan = nullptr, int64_t scan_row = -1);

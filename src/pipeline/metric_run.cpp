@@ -95,15 +95,22 @@ metrics::MetricOptions MetricRun::options() const {
   options.seed = spec_.seed;
   options.decay_k = state_.assumptions.empty() ? 0 : spec_.decay_k;
   options.windows = spec_.windows();
+  // The envelopes' kappa, then the scan's (window_kappas): on the CPU, from the core's Gram matrices.
+  if (!state_.envelopes.empty()) {
+    options.bound_kappas = {state_.envelopes.kappa()};
+    if (!state_.kappa_scan.empty())
+      options.bound_kappas.insert(options.bound_kappas.end(), state_.kappa_scan.kappas().begin(),
+                                  state_.kappa_scan.kappas().end());
+  }
   return options;
 }
 
 void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& values, uint64_t key, const std::string& doc) {
-  add_window(metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options()), alpha,
-             spec_.queries, key, doc);
+  const auto m = metrics::window_metrics(pool_, alpha, values, spec_.queries, spec_.grid, key, options());
+  add_window(m, alpha, spec_.queries, key, doc);
   add_window_envelopes(
       [&](metrics::EnvelopeStats& envelopes, metrics::KappaStats* scan, int64_t row) {
-        metrics::add_window_bounds(pool_, alpha, values, spec_.queries, spec_.grid, spec_.windows(), envelopes, scan, row);
+        metrics::add_sample_bounds(m.bounds, envelopes, scan, row);
       },
       key, doc);
 }

@@ -105,9 +105,11 @@ void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor&
   const auto rows = metrics::last_query_rows(alpha, queries);
   if (!rows.defined()) run.add_window(m, io::FloatView{}, {}, key, doc);
   else run.add_window(m, model::float_view(rows), {alpha.size(3) - 1}, key, doc);
-  // SPEC §5's bounds of the same samples, where alpha and v lie (the tensor path on a GPU).
+  // SPEC §5's bounds of the same samples: the CPU core's, made beside the metrics, else where
+  // alpha and v lie (the tensor path on a GPU).
   run.add_window_envelopes(
       [&](metrics::EnvelopeStats& envelopes, metrics::KappaStats* scan, int64_t row) {
+        if (!m.bounds.curves.empty()) return metrics::add_sample_bounds(m.bounds, envelopes, scan, row);
         metrics::add_window_bounds(run.pool(), alpha, values, queries, run.spec().grid, options.windows, envelopes, scan,
                                    row, {options.selection.tensor_path, options.selection.max_chunk_bytes});
       },

@@ -22,7 +22,7 @@ struct StageTimes {
   double write = 0;      // the result JSON and its arrays, and the end of the state sidecar (SidecarWrite)
 
   void add(const metrics::CoreStats& core) {
-    gram += core.gram_s, top += core.top_s, controls += core.controls_s;
+    gram += core.gram_s, top += core.top_s, controls += core.controls_s, envelopes += core.bounds_s;
   }
   double total() const { return load + forward + gram + top + controls + aggregate + envelopes + bootstrap + fits + write; }
   // "timing.stages" (metrics::Timing): everything but `write` (the JSON holding it is written after).

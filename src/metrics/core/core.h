@@ -49,11 +49,26 @@ struct ValueGeometry {
   std::vector<double> decay_sums;  // [K, decay_k] (0 for lags without pairs)
 };
 
+// A block's Gram matrix V V^T [T, T] (row stride ld) and norms ||v_k|| [T] as the core made them,
+// handed to a BlockHook once the block's orderings are done: the hook may overwrite the matrix.
+// symmetric: equal to its transpose bit for bit (core_gram.h).
+struct BlockGram {
+  double* gram;
+  int64_t ld;
+  std::span<const double> norms;
+  int64_t d;
+  bool symmetric;
+};
+// Called once per block, in the worker that holds it (blocks in any order, a worker's one at a
+// time); its time is CoreStats::bounds_s. With a hook every block's Gram matrix is made.
+using BlockHook = std::function<void(int64_t block, const BlockGram&)>;
+
 // V [K, T, d] (any floating type; each block converted to float64 by the worker that takes it).
-// With `geometry`, SPEC §4's value statistics (lags 1..decay_k) of every block too. Runs on
-// `pool`.
+// With `geometry`, SPEC §4's value statistics (lags 1..decay_k) of every block too; with `hook`,
+// what it does with each block's Gram matrix. Runs on `pool`.
 std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const std::vector<CoreGroup>& groups,
-                              Distance distance, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats);
+                              Distance distance, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats,
+                              const BlockHook& hook = {});
 
 // The per-sample curves [kCurveMetrics, G] of samples [s0, s1) of a group: P, R, F of ordering
 // 0, the mean of the other orderings as the control (left as they are without them), the

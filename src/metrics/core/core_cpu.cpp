@@ -28,6 +28,7 @@ struct BlockBuffers {
   // [T, T] with row stride gram_stride(T) (where a block needs it), the values in float64 [T, d]
   // (where V is not), the same transposed [d, T] (where an ordering keeps c from s(N)), [T], [T]
   std::vector<double> gram, V, Vt, sq, norms;
+  bool symmetric = false;  // gram, as block_gram made it
   OrderingScratch ordering;
 
   // Sized for blocks of T tokens of head_dim d; a larger Gram buffer replaces the old one
@@ -62,8 +63,8 @@ std::span<const double> span_of(const std::vector<double>& v, int64_t offset, in
 class Runner {
  public:
   Runner(const io::FloatView& V, const std::vector<CoreGroup>& groups, Distance distance, int64_t decay_k,
-         ValueGeometry* geometry, std::vector<CoreOut>& outs)
-      : V_(V), groups_(groups), distance_(distance), decay_k_(decay_k), geometry_(geometry), outs_(outs),
+         ValueGeometry* geometry, const BlockHook& hook, std::vector<CoreOut>& outs)
+      : V_(V), groups_(groups), distance_(distance), decay_k_(decay_k), geometry_(geometry), hook_(hook), outs_(outs),
         by_block_(static_cast<size_t>(V.size(0))) {
     for (size_t g = 0; g < groups.size(); ++g)
       for (int64_t i = 0; i < groups[g].S; ++i)
@@ -80,13 +81,13 @@ class Runner {
   Block prepare(int64_t b, BlockBuffers& buf, CoreStats& st) const {
     const auto t0 = Clock::now();
     const int64_t T = this->T(), d = this->d(), ld = gram_stride(T);
-    const bool with_gram = needs(b, false), transpose = needs(b, true), convert = V_.dtype != io::Dtype::F64;
+    const bool with_gram = needs(b, false) || hook_, transpose = needs(b, true), convert = V_.dtype != io::Dtype::F64;
     buf.fit(T, d, with_gram, convert, transpose);
     // The block's values in float64 (exact from float32, bf16, fp16), here rather than for all
     // blocks at once before the workers start.
     if (convert) V_.to_double(b * T * d, {buf.V.data(), static_cast<size_t>(T * d)});
     const double* vb = convert ? buf.V.data() : static_cast<const double*>(V_.data) + b * T * d;
-    if (with_gram) block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
+    buf.symmetric = with_gram && block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
     for (int64_t k = 0; k < T; ++k) {
       buf.sq[k] = dot({vb + k * d, static_cast<size_t>(d)}, {vb + k * d, static_cast<size_t>(d)});
       buf.norms[k] = std::sqrt(buf.sq[k]);
@@ -116,6 +117,14 @@ class Runner {
     st.gram_s += seconds_since(t0);
     return {{with_gram ? buf.gram.data() : nullptr, ld}, {vb, d}, {transpose ? buf.Vt.data() : nullptr, T}, buf.sq,
             buf.norms, d};
+  }
+
+  // The hook's turn with block b, once its orderings are done.
+  void finish(int64_t b, BlockBuffers& buf, CoreStats& st) const {
+    if (!hook_) return;
+    const auto t0 = Clock::now();
+    hook_(b, {buf.gram.data(), gram_stride(T()), buf.norms, d(), buf.symmetric});
+    st.bounds_s += seconds_since(t0);
   }
 
   // Whether some ordering of block b keeps c from s(N) (prefix: it needs V transposed), or adds
@@ -152,6 +161,7 @@ class Runner {
   Distance distance_;
   int64_t decay_k_;
   ValueGeometry* geometry_;
+  const BlockHook& hook_;
   std::vector<CoreOut>& outs_;
   std::vector<std::vector<Task>> by_block_;
 };
@@ -165,7 +175,8 @@ CoreOut CoreOut::zeros(int64_t S, int64_t O, int64_t G) {
 }
 
 std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const std::vector<CoreGroup>& groups,
-                              Distance distance, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats) {
+                              Distance distance, int64_t decay_k, ValueGeometry* geometry, CoreStats* stats,
+                              const BlockHook& hook) {
   if (V.shape.size() != 3) fail("internal: the metric core's values are [K, T, d]");
   const int64_t K = V.size(0), T = V.size(1);
   std::vector<CoreOut> outs;
@@ -176,7 +187,7 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
     geometry->decay_sums.assign(static_cast<size_t>(K * std::max<int64_t>(decay_k, 0)), 0.0);
   }
   load_blas();
-  const Runner runner(V, groups, distance, decay_k, geometry, outs);
+  const Runner runner(V, groups, distance, decay_k, geometry, hook, outs);
   const auto start = Clock::now();
   CoreStats total;
   if (K >= pool.size()) {
@@ -188,6 +199,7 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
       for (int64_t b = b0; b < b1; ++b) {
         const Block block = runner.prepare(b, buf, per_block[b]);
         for (int64_t t = 0; t < runner.tasks_of(b); ++t) runner.run(b, t, block, buf.ordering, per_block[b]);
+        runner.finish(b, buf, per_block[b]);
       }
     });
     for (const auto& st : per_block) total.merge(st);
@@ -203,12 +215,13 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
         for (int64_t t = t0; t < t1; ++t) runner.run(b, t, block, sc, per_task[t]);
       });
       for (const auto& st : per_task) total.merge(st);
+      runner.finish(b, buf, total);
     }
   }
   // Wall time, split between the stages in proportion to their CPU time.
-  const double wall = seconds_since(start), cpu = total.gram_s + total.top_s + total.controls_s;
+  const double wall = seconds_since(start), cpu = total.gram_s + total.top_s + total.controls_s + total.bounds_s;
   if (cpu > 0) {
-    total.gram_s *= wall / cpu, total.top_s *= wall / cpu, total.controls_s *= wall / cpu;
+    for (double* s : {&total.gram_s, &total.top_s, &total.controls_s, &total.bounds_s}) *s *= wall / cpu;
   }
   if (stats) stats->merge(total);
   return outs;

@@ -3,8 +3,7 @@
 
 #include <cmath>
 
-#include "core.h"
-#include "core_gram.h"
+#include "sample_bounds_hook.h"
 #include "geoattn/arch/config.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"
@@ -22,6 +21,55 @@ std::vector<double> window_kappas(const EnvelopeStats& envelopes, const KappaSta
   return kappas;
 }
 
+void add_sample_bounds(const WindowSampleBounds& bounds, EnvelopeStats& envelopes, KappaStats* scan, int64_t scan_row) {
+  for (size_t i = 0; i < bounds.curves.size(); ++i) {
+    const auto& curves = bounds.curves[i];
+    if (curves.empty()) continue;
+    const int64_t h = static_cast<int64_t>(i) % bounds.H, l = static_cast<int64_t>(i) / bounds.H % bounds.L;
+    envelopes.add(l, h, curves[0]);
+    if (scan) scan->add(scan_row, l, h, std::span<const analysis::BoundsCurves>(curves).subspan(1));
+  }
+}
+
+namespace detail {
+BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
+                             const LayerWindows& windows, const std::vector<double>& kappas, int64_t KV,
+                             WindowSampleBounds& out) {
+  const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
+  out = {Q, L, H, std::vector<std::vector<analysis::BoundsCurves>>(static_cast<size_t>(Q * L * H))};
+  return [&alpha, &queries, &grid, &windows, &kappas, &out, KV, L, H, Q, T](int64_t b, const BlockGram& g) {
+    const int64_t l = b / KV, kv = b % KV, ld = g.ld;
+    // SPEC §5's rho_jk = cos(v_j, v_k) = <v_j, v_k> / (||v_j|| ||v_k||), in place (0 with a zero
+    // vector, SPEC §3's convention; the same for rho_kj, so a symmetric matrix stays so).
+    std::vector<double> inv(static_cast<size_t>(T));
+    for (int64_t j = 0; j < T; ++j) inv[j] = g.norms[j] > 0 ? 1 / g.norms[j] : 0;
+    for (int64_t j = 0; j < T; ++j)
+      for (int64_t k = 0; k < T; ++k) g.gram[j * ld + k] *= inv[j] * inv[k];
+    std::vector<double> row;
+    std::vector<int64_t> order;
+    for (int64_t qi = 0; qi < Q; ++qi) {
+      const QueryKeys keys = windows.keys(queries[qi], l);  // SPEC §1: tokens first..q
+      const std::vector<int64_t> valid(grid.begin(), grid.begin() + valid_grid_size(grid, keys.n));
+      if (valid.empty()) continue;
+      const int64_t n = keys.n, first = keys.first;
+      const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> rho(g.gram + first * ld + first, n, n,
+                                                                          Eigen::OuterStride<>(ld));
+      for (int64_t h = 0; h < H; ++h) {
+        if (arch::kv_head_of(h, H, KV) != kv) continue;
+        row.resize(static_cast<size_t>(n));
+        alpha.to_double(((l * H + h) * Q + qi) * T + first, row);
+        Eigen::VectorXd a(n);  // [n]
+        for (int64_t i = 0; i < n; ++i) a[i] = row[i] * g.norms[first + i];  // a_i = alpha_i ||v_i||
+        order.resize(static_cast<size_t>(n));
+        top_n_order(row, order);
+        out.curves[static_cast<size_t>((qi * L + l) * H + h)] =
+            analysis::sample_bounds({a, rho, order, g.d, g.symmetric}, valid, kappas);
+      }
+    }
+  };
+}
+}  // namespace detail
+
 void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::FloatView& values,
                        const std::vector<int64_t>& queries, const std::vector<int64_t>& grid, const LayerWindows& windows,
                        EnvelopeStats& envelopes, KappaStats* scan, int64_t scan_row) {
@@ -29,51 +77,11 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
   const int64_t KV = values.size(1), d = values.size(3);
   // One pass over each sample for all the kappas.
   const std::vector<double> kappas = window_kappas(envelopes, scan, L, H, Q, queries);
-  detail::load_blas();
-  for_each_query_layer(queries, L, grid, windows, [&](int64_t qi, int64_t l, QueryKeys keys, const std::vector<int64_t>& valid) {
-    const int64_t n = keys.n, first = keys.first;  // SPEC §1: tokens first..q
-    const int64_t ld = detail::gram_stride(n);
-    // Per KV head: the norms ||v_i|| [n] and rho_jk = cos(v_j, v_k) [n, n] (0 with a zero vector,
-    // SPEC §3's convention), the Gram of the unit vectors.
-    std::vector<std::vector<double>> norms(KV), rho(KV);
-    std::vector<char> symmetric(static_cast<size_t>(KV), 0);
-    pool.parallel_for(KV, [&](int64_t k0, int64_t k1, int) {
-      for (int64_t kv = k0; kv < k1; ++kv) {
-        std::vector<double> U(static_cast<size_t>(n * d));
-        values.to_double(((l * KV + kv) * T + first) * d, U);
-        norms[kv].assign(static_cast<size_t>(n), 0);
-        for (int64_t i = 0; i < n; ++i) {
-          double s = 0;
-          for (int64_t c = 0; c < d; ++c) s += U[i * d + c] * U[i * d + c];
-          norms[kv][i] = std::sqrt(s);
-          for (int64_t c = 0; c < d; ++c) U[i * d + c] = norms[kv][i] > 0 ? U[i * d + c] / norms[kv][i] : 0;
-        }
-        rho[kv].assign(static_cast<size_t>(n * ld), 0);
-        symmetric[static_cast<size_t>(kv)] = detail::block_gram(U.data(), n, d, rho[kv].data(), ld);
-      }
-    });
-    std::vector<std::vector<analysis::BoundsCurves>> curves(static_cast<size_t>(H));  // [H][kappa]
-    pool.parallel_for(H, [&](int64_t h0, int64_t h1, int) {
-      for (int64_t h = h0; h < h1; ++h) {
-        const int64_t kv = arch::kv_head_of(h, H, KV);
-        std::vector<double> row(static_cast<size_t>(n));
-        alpha.to_double(((l * H + h) * Q + qi) * T + first, row);
-        Eigen::VectorXd a(n);  // [n]
-        for (int64_t i = 0; i < n; ++i) a[i] = row[i] * norms[kv][i];  // a_i = alpha_i ||v_i||
-        std::vector<int64_t> order(static_cast<size_t>(n));
-        detail::top_n_order(row, order);
-        // rho [n, n] read in place (the KV head's Gram, shared by its query heads).
-        const analysis::BoundsView in{
-            a, Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>(rho[kv].data(), n, n, Eigen::OuterStride<>(ld)),
-            order, d, symmetric[static_cast<size_t>(kv)] != 0};
-        curves[h] = analysis::sample_bounds(in, valid, kappas);
-      }
-    });
-    for (int64_t h = 0; h < H; ++h) {
-      envelopes.add(l, h, curves[h][0]);
-      if (scan) scan->add(scan_row, l, h, std::span<const analysis::BoundsCurves>(curves[h]).subspan(1));
-    }
-  });
+  WindowSampleBounds bounds;
+  // The value blocks' Gram matrices as the metric core makes them, with no ordering to run.
+  detail::core_cpu(pool, io::FloatView{values.data, values.dtype, {L * KV, T, d}}, {}, Distance::Euclidean, 0, nullptr,
+                   nullptr, detail::sample_bounds_hook(alpha, queries, grid, windows, kappas, KV, bounds));
+  add_sample_bounds(bounds, envelopes, scan, scan_row);
 }
 
 }  // namespace geoattn::metrics

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core.h"
+#include "sample_bounds_hook.h"
 #include "geoattn/arch/config.h"
 #include "geoattn/metrics/core/metric_names.h"
 #include "geoattn/util/error.h"
@@ -106,7 +107,13 @@ WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
   if (geo) geometry.first = last_query_first_keys(options.windows, L, KV, T);
-  const auto results = detail::core_cpu(pool, V, groups, options.selection.distance, options.decay_k, geo, &out.core);
+  // SPEC §5's bounds from the same Gram matrices, where the run asks for them.
+  const detail::BlockHook bounds = options.bound_kappas.empty()
+                                       ? detail::BlockHook()
+                                       : detail::sample_bounds_hook(alpha, queries, grid, options.windows,
+                                                                    options.bound_kappas, KV, out.bounds);
+  const auto results =
+      detail::core_cpu(pool, V, groups, options.selection.distance, options.decay_k, geo, &out.core, bounds);
   // Each group's curves and scalars into their samples' places, ranges of samples on the pool.
   for (size_t i = 0; i < groups.size(); ++i)
     pool.parallel_for(groups[i].S, [&](int64_t s0, int64_t s1, int) { detail::place_samples(keyed[i], results[i], s0, s1, out); });

@@ -28,9 +28,10 @@ struct CoreStats {
   double gram_s = 0;         // wall time: Gram matrices (CPU) or nothing (tensor path)
   double top_s = 0;          // the top-N ordering (counts, s(N) diagnostics, scalars)
   double controls_s = 0;     // the random orderings of the control
+  double bounds_s = 0;       // SPEC §5's per-sample bounds from the Gram matrices (CPU, where asked)
   void merge(const CoreStats& o) {
     decisions += o.decisions, banded += o.banded, exact_tokens += o.exact_tokens;
-    gram_s += o.gram_s, top_s += o.top_s, controls_s += o.controls_s;
+    gram_s += o.gram_s, top_s += o.top_s, controls_s += o.controls_s, bounds_s += o.bounds_s;
   }
 };
 

@@ -11,6 +11,7 @@
 #include "geoattn/metrics/stats/aggregate.h"
 #include "geoattn/metrics/core/core_options.h"
 #include "geoattn/metrics/core/visible_keys.h"
+#include "geoattn/metrics/core/window_bounds.h"
 #include "geoattn/io/float_view.h"
 #include "geoattn/util/worker_pool.h"
 
@@ -22,6 +23,10 @@ struct MetricOptions {
   uint64_t seed = 0;     // with the window's key, fixes every permutation
   int64_t decay_k = 0;   // > 0: also the value statistics of SPEC §4, lags 1..decay_k
   LayerWindows windows;  // SPEC §1: the layers' windows and whose keys are their tokens
+  // Non-empty: SPEC §5's bounds of every sample too, at these kappas (window_kappas' order), from
+  // the CPU core's Gram matrices (WindowMetrics::bounds). The tensor path leaves them to
+  // add_window_bounds.
+  std::vector<double> bound_kappas;
 };
 
 // One window's samples, sample (query i, layer l, head h) at [i][l][h].
@@ -36,6 +41,7 @@ struct WindowMetrics {
   // `first` is the last query's first token on the layer (SPEC §1; 0 without a window).
   std::vector<double> value_norms, decay_sums;
   CoreStats core;  // what the metric core did, and where its time went
+  WindowSampleBounds bounds;  // with MetricOptions::bound_kappas on the CPU (else no curves)
 };
 
 // alpha [layers, heads, queries, T] (rows zero after their query), values

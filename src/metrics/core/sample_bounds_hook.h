@@ -1,0 +1,19 @@
+#pragma once
+// SPEC §5's per-sample bounds from the metric core's Gram matrices (core.h's BlockHook), internal
+// to src/metrics: window_bounds.cpp and window_metrics.cpp run it.
+#include <vector>
+
+#include "core.h"
+#include "geoattn/metrics/core/window_bounds.h"
+
+namespace geoattn::metrics::detail {
+
+// The hook that fills `out` (sized here, [Q, L, H]) with the bounds of every sample reading value
+// block b = l * KV + kv, at `kappas`: rho_jk = cos(v_j, v_k) from the block's Gram matrix, in
+// place, and a_i = alpha_i ||v_i|| from its norms. alpha [L, H, Q, T]; the arguments must outlive
+// the core's call.
+BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
+                             const LayerWindows& windows, const std::vector<double>& kappas, int64_t KV,
+                             WindowSampleBounds& out);
+
+}  // namespace geoattn::metrics::detail

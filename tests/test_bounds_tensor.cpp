@@ -11,8 +11,10 @@
 
 #include "geoattn/analysis/bounds.h"
 #include "geoattn/metrics/core/window_bounds.h"
+#include "geoattn/metrics/core/window_metrics.h"
 #include "geoattn/metrics_torch/selection.h"
 #include "geoattn/metrics_torch/window_bounds_torch.h"
+#include "geoattn/model/capture_tensor_checks.h"
 #include "torch_test_util.h"
 
 using namespace geoattn;
@@ -139,7 +141,9 @@ TEST(BoundsTensor, CornerCasesEqualThePlainFormulas) {
 
 // The window-level envelopes (add_window_bounds from alpha and v, every head at once, chunked
 // small) equal the CPU run's within 1e-9, the kappa scan's too; and with the tiny Mistral's W = 8
-// the windowed layers' samples are keys first..q as on the CPU.
+// the windowed layers' samples are keys first..q as on the CPU. The CPU run's bounds made beside
+// the metrics (window_metrics with bound_kappas: the run's path, the Gram matrices shared with
+// the orderings of top-N and 3 controls) equal add_window_bounds' bit for bit.
 void expect_window_paths_agree(const torch::Tensor& alpha, const torch::Tensor& values, const std::vector<int64_t>& queries,
                                const std::vector<int64_t>& grid, const metrics::LayerWindows& windows,
                                const std::string& where) {
@@ -151,9 +155,26 @@ void expect_window_paths_agree(const torch::Tensor& alpha, const torch::Tensor& 
   metrics::add_window_bounds(pool, alpha, values, queries, grid, windows, plain, &plain_scan, -1);
   metrics::add_window_bounds(pool, alpha, values, queries, grid, windows, tensor, &tensor_scan, -1,
                              {true, /*max_chunk_bytes=*/1});  // one head per chunk
+  metrics::EnvelopeStats fused(L, H, G, kKappas[0]);
+  metrics::KappaStats fused_scan(L, H, G, scan_kappas, std::nullopt);
+  metrics::MetricOptions options;
+  options.controls = 3;
+  options.windows = windows;
+  options.bound_kappas = kKappas;
+  const auto m = metrics::window_metrics(pool, model::float_view(alpha), model::float_view(values), queries, grid, 7, options);
+  ASSERT_EQ(std::ssize(m.bounds.curves), std::ssize(queries) * L * H) << where;
+  metrics::add_sample_bounds(m.bounds, fused, &fused_scan, -1);
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) {
       const std::string at = where + " head (" + std::to_string(l) + ", " + std::to_string(h) + ")";
+      EXPECT_EQ(fused.samples(l, h), plain.samples(l, h)) << at;
+      expect_curves(fused.mean(l, h), plain.mean(l, h), 0.0, at + " beside the metrics");
+      for (int64_t k = 0; k < std::ssize(scan_kappas); ++k)
+        for (int c = 0; c < 4; ++c) {
+          const auto x = fused_scan.mean(l, h, k, c), y = plain_scan.mean(l, h, k, c);
+          for (int64_t g = 0; g < G; ++g)
+            if (!std::isnan(y[g])) EXPECT_EQ(x[g], y[g]) << at << " beside the metrics, scan kappa " << scan_kappas[k];
+        }
       EXPECT_EQ(tensor.samples(l, h), plain.samples(l, h)) << at;
       expect_curves(tensor.mean(l, h), plain.mean(l, h), 1e-9, at);
       EXPECT_EQ(tensor.nontrivial_share(l, h), plain.nontrivial_share(l, h)) << at;

@@ -193,6 +193,26 @@ TEST(BoundsTensor, WindowEnvelopesEqualTheCpuRun) {
     expect_window_paths_agree(cap.alpha, cap.values, queries, every_n(256), {}, "stories260K");
 }
 
+// Values scaled by 2^500 (float64): norms past 1e150, where the CPU scales rho's rows and
+// columns one at a time (not symmetric, each step finite), agree with the tensor path's own
+// cosines, and every envelope is finite (their sigma scales with the values and mu with their
+// square, so these bounds are near 1: SPEC §5 is not scale-free).
+TEST(BoundsTensor, HugeValuesKeepAFiniteRho) {
+  const std::vector<int64_t> queries = {255};
+  const auto cap = stories260k(1, queries).front();
+  const auto values = (cap.values.to(torch::kFloat64) * std::ldexp(1.0, 500)).contiguous();
+  expect_window_paths_agree(cap.alpha, values, queries, every_n(256), {}, "values x 2^500");
+  WorkerPool pool(2);
+  metrics::EnvelopeStats huge(cap.alpha.size(0), cap.alpha.size(1), 256, 1.0);
+  metrics::add_window_bounds(pool, model::float_view(cap.alpha), model::float_view(values), queries, every_n(256), {}, huge);
+  for (int64_t l = 0; l < cap.alpha.size(0); ++l)
+    for (int64_t h = 0; h < cap.alpha.size(1); ++h) {
+      const analysis::BoundsCurves mean = huge.mean(l, h);
+      for (const auto* f : analysis::curve_fields(mean))
+        for (const double v : *f) ASSERT_TRUE(std::isfinite(v)) << "head (" << l << ", " << h << ")";
+    }
+}
+
 TEST(BoundsTensor, WindowedLayersReadTheKeysTheQuerySees) {
   const auto ck = io::Checkpoint::open(geoattn::testing::fixture("hf-tiny/mistral"));
   const auto decoder = model::Decoder::load(ck, torch::kFloat32, torch::kCPU);

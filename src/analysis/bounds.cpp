@@ -21,7 +21,7 @@ void check_input(const BoundsView& in, const BoundsOptions& opt) {
     if (!std::isfinite(in.a[i]) || in.a[i] < 0) fail("bounds: a[{}] = {} is not a finite number >= 0", i, in.a[i]);
   if (in.rho.rows() != n || in.rho.cols() != n)
     fail("bounds: rho is {}x{}, expected {}x{} (one row per token)", in.rho.rows(), in.rho.cols(), n, n);
-  if (!in.rho.allFinite()) fail("bounds: rho has a non-finite entry");
+  if (!in.rho_finite && !in.rho.allFinite()) fail("bounds: rho has a non-finite entry");
   if (static_cast<Eigen::Index>(in.order.size()) != n)
     fail("bounds: the selection order has {} entries for {} tokens", in.order.size(), n);
   std::vector<char> seen(static_cast<size_t>(n), 0);
@@ -59,6 +59,19 @@ void append_bounds(BoundsCurves& c, double P_lo, double P_up, double R_lo, doubl
 }
 
 namespace {
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GEOATTN_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define GEOATTN_CLONES
+#endif
+// rho_max_j = max(rho_max_j, r_j), M_j += a rt_j over j < n.
+GEOATTN_CLONES void max_and_axpy(double* rho_max, double* M, const double* r, const double* rt, double a, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    rho_max[j] = std::max(rho_max[j], r[j]);
+    M[j] += a * rt[j];
+  }
+}
+
 const double kXiMode = pair_p_mode();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -91,9 +104,8 @@ class State {
     ++n_in_nonsink_;
     const double* rho_jk = in_.rho.col(k).data();                              // [n] over j
     const double* rho_kj = in_.rho_symmetric ? rho_jk : rho_t_.col(k).data();  // [n] over j
-    rho_max_ = rho_max_.max(Eigen::Map<const Eigen::ArrayXd>(rho_jk, n_));
     // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj
-    M_ += ak * Eigen::Map<const Eigen::ArrayXd>(rho_kj, n_);
+    max_and_axpy(rho_max_.data(), M_.data(), rho_jk, rho_kj, ak, n_);
   }
 
   // What does not depend on kappa at the current N (BoundsCurves): the kappa-free upper bounds,

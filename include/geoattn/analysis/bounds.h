@@ -38,6 +38,9 @@ struct BoundsView {
   std::span<const int64_t> order;
   int64_t d = 0;
   bool rho_symmetric = false;
+  // rho_finite: every entry of rho is finite by how the caller made it (cosines of vectors whose
+  // norms it checked), so that sample_bounds skips its O(n^2) check of rho.
+  bool rho_finite = false;
 };
 inline BoundsView BoundsInput::view() const { return {a, rho, order, d, false}; }
 

@@ -39,12 +39,25 @@ BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64
   out = {Q, L, H, std::vector<std::vector<analysis::BoundsCurves>>(static_cast<size_t>(Q * L * H))};
   return [&alpha, &queries, &grid, &windows, &kappas, &out, KV, L, H, Q, T](int64_t b, const BlockGram& g) {
     const int64_t l = b / KV, kv = b % KV, ld = g.ld;
-    // SPEC §5's rho_jk = cos(v_j, v_k) = <v_j, v_k> / (||v_j|| ||v_k||), in place (0 with a zero
-    // vector, SPEC §3's convention; the same for rho_kj, so a symmetric matrix stays so).
+    // SPEC §5's rho_jk = cos(v_j, v_k) = G_jk / (||v_j|| ||v_k||), in place, 0 with a zero vector
+    // (SPEC §3's convention). G_jk (1/||v_j|| 1/||v_k||): the same for rho_kj, so a symmetric
+    // matrix stays so, where the norms keep that product finite; else (G_jk / ||v_j||) / ||v_k||,
+    // each step finite (|G_jk| <= ||v_j|| ||v_k||), and read as not symmetric.
     std::vector<double> inv(static_cast<size_t>(T));
-    for (int64_t j = 0; j < T; ++j) inv[j] = g.norms[j] > 0 ? 1 / g.norms[j] : 0;
-    for (int64_t j = 0; j < T; ++j)
-      for (int64_t k = 0; k < T; ++k) g.gram[j * ld + k] *= inv[j] * inv[k];
+    bool finite = true, tame = true;
+    for (int64_t j = 0; j < T; ++j) {
+      const double x = g.norms[j];
+      inv[j] = x > 0 ? 1 / x : 0;
+      finite &= std::isfinite(x);
+      tame &= x == 0 || (x > 1e-150 && x < 1e150);  // false for NaN and inf
+    }
+    for (int64_t j = 0; j < T; ++j) {
+      double* G = g.gram + j * ld;
+      if (tame)
+        for (int64_t k = 0; k < T; ++k) G[k] *= inv[j] * inv[k];
+      else
+        for (int64_t k = 0; k < T; ++k) G[k] = G[k] * inv[j] * inv[k];
+    }
     std::vector<double> row;
     std::vector<int64_t> order;
     for (int64_t qi = 0; qi < Q; ++qi) {
@@ -63,7 +76,7 @@ BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64
         order.resize(static_cast<size_t>(n));
         top_n_order(row, order);
         out.curves[static_cast<size_t>((qi * L + l) * H + h)] =
-            analysis::sample_bounds({a, rho, order, g.d, g.symmetric}, valid, kappas);
+            analysis::sample_bounds({a, rho, order, g.d, g.symmetric && tame, finite}, valid, kappas);
       }
     }
   };

@@ -95,13 +95,8 @@ metrics::MetricOptions MetricRun::options() const {
   options.seed = spec_.seed;
   options.decay_k = state_.assumptions.empty() ? 0 : spec_.decay_k;
   options.windows = spec_.windows();
-  // The envelopes' kappa, then the scan's (window_kappas): on the CPU, from the core's Gram matrices.
-  if (!state_.envelopes.empty()) {
-    options.bound_kappas = {state_.envelopes.kappa()};
-    if (!state_.kappa_scan.empty())
-      options.bound_kappas.insert(options.bound_kappas.end(), state_.kappa_scan.kappas().begin(),
-                                  state_.kappa_scan.kappas().end());
-  }
+  // SPEC §5's bounds on the CPU, from the core's Gram matrices (none with the envelopes off).
+  options.bound_kappas = metrics::bound_kappas(state_.envelopes, state_.kappa_scan.empty() ? nullptr : &state_.kappa_scan);
   return options;
 }
 

@@ -16,6 +16,11 @@ std::vector<double> window_kappas(const EnvelopeStats& envelopes, const KappaSta
     fail("envelopes are {}x{}, the window {}x{}", envelopes.layers(), envelopes.heads(), L, H);
   if (std::ssize(queries) != Q) fail("internal: {} query positions for {} rows", queries.size(), Q);
   if (scan && (scan->layers() != L || scan->heads() != H)) fail("kappa stats are {}x{}, the window {}x{}", scan->layers(), scan->heads(), L, H);
+  return bound_kappas(envelopes, scan);
+}
+
+std::vector<double> bound_kappas(const EnvelopeStats& envelopes, const KappaStats* scan) {
+  if (envelopes.empty()) return {};
   std::vector<double> kappas = {envelopes.kappa()};
   if (scan) kappas.insert(kappas.end(), scan->kappas().begin(), scan->kappas().end());
   return kappas;

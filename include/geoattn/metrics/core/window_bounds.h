@@ -16,7 +16,10 @@
 
 namespace geoattn::metrics {
 
-// The kappas a window's bounds run at, on either path: the envelopes', then the scan's. geoattn::Error
+// The kappas a run's bounds run at, on either path: the envelopes', then the scan's (none with
+// the envelopes off).
+std::vector<double> bound_kappas(const EnvelopeStats& envelopes, const KappaStats* scan);
+// The same for one window, geoattn::Error
 // unless the stats are L x H and `queries` has one position per query row (Q).
 std::vector<double> window_kappas(const EnvelopeStats& envelopes, const KappaStats* scan, int64_t L, int64_t H, int64_t Q,
                                   const std::vector<int64_t>& queries);

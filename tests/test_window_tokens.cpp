@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "geoattn/metrics/core/window_assumptions.h"
@@ -120,7 +121,9 @@ TEST_P(WindowTokensTest, CausalKeepsEveryKey) {
 }
 
 // SPEC §5's bounds and SPEC §4's statistics follow the same keys: per layer, the windowed run's
-// envelopes and fits' inputs equal those of the cut rows.
+// envelopes equal those of the cut rows within rounding (rho comes from the Gram matrix of the
+// whole block, whose entries a BLAS may sum in another order than the cut rows' own product:
+// Eigen's does where there is no CBLAS), the fits' inputs bit for bit.
 TEST_P(WindowTokensTest, BoundsAndFitsFollowTheWindow) {
   const Captured cap = capture(GetParam());
   const int64_t L = cap.alpha.size(0), H = cap.alpha.size(1), K = 4;
@@ -145,7 +148,12 @@ TEST_P(WindowTokensTest, BoundsAndFitsFollowTheWindow) {
       EXPECT_EQ(envelopes.samples(l, h), cut_env.samples(0, h)) << "layer " << l;
       const auto x = envelopes.mean(l, h), y = cut_env.mean(0, h);
       const auto fx = analysis::curve_fields(x), fy = analysis::curve_fields(y);
-      for (int k = 0; k < analysis::kBoundCurves; ++k) EXPECT_TRUE(same_bits(*fx[k], *fy[k])) << "layer " << l << " curve " << k;
+      for (int k = 0; k < analysis::kBoundCurves; ++k) {
+        ASSERT_EQ(fx[k]->size(), fy[k]->size());
+        for (size_t g = 0; g < fx[k]->size(); ++g)
+          if (!std::isnan((*fy[k])[g]) || !std::isnan((*fx[k])[g]))
+            EXPECT_NEAR((*fx[k])[g], (*fy[k])[g], 1e-12) << "layer " << l << " curve " << k << " grid index " << g;
+      }
     }
     // The last query's keys as a window of their own.
     const auto keys = windows.keys(T - 1, l);

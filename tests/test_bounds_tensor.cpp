@@ -15,29 +15,16 @@
 #include "geoattn/metrics_torch/selection.h"
 #include "geoattn/metrics_torch/window_bounds_torch.h"
 #include "geoattn/model/capture_tensor_checks.h"
+#include "bounds_test_util.h"
 #include "torch_test_util.h"
 
 using namespace geoattn;
 using analysis::BoundsCurves;
+using geoattn::testing::expect_curves;
 
 namespace {
 
 const std::vector<double> kKappas = {1.0, 0.0625, 16.0};
-
-// Every curve of `got` within `tol` of `want` (NaN where both are), and the flags equal.
-void expect_curves(const BoundsCurves& got, const BoundsCurves& want, double tol, const std::string& where) {
-  const auto g = analysis::curve_fields(got), w = analysis::curve_fields(want);
-  for (size_t k = 0; k < g.size(); ++k) {
-    ASSERT_EQ(g[k]->size(), w[k]->size()) << where << " " << analysis::kBoundsNames[k];
-    for (size_t i = 0; i < g[k]->size(); ++i) {
-      const double x = (*g[k])[i], y = (*w[k])[i];
-      if (std::isnan(x) && std::isnan(y)) continue;
-      EXPECT_NEAR(x, y, tol) << where << " " << analysis::kBoundsNames[k] << " grid index " << i;
-    }
-  }
-  EXPECT_EQ(got.open, want.open) << where;
-  EXPECT_EQ(got.nontrivial, want.nontrivial) << where;
-}
 
 // One sample's inputs from a capture: alpha [n] and the KV head's values [n, d] (float32).
 analysis::BoundsInput sample_of(const torch::Tensor& alpha, const torch::Tensor& values) {

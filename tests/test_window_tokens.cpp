@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "geoattn/metrics/core/window_assumptions.h"
@@ -15,6 +14,7 @@
 #include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/util/n_grid.h"
+#include "bounds_test_util.h"
 #include "test_util.h"
 
 using namespace geoattn;
@@ -122,8 +122,8 @@ TEST_P(WindowTokensTest, CausalKeepsEveryKey) {
 
 // SPEC §5's bounds and SPEC §4's statistics follow the same keys: per layer, the windowed run's
 // envelopes equal those of the cut rows within rounding (rho comes from the Gram matrix of the
-// whole block, whose entries a BLAS may sum in another order than the cut rows' own product:
-// Eigen's does where there is no CBLAS), the fits' inputs bit for bit.
+// whole block, whose entries a BLAS may sum in another order than the cut rows' own product),
+// the fits' inputs bit for bit.
 TEST_P(WindowTokensTest, BoundsAndFitsFollowTheWindow) {
   const Captured cap = capture(GetParam());
   const int64_t L = cap.alpha.size(0), H = cap.alpha.size(1), K = 4;
@@ -147,13 +147,7 @@ TEST_P(WindowTokensTest, BoundsAndFitsFollowTheWindow) {
     for (int64_t h = 0; h < H; ++h) {
       EXPECT_EQ(envelopes.samples(l, h), cut_env.samples(0, h)) << "layer " << l;
       const auto x = envelopes.mean(l, h), y = cut_env.mean(0, h);
-      const auto fx = analysis::curve_fields(x), fy = analysis::curve_fields(y);
-      for (int k = 0; k < analysis::kBoundCurves; ++k) {
-        ASSERT_EQ(fx[k]->size(), fy[k]->size());
-        for (size_t g = 0; g < fx[k]->size(); ++g)
-          if (!std::isnan((*fy[k])[g]) || !std::isnan((*fx[k])[g]))
-            EXPECT_NEAR((*fx[k])[g], (*fy[k])[g], 1e-12) << "layer " << l << " curve " << k << " grid index " << g;
-      }
+      geoattn::testing::expect_curves(x, y, 1e-12, "layer " + std::to_string(l));
     }
     // The last query's keys as a window of their own.
     const auto keys = windows.keys(T - 1, l);

@@ -1,6 +1,7 @@
 // Assumption 2 (paper sect. 3.2, SPEC §4): c(k) = exp(-beta k) by nonlinear least squares.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,25 +12,16 @@
 namespace geoattn::analysis {
 
 namespace {
-// SPEC §4: the least-squares objective sum_k (c(k) - exp(-beta k))^2.
-double sse(const std::vector<double>& c, double beta) {
+// SPEC §4: the least-squares objective sum_k (c(k) - exp(-beta k))^2; with `stop`, the partial
+// sum at the first k where it passes `stop` (adding squares never lowers a float sum, so the
+// whole sum passes it too: the same answer to sse(...) <= stop, for less).
+double sse(const std::vector<double>& c, double beta, double stop = std::numeric_limits<double>::infinity()) {
   double s = 0;
-  for (size_t k = 1; k <= c.size(); ++k) {
+  for (size_t k = 1; k <= c.size() && s <= stop; ++k) {
     const double e = c[k - 1] - std::exp(-beta * static_cast<double>(k));
     s += e * e;
   }
   return s;
-}
-
-// Whether sse(c, beta) <= bound, the same sum in the same order, stopped once a partial sum
-// passes `bound` (adding squares never lowers a float sum): the same answer as the whole sum.
-bool sse_within(const std::vector<double>& c, double beta, double bound) {
-  double s = 0;
-  for (size_t k = 1; k <= c.size() && s <= bound; ++k) {
-    const double e = c[k - 1] - std::exp(-beta * static_cast<double>(k));
-    s += e * e;
-  }
-  return s <= bound;
 }
 
 // SPEC §4: mae = mean_k |c(k) - exp(-beta k)|.
@@ -89,7 +81,7 @@ FitStatus decay_identified(const std::vector<double>& c, double beta) {
   // The extent of the set over the probes (beta itself is in it).
   double low = beta, high = beta;
   for (const double p : probes)
-    if (sse_within(c, p, bound)) low = std::min(low, p), high = std::max(high, p);
+    if (sse(c, p, bound) <= bound) low = std::min(low, p), high = std::max(high, p);
   if (low >= lo && high <= hi) return {};
   return {false, fmt::format("decay identifiability: SSE(beta') <= SSE_min + sigma^2 = {:.3g} + {:.3g} for beta' from "
                              "{:.4g} to {:.4g}, not within a factor {} of beta = {:.4g} (K = {}): c(k) does not pin beta down",

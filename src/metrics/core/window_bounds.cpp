@@ -41,7 +41,7 @@ BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64
                              const LayerWindows& windows, const std::vector<double>& kappas, int64_t KV,
                              WindowSampleBounds& out) {
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
-  out = {Q, L, H, std::vector<std::vector<analysis::BoundsCurves>>(static_cast<size_t>(Q * L * H))};
+  out = {L, H, std::vector<std::vector<analysis::BoundsCurves>>(static_cast<size_t>(Q * L * H))};
   return [&alpha, &queries, &grid, &windows, &kappas, &out, KV, L, H, Q, T](int64_t b, const BlockGram& g) {
     const int64_t l = b / KV, kv = b % KV, ld = g.ld;
     // SPEC §5's rho_jk = cos(v_j, v_k) = G_jk / (||v_j|| ||v_k||), in place, 0 with a zero vector
@@ -67,7 +67,7 @@ BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64
     std::vector<int64_t> order;
     for (int64_t qi = 0; qi < Q; ++qi) {
       const QueryKeys keys = windows.keys(queries[qi], l);  // SPEC §1: tokens first..q
-      const std::vector<int64_t> valid(grid.begin(), grid.begin() + valid_grid_size(grid, keys.n));
+      const std::vector<int64_t> valid = valid_grid(grid, keys);
       if (valid.empty()) continue;
       const int64_t n = keys.n, first = keys.first;
       const Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> rho(g.gram + first * ld + first, n, n,

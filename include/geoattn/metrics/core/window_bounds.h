@@ -27,13 +27,17 @@ std::vector<double> window_kappas(const EnvelopeStats& envelopes, const KappaSta
 // Every (query row qi, layer l) of a window whose keys reach some grid value, in the order both
 // paths add them: f(qi, l, keys, valid), keys the query's tokens on that layer (SPEC §1), valid the
 // grid values N <= keys.n.
+// The grid values a sample with tokens `keys` adds: N <= keys.n (SPEC §2).
+inline std::vector<int64_t> valid_grid(const std::vector<int64_t>& grid, const QueryKeys& keys) {
+  return {grid.begin(), grid.begin() + valid_grid_size(grid, keys.n)};
+}
 template <class F>
 void for_each_query_layer(const std::vector<int64_t>& queries, int64_t L, const std::vector<int64_t>& grid,
                           const LayerWindows& windows, F&& f) {
   for (int64_t qi = 0; qi < std::ssize(queries); ++qi)
     for (int64_t l = 0; l < L; ++l) {
       const QueryKeys keys = windows.keys(queries[qi], l);
-      const std::vector<int64_t> valid(grid.begin(), grid.begin() + valid_grid_size(grid, keys.n));
+      const std::vector<int64_t> valid = valid_grid(grid, keys);
       if (!valid.empty()) f(qi, l, keys, valid);
     }
 }
@@ -42,7 +46,7 @@ void for_each_query_layer(const std::vector<int64_t>& queries, int64_t L, const 
 // (MetricOptions::bound_kappas): sample (query row qi, layer l, head h) at [(qi * L + l) * H + h],
 // one BoundsCurves per kappa (window_kappas' order); empty where the sample reaches no grid value.
 struct WindowSampleBounds {
-  int64_t Q = 0, L = 0, H = 0;
+  int64_t L = 0, H = 0;
   std::vector<std::vector<analysis::BoundsCurves>> curves;
 };
 // Into the run's envelopes (the first kappa) and, with `scan`, its document row `scan_row` (the

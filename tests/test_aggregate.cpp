@@ -152,6 +152,27 @@ TEST(ExactSum, HalvesRoundTrip) {
   EXPECT_LT(s.hi(), 0);
 }
 
+
+// Each added double is round(x 2^64) as an integer, whatever path converts it: the library's
+// double -> __int128 conversion is the reference, on values that reach every branch (negative,
+// below 2^-64, ties at half a unit, low halves past 2^63, the largest accepted magnitude).
+TEST(ExactSum, AddsTheRoundedFixedPointValue) {
+  std::mt19937_64 rng(7);
+  std::vector<double> xs = {0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 0x1p-64, -0x1p-64, 0x1p-65, -0x1p-65, 0x1.8p-65,
+                            -0x1.8p-65, 0x1p-1074, std::nextafter(1.0, 0.0), std::nextafter(0x1p40, 0.0),
+                            -std::nextafter(0x1p40, 0.0), 0.75, -0.75, 0x1.fffffffffffffp-1, 0.1, -0.1};
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (int i = 0; i < 20000; ++i) xs.push_back(std::ldexp(unit(rng), static_cast<int>(rng() % 110) - 69));
+  for (const double x : xs) {
+    const auto expected = static_cast<__int128>(std::round(std::ldexp(x, 64)));
+    ExactSum s;
+    s.add(x);
+    const ExactSum want = ExactSum::from_halves(static_cast<uint64_t>(static_cast<unsigned __int128>(expected)),
+                                                static_cast<int64_t>(expected >> 64));
+    EXPECT_TRUE(s == want) << std::hexfloat << x;
+    EXPECT_EQ(s.value_ld(), std::ldexp(static_cast<long double>(expected), -64)) << std::hexfloat << x;
+  }
+}
 // ---------------------------------------------------------------------------------------------
 // Moments
 

@@ -34,7 +34,17 @@ void write_safetensors(const std::string& path, const std::vector<TensorBlob>& t
     for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((n >> (8 * i)) & 0xff);
     out.write(len, 8);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const auto& t : tensors) out.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(byte_size(t)));
+    for (const auto& t : tensors) {
+      if (!t.stream) {
+        out.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(byte_size(t)));
+        continue;
+      }
+      const auto start = out.tellp();
+      t.stream(out);
+      if (out && static_cast<uint64_t>(out.tellp() - start) != byte_size(t))
+        fail("{}: tensor {} wrote {} bytes, its shape needs {}", path, t.name, static_cast<int64_t>(out.tellp() - start),
+             byte_size(t));
+    }
   });
 }
 

@@ -50,7 +50,7 @@ MetricSpec metric_spec(const metrics::MetricParams& params, int64_t T, std::vect
 }
 
 MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, int64_t heads, int64_t T)
-    : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid)), {}, {}, {}, {}} {
+    : pool_(pool), spec_(spec), state_{(spec.validate(layers, heads, T), metrics::Aggregator(layers, heads, spec.grid, &pool)), {}, {}, {}, {}} {
   if (!spec.layer_windows.empty() && std::ssize(spec.layer_windows) != layers)
     fail("metrics: {} layer windows for {} layers", spec.layer_windows.size(), layers);
   if (spec_.layer_windows.empty()) spec_.layer_windows.assign(static_cast<size_t>(layers), 0);  // one spelling of "none"

@@ -231,8 +231,9 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   if (with_fits && static_cast<int64_t>(fits->size()) != agg.layers() * agg.heads())
     fail("internal: {} fits for {} x {} heads", fits->size(), agg.layers(), agg.heads());
 
+  const metrics::Aggregator::Groups groups = agg.groups();  // each merged once
   ordered_json global = ordered_json::object();
-  put_group_inline(global, agg.global_stats(), boot ? &boot->global : nullptr, true);
+  put_group_inline(global, groups.global, boot ? &boot->global : nullptr, true);
   const int64_t G = std::ssize(agg.n_grid());
   if (envelopes && (envelopes->layers() != agg.layers() || envelopes->heads() != agg.heads() || envelopes->grid_size() != G))
     fail("internal: envelopes of {}x{} (grid {}) for {}x{} (grid {})", envelopes->layers(), envelopes->heads(),
@@ -263,7 +264,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
       for (int64_t g = 0; g < G; ++g) dst[g] = value(g);
     });
   };
-  if (envelopes) envelopes_inline(global, -1, -1, agg.global_stats());
+  if (envelopes) envelopes_inline(global, -1, -1, groups.global);
   if (kappa) global["kappa_range"] = kappa_range_object(kappa->global, nullptr);
 
   const int64_t L = agg.layers(), H = agg.heads();
@@ -273,10 +274,11 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   for (int64_t l = 0; l < L; ++l) {
     const auto* ci = boot && !boot->layers.empty() ? &boot->layers[l] : nullptr;
     ordered_json layer = {{"layer", l}};
-    if (arrays) put_group_split(layer, layer_table, l, agg.layer_stats(l), ci, true);
-    else put_group_inline(layer, agg.layer_stats(l), ci, true);
-    if (envelopes && arrays) envelopes_split(layer, layer_table, l, l, -1, agg.layer_stats(l));
-    else if (envelopes) envelopes_inline(layer, l, -1, agg.layer_stats(l));
+    const GroupStats& layer_stats = groups.layers[static_cast<size_t>(l)];
+    if (arrays) put_group_split(layer, layer_table, l, layer_stats, ci, true);
+    else put_group_inline(layer, layer_stats, ci, true);
+    if (envelopes && arrays) envelopes_split(layer, layer_table, l, l, -1, layer_stats);
+    else if (envelopes) envelopes_inline(layer, l, -1, layer_stats);
     if (kappa) layer["kappa_range"] = kappa_range_object(kappa->layers[l], nullptr);
     layers.push_back(std::move(layer));
     for (int64_t h = 0; h < H; ++h) {

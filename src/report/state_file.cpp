@@ -30,37 +30,34 @@ ordered_json names_json(const std::array<std::string_view, N>& names) {
   return out;
 }
 
-// The Aggregator's numbers as flat arrays in the sidecar's tensor order.
+// The sidecar's arrays as read back (the tensor order of save_state).
 struct StateArrays {
   std::vector<int64_t> counts, sums, cross;
   std::vector<double> extrema;
 };
 
-StateArrays flatten(const Aggregator& agg) {
-  const int64_t heads = agg.layers() * agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
-  const auto slots = static_cast<size_t>(heads * agg.head_stats(0, 0).slots());
-  StateArrays a;
-  a.counts.reserve(slots), a.sums.reserve(4 * slots), a.extrema.reserve(2 * slots);
-  a.cross.reserve(static_cast<size_t>(2 * heads * G));
-  for (int64_t l = 0; l < agg.layers(); ++l)
-    for (int64_t h = 0; h < agg.heads(); ++h) {
-      const GroupStats& s = agg.head_stats(l, h);
-      for (int64_t i = 0; i < s.slots(); ++i) {
-        const Moments& m = s.slot(i);
-        a.counts.push_back(m.count());
-        for (const ExactSum* e : {&m.sum(), &m.sum_sq()}) {
-          a.sums.push_back(static_cast<int64_t>(e->lo()));
-          a.sums.push_back(e->hi());
-        }
-        a.extrema.push_back(m.min());
-        a.extrema.push_back(m.max());
+// An ExactSum as its two's-complement halves, low first (read back by halves()).
+void put_halves(const ExactSum& e, int64_t* out) {
+  out[0] = static_cast<int64_t>(e.lo());
+  out[1] = e.hi();
+}
+
+// One of the Aggregator's arrays, [layer, head, per_head ...], written head by head as the file
+// is written: `fill(stats, row)` puts one head's values into row (per_head values), so that no
+// copy of the whole state (100 MB at --n all) is held beside the Aggregator.
+template <class T, class Fill>
+io::TensorBlob streamed(std::string name, io::Dtype dtype, std::vector<int64_t> shape, const Aggregator& agg,
+                        int64_t per_head, Fill fill) {
+  io::TensorBlob blob{std::move(name), dtype, std::move(shape), nullptr, {}};
+  blob.stream = [&agg, per_head, fill](std::ostream& out) {
+    std::vector<T> row(static_cast<size_t>(per_head));
+    for (int64_t l = 0; l < agg.layers(); ++l)
+      for (int64_t h = 0; h < agg.heads(); ++h) {
+        fill(agg.head_stats(l, h), row.data());
+        out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size() * sizeof(T)));
       }
-      for (int64_t g = 0; g < s.grid_size(); ++g) {
-        a.cross.push_back(static_cast<int64_t>(s.cross(g).lo()));
-        a.cross.push_back(s.cross(g).hi());
-      }
-    }
-  return a;
+  };
+  return blob;
 }
 
 const std::string& meta_text(const io::SafetensorsHeader& header, const std::string& key) {
@@ -132,7 +129,6 @@ void save_state(const std::string& path, const Aggregator& agg, const ordered_js
                 const std::vector<io::TensorBlob>& extra) {
   const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
   const int64_t M = agg.head_stats(0, 0).slots();
-  const StateArrays a = flatten(agg);
   const std::map<std::string, std::string> metadata = {
       {"format", kStateFormat},
       {"layers", std::to_string(L)},
@@ -142,10 +138,28 @@ void save_state(const std::string& path, const Aggregator& agg, const ordered_js
       {"scalars", names_json(kScalarNames).dump()},
       {"run_info", run_info.dump()},
   };
-  std::vector<io::TensorBlob> tensors = {{"counts", io::Dtype::I64, {L, H, M}, a.counts.data()},
-                                         {"sums", io::Dtype::I64, {L, H, M, 2, 2}, a.sums.data()},
-                                         {"cross", io::Dtype::I64, {L, H, G, 2}, a.cross.data()},
-                                         {"extrema", io::Dtype::F64, {L, H, M, 2}, a.extrema.data()}};
+  std::vector<io::TensorBlob> tensors = {
+      streamed<int64_t>("counts", io::Dtype::I64, {L, H, M}, agg, M,
+                        [](const GroupStats& s, int64_t* row) {
+                          for (int64_t i = 0; i < s.slots(); ++i) row[i] = s.slot(i).count();
+                        }),
+      streamed<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2}, agg, 4 * M,
+                        [](const GroupStats& s, int64_t* row) {
+                          for (int64_t i = 0; i < s.slots(); ++i) {
+                            put_halves(s.slot(i).sum(), row + 4 * i);
+                            put_halves(s.slot(i).sum_sq(), row + 4 * i + 2);
+                          }
+                        }),
+      streamed<int64_t>("cross", io::Dtype::I64, {L, H, G, 2}, agg, 2 * G,
+                        [](const GroupStats& s, int64_t* row) {
+                          for (int64_t g = 0; g < s.grid_size(); ++g) put_halves(s.cross(g), row + 2 * g);
+                        }),
+      streamed<double>("extrema", io::Dtype::F64, {L, H, M, 2}, agg, 2 * M, [](const GroupStats& s, double* row) {
+        for (int64_t i = 0; i < s.slots(); ++i) {
+          row[2 * i] = s.slot(i).min();
+          row[2 * i + 1] = s.slot(i).max();
+        }
+      })};
   tensors.insert(tensors.end(), extra.begin(), extra.end());
   io::write_safetensors(path, tensors, metadata);
 }

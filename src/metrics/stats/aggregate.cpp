@@ -7,6 +7,7 @@
 #include "geoattn/metrics/stats/pearson.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::metrics {
 
@@ -15,9 +16,20 @@ namespace geoattn::metrics {
 // ExactSum
 
 namespace {
-// x * 2^64 is exact (a power-of-two scale of a finite |x| < 2^40); std::round ties away from
-// zero whatever the floating-point environment, and the result fits an __int128 (< 2^104).
-__int128 to_fixed(double x) { return static_cast<__int128>(std::round(std::ldexp(x, 64))); }
+// x * 2^64 is exact (a power-of-two scale of a finite |x| < 2^40, a product that neither
+// overflows nor loses a subnormal's bits); std::round ties away from zero whatever the
+// floating-point environment, and the result v fits an __int128 (|v| < 2^104). |v| goes to the
+// integer in two exact halves, |v| = hi 2^64 + lo with hi = floor(|v| / 2^64) < 2^40 and lo in
+// [0, 2^64) (the bits of |v| below 2^64: a double), each converted by one instruction rather
+// than the library's double -> __int128 routine (the aggregation adds two per value).
+__int128 to_fixed(double x) {
+  const double v = std::round(x * 0x1p64), m = std::fabs(v);
+  const double hi = std::floor(m * 0x1p-64), lo = m - hi * 0x1p64;
+  const auto lo_bits = lo < 0x1p63 ? static_cast<uint64_t>(static_cast<int64_t>(lo))
+                                   : static_cast<uint64_t>(static_cast<int64_t>(lo - 0x1p63)) + (uint64_t{1} << 63);
+  const auto magnitude = static_cast<__int128>((static_cast<unsigned __int128>(static_cast<uint64_t>(hi)) << 64) | lo_bits);
+  return v < 0 ? -magnitude : magnitude;
+}
 }  // namespace
 
 void ExactSum::add(double x) {
@@ -30,9 +42,10 @@ void ExactSum::merge(const ExactSum& other) {
   if (__builtin_add_overflow(raw_, other.raw_, &raw_)) fail("exact sum: the 128-bit total overflowed");
 }
 
-// The int128 -> floating conversions round to nearest; the 2^-64 scale is exact.
-double ExactSum::value() const { return std::ldexp(static_cast<double>(raw_), -64); }
-long double ExactSum::value_ld() const { return std::ldexp(static_cast<long double>(raw_), -64); }
+// The int128 -> floating conversions round to nearest; the 2^-64 scale is exact (a product by
+// a power of two: |raw_| < 2^127 stays far above the smallest normal once scaled, or is 0).
+double ExactSum::value() const { return static_cast<double>(raw_) * 0x1p-64; }
+long double ExactSum::value_ld() const { return static_cast<long double>(raw_) * 0x1p-64L; }
 
 ExactSum ExactSum::from_halves(uint64_t lo, int64_t hi) {
   ExactSum s;
@@ -158,11 +171,19 @@ void check_value(double x, std::string_view metric, int64_t layer, int64_t head,
 }
 }  // namespace
 
-Aggregator::Aggregator(int64_t layers, int64_t heads, std::vector<int64_t> n_grid)
+Aggregator::Aggregator(int64_t layers, int64_t heads, std::vector<int64_t> n_grid, WorkerPool* pool)
     : layers_(layers), heads_(heads), n_grid_(std::move(n_grid)) {
   if (layers_ < 1 || heads_ < 1) fail("an aggregator needs at least one layer and one head ({} x {})", layers_, heads_);
   check_grid(n_grid_);
-  stats_.assign(static_cast<size_t>(layers_ * heads_), GroupStats(static_cast<int64_t>(n_grid_.size())));
+  const auto G = static_cast<int64_t>(n_grid_.size());
+  if (!pool) {
+    stats_.assign(static_cast<size_t>(layers_ * heads_), GroupStats(G));
+    return;
+  }
+  stats_.assign(static_cast<size_t>(layers_ * heads_), GroupStats(0));  // placeholders, replaced below
+  pool->parallel_for(layers_ * heads_, [&](int64_t begin, int64_t end, int) {
+    for (int64_t i = begin; i < end; ++i) stats_[static_cast<size_t>(i)] = GroupStats(G);
+  });
 }
 
 const GroupStats& Aggregator::head_stats(int64_t layer, int64_t head) const {
@@ -207,9 +228,14 @@ GroupStats Aggregator::layer_stats(int64_t layer) const {
   return out;
 }
 
-GroupStats Aggregator::global_stats() const {
-  GroupStats out(static_cast<int64_t>(n_grid_.size()));
-  for (const auto& s : stats_) out.merge(s);
+GroupStats Aggregator::global_stats() const { return groups().global; }
+
+Aggregator::Groups Aggregator::groups() const {
+  Groups out{{}, GroupStats(static_cast<int64_t>(n_grid_.size()))};
+  for (int64_t l = 0; l < layers_; ++l) {
+    out.layers.push_back(layer_stats(l));
+    out.global.merge(out.layers.back());
+  }
   return out;
 }
 

@@ -11,6 +11,10 @@
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/core/metric_names.h"
 
+namespace geoattn {
+class WorkerPool;
+}
+
 namespace geoattn::metrics {
 
 // An exact, associative sum of doubles. Each added double is rounded (to nearest, ties away
@@ -108,7 +112,9 @@ class GroupStats {
 class Aggregator {
  public:
   // geoattn::Error unless layers, heads >= 1 and n_grid is non-empty, sorted, unique, >= 1.
-  Aggregator(int64_t layers, int64_t heads, std::vector<int64_t> n_grid);
+  // With a pool, the heads' statistics (64 bytes per head, metric and grid value: 100 MB at
+  // --n all on 128 heads) are allocated and set by its workers.
+  Aggregator(int64_t layers, int64_t heads, std::vector<int64_t> n_grid, WorkerPool* pool = nullptr);
 
   // One sample (window, query, layer, head) over this grid. Every value is checked before
   // anything is added: geoattn::Error (naming metric, layer, head) on a curve of another grid
@@ -126,6 +132,13 @@ class Aggregator {
   GroupStats& head_stats(int64_t layer, int64_t head);
   GroupStats layer_stats(int64_t layer) const;  // the heads of `layer` merged
   GroupStats global_stats() const;              // every head merged
+  // Every layer's statistics and the global ones, each head merged once (the global ones from the
+  // layers': exact sums, counts and extremes merge to the same values in any order).
+  struct Groups {
+    std::vector<GroupStats> layers;  // [layer]
+    GroupStats global;
+  };
+  Groups groups() const;
 
  private:
   void check_sample(int64_t layer, int64_t head, const SampleValues& sample) const;

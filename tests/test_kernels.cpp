@@ -105,7 +105,7 @@ TEST_P(KernelLevel, SumsOfProductsTakeOneOrderOnEveryCpu) {
 
 TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
   const auto& add_row = k_->add_row;
-  const auto& add_row_prefetching = k_->add_row_prefetching;
+  const auto& add_rows = k_->add_rows;
   const auto& add_row_and_evaluate = k_->add_row_and_evaluate;
   const auto& add_row_evaluate_and_count = k_->add_row_evaluate_and_count;
   std::mt19937_64 rng(26);
@@ -124,9 +124,21 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
     add_row(a, x, c);
     for (size_t k = 0; k < c.size(); ++k) ASSERT_TRUE(same_bits(c[k], want[k])) << "add_row, n = " << n << ", k = " << k;
 
-    c = c0;
-    add_row_prefetching({a, x, next}, c);
-    for (size_t k = 0; k < c.size(); ++k) ASSERT_TRUE(same_bits(c[k], want[k])) << "add_row_prefetching, n = " << n;
+    // 1 to kRowsAtOnce rows in one pass: the bits of add_row once per row, in order.
+    const auto x1 = wide(rng, n), x2 = wide(rng, n), x3 = wide(rng, n);
+    const double as[kRowsAtOnce] = {a, -0.37, 2.5e-3, 1.75};
+    const double* xs[kRowsAtOnce] = {x.data(), x1.data(), x2.data(), x3.data()};
+    for (int count = 1; count <= kRowsAtOnce; ++count) {
+      auto want_rows = c0;
+      for (int r = 0; r < count; ++r) add_row(as[r], {xs[r], x.size()}, want_rows);
+      StepRows rows;
+      rows.count = count, rows.next = next.data();
+      for (int r = 0; r < count; ++r) rows.a[r] = as[r], rows.x[r] = xs[r];
+      c = c0;
+      add_rows(rows, c);
+      for (size_t k = 0; k < c.size(); ++k)
+        ASSERT_TRUE(same_bits(c[k], want_rows[k])) << "add_rows, " << count << " rows, n = " << n << ", k = " << k;
+    }
 
     // The evaluating pass: c fused the same way, E_k = g_k - 2 alpha_k c_k from it, and the
     // extremes over the selected (m = +inf) and the rest (m = -inf).

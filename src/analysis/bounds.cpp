@@ -289,6 +289,10 @@ std::vector<BoundsCurves> sample_bounds(const BoundsView& in, const std::vector<
   int64_t N = 0;
   for (const int64_t target : grid) {
     if (target > n) break;
+    if (target == n) {  // SPEC §5: N = q+1 makes every bound 1, with no step to it
+      for (auto& curves : out) append_bounds(curves, 1, 1, 1, 1, 1, 1, false, false);
+      continue;
+    }
     while (N < target) state.add(in.order[static_cast<size_t>(N++)]);
     const auto free = state.bounds(kappas, at);
     for (size_t k = 0; k < kappas.size(); ++k) {

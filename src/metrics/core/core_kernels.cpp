@@ -49,7 +49,7 @@ const Kernels& best() {
 }  // namespace
 
 void add_row(double a, std::span<const double> x, std::span<double> c) { best().add_row(a, x, c); }
-void add_row_prefetching(const StepRow& row, std::span<double> c) { best().add_row_prefetching(row, c); }
+void add_rows(const StepRows& rows, std::span<double> c) { best().add_rows(rows, c); }
 BandCounts band_counts(std::span<const double> E, std::span<const double> m, int64_t N, const Thresholds& thresholds) {
   return best().band_counts(E, m, N, thresholds);
 }

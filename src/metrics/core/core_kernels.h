@@ -48,8 +48,18 @@ struct BandCounts {
 
 // c += a x
 void add_row(double a, std::span<const double> x, std::span<double> c);
-// c += a x, fetching the next row meanwhile
-void add_row_prefetching(const StepRow& row, std::span<double> c);
+
+// Up to kRowsAtOnce steps' rows in one pass over c: c_k = fma(a_3, x_3k, fma(a_2, x_2k, ...
+// fma(a_0, x_0k, c_k))), the same bits as add_row once per row in that order, with c read and
+// written once instead of once per row; `next` is fetched meanwhile.
+inline constexpr int kRowsAtOnce = 4;
+struct StepRows {
+  int count = 0;
+  double a[kRowsAtOnce] = {};
+  const double* x[kRowsAtOnce] = {};
+  const double* next = nullptr;
+};
+void add_rows(const StepRows& rows, std::span<double> c);
 
 // The counts of a step with N selected tokens from E and the mask m, for `thresholds`.
 BandCounts band_counts(std::span<const double> E, std::span<const double> m, int64_t N, const Thresholds& thresholds);
@@ -95,7 +105,7 @@ void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, 
 // The kernels above of one instruction-set level: the functions above call the best level's.
 namespace kernel_types {
 using AddRow = decltype(&add_row);
-using AddRowPrefetching = decltype(&add_row_prefetching);
+using AddRows = decltype(&add_rows);
 using BandCountsOf = decltype(&band_counts);
 using AddRowAndEvaluate = decltype(&add_row_and_evaluate);
 using AddRowEvaluateAndCount = decltype(&add_row_evaluate_and_count);
@@ -108,7 +118,7 @@ using ReplicateTile = decltype(&replicate_tile);
 }  // namespace kernel_types
 struct Kernels {
   kernel_types::AddRow add_row;
-  kernel_types::AddRowPrefetching add_row_prefetching;
+  kernel_types::AddRows add_rows;
   kernel_types::BandCountsOf band_counts;
   kernel_types::AddRowAndEvaluate add_row_and_evaluate;
   kernel_types::AddRowEvaluateAndCount add_row_evaluate_and_count;

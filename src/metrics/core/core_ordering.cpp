@@ -130,6 +130,18 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     out.k_in[gi] = static_cast<double>(bc.k_in);
     out.k_out[gi] = static_cast<double>(bc.k_out);
   };
+  // SPEC §2: at N = n every token is selected, so K_out = 0 and K_in = n (R = P = 1, as
+  // resolve_counts finds it too). Where the grid holds n, the steps after the grid value before
+  // it add no Gram row (s(N), for the diagnostics, still takes every token in order).
+  const auto whole = std::find(grid.begin(), grid.end(), n);
+  const int64_t last_counted = whole == grid.end() ? n : whole == grid.begin() ? 0 : *(whole - 1);
+  StepRows pending;  // steps' rows not yet added to c
+  const auto flush = [&](const double* next) {
+    if (pending.count == 0) return;
+    pending.next = next;
+    add_rows(pending, sc.c);
+    pending.count = 0;
+  };
   int64_t gi = 0;
   for (int64_t N = 1; N <= n && gi < G; ++N) {
     const int64_t t = order[N - 1];
@@ -149,10 +161,23 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
       sink_in |= t == 0;
       last_in |= t == n - 1;
     }
-    if (N != grid[gi]) {
-      if (at != 0 && !smp.prefix) add_row_prefetching({at, row, next}, sc.c);
+    if (N > last_counted) {
+      if (N < n) continue;
+      store(gi, {n, 0});  // N = n
+      if (top) diagnostics(smp, sc.s, sink_in, last_in, G, gi, out.diag);
+      ++gi;
       continue;
     }
+    if (N != grid[gi]) {
+      // A step between grid values adds its row with the next ones, up to kRowsAtOnce at a time
+      // (one at a time with the cosine distance: s2 reads c at every step).
+      if (at != 0 && !smp.prefix) {
+        pending.a[pending.count] = at, pending.x[pending.count] = row.data();
+        if (++pending.count == kRowsAtOnce || cosine) flush(next.data());
+      }
+      continue;
+    }
+    flush(row.data());  // c as of step N - 1, for the evaluating pass
     double step = at;  // the row to add to c in the evaluating pass
     if (smp.prefix) {
       // c_k = <s(N), v_k>, one axpy per coordinate over the transposed values; s2 from s.
@@ -183,7 +208,7 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
       const Thresholds thresholds = euclid_thresholds(N, d, S, a_max, extremes);
       // (Not with prefix: the next grid step overwrites c before its pass, and the fused pass
       // takes step N's E from c.)
-      if (!smp.prefix && gi + 1 < G && grid[gi + 1] == N + 1) {
+      if (!smp.prefix && gi + 1 < G && grid[gi + 1] == N + 1 && N + 1 <= last_counted) {
         deferred = {true, N, gi, S, thresholds};
       } else {
         if (!E_stored) evaluate(tokens, sc.c, sc.E);

@@ -107,16 +107,32 @@ void add_row(double a, std::span<const double> x_, std::span<double> c_) {
   for (int64_t k = 0; k < n; ++k) c[k] = std::fma(a, x[k], c[k]);
 }
 
-void add_row_prefetching(const StepRow& row, std::span<double> c_) {
-  const double a = row.a;
-  const double *x = row.x.data(), *next = row.next.data();
+void add_rows(const StepRows& rows, std::span<double> c_) {
   double* c = c_.data();
   const int64_t n = static_cast<int64_t>(c_.size());
-  for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
-    const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
-    prefetch_block(next, k0, k1);
+  const double* x0 = rows.x[0];
+  const double a0 = rows.a[0];
+  // One loop per count, each row's fma in order (rows.count >= 1).
+  const auto pass = [&]<int R>() {
+    for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
+      const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
+      prefetch_block(rows.next, k0, k1);
 #pragma omp simd
-    for (int64_t k = k0; k < k1; ++k) c[k] = std::fma(a, x[k], c[k]);
+      for (int64_t k = k0; k < k1; ++k) {
+        double v = std::fma(a0, x0[k], c[k]);
+        if constexpr (R > 1) v = std::fma(rows.a[1], rows.x[1][k], v);
+        if constexpr (R > 2) v = std::fma(rows.a[2], rows.x[2][k], v);
+        if constexpr (R > 3) v = std::fma(rows.a[3], rows.x[3][k], v);
+        c[k] = v;
+      }
+    }
+  };
+  static_assert(kRowsAtOnce == 4);
+  switch (rows.count) {
+    case 1: pass.template operator()<1>(); break;
+    case 2: pass.template operator()<2>(); break;
+    case 3: pass.template operator()<3>(); break;
+    default: pass.template operator()<4>(); break;
   }
 }
 
@@ -238,8 +254,8 @@ void replicate_tile(const double* W, int64_t ldw, const double* X, int64_t ldx, 
 
 // This level's table (core_kernels.h: kernels_of).
 extern const Kernels kernels;
-const Kernels kernels = {add_row,  add_row_prefetching, band_counts, add_row_and_evaluate, add_row_evaluate_and_count,
-                         evaluate, token_band_counts,   dot,         distance_to_scaled,   range_of,
+const Kernels kernels = {add_row,  add_rows,          band_counts, add_row_and_evaluate, add_row_evaluate_and_count,
+                         evaluate, token_band_counts, dot,         distance_to_scaled,   range_of,
                          replicate_tile};
 
 }  // namespace geoattn::metrics::detail::GEOATTN_KERNEL_LEVEL

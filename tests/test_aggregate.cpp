@@ -152,7 +152,6 @@ TEST(ExactSum, HalvesRoundTrip) {
   EXPECT_LT(s.hi(), 0);
 }
 
-
 // Each added double is round(x 2^64) as an integer, whatever path converts it: the library's
 // double -> __int128 conversion is the reference, on values that reach every branch (negative,
 // below 2^-64, ties at half a unit, low halves past 2^63, the largest accepted magnitude).
@@ -173,6 +172,7 @@ TEST(ExactSum, AddsTheRoundedFixedPointValue) {
     EXPECT_EQ(s.value_ld(), std::ldexp(static_cast<long double>(expected), -64)) << std::hexfloat << x;
   }
 }
+
 // ---------------------------------------------------------------------------------------------
 // Moments
 

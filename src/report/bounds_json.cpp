@@ -46,10 +46,11 @@ ordered_json header(const ordered_json& run_info, const std::vector<int64_t>& gr
 ordered_json bounds_json(const metrics::Aggregator& measured, const metrics::EnvelopeStats& bounds,
                          const ordered_json& run_info) {
   ordered_json out = header(run_info, measured.n_grid());
-  out["global"] = group(ordered_json::object(), measured.global_stats(), bounds.mean(-1, -1));
+  const metrics::Aggregator::Groups groups = measured.groups();  // each merged once
+  out["global"] = group(ordered_json::object(), groups.global, bounds.mean(-1, -1));
   ordered_json layers = ordered_json::array(), heads = ordered_json::array();
   for (int64_t l = 0; l < measured.layers(); ++l) {
-    layers.push_back(group({{"layer", l}}, measured.layer_stats(l), bounds.mean(l, -1)));
+    layers.push_back(group({{"layer", l}}, groups.layers[static_cast<size_t>(l)], bounds.mean(l, -1)));
     for (int64_t h = 0; h < measured.heads(); ++h)
       heads.push_back(group({{"layer", l}, {"head", h}}, measured.head_stats(l, h), bounds.mean(l, h)));
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -50,6 +51,37 @@ TEST(WorkerPool, CoversEveryIndexOnceInContiguousChunks) {
     }
   }
   pool.parallel_for(0, [](int64_t, int64_t, int) { FAIL() << "no range for n = 0"; });
+}
+
+TEST(WorkerPool, TakesItemsOneAtATimeUntilNoneAreLeft) {
+  WorkerPool pool(3);
+  for (int64_t n : {0, 1, 2, 3, 4, 7, 100}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.for_each_item(n, [&](int64_t i, int worker) {
+      EXPECT_GE(worker, 0);
+      EXPECT_LT(worker, 3);
+      ++hits[i];
+    });
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << "n = " << n << ", i = " << i;
+  }
+  // While one worker is held by a slow item 0, the others take every other item (equal ranges
+  // would leave items 1..16 behind item 0: it gives up after 30 s, and the count shows it).
+  std::atomic<bool> released{false};
+  std::atomic<int> others{0};
+  pool.for_each_item(50, [&](int64_t i, int) {
+    if (i == 0) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!released && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+      EXPECT_TRUE(released.load()) << "item 0 held its worker while items were left";
+    } else if (++others == 49) {
+      released = true;
+    }
+  });
+  EXPECT_EQ(others.load(), 49);
+  EXPECT_THROW(pool.for_each_item(5, [](int64_t i, int) {
+    if (i == 3) geoattn::fail("item 3");
+  }),
+               geoattn::Error);
 }
 
 TEST(WorkerPool, RunsOnItsOwnThreadsAndTheCaller) {

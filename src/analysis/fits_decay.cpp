@@ -39,7 +39,7 @@ double grid_start(const std::vector<double>& c) {
   double best = 0, best_sse = sse(c, 0);
   for (int g = 0; g < kPoints; ++g) {
     const double beta = std::exp(lo + (hi - lo) * g / (kPoints - 1));
-    const double s = sse(c, beta);
+    const double s = sse(c, beta, best_sse);  // stops once past best_sse: not the best then
     if (s < best_sse) best = beta, best_sse = s;
   }
   return best;

@@ -36,7 +36,9 @@ Eigen::VectorXd levenberg_marquardt(Model&& model, Eigen::VectorXd x, int max_it
         continue;
       }
       const Eigen::VectorXd x_try = x + dx;
-      if (model(x_try, r_try, J_try) && r_try.allFinite() && r_try.squaredNorm() < f) {
+      // A step that rounds back to x gives r(x) again, whose cost is not below f: refused
+      // without evaluating the model (the same decision, for less).
+      if (x_try != x && model(x_try, r_try, J_try) && r_try.allFinite() && r_try.squaredNorm() < f) {
         const double f_try = r_try.squaredNorm();
         const bool converged = f - f_try <= 1e-15 * f;
         x = x_try, r.swap(r_try), J.swap(J_try), f = f_try;

@@ -1,6 +1,7 @@
 #include "geoattn/util/worker_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -113,6 +114,13 @@ void WorkerPool::parallel_for(int64_t n, const Body& f) {
     s.f = nullptr;
   }
   if (error) std::rethrow_exception(error);
+}
+
+void WorkerPool::for_each_item(int64_t n, const ItemBody& f) {
+  std::atomic<int64_t> next{0};
+  parallel_for(std::min<int64_t>(n, size()), [&](int64_t, int64_t, int worker) {
+    for (int64_t i = next++; i < n; i = next++) f(i, worker);
+  });
 }
 
 }  // namespace geoattn

@@ -42,6 +42,12 @@ class WorkerPool {
   // loop started from inside a loop of the same pool is an error.
   void parallel_for(int64_t n, const Body& f);
 
+  using ItemBody = std::function<void(int64_t i, int worker)>;
+  // f(i, worker) for every i in [0, n), each worker taking the next index not yet taken: for
+  // items whose costs differ (a fit that iterates longer), where equal ranges would leave one
+  // worker the slow half. Errors as parallel_for.
+  void for_each_item(int64_t n, const ItemBody& f);
+
   // Worker w's object of type T, default-constructed on first use and kept until the pool goes:
   // for the worker itself inside a loop (or for the caller, as worker 0, outside one).
   template <typename T>

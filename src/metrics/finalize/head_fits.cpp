@@ -35,8 +35,10 @@ std::vector<HeadFits> fit_heads(WorkerPool& pool, const AssumptionStats& stats, 
   const int64_t n = stats.layers() * stats.heads();
   std::vector<HeadFits> out(static_cast<size_t>(n));
   ItemProgress progress("fits", n, quiet);
-  pool.parallel_for(n, [&](int64_t begin, int64_t end, int worker) {
-    for (int64_t i = begin; i < end; ++i, progress.done(worker)) out[i] = fit_head(stats, i / stats.heads(), i % stats.heads());
+  // The heads' fits iterate for as long as their rows need: one head at a time to each worker.
+  pool.for_each_item(n, [&](int64_t i, int worker) {
+    out[i] = fit_head(stats, i / stats.heads(), i % stats.heads());
+    progress.done(worker);
   });
   progress.finish();
   return out;

@@ -3,9 +3,35 @@ import argparse
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 failures = []
+
+
+def plotter_python():
+    """An interpreter with numpy + matplotlib (this one, else Debian's /usr/bin/python3, which the
+    Debian route's python3-numpy and python3-matplotlib serve), or None."""
+    for exe in (sys.executable, "/usr/bin/python3"):
+        if exe and os.path.exists(exe):
+            p = subprocess.run([exe, "-c", "import numpy, matplotlib"], capture_output=True)
+            if p.returncode == 0:
+                return exe
+    return None
+
+
+def python_first_on_path(env, scratch):
+    """env with a `python3` that has numpy + matplotlib first on PATH (a link in `scratch`), for
+    documentation blocks that say `python3 scripts/...` on a machine whose own python3 lacks them;
+    env unchanged when none has them (the block then fails, naming what is missing)."""
+    exe = plotter_python()
+    if not exe:
+        return env
+    os.makedirs(scratch, exist_ok=True)
+    link = os.path.join(scratch, "python3")
+    if not os.path.exists(link):
+        os.symlink(exe, link)
+    return dict(env, PATH=scratch + os.pathsep + env.get("PATH", ""))
 
 
 def remove_scratch(tmp, keep):

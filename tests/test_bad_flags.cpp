@@ -68,6 +68,10 @@ struct Fixtures {
     run_ok("sinks" + m + " --data " + docs + " --ctx 16 --max-windows 6 --out " + (tmp / "s.json"));
     run_ok("measure" + m + " --data " + docs + " --ctx 16 --max-windows 4 --bootstrap 0 --controls 0 --shard 0/3 --out " +
            (tmp / "ms0.json"));
+    // A whole run and one of its shards, with per-document sums (a document would meet itself).
+    for (const std::string shard : {"", " --shard 0/3"})
+      run_ok("measure" + m + " --data " + docs + " --ctx 16 --max-windows 4 --bootstrap 10 --controls 0" + shard +
+             " --out " + (tmp / (shard.empty() ? "mbw.json" : "mb0.json")));
     fs::copy_file(source("configs/bounds-llama2-7b.json"), tmp / "p.json");
     fs::copy_file(tmp / "m.json", tmp / "alone.json");  // a result without its state sidecar
     write_file(tmp / "broken.json", "{\"schema\": \"geoattn.measure/2\", \"heads\": [");
@@ -215,6 +219,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"metrics", c + " --kappa-scan -1", "--kappa-scan"},
       {"metrics", c + " --seed ''", "--seed"},
       {"metrics", c + " --threads ''", "--threads"},
+      {"metrics", c + " --quiet=x", "--quiet"},
       {"metrics", c + " --out " + t.path().string(), "is a folder"},
       {"metrics", c + " --out " + f.capture, "is an input of this run"},
       // merge: each window once, the JSONs read first
@@ -227,6 +232,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"merge", " " + (t / "s0.json") + " " + (t / "m.json"), "a measure result among sinks results"},
       {"merge", " " + (t / "ms0.json") + " " + (t / "ms0.json"), "given twice"},
       {"merge", " " + (t / "ms0.json"), "shard 1/3, 2/3 of"},
+      {"merge", " " + (t / "mbw.json") + " " + (t / "mb0.json"),
+       "mb0.json: shard 0/3 is of another split than " + (t / "mbw.json") + "'s shards of 1"},
       {"merge", " " + (t / "s0.json") + " " + (t / "s1.json") + " --partial=no-thanks", "--partial"},
       {"merge", " " + (t / "s0.json") + " " + (t / "s1.json") + " --out " + (t / "s0.json"), "is an input of this run"},
       // bounds: each source's own flags

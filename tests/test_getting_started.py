@@ -14,12 +14,13 @@ import subprocess
 import sys
 import tempfile
 
-from script_test_util import block_after, check, failures, parse_args, workspace
+from script_test_util import block_after, check, failures, parse_args, python_first_on_path, workspace
 
 
 def run_block(src, bin_dir, block, what):
     tmp = workspace(src, tempfile.mkdtemp(prefix="geoattn-first-run-"))
-    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    env = python_first_on_path(dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", "")),
+                               os.path.join(tmp, ".python"))
     p = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp, env=env, capture_output=True,
                        text=True, timeout=600)
     if not check(p.returncode == 0, f"{what} runs as written"):

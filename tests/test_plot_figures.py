@@ -33,7 +33,7 @@ SINKS_SCHEMA_FILE = "geoattn.sinks-1.schema.json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 from script_test_util import (block_after, check, failures, finish, must, parse_args,  # beside this file
-                              remove_scratch, run, synthetic_sinks)
+                              plotter_python, remove_scratch, run, synthetic_sinks)
 
 
 def check_outputs(out, names, stdout, what):
@@ -162,16 +162,6 @@ def with_controls(doc):
     return doc
 
 
-def plotter_python():
-    """An interpreter with numpy + matplotlib, for the direct check of the profile model."""
-    for exe in (sys.executable, "/usr/bin/python3"):
-        if exe and os.path.exists(exe):
-            p = subprocess.run([exe, "-c", "import numpy, matplotlib"], capture_output=True)
-            if p.returncode == 0:
-                return exe
-    return None
-
-
 def real_output_checks(src, geoattn, py, plot, tmp):
     """The plotter on what the built geoattn writes (measure, bounds, taxonomy; sinks where
     `geoattn sinks` exists)."""
@@ -239,7 +229,7 @@ def real_output_checks(src, geoattn, py, plot, tmp):
     arrays_path = os.path.join(os.path.dirname(A), a_raw["arrays"]["file"])
     example = os.path.join(tmp, "readme_example.py")
     with open(example, "w") as f:
-        f.write(block.replace("out/measure.curves.safetensors", arrays_path) + """
+        f.write(block.replace("out/first.curves.safetensors", arrays_path) + """
 import sys
 sys.path.insert(0, sys.argv[2])
 from geoattn.results import load_measure
@@ -694,6 +684,17 @@ def draw_synthetic(src):
     why = fig_kappa_ranges([model(few)])
     check(isinstance(why, str) and "off by default" in why and "--kappa-scan" in why,
           f"kappa figure: without a kappa scan it says why ({why!r})")
+    # With a scan: every mark of the figure named in its legend.
+    scanned = copy.deepcopy(few)
+    scanned.setdefault("settings", {})["kappa_scan"] = {"kappas": [0.25, 0.5, 1, 2, 4]}
+    for i, h in enumerate(scanned["heads"]):
+        h["kappa_range"] = ({"lo": 0.25, "hi": 2, "lo_at_edge": True, "contiguous": False} if i % 2 == 0 else
+                            {"lo": None, "hi": None, "fails": {"assumption": "decay"}})
+    fig = fig_kappa_ranges([model(scanned)])
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    check(len(legend) == 4 and any("gaps" in t for t in legend) and any("scan's end" in t for t in legend),
+          f"kappa figure: the white dot, the edge marks, the bar and kappa = 1 in its legend ({legend})")
+    plt.close(fig)
 
 
 def synthetic_figure_checks(src, tmp):
@@ -773,7 +774,7 @@ def synthetic_summary_checks(src, tmp):
 def main():
     args, src, _, geoattn = parse_args(__file__)
     plot = os.path.join(src, "scripts", "plot_figures.py")
-    py = sys.executable or "python3"
+    py = plotter_python() or sys.executable or "python3"  # the plotter says so where none has them
     t0 = time.time()
     tmp = tempfile.mkdtemp(prefix="geoattn-plot-test-")
     try:

@@ -91,8 +91,9 @@ def check_imports(src, exe):
 
 
 def check_entry_points(src):
-    """The thin scripts keep their command lines (the plotter re-runs itself under the system
-    python3 when this interpreter lacks numpy/matplotlib)."""
+    """The thin scripts keep their command lines; the plotter in an interpreter without numpy and
+    matplotlib (python3 -S: no site-packages) says how to install them, in one line, and tries no
+    other interpreter."""
     scripts = os.path.join(src, "scripts")
     cases = [
         (["plot_figures.py", "--help"], 0, "stdout", "usage: plot_figures.py"),
@@ -109,6 +110,12 @@ def check_entry_points(src):
         p, _ = run([sys.executable, "-c", code], src, env=package_env(src))
         check(p.returncode == 0 and p.stdout.startswith(want), f"geoattn.figures' --help as "
               f"{os.path.basename(argv0)}: '{want}' (exit {p.returncode}: {p.stdout[:80]!r})")
+    p, _ = run([sys.executable, "-S", os.path.join(scripts, "plot_figures.py"), "--measure", "m.json", "--out", "figs"],
+               src)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and "missing in" in lines[0] and "./python[figures]" in lines[0],
+          f"scripts/plot_figures.py without numpy: exit 2, one line naming ./python[figures] "
+          f"(exit {p.returncode}: {p.stderr.strip()[-300:]})")
     for argv, code, stream, want in cases:
         module = argv[0] == "-m"
         script = argv if module else [os.path.join(scripts, argv[0])] + argv[1:]

@@ -31,6 +31,13 @@ PY
 args=(--model "$src/models/stories260K" --data "$tmp/docs.jsonl" --ctx 64 --bootstrap 200)
 GEOATTN="$bin/geoattn" timeout 600 bash "$src/scripts/slurm/submit.sh" --shards 3 --out "$tmp/run" --wait -- "${args[@]}"
 "$bin/geoattn" measure "${args[@]}" --quiet --out "$tmp/one.json"
+# Each task's log holds its progress and its last line, not only the end.
+for i in 0 1 2; do
+  log=$(ls "$tmp/run"/geoattn-shard-*_"$i".log)
+  grep -q "windows/s\|ETA" "$log" || { echo "slurm: task $i's log has no progress line:"; cat "$log"; exit 1; }
+  grep -q "^wrote .*shard-$i.json" "$log" || { echo "slurm: task $i's log has no last line:"; cat "$log"; exit 1; }
+done
+echo "slurm: every task's log shows its progress"
 python3 - "$tmp/run/merged.json" "$tmp/one.json" "$src/python" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[3])

@@ -86,8 +86,10 @@ struct FromKeywords {
     field = text == kAutoName ? std::nullopt : std::optional<E>(named(names, text, std::string(name.python).c_str()));
   }
   template <typename T>
-  void number(FieldName name, T& field, T low, T high, const std::string&) {
+  void number(FieldName name, T& field, T low, T high, const std::string&, LowBound bound = LowBound::Closed) {
     const T value = py::cast<T>(at(name));
+    if (bound == LowBound::Open && !(value > low && value <= high))
+      fail("{}: {} is not a number > {}", name.python, value, low);
     if (!(value >= low && value <= high)) fail("{}: {} is not from {} to {}", name.python, value, low, high);
     field = value;
   }
@@ -139,9 +141,11 @@ struct Describe {
     put_choice(name, field ? name_of(names, *field) : kAutoName, true, names, help);
   }
   template <typename T>
-  void number(FieldName name, const T& field, T low, T high, const std::string& help) {
+  void number(FieldName name, const T& field, T low, T high, const std::string& help,
+              LowBound bound = LowBound::Closed) {
     py::dict entry;
     entry["default"] = field, entry["min"] = low, entry["max"] = high;
+    if (bound == LowBound::Open) entry["min_exclusive"] = true;
     put(name, entry, help);
   }
   void list(FieldName name, const std::vector<double>& field, const std::string& help) {

@@ -21,13 +21,13 @@ def needs(module):
         __import__(module)
     except ImportError:
         if in_ci():
-            pytest.fail(f"{module} is missing in CI (scripts/requirements-bare.txt installs it)")
+            pytest.fail(f"{module} is missing in CI (pip install './python[hf,figures]' installs it)")
         pytest.skip(f"{module} is not installed: the example reads the LLaMA tokenizer through it")
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_the_python_example_runs_as_written(page, tmp_path):
-    pytest.importorskip("transformers")
+    needs("transformers")
     needs("sentencepiece")
     workspace(REPO, str(tmp_path))
     done = subprocess.run([sys.executable, "-c", block_after(os.path.join(REPO, page), "python-example", "python")],

@@ -110,7 +110,7 @@ echo "bare-root: $(python -c "import torch; print(\"torch\", torch.__version__, 
 
 # The one pip command (build isolation on), with the tests configured too so that step 4 reuses its objects.
 CMAKE_BUILD_PARALLEL_LEVEL=$JOBS pip install -q --disable-pip-version-check \
-  --config-settings=cmake.define.GEOATTN_BUILD_TESTS=ON --config-settings=cmake.define.GEOATTN_PURE_TESTS=OFF ./python
+  --config-settings=cmake.define.GEOATTN_BUILD_TESTS=ON --config-settings=cmake.define.GEOATTN_PURE_TESTS=OFF "./python[hf,figures]"
 echo "bare-root: pip install ./python done at ${SECONDS} s" >&2
 build=$(ls -d python/build/*/ | head -1)
 scripts/check-links.sh "$(python -c "import geoattn, os; print(os.path.dirname(geoattn.__file__))")/bin/geoattn" \

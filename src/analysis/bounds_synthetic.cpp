@@ -74,10 +74,10 @@ BoundsCurves synthetic_bounds(const AssumptionParams& p, const std::vector<int64
   if (p.samples < 1 || p.samples > kMaxSyntheticSamples)
     fail("{}: samples = {} must be in 1..{}", kWhat, p.samples, kMaxSyntheticSamples);
   BoundsMean mean(static_cast<size_t>(valid_grid_size(grid, p.T)));
-  Progress progress("bounds: synthetic samples", p.samples, quiet);
+  Progress progress("bounds: synthetic samples", p.samples, quiet, Progress::kRedrawSeconds, "samples");
   for (int64_t s = 0; s < p.samples; ++s) {
     mean.add(sample_bounds(synthetic_sample(p, static_cast<uint64_t>(s)), grid, opt));
-    progress.update(s + 1, (s + 1) * p.T);
+    progress.update(s + 1, s + 1);  // the rate in samples a second (each of T tokens)
   }
   progress.finish();
   return mean.mean();

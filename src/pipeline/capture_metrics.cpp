@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/capture_checks.h"
@@ -84,7 +85,7 @@ void finalize_capture(WorkerPool& pool, CaptureMetrics& run) {
 }
 
 StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
-                                const std::string& out) {
+                                const std::string& out, bool quiet) {
   const auto start = Clock::now();
   const io::CaptureView capture(capture_path);  // mapped and checked; the windows read in place
   const CaptureShape shape{capture.alpha().shape, capture.values().shape, capture.queries(), capture.metadata()};
@@ -105,6 +106,10 @@ StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_pat
   SidecarWrite sidecar(out, run.state);  // the state is final: written while the bootstrap and the fits run
   finalize_capture(pool, run);
   write_results(out, run.state, run.done, sidecar, &run.times);
+  if (!quiet)
+    fmt::print(stderr, "{}\n",
+               end_line(out, shape.alpha.at(0), shape.alpha.at(1) * shape.alpha.at(2) * std::ssize(shape.queries),
+                        seconds_since(start), run.times, run.done));
   return run.times;
 }
 

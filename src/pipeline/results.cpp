@@ -111,4 +111,12 @@ metrics::ModelInfo model_info(const io::Checkpoint& checkpoint) {
   return {metrics::ModelInfo::Source::Checkpoint, checkpoint.dir, io::describe_model(checkpoint.config)};
 }
 
+std::string end_line(const std::string& out, int64_t windows, int64_t samples_per_window, double total_s,
+                     const StageTimes& stages, const Finalized& done) {
+  const std::string note =
+      done.bootstrap && !done.bootstrap->status.why.empty() ? "; " + done.bootstrap->status.why : "";
+  return fmt::format("wrote {} ({} windows, {} samples per window, {:.1f}s: {}){}", out, windows, samples_per_window,
+                     total_s, stages.over(total_s), note);
+}
+
 }  // namespace geoattn::pipeline

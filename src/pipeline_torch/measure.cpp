@@ -86,14 +86,10 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   const Finalized finalized = finalize(pool, state, &stages, m.quiet);
   note_timing();
   write_results(out, state, finalized, sidecar, &stages);
-  // The run's last line; where the intervals are missing or from few units (SPEC §2b), it says so.
-  const std::string note = finalized.bootstrap && !finalized.bootstrap->status.why.empty()
-                               ? "; " + finalized.bootstrap->status.why
-                               : "";
   if (!m.quiet)
-    fmt::print(stderr, "wrote {} ({} windows, {} samples per window, {:.1f}s: {}){}\n", out, W,
-               c.n_layers * c.n_heads * static_cast<int64_t>(job.queries.size()), total_s, stages.over(total_s),
-               note);
+    fmt::print(stderr, "{}\n",
+               end_line(out, W, c.n_layers * c.n_heads * static_cast<int64_t>(job.queries.size()), total_s, stages,
+                        finalized));
 }
 
 void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor& values, uint64_t key,

@@ -22,6 +22,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/run/run_info.h"
 #include "geoattn/pipeline/results.h"
+#include "geoattn/util/argument_names.h"
 #include "geoattn/pipeline/resume.h"
 #include "geoattn/util/enum_names.h"
 #include "geoattn/util/error.h"
@@ -117,28 +118,32 @@ CLI::Option* add_read_option(CLI::App& cmd, const std::string& flag, T& value, c
 // A number in [low, high], the whole text one decimal number (util/numbers.h: no empty text, no
 // wrap, no saturation); `takes` says so, "an integer from 0 to 4096".
 template <typename T>
-auto number_parser(T low, T high, std::string& takes) {
+auto number_parser(T low, T high, std::string& takes, LowBound bound = LowBound::Closed) {
   const std::string kind = std::is_integral_v<T> ? "an integer" : "a number";
   const bool open_above = std::is_signed_v<T> && high == std::numeric_limits<T>::max();  // int64's max: no bound
   const bool open_below = low == std::numeric_limits<T>::lowest();
+  const bool above = bound == LowBound::Open;
   takes = open_above && open_below ? kind
+          : open_above && above    ? fmt::format("{} > {}", kind, low)
           : open_above             ? fmt::format("{} of at least {}", kind, low)
+          : above                  ? fmt::format("{} > {} and <= {}", kind, low, high)
                                    : fmt::format("{} from {} to {}", kind, low, high);
-  return [low, high](const std::string& text) -> std::optional<T> {
+  return [low, high, above](const std::string& text) -> std::optional<T> {
     std::optional<T> v;
     if constexpr (std::is_integral_v<T>)
       v = parse_integer<T>(text);
     else
       v = parse_real(text);
-    if (v && !(*v >= low && *v <= high)) v.reset();
+    if (v && !(*v >= low && *v <= high && !(above && *v == low))) v.reset();
     return v;
   };
 }
 // A number flag: "--threads: '-3' is not an integer from 0 to 4096".
 template <typename T>
-CLI::Option* add_number_option(CLI::App& cmd, const std::string& flag, T& value, T low, T high, const std::string& help) {
+CLI::Option* add_number_option(CLI::App& cmd, const std::string& flag, T& value, T low, T high, const std::string& help,
+                               LowBound bound = LowBound::Closed) {
   std::string takes;
-  const auto parse = number_parser(low, high, takes);
+  const auto parse = number_parser(low, high, takes, bound);
   return add_parsed_option(cmd, flag, value, parse, takes, fmt::format("{}", value), help)
       ->type_name(std::is_integral_v<T> ? "INT" : "FLOAT");
 }

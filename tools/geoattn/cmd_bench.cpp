@@ -150,7 +150,7 @@ ProcessTime fastest_process(int repeats, F&& f) {
 ProcessTime whole_process(const std::string& capture, const MetricFlags& f, int threads, const std::string& out) {
   std::vector<std::string> args{"geoattn", "metrics", "--capture", capture};
   for (auto& arg : metric_flag_args(f)) args.push_back(std::move(arg));
-  args.insert(args.end(), {"--threads", std::to_string(threads), "--out", out});
+  args.insert(args.end(), {"--threads", std::to_string(threads), "--out", out, "--quiet"});
   return child_process(args);
 }
 

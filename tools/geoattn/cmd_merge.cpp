@@ -2,8 +2,10 @@
 // aggregates are integer sums (metrics/stats/aggregate.h), so the merged numbers equal those of a
 // single run over the same windows, bit for bit.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.h"
+#include "geoattn/pipeline/shard_set.h"
 #include "geoattn/pipeline/sink_files.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
@@ -54,8 +56,17 @@ void run_merge(const MergeOptions& o) {
     std::string why;
     if (!report::same_run(merged.run_info, shard.run_info, &why))
       fail("{}: cannot merge with {}: {}", o.inputs[i], o.inputs.front(), why);
-    if (i > 0) merged.merge(shard);
     shards.push_back(shard.run_info.data);
+    // The shards so far, one split each shard once (a whole run and one of its shards: the two
+    // files named), before their documents meet.
+    const std::vector<std::string> so_far(o.inputs.begin(), o.inputs.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    pipeline::missing_shards(so_far, shards, /*partial=*/true);
+    if (i == 0) continue;
+    try {
+      merged.merge(shard);
+    } catch (const Error& e) {
+      fail("{}: cannot merge with {}: {}", o.inputs[i], fmt::join(so_far.begin(), so_far.end() - 1, ", "), e.what());
+    }
   }
   merged.run_info.data = pipeline::merged_data(o.inputs, std::move(shards), o.partial);
   merged.run_info.timing = {};

@@ -9,7 +9,7 @@
 namespace geoattn::cli {
 
 StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const MetricFlags& flags,
-                                const std::string& out, const GivenFlags& given) {
+                                const std::string& out, const GivenFlags& given, bool quiet) {
   check_outputs_of(out, {capture_path});
   return pipeline::metrics_from_capture(
       pool, capture_path,
@@ -18,7 +18,7 @@ StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_pat
         refuse_unused_metric_flags(given, spec);
         return spec;
       },
-      out);
+      out, quiet);
 }
 
 namespace {
@@ -28,12 +28,13 @@ struct MetricsOptions {
   MetricFlags metric;
   int threads = 0;
   std::string out;
+  bool quiet = false;
   GivenFlags given;
 };
 
 void run_metrics(const MetricsOptions& o) {
   WorkerPool pool(o.threads);
-  metrics_from_capture(pool, o.capture, o.metric, o.out, o.given);
+  metrics_from_capture(pool, o.capture, o.metric, o.out, o.given, o.quiet);
 }
 
 void metrics_flags(CLI::App& cmd, MetricsOptions& o) {
@@ -42,6 +43,7 @@ void metrics_flags(CLI::App& cmd, MetricsOptions& o) {
   add_metric_flags(cmd, o.metric, /*with_seed=*/true);
   add_threads_option(cmd, o.threads);
   cmd.add_option("--out", o.out, "result JSON (its state sidecar goes beside it)")->required();
+  cmd.add_flag("--quiet", o.quiet, "no last line (what it wrote, its windows, its time)");
 }
 
 }  // namespace

@@ -30,7 +30,9 @@ struct FlagArgs {
     put(name, optional_name(names, field));
   }
   template <typename T>
-  void number(FieldName name, const T& field, T, T, const std::string&) { put(name, fmt::format("{}", field)); }
+  void number(FieldName name, const T& field, T, T, const std::string&, LowBound = LowBound::Closed) {
+    put(name, fmt::format("{}", field));
+  }
 };
 
 }  // namespace

@@ -30,7 +30,8 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& flags, std::initializer_list<F
 void refuse_unused_metric_flags(const GivenFlags& given, const pipeline::MetricSpec& spec);
 
 // geoattn metrics: a capture file -> the result JSON at `out`, on `pool`; the stages' times.
+// Unless `quiet`, the run's last line on stderr.
 pipeline::StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture, const MetricFlags& flags,
-                                          const std::string& out, const GivenFlags& given = {});
+                                          const std::string& out, const GivenFlags& given = {}, bool quiet = true);
 
 }  // namespace geoattn::cli

@@ -28,8 +28,8 @@ struct FlagBinder {
     if (wanted(name)) add_enum_option(cmd, flag(name), field, names, help);
   }
   template <typename T>
-  void number(FieldName name, T& field, T low, T high, const std::string& help) {
-    if (wanted(name)) add_number_option(cmd, flag(name), field, low, high, help);
+  void number(FieldName name, T& field, T low, T high, const std::string& help, LowBound bound = LowBound::Closed) {
+    if (wanted(name)) add_number_option(cmd, flag(name), field, low, high, help, bound);
   }
   void list(FieldName name, std::vector<double>& field, const std::string& help) {
     if (wanted(name)) add_number_list_option(cmd, flag(name), field, help);

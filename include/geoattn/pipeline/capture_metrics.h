@@ -19,9 +19,10 @@ namespace geoattn::pipeline {
 using SpecFor = std::function<MetricSpec(int64_t T, const std::vector<int64_t>& queries)>;
 
 // A capture file (geoattn capture's layout; without doc_ids each window is its own document)
-// -> the result JSON `out`, its arrays file and its state sidecar; the stages' times.
+// -> the result JSON `out`, its arrays file and its state sidecar; the stages' times. Unless
+// `quiet`, the run's last line (end_line) on stderr.
 StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
-                                const std::string& out);
+                                const std::string& out, bool quiet = true);
 
 // A run over a capture, finalized and not written: write_results(out, run.state, run.done)
 // writes what metrics_from_capture writes.

@@ -64,6 +64,10 @@ void write_results(const std::string& out, const metrics::RunState& state, const
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
                    StageTimes* times = nullptr);
 void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state);  // finalize + write
+// The run's last line (measure, metrics): what it wrote, its windows and samples, its time and the
+// stages over 5% of it; where the intervals are missing or from few units (SPEC §2b), it says so.
+std::string end_line(const std::string& out, int64_t windows, int64_t samples_per_window, double total_s,
+                     const StageTimes& stages, const Finalized& done);
 // The "model" of the run's description: a checkpoint, or a capture file.
 metrics::ModelInfo model_info(const io::Checkpoint& checkpoint);
 // A capture's: alpha [W, L, H, Q, T] and values [W, L, KV, T, d] shapes, its __metadata__.

@@ -12,6 +12,9 @@ enum class ArgumentStyle { Flag, Python };
 // `bootstrap_level` is `--bootstrap-level`, `profile_positions` is `--profile`), and the key a
 // result's "settings" records it under where that is not its Python name (`bootstrap_level` is
 // "level" inside "bootstrap").
+// A number setting's lower bound: reached (low <= x) or not (low < x, as kappa > 0).
+enum class LowBound { Closed, Open };
+
 struct FieldName {
   std::string_view python, flag, recorded_as = {};
   std::string key() const { return std::string(python); }

@@ -57,10 +57,9 @@ the N grid, layer and head indices inside the model, a taxonomy of the same run)
 code 2, and writes nothing: the figures are drawn into a temporary folder beside DIR and moved
 into DIR at the end.
 
-Needs only the standard library, numpy and matplotlib (Debian: python3-numpy,
-python3-matplotlib; pip: ./python[figures]). When the `python3` on PATH lacks them (a pyenv or
-venv interpreter), scripts/plot_figures.py re-runs itself under /usr/bin/python3; geoattn-figures,
-which runs in the environment it was installed into, says what is missing.
+Needs only the standard library, numpy and matplotlib: in a venv `pip install './python[figures]'`,
+with Debian's python3 `apt-get install python3-numpy python3-matplotlib`. An interpreter without
+them is told so, by name, in one line (no other interpreter is tried).
 """
 # The docstring above is the --help text of scripts/plot_figures.py (main: the command line).
 from __future__ import annotations
@@ -96,21 +95,12 @@ DEFAULT_HEATMAP_N = 8
 
 
 def ensure_plot_libraries():
-    """numpy + matplotlib importable, or re-run the command (the script sys.argv[0], a .py file:
-    scripts/plot_figures.py, not an installed command's wrapper) under Debian's python3 that has
-    them."""
+    """numpy + matplotlib importable in this interpreter, or one line that says how to get them."""
     import importlib.util
-    if importlib.util.find_spec("numpy") and importlib.util.find_spec("matplotlib"):
-        return
-    system_python = "/usr/bin/python3"
-    here = os.path.realpath(sys.executable or "")
-    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if (not os.environ.get("PLOT_FIGURES_REEXEC") and os.path.exists(system_python)
-            and os.path.realpath(system_python) != here and script.endswith(".py") and os.path.isfile(script)):
-        env = dict(os.environ, PLOT_FIGURES_REEXEC="1")
-        os.execve(system_python, [system_python, script] + sys.argv[1:], env)
-    fail("numpy and matplotlib are needed (Debian: apt-get install python3-numpy "
-         "python3-matplotlib)")
+    missing = [m for m in ("numpy", "matplotlib") if not importlib.util.find_spec(m)]
+    if missing:
+        fail(f"{' and '.join(missing)} missing in {sys.executable}: pip install './python[figures]' "
+             "(in a venv), or apt-get install python3-numpy python3-matplotlib (Debian's python3)")
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -196,8 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line of geoattn-figures and scripts/plot_figures.py (argv: its arguments,
     sys.argv[1:] by default): checks every input, draws the figures into a temporary folder beside --out and moves them
     in; returns 0, exits 2 on bad input and 1 when drawing fails."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)  # --help and bad flags need no numpy
     ensure_plot_libraries()
-    args = parse_args(sys.argv[1:] if argv is None else argv)
 
     out = os.path.abspath(args.out)
     parent = os.path.dirname(out)

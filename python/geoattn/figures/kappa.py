@@ -9,6 +9,18 @@ FAILS = {"norms": ("n", "tab:purple"), "decay": ("d", "tab:red"), "profile": ("p
          "none stands out": ("?", "0.35")}
 
 
+def legend_handles():
+    """What the marks of fig_kappa_ranges mean: the bar, its ends at the scan's edge, the white dot
+    of a range with gaps, the default kappa."""
+    from matplotlib.lines import Line2D
+    return [Line2D([], [], color="tab:blue", lw=1.6, label=r"$\kappa$ range of a head"),
+            Line2D([], [], color="tab:blue", marker="^", ls="none", ms=3,
+                   label="range reaches the scan's end (may go past it)"),
+            Line2D([], [], marker="o", mfc="white", mec="tab:blue", ls="none", ms=3,
+                   label="range with gaps: some kappas inside it do not bracket"),
+            Line2D([], [], color="0.5", lw=0.8, ls=":", label=r"$\kappa$ = 1, the envelopes' default")]
+
+
 def fig_kappa_ranges(models):
     """kappa_ranges: per model whose heads have a "kappa_range", each head's range of kappa as a
     bar by layer, a head without one lettered by the assumption it departs from most; the
@@ -49,6 +61,7 @@ def fig_kappa_ranges(models):
         if m.layers <= 40:
             ax.set_xticks(range(m.layers))
             ax.tick_params(axis="x", labelsize=6 if m.layers > 16 else 8)
+        ax.legend(handles=legend_handles(), fontsize=6, loc="upper right", framealpha=0.85)
         ax.set_xlabel("layer (its heads side by side)")
         ax.set_ylabel(r"$\kappa$")
         missing = ", ".join(f"{FAILS[n][0]} {n}: {c}" for n, c in counts.items() if c)

@@ -96,7 +96,8 @@ void MetricParams::visit_settings(Self& p, Visitor&& v) {
            "on a GPU computed there, batched over heads)");
   v.number(kKappa, p.kappa, 0.0, std::numeric_limits<double>::max(),
            "the concentration constant kappa > 0 of SPEC §5's bounds (in measure and metrics: of the envelopes, not "
-           "with --envelopes off)");
+           "with --envelopes off)",
+           LowBound::Open);
   v.parsed(kKappaScan, p.kappa_scan,
          std::string("opt-in diagnostic: the kappas of the envelopes for the kappa range each head allows: off, auto (") +
              kDefaultKappasText +

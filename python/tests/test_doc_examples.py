@@ -37,3 +37,27 @@ def test_the_python_example_runs_as_written(page, tmp_path):
     # It prints the labels of stories15M's 36 heads and the per-head curves' shape [L, H, N].
     last = done.stdout.strip().splitlines()[-1]
     assert "'heads': 36" in last and "(6, 6, " in last, last
+
+
+# The TransformerLens example of docs/python.md, and its cache against geoattn.hf.capture of the
+# same model: the two routes give the same alpha and values.
+CHECK_AGAINST_CAPTURE = """
+a2, v2 = geoattn.hf.capture(hf, ids)
+print("diff", float((alpha - a2).abs().max()), float((values - v2).abs().max()))
+"""
+
+
+def test_the_transformer_lens_example_runs_as_written(tmp_path):
+    for module in ("transformers", "sentencepiece", "transformer_lens"):
+        needs(module)
+    workspace(REPO, str(tmp_path))
+    with open(os.path.join(REPO, "python", "examples", "transformer_lens_cache.py"), encoding="utf-8") as f:
+        code = f.read()
+    done = subprocess.run([sys.executable, "-c", code + CHECK_AGAINST_CAPTURE], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, f"the TransformerLens example: {done.stderr[-3000:]}"
+    lines = done.stdout.strip().splitlines()
+    # P_rmax per head [L, H, N] of stories15M's 6 x 6 heads at N = 1..16, and P(r_max, 1) = 1 (SPEC §2).
+    assert lines[-2].startswith("(6, 6, 16) [1.0, "), lines[-2]
+    a, v = (float(x) for x in lines[-1].split()[1:])
+    assert a < 1e-5 and v < 1e-4, f"TransformerLens' cache and geoattn.hf.capture differ: alpha {a}, values {v}"

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""docs/python.md from the docstrings of the Python package (python/geoattn), read with `ast`
+"""docs/python.md and docs/python-tools.md from the docstrings of the Python package (python/geoattn), read with `ast`
 alone: nothing is imported, so it runs on a bare python3 without torch, numpy or the compiled
 module. The page is never edited by hand, so it cannot drift from the code; the ctest
 PythonReference runs --check to fail when it has.
 
     python_reference.py [SOURCE_DIR]            print the page
-    python_reference.py [SOURCE_DIR] --write    write SOURCE_DIR/docs/python.md
+    python_reference.py [SOURCE_DIR] --write    write SOURCE_DIR/docs/python.md and python-tools.md
     python_reference.py [SOURCE_DIR] --check    exit 1 with a diff when docs/python.md differs
 
 SOURCE_DIR: the repository (default: the one this script is in). The page: the commands of
 python/pyproject.toml's [project.scripts] (each with its function and the first paragraph of
 its module's docstring), the package docstring, then each name of geoattn.__all__ in its order (functions with their signatures as
 written, the classes Measure and Sinks with their public methods and properties), then the
-module geoattn.hf whole; then the readers and figures (geoattn.results, geoattn.schema,
+module geoattn.hf whole and the examples of python/examples (each file whole); then the readers and figures (geoattn.results, geoattn.schema,
 geoattn.summary, geoattn.figures): each one's docstring and a table of what it exports (its
 __all__ where it has one, else every name without a leading underscore; geoattn.figures: the
 names its __init__ exports, from its modules), the signature and the docstring's first
@@ -30,6 +30,7 @@ import sys
 from generated import anchor, check, write_whole
 
 PAGE = os.path.join("docs", "python.md")
+TOOLS_PAGE = os.path.join("docs", "python-tools.md")  # the readers, tools and figures (tables of exports)
 PACKAGE = os.path.join("python", "geoattn")
 PYPROJECT = os.path.join("python", "pyproject.toml")
 REGENERATE = "python3 scripts/docs/python_reference.py --write"
@@ -37,6 +38,7 @@ REGENERATE = "python3 scripts/docs/python_reference.py --write"
 # tables of their exports.
 MODULES = ("geoattn.hf", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.figures")
 FULL = ("geoattn.hf",)
+EXAMPLES = os.path.join("python", "examples")  # each file shown whole after geoattn.hf (its tests run it)
 WIDTH = 96  # a signature longer than this is wrapped after a comma
 
 
@@ -325,6 +327,19 @@ def figure_modules(root):
             if f.endswith(".py") and not f.startswith("_")]
 
 
+def examples_section(root):
+    """Each python/examples/*.py whole, under a heading from its file name, after geoattn.hf: the
+    page shows what python/tests run."""
+    folder = os.path.join(root, EXAMPLES)
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".py")) if os.path.isdir(folder) else []
+    lines = []
+    for name in names:
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            code = f.read().rstrip("\n")
+        lines += ["", f"### Example: {EXAMPLES}/{name}", "", "```python", code, "```"]
+    return lines
+
+
 def page(root):
     """The page's text; raises Missing naming every public name without a docstring."""
     missing = []
@@ -349,16 +364,20 @@ def page(root):
         section, entries = member_section(source, source.defs[there], f"geoattn.{name}", 3, missing)
         body += section
         contents[0][1].extend(entries)
+    tools, example_links = [], []
     for name in modules:
         if name in FULL:
             section, entries = module_section(modules[name], missing, documented)
+            examples = examples_section(root)
+            body += section + examples
+            contents.append((name, entries))
+            example_links = [line[4:] for line in examples if line.startswith("### ")]
         else:
-            section, entries = table_section(modules[name], exports_of(root, modules[name]), missing), []
-        body += section
-        contents.append((name, entries))
+            tools += table_section(modules[name], exports_of(root, modules[name]), missing)
     commands = commands_section(root, missing)
     if missing:
         raise Missing(missing)
+    tool_names = [name for name in modules if name not in FULL]
 
     lines = [
         "# Python API reference",
@@ -378,7 +397,22 @@ def page(root):
     for name, entries in contents:
         links = ", ".join(f"[{d[len(name) + 1:]}](#{ref(d)})" for d in entries if "." not in d[len(name) + 1:])
         lines.append(f"- [{name}](#{ref(name)})" + (f": {links}" if links else ""))
-    return link_anchors("\n".join(lines + commands + body) + "\n")
+    if example_links:
+        lines.append("- examples: " + ", ".join(f"[{h.split('/')[-1]}](#{ref(h)})" for h in example_links))
+    lines.append("- the readers, tools and figures, each module's exports: [python-tools.md](python-tools.md): " +
+                 ", ".join(f"[{n}](python-tools.md#{anchor(n)})" for n in tool_names))
+    tools_page = [
+        "# Python readers, tools and figures",
+        "",
+        "<!-- Generated by scripts/docs/python_reference.py from the docstrings of python/geoattn; do not edit. -->",
+        "",
+        "The modules of python/geoattn that read results, compare and report them and draw the figures:",
+        "each one's docstring and a table of what it exports (the first paragraph of each docstring).",
+        "They import without the compiled module: Python, numpy and, for figures, matplotlib.",
+        f"Generated as [python.md](python.md) is: `{REGENERATE}`.",
+    ]
+    return {PAGE: link_anchors("\n".join(lines + commands + body) + "\n"),
+            TOOLS_PAGE: link_anchors("\n".join(tools_page + tools) + "\n")}
 
 
 def main():
@@ -392,18 +426,19 @@ def main():
     mode.add_argument("--write", action="store_true", help=f"write SOURCE_DIR/{PAGE} instead of printing")
     args = parser.parse_args()
     try:
-        text = page(args.source_dir)
+        pages = page(args.source_dir)
     except Missing as e:
         for name in e.args[0]:
             print(f"python_reference: {name}" + ("" if ":" in name else " has no docstring"))
         return 1
-    path = os.path.join(args.source_dir, PAGE)
     if args.check:
-        return check("python_reference", text, path, "the docstrings of python/geoattn", REGENERATE)
-    if args.write:
-        write_whole(path, text)
-        return 0
-    sys.stdout.write(text)
+        return max(check("python_reference", text, os.path.join(args.source_dir, rel), "the docstrings of python/geoattn",
+                         REGENERATE) for rel, text in pages.items())
+    for rel, text in pages.items():
+        if args.write:
+            write_whole(os.path.join(args.source_dir, rel), text)
+        else:
+            sys.stdout.write(text)
     return 0
 
 

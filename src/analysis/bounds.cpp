@@ -64,12 +64,14 @@ namespace {
 #else
 #define GEOATTN_CLONES
 #endif
-// rho_max_j = max(rho_max_j, r_j), M_j += a rt_j over j < n.
-GEOATTN_CLONES void max_and_axpy(double* rho_max, double* M, const double* r, const double* rt, double a, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) {
-    rho_max[j] = std::max(rho_max[j], r[j]);
-    M[j] += a * rt[j];
-  }
+// M_j += a rt_j over j < n.
+GEOATTN_CLONES void axpy(double* M, const double* rt, double a, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) M[j] += a * rt[j];
+}
+
+// rho_max_j = max(rho_max_j, r_j) over j < n.
+GEOATTN_CLONES void running_max(double* rho_max, const double* r, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) rho_max[j] = std::max(rho_max[j], r[j]);
 }
 
 const double kXiMode = pair_p_mode();
@@ -91,7 +93,8 @@ class State {
     for (const int64_t j : by_a_) out_.push_back({0.0, j});  // keyed at the first sort
   }
 
-  // Token k enters I_N. O(n): the running max over in-tokens of rho per token, and M_j.
+  // Token k enters I_N. O(n): M_j. The running max of rho over the in-tokens (rho_out's) is
+  // folded in only at an N that needs it (rho_out()).
   void add(int64_t k) {
     is_in_[static_cast<size_t>(k)] = 1;
     out_max_[k] = -kInf, out_min_[k] = kInf;
@@ -102,10 +105,8 @@ class State {
     a_in_min_ = std::min(a_in_min_, ak);
     a_in_max_ = std::max(a_in_max_, ak);
     ++n_in_nonsink_;
-    const double* rho_jk = in_.rho.col(k).data();                              // [n] over j
-    const double* rho_kj = in_.rho_symmetric ? rho_jk : rho_t_.col(k).data();  // [n] over j
     // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj
-    max_and_axpy(rho_max_.data(), M_.data(), rho_jk, rho_kj, ak, n_);
+    axpy(M_.data(), row(k), ak, n_);
   }
 
   // What does not depend on kappa at the current N (BoundsCurves): the kappa-free upper bounds,
@@ -127,21 +128,33 @@ class State {
     // SPEC §5 / eq. 7: a_out_max = max_{j not in I_N} a_j (the first out-token by a).
     while (is_in_[static_cast<size_t>(by_a_[next_out_])]) ++next_out_;
     const double a_out_max = in_.a[by_a_[next_out_]];
-    // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk.
-    double rho_out = (rho_max_ + out_max_).maxCoeff();  // out_max_: -inf at the in-tokens
     const double a_in_min = any_in ? a_in_min_ : 0.0, a_in_max = any_in ? a_in_max_ : 0.0;
-    if (!any_in) rho_out = 0.0;
     // SPEC §5 / eq. 8: Delta = a_in_min^2 - 2 a_out_max S_in rho_out.
-    const double Delta = a_in_min * a_in_min - 2 * a_out_max * S_in_ * rho_out;
+    const auto delta = [&](double rho_out) { return a_in_min * a_in_min - 2 * a_out_max * S_in_ * rho_out; };
     // SPEC §5 / appendix eq. 29: Delta0 = a_0^2 - (S_in rho_out)^2.
-    const double Delta0 = in_.a[0] * in_.a[0] - (S_in_ * rho_out) * (S_in_ * rho_out);
+    const auto delta0 = [&](double rho_out) { return in_.a[0] * in_.a[0] - (S_in_ * rho_out) * (S_in_ * rho_out); };
+    // The lower bounds read Delta and Delta0 only through their signs where they are <= 0 (the
+    // tail is 1), and both fall as rho_out >= 0 grows (in floating point too: rho_out multiplies
+    // last). So a lower bound L >= 0 of rho_out that already makes Delta <= 0 (and Delta0 <= 0 with
+    // the sink in) gives the same bounds as rho_out itself: the max over the in-tokens of
+    // rho_{j k} at one out-token j, taken until it does. Else rho_out, exactly.
+    double rho_out = any_in ? -kInf : 0.0;
+    const double* rho_j = row(by_a_[next_out_]);  // rho_{j k} over k, j the out-token of a_out_max
+    for (const int64_t k : selected()) {
+      if (k == 0) continue;
+      rho_out = std::max(rho_out, rho_j[k]);
+      if (rho_out >= 0 && !(delta(rho_out) > 0) && (!sink_in || !(delta0(rho_out) > 0))) break;
+    }
+    if (any_in && !(rho_out >= 0 && !(delta(rho_out) > 0) && (!sink_in || !(delta0(rho_out) > 0))))
+      rho_out = exact_rho_out();
+    const double Delta = delta(rho_out), Delta0 = delta0(rho_out);
     // SPEC §5 / eq. 8: B = a_in_max + a_out_max + S_in.
     const double B = a_in_max + a_out_max + S_in_;
     collect_out();
     for (size_t k = 0; k < kappas.size(); ++k) {
       const detail::Lower lo = detail::lower_bounds(Delta, Delta0, B, N_, n_, sink_in, BoundsOptions{kappas[k]}, in_.d);
       out[k][0] = lo.P_lo, out[k][2] = lo.R_lo;
-      upper(B, kappas[k], out[k][1], out[k][3]);
+      upper(B, kappas[k], kappas.size() > 1, out[k][1], out[k][3]);
     }
     KappaFree free = upper0();
     free.open = true;
@@ -189,6 +202,40 @@ class State {
     for (size_t t = 0; t < m; ++t) keys_[t] = out_[t].first;
   }
 
+  // For each query (c_peak, t) of queries_, the out-tokens the sorted search would find, in one
+  // pass over them: `above`, the first in (c_j, j) order with c_j >= c_peak, and `below`, the last
+  // with c_j < c_peak (-1: none). The queries sorted by c_peak cut the c axis into gaps; each gap
+  // keeps its first and last out-token in (c_j, j) order; a query's `above` is the first over the
+  // gaps past it, its `below` the last over the gaps before.
+  void nearest_by_pass() {
+    std::sort(queries_.begin(), queries_.end());
+    const size_t K = queries_.size();
+    using Key = std::pair<double, int64_t>;
+    gap_first_.assign(K + 1, Key{kInf, -1});
+    gap_last_.assign(K + 1, Key{-kInf, -1});
+    for (Eigen::Index j = 0; j < n_; ++j) {
+      if (is_in_[static_cast<size_t>(j)]) continue;
+      const Key key{c_[j], j};
+      // The gap: how many queries have c_peak <= c_j.
+      const size_t g = static_cast<size_t>(
+          std::upper_bound(queries_.begin(), queries_.end(), c_[j], [](double c, const Query& q) { return c < q.first; }) -
+          queries_.begin());
+      gap_first_[g] = std::min(gap_first_[g], key);
+      gap_last_[g] = std::max(gap_last_[g], key);
+    }
+    nearest_.resize(K);
+    Key last{-kInf, -1};  // over the gaps 0..s: every out-token with c_j < the s-th c_peak
+    for (size_t s = 0; s < K; ++s) {
+      last = std::max(last, gap_last_[s]);
+      nearest_[s] = {-1, last.second, queries_[s].second};
+    }
+    Key first{kInf, -1};  // over the gaps s+1..K: every out-token with c_j >= the s-th c_peak
+    for (size_t s = K; s-- > 0;) {
+      first = std::min(first, gap_first_[s + 1]);
+      nearest_[s].above = first.second;
+    }
+  }
+
   // The first index t of the sorted out-tokens with c >= c_peak (m if none): in (c_j, j) order,
   // the first at or past (c_peak, -1). Bisection without branches (m >= 1).
   size_t lower_bound(double c_peak) const {
@@ -202,27 +249,48 @@ class State {
     return static_cast<size_t>(base - keys_.data()) + (*base < c_peak ? 1 : 0);
   }
 
-  void upper(double B, double kappa, double& P_up, double& R_up) {
+  // With `sorted` (several kappas: one order of the out-tokens serves them all), the search
+  // bisects the out-tokens sorted by (c_j, j); else one pass over them finds, for every selected
+  // token that needs it, the same two (nearest_by_pass).
+  void upper(double B, double kappa, bool sorted, double& P_up, double& R_up) {
     // SPEC §5 / eq. 10: sigma = B / sqrt(2 kappa d).
     const double sigma = B / std::sqrt(2 * kappa * static_cast<double>(in_.d));
     const double a0 = in_.a[first_], M0 = M_[first_];
-    double max_p = 0, sum_one_minus = 0;
-    for (const int64_t i : selected()) {
+    const auto sel = selected();
+    best_.resize(sel.size());
+    queries_.clear();
+    for (size_t t = 0; t < sel.size(); ++t) {
+      const int64_t i = sel[t];
       const double ai = in_.a[i], Mi = M_[i];
-      double best = detail::p_of_mu(detail::mu_ij(ai, a0, Mi, M0), sigma);
-      if (best < 0.5 && sigma > 0) {
+      best_[t] = detail::p_of_mu(detail::mu_ij(ai, a0, Mi, M0), sigma);
+      if (best_[t] < 0.5 && sigma > 0) {
         const double e_i = 2 * ai * Mi - ai * ai, c_peak = kXiMode * sigma - e_i;
-        if (c_peak > c_first_) {  // else the first out-token is at or past the peak: p falls from it on
-          sort_out();
-          auto p_at = [&](size_t idx) {
-            const int64_t j = out_[idx].second;
-            return detail::p_of_mu(detail::mu_ij(ai, in_.a[j], Mi, M_[j]), sigma);
-          };
+        // Else the first out-token is at or past the peak: p falls from it on.
+        if (c_peak > c_first_) queries_.push_back({c_peak, static_cast<int64_t>(t)});
+      }
+    }
+    if (!queries_.empty()) {
+      auto p_at = [&](size_t t, int64_t j) {
+        const int64_t i = sel[t];
+        return detail::p_of_mu(detail::mu_ij(in_.a[i], in_.a[j], M_[i], M_[j]), sigma);
+      };
+      if (sorted) {
+        sort_out();
+        for (const auto& [c_peak, t] : queries_) {
           const size_t at = lower_bound(c_peak);
-          if (at < out_.size()) best = std::max(best, p_at(at));
-          if (at > 1) best = std::max(best, p_at(at - 1));  // at = 1: the first, evaluated above
+          if (at < out_.size()) best_[t] = std::max(best_[t], p_at(t, out_[at].second));
+          if (at > 1) best_[t] = std::max(best_[t], p_at(t, out_[at - 1].second));  // at = 1: the first
+        }
+      } else {
+        nearest_by_pass();
+        for (const auto& [above, below, t] : nearest_) {
+          if (above >= 0) best_[t] = std::max(best_[t], p_at(t, above));
+          if (below >= 0) best_[t] = std::max(best_[t], p_at(t, below));
         }
       }
+    }
+    double max_p = 0, sum_one_minus = 0;
+    for (const double best : best_) {
       max_p = std::max(max_p, best);
       sum_one_minus += 1 - best;
     }
@@ -248,11 +316,25 @@ class State {
 
   std::span<const int64_t> selected() const { return in_.order.first(static_cast<size_t>(N_)); }
 
+  // Row k of rho (rho_kj over j), in memory order: rho's own column where it is symmetric, else
+  // its transpose's.
+  const double* row(int64_t k) const { return in_.rho_symmetric ? in_.rho.col(k).data() : rho_t_.col(k).data(); }
+
+  // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk, the per-token running max
+  // brought up to N first (a max: the same value in any order).
+  double exact_rho_out() {
+    for (; folded_ < N_; ++folded_)
+      if (const int64_t k = in_.order[static_cast<size_t>(folded_)]; k != 0)
+        running_max(rho_max_.data(), in_.rho.col(k).data(), n_);  // rho_jk over j
+    return (rho_max_ + out_max_).maxCoeff();  // out_max_: -inf at the in-tokens
+  }
+
   const BoundsView& in_;
   Eigen::Index n_;
   int64_t N_ = 0, n_in_nonsink_ = 0;
+  int64_t folded_ = 0;           // the tokens of the selection order folded into rho_max_
   std::vector<char> is_in_;
-  Eigen::ArrayXd rho_max_;       // per token j: max over k in I_N \ {0} of rho_jk
+  Eigen::ArrayXd rho_max_;       // per token j: max of rho_jk over the first folded_ in-tokens k (the sink aside)
   Eigen::ArrayXd M_;             // M_j (SPEC §5 / eq. 11)
   Eigen::ArrayXd c_;             // c_j = a_j^2 - 2 a_j M_j, at the current N
   Eigen::ArrayXd out_max_, out_min_;  // 0 at the out-tokens; -inf, +inf at the in-tokens
@@ -267,6 +349,16 @@ class State {
   std::vector<std::pair<double, int64_t>> out_;
   std::vector<double> keys_;
   int64_t sorted_at_ = -1;
+  // upper()'s scratch: each selected token's max_j p_ij so far, the selected tokens that need the
+  // search (c_peak, index in the selection), and what nearest_by_pass finds for them.
+  using Query = std::pair<double, int64_t>;
+  struct Nearest {
+    int64_t above, below, t;
+  };
+  std::vector<double> best_;
+  std::vector<Query> queries_;
+  std::vector<std::pair<double, int64_t>> gap_first_, gap_last_;
+  std::vector<Nearest> nearest_;
 };
 }  // namespace
 

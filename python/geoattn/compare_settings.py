@@ -1,0 +1,71 @@
+"""Which settings two measure runs must share before geoattn-compare sets their means side by
+side, and which may differ (docs/compare.md): a difference between runs that measured
+different things would be the setting's, not the models' or the documents'.
+
+    from geoattn.compare_settings import refusal, allowed_differences
+    why = refusal(doc_a, doc_b)            # None, or the line naming the setting
+    notes = allowed_differences(doc_a, doc_b)   # {"settings.dtype": ["fp32", "bf16"], ...}
+"""
+from __future__ import annotations
+
+__all__ = ["MUST_MATCH", "MAY_DIFFER", "setting", "refusal", "allowed_differences"]
+
+# (path in the result JSON, why it must match): each changes what P, R, F or rho0 measure.
+MUST_MATCH = (
+    ("settings.ctx", "the window length T sets the grid's reach and each query's keys"),
+    ("settings.queries", "the query positions are the samples averaged"),
+    ("settings.distance", "euclidean and cosine balls select different tokens (SPEC §2b)"),
+    ("settings.ball", "a closed or open ball counts ties differently"),
+    ("settings.window_tokens", "a windowed layer's tokens (SPEC §1)"),
+    ("settings.metrics_precision", "the metrics' precision"),
+    ("settings.bootstrap.unit", "what a replicate resamples (document or window)"),
+    ("data.mode", "doc windows open a document, stream windows cut their concatenation"),
+    ("data.offset", "where a document's window starts"),
+)
+# Settings that may differ, and why a difference in them is not the setting's (docs/compare.md).
+MAY_DIFFER = (
+    ("model", "what is compared"),
+    ("settings.dtype", "the forward's dtype (reported: a comparison of one model in two dtypes measures the dtype)"),
+    ("settings.n", "only the N both grids hold are compared"),
+    ("settings.controls", "the random-selection control adds its own curves, which are not compared"),
+    ("settings.bootstrap.level", "compared at the coarser of the two levels"),
+    ("settings.bootstrap.replicates, seed, ci", "the runs' own intervals are not read"),
+    ("settings.decay_k, envelopes, kappa_scan", "fits and bounds are not compared"),
+    ("data.files, shard, max_windows, seed", "which documents: paired on the shared ones, else unpaired"),
+)
+
+
+def setting(doc: dict, path: str):
+    """The value at a dotted path of a result JSON (None where missing)."""
+    for key in path.split("."):
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(key)
+    return doc
+
+
+def refusal(a: dict, b: dict) -> str | None:
+    """The line saying which setting of MUST_MATCH differs between the runs a and b, or why the
+    runs cannot be compared at all (a partial run, hashed offsets from different seeds, no N in
+    common); None when they can be."""
+    for name, doc in (("A", a), ("B", b)):
+        if setting(doc, "data.complete") is False:
+            return f"run {name} is partial (data.complete false): finish or merge it first"
+    for path, why in MUST_MATCH:
+        va, vb = setting(a, path), setting(b, path)
+        if va != vb:
+            return f"{path} differs ({va!r} vs {vb!r}): {why}"
+    if setting(a, "data.offset") == "hashed" and setting(a, "data.seed") != setting(b, "data.seed"):
+        return (f"data.seed differs ({setting(a, 'data.seed')!r} vs {setting(b, 'data.seed')!r}) with hashed "
+                "offsets: the windows start at different places")
+    if not set(a.get("n_grid", [])) & set(b.get("n_grid", [])):
+        return "settings.n: the runs' N grids share no value"
+    return None
+
+
+def allowed_differences(a: dict, b: dict) -> dict:
+    """{path: [a's, b's]} of the settings that differ and may (the model's path, the dtype, the N
+    grid as given, the controls, the bootstrap level), for the output to say."""
+    paths = ("model.path", "settings.dtype", "settings.n", "settings.controls.random_permutations",
+             "settings.bootstrap.level")
+    return {p: [setting(a, p), setting(b, p)] for p in paths if setting(a, p) != setting(b, p)}

@@ -12,6 +12,7 @@ GEOATTN_PACKAGES=(
   python3 python3-matplotlib python3-numpy
   python3-dev             # the Python module (python/, scripts/build-torch2.sh)
   python3-venv            # scripts/get-model.sh's venv (gguf, tokenizers from PyPI)
+  chromium                # the browser test of geoattn-report's pages (tests/test_report.py)
 )
 
 geoattn_install_packages() {

@@ -5,6 +5,10 @@ kappa-free upper one included); and when a taxonomy JSON is given, the head labe
 
     scripts/summary.py out/measure.json [out/taxonomy.json]
     geoattn-summary out/measure.json [out/taxonomy.json]   # the command pip install ./python installs
+    geoattn-summary out/measure.json out/taxonomy.json --sort F@16 --desc --top 5   # per head
+
+With --per, --n, --sort, --top, --filter, --csv, --json or --out it prints the per-head (or
+per-layer) table of geoattn.tables instead (docs/tables.md).
 """
 from __future__ import annotations
 
@@ -12,9 +16,12 @@ import json
 import math
 import os
 import sys
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .results import inline_arrays
+
+if TYPE_CHECKING:
+    import argparse
 
 SMALL_N = (1, 2, 4, 8, 16)
 # The envelopes a mean can leave (SPEC §5): (column, curve, envelope key, above it?).
@@ -25,17 +32,23 @@ CLASSES = ("Retriever", "Mixer", "Reset", "Unlabelled")  # a taxonomy's, in its 
 USAGE = "usage: scripts/summary.py MEASURE.json [TAXONOMY.json]"
 
 
+def fail(message: str) -> None:
+    """Exits with "summary: error: message" on stderr, one line, exit code 2 (bad input)."""
+    sys.stderr.write(f"summary: error: {message}\n")
+    sys.exit(2)
+
+
 def load(path: str | os.PathLike, schema: str) -> dict:
-    """The JSON document at path; exits with one line naming the file when it cannot be read
-    or its "schema" is not `schema`/<version>."""
+    """The JSON document at path; exits (fail) with one line naming the file when it cannot be
+    read or its "schema" is not `schema`/<version>."""
     try:
         with open(path) as f:
             doc = json.load(f)
     except (OSError, ValueError) as e:
-        sys.exit(f"summary: error: {path}: {e}")
+        fail(f"{path}: {e}")
     if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith(schema + "/"):
         got = doc.get("schema") if isinstance(doc, dict) else None
-        sys.exit(f"summary: error: {path}: not a {schema} JSON (schema {got!r})")
+        fail(f"{path}: not a {schema} JSON (schema {got!r})")
     return doc
 
 
@@ -133,23 +146,57 @@ def print_labels(tax: dict, classes: Sequence[str]) -> None:
               f"{r.get('changed', 0):7d}  {', '.join(moved[:4])}{more}")
 
 
+def parser(prog: str) -> argparse.ArgumentParser:
+    """The command line's argparse parser: MEASURE.json [TAXONOMY.json] and the table's flags
+    (geoattn.tables_cli); an error is one line "summary: error: ..." and exit code 2."""
+    import argparse
+
+    from .tables_cli import add_flags
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            fail(message)
+
+    ap = Parser(prog=prog, description=__doc__.split("\n\n")[0].replace("\n", " "),
+                epilog="Without a table flag: the per-layer summary. With one: the per-head (or "
+                       "per-layer) table, docs/tables.md.")
+    ap.add_argument("measure", metavar="MEASURE.json", help="a geoattn measure (metrics, merge) result")
+    ap.add_argument("taxonomy", metavar="TAXONOMY.json", nargs="?", help="its geoattn taxonomy result")
+    add_flags(ap)
+    return ap
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (argv: its arguments, sys.argv[1:] by default): MEASURE.json
-    [TAXONOMY.json]; --help prints the usage above; without arguments, exits with it."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in ("-h", "--help"):
-        print(USAGE + "\n\n" + __doc__.strip())
-        return 0
-    if len(argv) < 1 or len(argv) > 2 or any(a.startswith("-") for a in argv):
+    [TAXONOMY.json], the per-layer summary; with a table flag (--per, --n, --sort, --top,
+    --filter, --csv, --json, --out) the per-head table of geoattn.tables instead; --help lists
+    them; without arguments, exits with the usage. Bad input: one line, exit code 2."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
         sys.exit(__doc__ + "\n" + USAGE)
-    m = load(argv[0], "geoattn.measure")
+    prog = "scripts/summary.py" if os.path.basename(sys.argv[0]) == "summary.py" else "geoattn-summary"
+    args = parser(prog).parse_args(argv)
+    from .tables_cli import wanted
+    if wanted(args):
+        from .tables import TableError
+        from .tables_cli import run
+        try:
+            return run(args)
+        except TableError as e:
+            fail(str(e))
+    return per_layer(args.measure, args.taxonomy)
+
+
+def per_layer(measure: str, taxonomy: str | None) -> int:
+    """Today's per-layer summary of the measure JSON at `measure` (and the taxonomy's labels)."""
+    m = load(measure, "geoattn.measure")
     try:
-        inline_arrays(m, argv[0])  # the per-layer arrays, from X.curves.safetensors
+        inline_arrays(m, measure)  # the per-layer arrays, from X.curves.safetensors
     except (OSError, ValueError, KeyError) as e:
-        sys.exit(f"summary: error: {argv[0]}: its arrays file: {e}")
+        fail(f"{measure}: its arrays file: {e}")
     labels, tax, classes = {}, None, []
-    if len(argv) > 1:
-        tax = load(argv[1], "geoattn.taxonomy")
+    if taxonomy is not None:
+        tax = load(taxonomy, "geoattn.taxonomy")
         labels = {row["layer"]: row for row in tax["layers"]}
         classes = classes_of(tax)
     grid = m["n_grid"]

@@ -36,7 +36,7 @@ PYPROJECT = os.path.join("python", "pyproject.toml")
 REGENERATE = "python3 scripts/docs/python_reference.py --write"
 # The modules after the package's own names, in this order: the first in full, the others as
 # tables of their exports.
-MODULES = ("geoattn.hf", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.compare",
+MODULES = ("geoattn.hf", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.tables", "geoattn.compare", "geoattn.report",
            "geoattn.figures")
 FULL = ("geoattn.hf",)
 EXAMPLES = os.path.join("python", "examples")  # each file shown whole after geoattn.hf (its tests run it)

@@ -1,0 +1,167 @@
+"""The explanation of one sample (docs/explain.md) as a dict, what `geoattn-explain --json`
+writes: the top-N tokens by alpha with their alpha, ||alpha v|| and distance to s(N), r_max and
+r_min and the non-selected tokens inside each closed ball, P(r_max, N) and R(r_min, N) (SPEC §2),
+and the cross-check against `geoattn metrics` on a capture of that one sample. geoattn.explain
+is its function `explain`. numpy only; the cross-check and a run from --data need the geoattn
+binary.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+__all__ = ["SCHEMA", "ExplainError", "explain"]
+
+SCHEMA = "geoattn.explain/1"
+
+
+class ExplainError(ValueError):
+    """A one-line reason there is nothing to explain (exit code 2)."""
+
+
+def _binary(given):
+    """The geoattn executable: given, else the package's, this checkout's build, or PATH's."""
+    if given:
+        if not os.access(given, os.X_OK):
+            raise ExplainError(f"--geoattn {given}: not an executable")
+        return given
+    here = os.path.dirname(os.path.realpath(__file__))
+    for path in (os.path.join(here, "bin", "geoattn"), os.path.join(os.path.dirname(os.path.dirname(here)), "build", "bin", "geoattn")):
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("geoattn")
+
+
+def _run(cmd, what):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise ExplainError(f"{what}: {cmd[0]}: {e.strerror}") from None
+    if p.returncode:
+        last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise ExplainError(f"{what} failed (exit {p.returncode}): {last}")
+
+
+def _parse_head(head, layers, heads):
+    try:
+        L, H = (int(x) for x in (head.split(".") if isinstance(head, str) else head))
+    except (TypeError, ValueError):
+        raise ExplainError(f"--head {head}: not L.H (a layer and a head, e.g. 2.5)") from None
+    if not (0 <= L < layers and 0 <= H < heads):
+        raise ExplainError(f"--head {head}: out of range (layers 0..{layers - 1}, heads 0..{heads - 1})")
+    return L, H
+
+
+def _token_row(sample, sel, k, vocab, rank=None):
+    tok = int(sample.tokens[k])
+    row = {"position": int(sample.positions[k]), "token": tok, "text": vocab.text(tok) if vocab else None,
+           "alpha": float(sample.alpha[k]), "y_norm": float(sel.y_norm[k]), "distance": float(sel.D[k] ** 0.5)}
+    if rank is not None:
+        row = {"rank": rank, **row, "in_r_min_ball": bool(sel.in_rmin[k])}
+    return row
+
+
+def _cross_check(binary, cap, sample, N, P, R, tmp):
+    """P_rmax and R_rmin of `geoattn metrics` on a capture of this one sample, beside ours."""
+    from .capture_io import one_sample, write_capture
+    from .results import read_arrays
+
+    if binary is None:
+        return {"status": "not run", "why": "no geoattn binary (give --geoattn)"}
+    one = os.path.join(tmp, "one.safetensors")
+    write_capture(one, *one_sample(cap, sample.window, sample.query))
+    out = os.path.join(tmp, "one.json")
+    _run([binary, "metrics", "--capture", one, "--n", str(N), "--controls", "0", "--bootstrap", "0",
+          "--envelopes", "off", "--quiet", "--out", out], "geoattn metrics (the cross-check)")
+    with open(out, encoding="utf-8") as f:
+        g = json.load(f)["n_grid"].index(N)
+    arrays = read_arrays(os.path.join(tmp, "one.curves.safetensors"))
+    core = {k: float(arrays["heads." + k][sample.layer, sample.head, g]) for k in ("P_rmax", "R_rmin")}
+    agrees = core["P_rmax"] == P and core["R_rmin"] == R
+    return {"status": "agrees" if agrees else "differs", **core}
+
+
+def explain(capture: str | os.PathLike | None = None, head: str | tuple = "0.0", window: int = 0,
+            query: int | None = None, n: int = 8, model: str | os.PathLike | None = None,
+            data: str | os.PathLike | None = None, ctx: int = 1024, window_tokens: str = "visible",
+            check: bool = True, geoattn: str | None = None) -> dict:
+    """The explanation of one sample as a dict (what --json writes): `capture` a capture file, or
+    `model` and `data` (geoattn capture runs that window first, into a temporary folder);
+    `head` "L.H" or (L, H); `query` a captured position (default: the last); `n` the N of I_N;
+    `model` also decodes the tokens. `check`: compare P and R with geoattn metrics on the one
+    sample (binary `geoattn`, else the package's, the checkout's or PATH's). ExplainError on
+    bad input."""
+    from .capture_io import CaptureError, open_capture
+    from .explain_core import sample_of, select
+    from .explain_text import TokenizerError, load_vocabulary
+
+    if (capture is None) == (data is None):
+        raise ExplainError("give --capture FILE, or --model DIR with --data FILE")
+    if data is not None and model is None:
+        raise ExplainError("--data needs --model DIR")
+    if window_tokens not in ("visible", "causal"):
+        raise ExplainError(f"--window-tokens {window_tokens}: visible or causal")
+    for flag, path in (("--capture", capture), ("--model", model), ("--data", data)):
+        if path is not None and not os.path.exists(path):
+            raise ExplainError(f"{flag} {path}: no such file or folder")
+    if not isinstance(window, int) or window < 0:
+        raise ExplainError(f"--window {window}: a window index (0 or more)")
+    try:
+        vocab = load_vocabulary(model) if model is not None else None
+    except TokenizerError as e:
+        raise ExplainError(f"--model {e}") from None
+    binary = _binary(geoattn) if (check or data is not None) else None
+    with tempfile.TemporaryDirectory(prefix="geoattn-explain.") as tmp:
+        if data is not None:
+            if binary is None:
+                raise ExplainError("--data needs the geoattn binary (give --geoattn)")
+            capture = os.path.join(tmp, "capture.safetensors")
+            _run([binary, "capture", "--model", os.fspath(model), "--data", os.fspath(data), "--ctx", str(ctx),
+                  "--max-windows", str(window + 1), "--queries", "last" if query is None else str(query),
+                  "--quiet", "--out", capture], "geoattn capture")
+        try:
+            cap = open_capture(capture)
+        except CaptureError as e:
+            raise ExplainError(f"--capture {e}") from None
+        W, layers, heads = cap.alpha.shape[:3]
+        L, H = _parse_head(head, layers, heads)
+        if window >= W:
+            raise ExplainError(f"--window {window}: out of range ({W} window{'s' * (W != 1)} in "
+                               f"{'the data at this --ctx' if data is not None else capture})")
+        T = cap.tokens.shape[1]
+        # a negative --query counts from the end, as geoattn capture's --queries does
+        q = max(cap.queries) if query is None else (T + query if query < 0 else query)
+        if q not in cap.queries:
+            raise ExplainError(f"--query {query}: not a captured query position ({cap.queries})")
+        sample = sample_of(cap, L, H, window, q, window_tokens)
+        count = len(sample.alpha)
+        if not isinstance(n, int) or not 1 <= n <= count:
+            raise ExplainError(f"--n {n}: out of range (1..{count}, the tokens of this sample)")
+        sel = select(sample, n)
+        docs = cap.meta_json("doc_ids", None)
+        out = {"schema": SCHEMA, "capture": None if data is not None else os.fspath(capture),
+               "model": cap.metadata.get("model"), "data": None if data is None else os.fspath(data),
+               "tokenizer": vocab.source if vocab else None, "window": window,
+               "document": docs[window] if isinstance(docs, list) and len(docs) == W else None,
+               "query": q, "layer": L, "head": H, "kv_head": sample.kv, "window_tokens": window_tokens,
+               "first_key": int(sample.positions[0]), "n_tokens": count, "N": n,
+               "selected": [_token_row(sample, sel, int(k), vocab, r + 1) for r, k in enumerate(sel.order[:n])],
+               "r_max": {"value": float(sel.D[sel.i_rmax] ** 0.5), "position": int(sample.positions[sel.i_rmax]),
+                         "rank": int(list(sel.order).index(sel.i_rmax)) + 1},
+               "r_min": None if sel.j_rmin is None else {"value": float(sel.D[sel.j_rmin] ** 0.5),
+                                                         "position": int(sample.positions[sel.j_rmin])},
+               "K_out": sel.K_out, "K_in": sel.K_in, "P_rmax": sel.P, "R_rmin": sel.R}
+        rest = sorted((int(k) for k in sel.order[n:]), key=lambda k: (sel.D[k], k))
+        out["inside_r_max"] = [_token_row(sample, sel, k, vocab) for k in rest if sel.in_rmax[k]]
+        out["inside_r_min"] = [_token_row(sample, sel, k, vocab) for k in rest if sel.in_rmin[k]]
+        out["near_ties"] = [{"position": int(sample.positions[t["index"]]), "ball": t["ball"], "inside": t["inside"]}
+                            for t in sel.near_ties]
+        out["tokens"] = {"position": [int(sample.positions[k]) for k in sel.order],
+                         "distance": [float(sel.D[k] ** 0.5) for k in sel.order]}
+        out["check"] = _cross_check(binary, cap, sample, n, sel.P, sel.R, tmp) if check else \
+            {"status": "not run", "why": "check=False"}
+        del cap
+    return out

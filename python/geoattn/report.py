@@ -1,0 +1,257 @@
+"""One page per run: a self-contained HTML report of a geoattn measure result.
+
+    geoattn-report RESULT.json [--taxonomy T.json] [--sinks S.json] [--bounds B.json] --out report.html
+    python3 -m geoattn.report ...     the same, from a checkout (PYTHONPATH=python)
+
+The page holds the run's settings and data (model, data files, windows, tokens, ctx, the N
+grid, controls, bootstrap, envelopes, timing), the summary per layer and per head (sortable by
+clicking a column header), the envelopes' verdicts (where each group's mean leaves them, the
+share of non-trivial bounds), the taxonomy with its threshold sensitivity (--taxonomy), the
+paper's figures (geoattn.figures) and, with --sinks, the sinks figures. Every image is an inline
+PNG (data: URL), the style and the sorting script are inline: the file opens from disk with no
+network.
+
+Bad input (a missing file, invalid JSON, another schema, a taxonomy of another run) gives one
+line `geoattn-report: error: <file>: <problem>` on stderr, exit code 2, and writes nothing; the
+page is written to a temporary file beside --out and renamed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import NoReturn, Sequence
+
+from . import report_html as H
+from .figures import cli as figures_cli
+from .figures.common import import_plotting, taxonomy_classes
+from .figures.inputs import InputError, validate_bounds, validate_measure, validate_sinks, validate_taxonomy
+from .figures.runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
+from .summary import LEAVES, SMALL_N, leaving, outside
+
+PROG = "geoattn-report"
+# The run's sections shown as key/value tables: (heading, key of the result JSON).
+RUN_PARTS = (("Model", "model"), ("Data", "data"), ("Settings", "settings"),
+             ("Bootstrap", "bootstrap"), ("Timing", "timing"))
+
+
+def rows(result: dict, taxonomy: dict | None = None, *, per: str = "head", n: Sequence[int] | None = None) -> list[dict]:
+    """ADAPTER until geoattn.summary.rows exists (then imported from there): one dict per head
+    (per="head") or layer: P and R at small N, rho0, the envelopes' share and leaves, the label."""
+    grid = result["n_grid"]
+    cols = [x for x in (n or SMALL_N) if x in grid]
+    labels = {(h["layer"], h["head"]): h["label"] for h in (taxonomy or {}).get("heads", [])}
+    out = []
+    for g in sorted(result["heads" if per == "head" else "layers"],
+                    key=lambda g: (g["layer"], g.get("head", 0))):
+        row = {"layer": g["layer"]} if per != "head" else {"layer": g["layer"], "head": g["head"]}
+        if per == "head" and taxonomy is not None:
+            row["label"] = labels.get((g["layer"], g["head"]))
+        row.update({f"P@{x}": g["P_rmax"][grid.index(x)] for x in cols})
+        row.update({f"R@{x}": g["R_rmin"][grid.index(x)] for x in cols})
+        row["rho0"] = g.get("rho0")
+        if isinstance(g.get("envelopes"), dict):
+            row["ntriv"] = g["envelopes"].get("nontrivial_share")
+            row["N out"] = outside(g)
+            row.update({c: leaving(g, curve, name, up) for c, curve, name, up in LEAVES})
+        out.append(row)
+    return out
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Prints `geoattn-report: error: <message>` on stderr and exits with `code`."""
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line's arguments; a bad one exits 2 with one line."""
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            fail(f"{message} (see --help)")
+
+    p = Parser(prog=PROG, description=__doc__.split("\n\n", 1)[0],
+               epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("result", metavar="RESULT.json", help="a geoattn measure / metrics / merge result")
+    p.add_argument("--taxonomy", metavar="JSON", help="geoattn taxonomy of this run")
+    p.add_argument("--sinks", metavar="JSON", help="geoattn sinks result (its figures are added)")
+    p.add_argument("--bounds", metavar="JSON", help="geoattn bounds: envelopes drawn in Fig. 5")
+    p.add_argument("--out", required=True, metavar="HTML", help="the page to write")
+    return p.parse_args(argv)
+
+
+def figure_captions() -> dict[str, str]:
+    """{figure name: its description} as geoattn-figures' --help lists them."""
+    caps, name = {}, None
+    for line in (figures_cli.__doc__ or "").splitlines():
+        parts = line.split(None, 1)
+        if line.startswith("  ") and not line.startswith("   ") and len(parts) == 2:
+            name = parts[0]
+            caps[name] = parts[1].strip()
+        elif name and line.startswith("    ") and line.strip():
+            caps[name] += " " + line.strip()
+        else:
+            name = None
+    return caps
+
+
+def draw(drawers: dict, captions: dict) -> str:
+    """Each drawer's figure as an inline PNG block (or the note saying why it is skipped)."""
+    plt = import_plotting()["plt"]
+    out = []
+    for name, drawer in drawers.items():
+        fig = drawer()
+        if isinstance(fig, str):
+            out.append(H.figure_html(name, "", fig))
+            continue
+        url = H.png_data_url(fig)
+        plt.close(fig)
+        out.append(H.figure_html(name, captions.get(name, ""), url))
+    return "".join(out)
+
+
+def run_section(model: Model, inputs: dict) -> str:
+    """The inputs of the page, the N grid, and the result's model, data, settings, bootstrap
+    and timing as key/value tables."""
+    doc = model.doc
+    given = [(flag, f"{p} ({os.path.getsize(p):,} bytes)") for flag, p in inputs.items() if p]
+    parts = [("Inputs of this page", given),
+             ("N grid", [("n_grid", doc["n_grid"]), ("values", len(doc["n_grid"]))])]
+    parts += [(heading, H.flatten(doc[key])) for heading, key in RUN_PARTS if isinstance(doc.get(key), dict)]
+    return '<div class="cards">' + "".join(
+        f'<div><h3>{H.esc(heading)}</h3>{H.kv_table(pairs)}</div>' for heading, pairs in parts) + "</div>"
+
+
+def envelope_verdicts(model: Model) -> str:
+    """Per group (global, each layer, the heads that leave one): the share of (sample, N) with
+    non-trivial lower bounds and the N where the mean leaves each envelope (SPEC §5)."""
+    doc = model.doc
+    if not isinstance(doc["global"].get("envelopes"), dict):
+        return '<p class="note">This run has no envelopes (geoattn measure --envelopes off).</p>'
+    kappa = doc["settings"].get("envelopes", {}).get("kappa")
+
+    def verdict(name, g):
+        env = g.get("envelopes") or {}
+        row = {"group": name, "nontrivial_share": env.get("nontrivial_share")}
+        for k, ns in (env.get("leaves") or {}).items():
+            row[f"leaves {k}"] = " ".join(H.cell_text(float(x)) for x in ns) or "-"
+        return row
+
+    groups = [verdict("global", doc["global"])] + [verdict(f"layer {g['layer']}", g) for g in model.layer_list]
+    heads = [verdict(f"L{h['layer']}H{h['head']}", h) for h in model.head_list]
+    leaving = [h for h in heads if any(v != "-" for k, v in h.items() if k.startswith("leaves "))]
+    return (f'<p class="note">kappa = {H.esc(kappa)}. nontrivial_share: the share of (sample, N), '
+            "1 &lt; N &lt; n, where the lower bounds say more than N/(q+1) and 0. leaves X: the N "
+            "where the mean P or R lies above an upper (below a lower) envelope X; above P_up0 or "
+            "R_up0 (kappa-free) is a violation no kappa repairs.</p>"
+            + H.data_table(groups, "envelopes-groups", sortable=False)
+            + f"<h3>Heads whose mean leaves an envelope: {len(leaving)} of {len(heads)}</h3>"
+            + H.data_table(leaving, "envelopes-heads"))
+
+
+def taxonomy_section(model: Model) -> str:
+    """The taxonomy's thresholds, totals per label, labels per layer and its sensitivity to
+    each threshold (SPEC §6)."""
+    tax = model.taxonomy
+    if tax is None:
+        return '<p class="note">No --taxonomy given.</p>'
+    classes = taxonomy_classes(tax)
+    totals = tax.get("totals") or {}
+    body = (f'<p class="note">from {H.esc(model.tax_path)}</p><h3>Totals</h3>'
+            + H.kv_table([(c, totals.get(c, 0)) for c in classes] + [("heads", totals.get("heads"))])
+            + "<h3>Thresholds</h3>" + H.kv_table(H.flatten(tax.get("config") or {}))
+            + "<h3>Labels per layer</h3>"
+            + H.data_table([{"layer": r["layer"], **{c: r.get(c, 0) for c in classes}}
+                            for r in tax.get("layers") or []], "taxonomy-layers"))
+    sens = [{"threshold": r.get("threshold"), "factor": r.get("factor"), "value": r.get("value"),
+             "changed": r.get("changed"),
+             "heads": ", ".join(f"L{c['layer']}H{c['head']} {c['from']}->{c['to']}"
+                                for c in r.get("heads") or []) or "-"}
+            for r in tax.get("sensitivity") or []]
+    body += ("<h3>Sensitivity</h3><p class=\"note\">how many heads change label when one threshold "
+             "is moved (factor x its value)</p>" + H.data_table(sens, "taxonomy-sensitivity"))
+    return body
+
+
+def sinks_section(sinks: SinkModel, captions: dict) -> str:
+    """The sinks result's data and settings, and its figures (SPEC §9)."""
+    doc = sinks.doc
+    facts = [("file", sinks.path), ("model", doc["model"].get("path")), ("T", doc["T"]),
+             ("windows", doc["windows"])] + H.flatten({"settings": doc["settings"]})
+    facts = [(k, v) for k, v in facts if not k.startswith("settings.rule")]
+    return (H.kv_table(facts) + f'<p class="note">{H.esc(doc.get("convention_note", ""))}</p>'
+            + draw(figures_cli.sink_drawers([sinks]), captions))
+
+
+def build_page(model: Model, sinks: SinkModel | None, inputs: dict) -> str:
+    """The whole page of one run."""
+    captions = figure_captions()
+    per_layer = rows(model.doc, model.taxonomy, per="layer")
+    per_head = rows(model.doc, model.taxonomy, per="head")
+    sections = [
+        ("run", "Run", run_section(model, inputs)),
+        ("summary", "Summary", "<h3>Per layer</h3>" + H.data_table(per_layer, "layers")
+         + f"<h3>Per head ({len(per_head)}; click a column header to sort)</h3>"
+         + H.data_table(per_head, "heads")),
+        ("envelopes", "Envelopes", envelope_verdicts(model)),
+        ("taxonomy", "Taxonomy", taxonomy_section(model)),
+        ("figures", "Figures",
+         draw(figures_cli.measure_drawers([model], figures_cli.DEFAULT_HEATMAP_N), captions)),
+    ]
+    if sinks is not None:
+        sections.append(("sinks", "Sinks", sinks_section(sinks, captions)))
+    return H.page(f"geoattn report: {model.model_path}", sections)
+
+
+def write_whole(path: str, text: str) -> None:
+    """text into path, whole or not at all: a temporary file beside it, then renamed."""
+    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".html.tmp", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (argv: its arguments, sys.argv[1:] by default); returns 0, exits 2 on
+    bad input and 1 when drawing fails."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    out = os.path.abspath(args.out)
+    if os.path.isdir(out):
+        fail(f"--out {args.out}: is a folder, not a file")
+    if not os.path.isdir(os.path.dirname(out)):
+        fail(f"--out {args.out}: its folder does not exist")
+    try:
+        model = Model(args.result, validate_measure(args.result))
+        if args.taxonomy:
+            pair_taxonomies([model], [(args.taxonomy, validate_taxonomy(args.taxonomy))])
+        bounds = [(args.bounds, validate_bounds(args.bounds))] if args.bounds else []
+        sinks = SinkModel(args.sinks, validate_sinks(args.sinks)) if args.sinks else None
+    except InputError as e:
+        fail(str(e))
+    make_labels([model], None)
+    pair_bounds([model], bounds)
+    if sinks is not None:
+        make_labels([sinks], None, "--sinks")
+    inputs = {"result": args.result, "--taxonomy": args.taxonomy, "--sinks": args.sinks,
+              "--bounds": args.bounds}
+    try:
+        text = build_page(model, sinks, inputs)
+        write_whole(out, text)
+    except Exception as e:  # a drawing bug: nothing written, say what failed
+        if os.environ.get("GEOATTN_REPORT_DEBUG"):
+            raise
+        fail(f"drawing failed: {type(e).__name__}: {e}", code=1)
+    print(f"wrote {args.out} ({os.path.getsize(out):,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,7 +3,7 @@ started with --remote-debugging-port=0, its websocket URL read from stderr, and 
 minimal websocket client (RFC 6455: the handshake, masked text frames out, unmasked frames in).
 
     with Browser(exe, scratch) as b:
-        page = b.new_page()              # a session id
+        page = b.new_page()              # a tab id
         b.call("Page.navigate", {"url": "file:///..."}, page)
         b.wait_event("Page.loadEventFired", page)
 """
@@ -117,7 +117,7 @@ class WebSocket:
 
 class Browser:
     """chromium --headless with a fresh --user-data-dir under scratch; call() sends a DevTools
-    command and returns its result, keeping every event in `events` [(session, method, params)]."""
+    command and returns its result, keeping every event in `events` [(tab, method, params)]."""
 
     def __init__(self, exe, scratch, timeout=30):
         self.timeout = timeout
@@ -164,12 +164,12 @@ class Browser:
     def _message(self):
         return json.loads(self.ws.recv())
 
-    def call(self, method, params=None, session=None):
-        """The result of one DevTools command (in `session`, a page, or the browser)."""
+    def call(self, method, params=None, tab=None):
+        """The result of one DevTools command (in `tab`, a page, or the browser)."""
         self.next_id += 1
         msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
+        if tab:
+            msg["sessionId"] = tab
         self.ws.send(json.dumps(msg))
         while True:
             m = self._message()
@@ -180,13 +180,13 @@ class Browser:
             if "method" in m:
                 self.events.append((m.get("sessionId"), m["method"], m.get("params", {})))
 
-    def wait_event(self, method, session=None, timeout=None):
-        """The params of the first event `method` (of `session`) seen so far or arriving."""
+    def wait_event(self, method, tab=None, timeout=None):
+        """The params of the first event `method` (of `tab`) seen so far or arriving."""
         deadline = time.time() + (timeout or self.timeout)
         seen = 0
         while True:
             for s, name, params in self.events[seen:]:
-                if name == method and (session is None or s == session):
+                if name == method and (tab is None or s == tab):
                     return params
             seen = len(self.events)
             if time.time() > deadline:
@@ -196,24 +196,24 @@ class Browser:
                 self.events.append((m.get("sessionId"), m["method"], m.get("params", {})))
 
     def new_page(self):
-        """A new blank tab, attached (flat sessions): its session id."""
+        """A new blank tab, attached (flat tabs): its tab id."""
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         return self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
 
-    def evaluate(self, expression, session):
+    def evaluate(self, expression, tab):
         """The value of a JavaScript expression in the page (returned by value)."""
-        r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session)
+        r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, tab)
         if "exceptionDetails" in r:
             raise RuntimeError(f"{expression[:80]}: {r['exceptionDetails']}")
         return r["result"].get("value")
 
-    def click(self, x, y, session):
+    def click(self, x, y, tab):
         """A real left click at viewport coordinates (x, y): move, press, release."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             params = {"type": kind, "x": x, "y": y}
             if kind != "mouseMoved":
                 params.update(button="left", clickCount=1)
-            self.call("Input.dispatchMouseEvent", params, session)
+            self.call("Input.dispatchMouseEvent", params, tab)
 
     def close(self):
         """The browser ended (its websocket closed, the process terminated, then killed)."""

@@ -60,7 +60,7 @@ def static_checks(html_text, what):
 
 
 def load_page(b, path, what):
-    """The page opened in a new tab; checks no error and no network request; its session."""
+    """The page opened in a new tab; checks no error and no network request; its tab."""
     page = b.new_page()
     for domain in ("Runtime", "Log", "Network", "Page"):
         b.call(f"{domain}.enable", {}, page)

@@ -20,7 +20,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from typing import Sequence
 
 import numpy as np
@@ -28,6 +27,7 @@ import numpy as np
 from .compare_bootstrap import PERCENTILES, difference, draws, pairing
 from .compare_settings import allowed_differences, refusal, setting
 from .results import MEASURE_SCHEMAS
+from .staged import Staged
 from .summary import classes_of
 from .unit_sums import LEVELS, StateError, UnitSums, read_unit_sums
 
@@ -303,14 +303,6 @@ def table(out: dict) -> str:
     return "\n".join(lines)
 
 
-def _temp_beside(path: str, suffix: str) -> str:
-    """An empty temporary file in path's folder, readable as a file the process writes (umask)."""
-    fd, tmp = tempfile.mkstemp(prefix=".geoattn-compare.", suffix=suffix, dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    return tmp
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -319,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if any(a in ("-h", "--help") for a in argv):
         parse_args(["-h"])
-    temps = []
+    staged = Staged(".geoattn-compare.")
     try:
         out = compare(argv)
         args = parse_args(argv)
@@ -328,27 +320,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise CompareError(f"{path}: its folder does not exist")
         if args.figure:
             from .compare_figure import draw
-            temps.append((_temp_beside(args.figure, ".png"), args.figure))
-            draw(out, temps[-1][0])
+            draw(out, staged.path(args.figure, ".png"))
         if args.out:
-            temps.append((_temp_beside(args.out, ".json"), args.out))
-            with open(temps[-1][0], "w", encoding="utf-8") as f:
+            with open(staged.path(args.out, ".json"), "w", encoding="utf-8") as f:
                 json.dump(out, f, indent=1)
                 f.write("\n")
     except CompareError as e:
-        for tmp, _ in temps:
-            os.remove(tmp)
+        staged.discard()
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     except BaseException:
-        for tmp, _ in temps:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        staged.discard()
         raise
-    for tmp, path in temps:
-        os.replace(tmp, path)
+    written = staged.commit()
     print(table(out))
-    for _, path in temps:
+    for path in written:
         print(f"wrote {path}")
     return 0
 

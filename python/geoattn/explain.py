@@ -21,10 +21,10 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from typing import Sequence
 
 from .explanation import ExplainError, explain
+from .staged import Staged
 
 __all__ = ["table", "parse_args", "main"]
 
@@ -106,13 +106,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def _temp_beside(path, suffix):
-    fd, tmp = tempfile.mkstemp(prefix=".geoattn-explain.", suffix=suffix, dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    return tmp
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     --figure and --json; exit 2 with one line on stderr on bad input, 1 when the cross-check
     differs."""
     argv = sys.argv[1:] if argv is None else argv
-    temps = []
+    staged = Staged(".geoattn-explain.")
     try:
         args = parse_args(argv)
         for flag, path in (("--figure", args.figure), ("--json", args.json)):
@@ -130,27 +123,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                       args.window_tokens, not args.no_check, args.geoattn)
         if args.figure:
             from .explain_figure import draw
-            temps.append((_temp_beside(args.figure, ".png"), args.figure))
-            draw(out, temps[-1][0])
+            draw(out, staged.path(args.figure, ".png"))
         if args.json:
-            temps.append((_temp_beside(args.json, ".json"), args.json))
-            with open(temps[-1][0], "w", encoding="utf-8") as f:
+            with open(staged.path(args.json, ".json"), "w", encoding="utf-8") as f:
                 json.dump(out, f, indent=1, ensure_ascii=False)
                 f.write("\n")
     except ExplainError as e:
-        for tmp, _ in temps:
-            os.remove(tmp)
+        staged.discard()
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     except BaseException:
-        for tmp, _ in temps:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        staged.discard()
         raise
-    for tmp, path in temps:
-        os.replace(tmp, path)
+    written = staged.commit()
     print(table(out))
-    for _, path in temps:
+    for path in written:
         print(f"wrote {path}")
     return 1 if out["check"]["status"] == "differs" else 0
 

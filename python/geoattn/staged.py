@@ -1,0 +1,36 @@
+"""Result files written whole or not at all (the commands' --out, --json, --figure): each staged in
+a temporary file beside its path, readable as the process's umask makes files, moved into place
+together by commit(), removed by discard() when the command fails."""
+from __future__ import annotations
+
+import os
+import tempfile
+
+
+class Staged:
+    """The temporary files of one command's outputs, and the paths they become."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix, self.files = prefix, []
+
+    def path(self, final: str, suffix: str) -> str:
+        """An empty temporary file in final's folder, to be written now and moved to final by commit()."""
+        fd, tmp = tempfile.mkstemp(prefix=self.prefix, suffix=suffix, dir=os.path.dirname(os.path.abspath(final)))
+        os.close(fd)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        self.files.append((tmp, final))
+        return tmp
+
+    def discard(self) -> None:
+        """Every temporary file removed: nothing of the command's outputs is left."""
+        for tmp, _ in self.files:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+
+    def commit(self) -> list:
+        """Every temporary file moved into place; the final paths, in the order staged."""
+        for tmp, final in self.files:
+            os.replace(tmp, final)
+        return [final for _, final in self.files]

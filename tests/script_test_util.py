@@ -3,6 +3,7 @@ import argparse
 import os
 import shutil
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -32,6 +33,19 @@ def python_first_on_path(env, scratch):
     if not os.path.exists(link):
         os.symlink(exe, link)
     return dict(env, PATH=scratch + os.pathsep + env.get("PATH", ""))
+
+
+def run_doc_block(src, bin_dir, page, marker, timeout=600):
+    """The sh block after `<!-- marker` in docs/`page`, run as written in a fresh workspace of src
+    with the built geoattn, the checkout's package and a python3 with numpy first on PATH:
+    (the workspace, the CompletedProcess). The caller removes the workspace."""
+    block = block_after(os.path.join(src, "docs", page), marker, "sh")
+    tmp = workspace(src, tempfile.mkdtemp(prefix="geoattn-doc-block-"))
+    env = python_first_on_path(dict(package_env(src), PATH=bin_dir + os.pathsep + os.environ.get("PATH", "")),
+                               os.path.join(tmp, ".python"))
+    p = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp, env=env, capture_output=True, text=True,
+                       timeout=timeout)
+    return tmp, p
 
 
 def remove_scratch(tmp, keep):

@@ -21,8 +21,8 @@ import sys
 import tempfile
 import time
 
-from script_test_util import (block_after, check, failures, finish, parse_args, plotter_python,  # beside this file
-                              package_env, python_first_on_path, remove_scratch, run, workspace)
+from script_test_util import (check, failures, finish, parse_args, plotter_python,  # beside this file
+                              package_env, remove_scratch, run, run_doc_block)
 
 DATA = "data/openwebtext/openwebtext-60docs.jsonl"
 CURVES = ("P_rmax", "R_rmin", "F_rmax", "F_rmin")
@@ -303,12 +303,7 @@ def worked_example(src, tmp, geoattn):
 
 
 def doc_block(src, bin_dir):
-    block = block_after(os.path.join(src, "docs", "compare.md"), "test: compare-cli", "sh")
-    tmp = workspace(src, tempfile.mkdtemp(prefix="geoattn-compare-doc-"))
-    env = python_first_on_path(dict(package_env(src), PATH=bin_dir + os.pathsep + os.environ.get("PATH", "")),
-                               os.path.join(tmp, ".python"))
-    p = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp, env=env, capture_output=True, text=True,
-                       timeout=600)
+    tmp, p = run_doc_block(src, bin_dir, "compare.md", "test: compare-cli")
     if not check(p.returncode == 0 and os.path.exists(os.path.join(tmp, "out", "compare", "halves.json")),
                  "docs/compare.md's CLI block runs as written"):
         print("  stdout:", p.stdout[-2000:], "\n  stderr:", p.stderr[-2000:])

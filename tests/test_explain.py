@@ -27,8 +27,8 @@ import tempfile
 import time
 from fractions import Fraction
 
-from script_test_util import (block_after, check, finish, package_env, parse_args, plotter_python,  # beside this file
-                              python_first_on_path, remove_scratch, run, workspace)
+from script_test_util import (check, finish, package_env, parse_args, plotter_python,  # beside this file
+                              remove_scratch, run, run_doc_block)
 
 DATA = "data/openwebtext/openwebtext-60docs.jsonl"
 MODEL = "models/stories260K"
@@ -298,12 +298,7 @@ def check_bad_input(src, tmp):
 
 
 def check_doc_block(src, bin_dir):
-    block = block_after(os.path.join(src, "docs", "explain.md"), "test: explain-cli", "sh")
-    tmp = workspace(src, tempfile.mkdtemp(prefix="geoattn-explain-doc-"))
-    env = python_first_on_path(dict(package_env(src), PATH=bin_dir + os.pathsep + os.environ.get("PATH", "")),
-                               os.path.join(tmp, ".python"))
-    p = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp, env=env, capture_output=True, text=True,
-                       timeout=300)
+    tmp, p = run_doc_block(src, bin_dir, "explain.md", "test: explain-cli", timeout=300)
     made = all(os.path.exists(os.path.join(tmp, "out", "explain", f)) for f in ("L2H5.json", "L2H5.png"))
     if not check(p.returncode == 0 and made and p.stdout.count("agrees with the exact core") == 2,
                  "docs/explain.md's CLI block runs as written"):

@@ -83,7 +83,7 @@ def table(out: dict) -> str:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        raise ExplainError(message)
+        raise ExplainError(None, message)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -92,7 +92,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--capture", help="capture .safetensors (geoattn capture)")
     ap.add_argument("--model", help="model folder: token text from its tokenizer; with --data, the model to run")
     ap.add_argument("--data", help="a text shard: geoattn capture runs --window first (with --model)")
-    ap.add_argument("--ctx", type=int, default=1024, help="window length with --data (default 1024)")
+    ap.add_argument("--ctx", type=int, help="window length with --data (default 1024)")
     ap.add_argument("--head", required=True, help="L.H: layer and query head")
     ap.add_argument("--window", type=int, required=True, help="window index")
     ap.add_argument("--query", type=int, help="query position (default: the last captured)")
@@ -116,9 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     staged = Staged(".geoattn-explain.")
     try:
         args = parse_args(argv)
-        for flag, path in (("--figure", args.figure), ("--json", args.json)):
+        for flag, path in (("figure", args.figure), ("json", args.json)):
             if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-                raise ExplainError(f"{flag} {path}: its folder does not exist")
+                raise ExplainError(flag, "its folder does not exist", path)
         out = explain(args.capture, args.head, args.window, args.query, args.n, args.model, args.data, args.ctx,
                       args.window_tokens, not args.no_check, args.geoattn)
         if args.figure:
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f.write("\n")
     except ExplainError as e:
         staged.discard()
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        print(f"{PROG}: error: {e.flag_text()}", file=sys.stderr)
         return 2
     except BaseException:
         staged.discard()

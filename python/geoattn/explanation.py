@@ -18,15 +18,36 @@ __all__ = ["SCHEMA", "ExplainError", "explain"]
 SCHEMA = "geoattn.explain/1"
 
 
+_GIVEN = object()
+
+
 class ExplainError(ValueError):
-    """A one-line reason there is nothing to explain (exit code 2)."""
+    """A one-line reason there is nothing to explain (exit code 2). `argument` is explain()'s
+    argument it is about (None: none), `value` what was given: str() starts with the argument's
+    name ("head: '9.9': out of range ..."), flag_text() with its flag ("--head 9.9: out of range ...")."""
+
+    def __init__(self, argument: str | None, why: str, value=_GIVEN):
+        self.argument, self.why, self.value = argument, why, value
+        super().__init__(self.text(flags=False))
+
+    def text(self, flags: bool) -> str:
+        if self.argument is None:
+            return self.why
+        name = "--" + self.argument.replace("_", "-") if flags else self.argument
+        if self.value is _GIVEN:
+            return f"{name}: {self.why}"
+        return f"{name} {os.fspath(self.value) if isinstance(self.value, os.PathLike) else self.value}: {self.why}" \
+            if flags else f"{name}: {self.value!r}: {self.why}"
+
+    def flag_text(self) -> str:
+        return self.text(flags=True)
 
 
 def _binary(given):
     """The geoattn executable: given, else the package's, this checkout's build, or PATH's."""
     if given:
         if not os.access(given, os.X_OK):
-            raise ExplainError(f"--geoattn {given}: not an executable")
+            raise ExplainError("geoattn", "not an executable", given)
         return given
     here = os.path.dirname(os.path.realpath(__file__))
     for path in (os.path.join(here, "bin", "geoattn"), os.path.join(os.path.dirname(os.path.dirname(here)), "build", "bin", "geoattn")):
@@ -39,19 +60,19 @@ def _run(cmd, what):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as e:
-        raise ExplainError(f"{what}: {cmd[0]}: {e.strerror}") from None
+        raise ExplainError(None, f"{what}: {cmd[0]}: {e.strerror}") from None
     if p.returncode:
         last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise ExplainError(f"{what} failed (exit {p.returncode}): {last}")
+        raise ExplainError(None, f"{what} failed (exit {p.returncode}): {last}")
 
 
 def _parse_head(head, layers, heads):
     try:
         L, H = (int(x) for x in (head.split(".") if isinstance(head, str) else head))
     except (TypeError, ValueError):
-        raise ExplainError(f"--head {head}: not L.H (a layer and a head, e.g. 2.5)") from None
+        raise ExplainError("head", "not L.H (a layer and a head, e.g. 2.5)", head) from None
     if not (0 <= L < layers and 0 <= H < heads):
-        raise ExplainError(f"--head {head}: out of range (layers 0..{layers - 1}, heads 0..{heads - 1})")
+        raise ExplainError("head", f"out of range (layers 0..{layers - 1}, heads 0..{heads - 1})", head)
     return L, H
 
 
@@ -84,9 +105,41 @@ def _cross_check(binary, cap, sample, N, P, R, tmp):
     return {"status": "agrees" if agrees else "differs", **core}
 
 
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_arguments(capture, window, query, n, model, data, ctx, window_tokens, check, geoattn):
+    """The checks that need no file read: ExplainError naming the first bad argument."""
+    for name, path in (("capture", capture), ("model", model), ("data", data), ("geoattn", geoattn)):
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise ExplainError(name, "a path (str or os.PathLike)", path)
+    if (capture is None) == (data is None):
+        raise ExplainError("capture", "give a capture file, or model and data (one of the two)")
+    if data is not None and model is None:
+        raise ExplainError("data", "needs model, the model to run on it")
+    if ctx is not None and data is None:
+        raise ExplainError("ctx", "not used without data (a capture has its own window length)", ctx)
+    if ctx is not None and not (_is_int(ctx) and ctx >= 1):
+        raise ExplainError("ctx", "a window length in tokens (an integer of at least 1)", ctx)
+    if window_tokens not in ("visible", "causal"):
+        raise ExplainError("window_tokens", "visible or causal", window_tokens)
+    for name, path in (("capture", capture), ("model", model), ("data", data)):
+        if path is not None and not os.path.exists(path):
+            raise ExplainError(name, "no such file or folder", path)
+    if not (_is_int(window) and window >= 0):
+        raise ExplainError("window", "a window index (an integer, 0 or more)", window)
+    if query is not None and not _is_int(query):
+        raise ExplainError("query", "a query position (an integer; negative counts from the end)", query)
+    if not (_is_int(n) and n >= 1):
+        raise ExplainError("n", "the N of I_N (an integer of at least 1)", n)
+    if not isinstance(check, bool):
+        raise ExplainError("check", "True or False", check)
+
+
 def explain(capture: str | os.PathLike | None = None, head: str | tuple = "0.0", window: int = 0,
             query: int | None = None, n: int = 8, model: str | os.PathLike | None = None,
-            data: str | os.PathLike | None = None, ctx: int = 1024, window_tokens: str = "visible",
+            data: str | os.PathLike | None = None, ctx: int | None = None, window_tokens: str = "visible",
             check: bool = True, geoattn: str | None = None) -> dict:
     """The explanation of one sample as a dict (what --json writes): `capture` a capture file, or
     `model` and `data` (geoattn capture runs that window first, into a temporary folder);
@@ -98,48 +151,38 @@ def explain(capture: str | os.PathLike | None = None, head: str | tuple = "0.0",
     from .explain_core import sample_of, select
     from .explain_text import TokenizerError, load_vocabulary
 
-    if (capture is None) == (data is None):
-        raise ExplainError("give --capture FILE, or --model DIR with --data FILE")
-    if data is not None and model is None:
-        raise ExplainError("--data needs --model DIR")
-    if window_tokens not in ("visible", "causal"):
-        raise ExplainError(f"--window-tokens {window_tokens}: visible or causal")
-    for flag, path in (("--capture", capture), ("--model", model), ("--data", data)):
-        if path is not None and not os.path.exists(path):
-            raise ExplainError(f"{flag} {path}: no such file or folder")
-    if not isinstance(window, int) or window < 0:
-        raise ExplainError(f"--window {window}: a window index (0 or more)")
+    _check_arguments(capture, window, query, n, model, data, ctx, window_tokens, check, geoattn)
     try:
         vocab = load_vocabulary(model) if model is not None else None
     except TokenizerError as e:
-        raise ExplainError(f"--model {e}") from None
+        raise ExplainError("model", str(e)) from None
     binary = _binary(geoattn) if (check or data is not None) else None
     with tempfile.TemporaryDirectory(prefix="geoattn-explain.") as tmp:
         if data is not None:
             if binary is None:
-                raise ExplainError("--data needs the geoattn binary (give --geoattn)")
+                raise ExplainError("geoattn", "data needs the geoattn binary, and none was found (give its path)")
             capture = os.path.join(tmp, "capture.safetensors")
-            _run([binary, "capture", "--model", os.fspath(model), "--data", os.fspath(data), "--ctx", str(ctx),
-                  "--max-windows", str(window + 1), "--queries", "last" if query is None else str(query),
-                  "--quiet", "--out", capture], "geoattn capture")
+            _run([binary, "capture", "--model", os.fspath(model), "--data", os.fspath(data),
+                  "--ctx", str(1024 if ctx is None else ctx), "--max-windows", str(window + 1),
+                  "--queries", "last" if query is None else str(query), "--quiet", "--out", capture], "geoattn capture")
         try:
             cap = open_capture(capture)
         except CaptureError as e:
-            raise ExplainError(f"--capture {e}") from None
+            raise ExplainError("capture", str(e).removeprefix(f"{os.fspath(capture)}: "), capture) from None
         W, layers, heads = cap.alpha.shape[:3]
         L, H = _parse_head(head, layers, heads)
         if window >= W:
-            raise ExplainError(f"--window {window}: out of range ({W} window{'s' * (W != 1)} in "
-                               f"{'the data at this --ctx' if data is not None else capture})")
+            raise ExplainError("window", f"out of range ({W} window{'s' * (W != 1)} in "
+                               f"{'the data at this ctx' if data is not None else os.fspath(capture)})", window)
         T = cap.tokens.shape[1]
-        # a negative --query counts from the end, as geoattn capture's --queries does
+        # a negative query counts from the end, as geoattn capture's --queries does
         q = max(cap.queries) if query is None else (T + query if query < 0 else query)
         if q not in cap.queries:
-            raise ExplainError(f"--query {query}: not a captured query position ({cap.queries})")
+            raise ExplainError("query", f"not a captured query position ({cap.queries})", query)
         sample = sample_of(cap, L, H, window, q, window_tokens)
         count = len(sample.alpha)
-        if not isinstance(n, int) or not 1 <= n <= count:
-            raise ExplainError(f"--n {n}: out of range (1..{count}, the tokens of this sample)")
+        if not 1 <= n <= count:
+            raise ExplainError("n", f"out of range (1..{count}, the tokens of this sample)", n)
         sel = select(sample, n)
         docs = cap.meta_json("doc_ids", None)
         out = {"schema": SCHEMA, "capture": None if data is not None else os.fspath(capture),

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import geoattn
+from geoattn.capture_io import write_capture
 
 
 def causal_rows(W=1, L=2, H=4, T=8, seed=0):
@@ -36,6 +37,11 @@ def metrics(**change):
     """geoattn.metrics(ALPHA, VALUES) with some arguments changed."""
     args = dict(dict(alpha=ALPHA, values=VALUES, controls=0), **change)
     return geoattn.metrics(args.pop("alpha"), args.pop("values"), **args)
+
+
+def explain(e, **change):
+    """geoattn.explain of the Env's capture (layer 1, head 3, the last query), some arguments changed."""
+    return geoattn.explain(**dict(dict(capture=e.capture, head="1.3", check=False), **change))
 
 
 def sinks(**change):
@@ -81,6 +87,11 @@ class Env:
         self.a_list = self.write("list.json", "[1]")
         self.hollow = self.write("hollow.json", json.dumps({"schema": "geoattn.measure/1"}))
         self.loaded = geoattn.load(self.write("m1.json", json.dumps(dict(self.measure.doc, schema="geoattn.measure/1"))))
+        arrays = {"alpha": ALPHA.numpy(), "values": VALUES.numpy(), "tokens": np.arange(8).reshape(1, 8),
+                  "queries": np.arange(8)}
+        self.capture, self.unmarked = self.file("c.safetensors"), self.file("unmarked.safetensors")
+        write_capture(self.capture, {"format": "geoattn-capture-1"}, arrays)
+        write_capture(self.unmarked, {}, arrays)
 
     def file(self, name):
         return os.path.join(self.folder, name)
@@ -265,6 +276,28 @@ CASES = [
     ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=4), "no blocks.3.attn.hook_pattern"),
     ("hf.from_cache", "layers", lambda e: hf.from_cache(cache(), layers=1.5), "integer"),
 
+    ("explain", "capture", lambda e: explain(e, capture=7), "a path"),
+    ("explain", "capture", lambda e: explain(e, capture=None), "give a capture file"),
+    ("explain", "capture", lambda e: explain(e, capture=e.file("nope.safetensors")), "no such file"),
+    ("explain", "capture", lambda e: explain(e, capture=e.broken), "not a readable capture file"),
+    ("explain", "capture", lambda e: explain(e, capture=e.unmarked), "not a geoattn capture file"),
+    ("explain", "head", lambda e: explain(e, head="2.0"), "out of range (layers 0..1, heads 0..3)"),
+    ("explain", "head", lambda e: explain(e, head="one.two"), "not L.H"),
+    ("explain", "window", lambda e: explain(e, window=-1), "a window index"),
+    ("explain", "window", lambda e: explain(e, window=1), "out of range (1 window in"),
+    ("explain", "query", lambda e: explain(e, query=2.5), "a query position"),
+    ("explain", "query", lambda e: explain(e, query=9), "not a captured query position"),
+    ("explain", "n", lambda e: explain(e, n=0), "at least 1"),
+    ("explain", "n", lambda e: explain(e, query=3, n=5), "out of range (1..4,"),
+    ("explain", "model", lambda e: explain(e, model=7), "a path"),
+    ("explain", "model", lambda e: explain(e, model=e.folder), "no tokenizer.json or tokenizer.model"),
+    ("explain", "data", lambda e: explain(e, capture=None, data=e.broken), "needs model"),
+    ("explain", "ctx", lambda e: explain(e, ctx=64), "not used without data"),
+    ("explain", "ctx", lambda e: explain(e, capture=None, data=e.broken, model=e.folder, ctx=0), "at least 1"),
+    ("explain", "window_tokens", lambda e: explain(e, window_tokens="all"), "visible or causal"),
+    ("explain", "check", lambda e: explain(e, check="yes"), "True or False"),
+    ("explain", "geoattn", lambda e: explain(e, check=True, geoattn=e.broken), "not an executable"),
+
     # ---- strict reading: no pybind11 error with a tensor dump, no setting the run leaves unread,
     # ---- no weight where the mask leaves none, numbers in plain decimal, values echoed short
     ("metrics", "layer_windows", lambda e: metrics(layer_windows=[2**63, 0]), f"to {2**63 - 1}, one per layer"),
@@ -315,7 +348,7 @@ def test_every_argument_has_a_case():
     missing = [f"{f}({p})" for f, function in public_functions().items()
                for p in inspect.signature(function).parameters if p != "self" and (f, p) not in covered]
     assert not missing, f"arguments without a bad-input case: {missing}"
-    assert {"metrics", "sinks", "taxonomy", "fits", "load", "read_capture", "hf.capture", "hf.from_cache",
+    assert {"metrics", "sinks", "taxonomy", "fits", "load", "read_capture", "explain", "hf.capture", "hf.from_cache",
             "Measure.save", "Sinks.save"} <= public_functions().keys()
 
 

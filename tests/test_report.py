@@ -18,12 +18,11 @@ import re
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 from cdp_client import CHROMIUM_PACKAGE, Browser, find_chromium  # beside this file
-from script_test_util import (block_after, check, finish, package_env, parse_args, plotter_python,
-                              python_first_on_path, remove_scratch, run, workspace)
+from script_test_util import (check, finish, package_env, parse_args, plotter_python, remove_scratch, run,
+                              run_doc_block)
 
 EXAMPLE = os.path.join("docs", "findings", "smollm2", "report.html")
 EXAMPLE_MAX_BYTES = 1_500_000
@@ -151,8 +150,16 @@ def check_run_page(b, out, src):
     by_lh = {(h["layer"], h["head"]): h for h in m["heads"]}
     labels = {(h["layer"], h["head"]): h["label"] for h in tax["heads"]}
     check(all(num(r["rho0"]) == by_lh[k]["rho0"] for k, r in before.items()), "rho0 of every head equals the JSON's")
-    check(all(num(r["ntriv"]) == by_lh[k]["envelopes"]["nontrivial_share"] for k, r in before.items()),
-          "the envelopes' nontrivial_share of every head equals the JSON's")
+    check(all((r["envelopes"] == "within") == (not any(by_lh[k]["envelopes"]["leaves"].values()))
+              for k, r in before.items()), "a head's envelopes cell is 'within' where the JSON's leaves are empty")
+    cells = b.evaluate("Array.from(document.querySelectorAll('#heads tbody tr:first-child td')).map(td => td.textContent)", page)
+    per_head_ci = m["bootstrap"].get("intervals") and m["bootstrap"].get("level") == "head"
+    top_row = (int(initial[0][0]), int(initial[0][1]))
+    flat = arrays["heads.P_rmax_ci"][1] if per_head_ci else [0, 0]  # [L, H, N, 2]
+    at = ((top_row[0] * Hn + top_row[1]) * nN + grid.index(4)) * 2 if per_head_ci else 0
+    lo, hi = flat[at], flat[at + 1]
+    check(per_head_ci and cells[heads.index("P@4")].endswith(f" [{lo:.4g}, {hi:.4g}]"),
+          f"a P@N cell shows the head's bootstrap interval in brackets ({cells[heads.index('P@4')]!r}, {lo}, {hi})")
     check(all(r["label"] == labels[k] for k, r in before.items()), "every head's label is the taxonomy's")
 
     header_click(b, page, "heads", 0)
@@ -221,14 +228,9 @@ def main():
         return finish(t0)
     chromium = find_chromium()
     check(chromium is not None, f"chromium is installed (apt-get install {CHROMIUM_PACKAGE})")
-    tmp = workspace(src, tempfile.mkdtemp(prefix="geoattn-report-test-"))
-    env = python_first_on_path(dict(package_env(src), PATH=bin_dir + os.pathsep + os.environ.get("PATH", "")),
-                               os.path.join(tmp, ".python"))
+    t = time.time()
+    tmp, p = run_doc_block(src, bin_dir, "report.md", "test: report-cli", timeout=300)
     try:
-        block = block_after(os.path.join(src, "docs", "report.md"), "test: report-cli", "sh")
-        t = time.time()
-        p = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp, env=env,
-                           capture_output=True, text=True, timeout=300)
         out = os.path.join(tmp, "out", "report")
         if not check(p.returncode == 0 and os.path.exists(os.path.join(out, "report.html")),
                      f"docs/report.md's CLI block runs as written ({time.time() - t:.1f}s)"):

@@ -21,12 +21,13 @@ import io
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import time
 
 from script_test_util import (block_after, check, finish, package_env, parse_args,  # beside this file
-                              plotter_python, python_first_on_path, remove_scratch, run, workspace)
+                              plotter_python, python_first_on_path, remove_scratch, run, run_doc_block)
 
 DATA = "data/openwebtext/openwebtext-60docs.jsonl"
 CURVES = {"P": "P_rmax", "R": "R_rmin", "F": "F_rmax"}
@@ -156,13 +157,13 @@ def sort_key_check(tables, table):
           "filter F@16=null: exactly the null cells")
 
 
-def doc_block_checks(src, bin_dir, env0, tmp):
-    """Runs docs/tables.md's CLI block in a workspace; returns (workspace, first table's stdout)."""
-    block = block_after(os.path.join(src, "docs", "tables.md"), "test: tables-cli", "sh")
-    ws = workspace(src, os.path.join(tmp, "ws"))
-    env = python_first_on_path(dict(env0, PATH=bin_dir + os.pathsep + env0.get("PATH", "")), os.path.join(tmp, "py"))
-    p, dt = run(["bash", "-euo", "pipefail", "-c", block], ws, env=env)
-    ok = check(p.returncode == 0, f"docs/tables.md's CLI block runs ({dt:.1f}s)")
+def doc_block_checks(src, bin_dir, tmp):
+    """Runs docs/tables.md's CLI block in a workspace (moved under tmp, so removed with it);
+    returns (workspace, first table's stdout)."""
+    t = time.time()
+    ws, p = run_doc_block(src, bin_dir, "tables.md", "test: tables-cli")
+    ws = shutil.move(ws, os.path.join(tmp, "ws"))
+    ok = check(p.returncode == 0, f"docs/tables.md's CLI block runs ({time.time() - t:.1f}s)")
     if not ok:
         print("  stderr:", p.stderr[-2000:])
         raise SystemExit(finish(T0))
@@ -191,7 +192,7 @@ def top_by(run_, key, n, k):
 
 def stories260k_checks(src, bin_dir, env, tmp, tables):
     import numpy as np
-    ws, first = doc_block_checks(src, bin_dir, env, tmp)
+    ws, first = doc_block_checks(src, bin_dir, tmp)
     out = os.path.join(ws, "out", "tables")
     r = Run(os.path.join(out, "m.json"), os.path.join(out, "t.json"))
     check(r.m["bootstrap"]["intervals"] and r.m["bootstrap"]["level"] == "head",

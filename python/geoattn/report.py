@@ -20,43 +20,25 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from typing import NoReturn, Sequence
 
 from . import report_html as H
+from . import tables
 from .figures import cli as figures_cli
 from .figures.common import import_plotting, taxonomy_classes
 from .figures.inputs import InputError, validate_bounds, validate_measure, validate_sinks, validate_taxonomy
 from .figures.runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
-from .summary import LEAVES, SMALL_N, leaving, outside
+from .staged import Staged
 
 PROG = "geoattn-report"
 # The run's sections shown as key/value tables: (heading, key of the result JSON).
+# Above the summary tables: what their columns are (geoattn.tables, docs/tables.md).
+SUMMARY_NOTE = ('<p class="note">The tables of <code>geoattn-summary --per head</code> and <code>--per layer</code> '
+                "(docs/tables.md): P, R and F at N with their bootstrap interval in brackets, rho0, the "
+                "taxonomy's label and rule, where the mean leaves each envelope, and whether each fit's "
+                "assumption was identified. A cell sorts by its value.</p>")
 RUN_PARTS = (("Model", "model"), ("Data", "data"), ("Settings", "settings"),
              ("Bootstrap", "bootstrap"), ("Timing", "timing"))
-
-
-def rows(result: dict, taxonomy: dict | None = None, *, per: str = "head", n: Sequence[int] | None = None) -> list[dict]:
-    """ADAPTER until geoattn.summary.rows exists (then imported from there): one dict per head
-    (per="head") or layer: P and R at small N, rho0, the envelopes' share and leaves, the label."""
-    grid = result["n_grid"]
-    cols = [x for x in (n or SMALL_N) if x in grid]
-    labels = {(h["layer"], h["head"]): h["label"] for h in (taxonomy or {}).get("heads", [])}
-    out = []
-    for g in sorted(result["heads" if per == "head" else "layers"],
-                    key=lambda g: (g["layer"], g.get("head", 0))):
-        row = {"layer": g["layer"]} if per != "head" else {"layer": g["layer"], "head": g["head"]}
-        if per == "head" and taxonomy is not None:
-            row["label"] = labels.get((g["layer"], g["head"]))
-        row.update({f"P@{x}": g["P_rmax"][grid.index(x)] for x in cols})
-        row.update({f"R@{x}": g["R_rmin"][grid.index(x)] for x in cols})
-        row["rho0"] = g.get("rho0")
-        if isinstance(g.get("envelopes"), dict):
-            row["ntriv"] = g["envelopes"].get("nontrivial_share")
-            row["N out"] = outside(g)
-            row.update({c: leaving(g, curve, name, up) for c, curve, name, up in LEAVES})
-        out.append(row)
-    return out
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -187,11 +169,13 @@ def sinks_section(sinks: SinkModel, captions: dict) -> str:
 def build_page(model: Model, sinks: SinkModel | None, inputs: dict) -> str:
     """The whole page of one run."""
     captions = figure_captions()
-    per_layer = rows(model.doc, model.taxonomy, per="layer")
-    per_head = rows(model.doc, model.taxonomy, per="head")
+    per_layer = tables.rows(model.doc, model.taxonomy, per="layer")
+    per_head = tables.rows(model.doc, model.taxonomy, per="head")
+    note = tables.intervals_note(model.doc, "head")
     sections = [
         ("run", "Run", run_section(model, inputs)),
-        ("summary", "Summary", "<h3>Per layer</h3>" + H.data_table(per_layer, "layers")
+        ("summary", "Summary", SUMMARY_NOTE + (f'<p class="note">{H.esc(note)}</p>' if note else "")
+         + "<h3>Per layer</h3>" + H.data_table(per_layer, "layers")
          + f"<h3>Per head ({len(per_head)}; click a column header to sort)</h3>"
          + H.data_table(per_head, "heads")),
         ("envelopes", "Envelopes", envelope_verdicts(model)),
@@ -205,18 +189,15 @@ def build_page(model: Model, sinks: SinkModel | None, inputs: dict) -> str:
 
 
 def write_whole(path: str, text: str) -> None:
-    """text into path, whole or not at all: a temporary file beside it, then renamed."""
-    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".html.tmp", dir=os.path.dirname(path))
+    """text into path, whole or not at all (geoattn.staged)."""
+    staged = Staged(".report.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with open(staged.path(path, ".html.tmp"), "w", encoding="utf-8") as f:
             f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
-        os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        staged.discard()
         raise
+    staged.commit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

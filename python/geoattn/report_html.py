@@ -73,10 +73,12 @@ def is_number(v: Any) -> bool:
 
 
 def cell_text(v: Any) -> str:
-    """A value as a table shows it: floats to 4 significant digits, None/NaN as "-", lists
-    joined by commas."""
+    """A value as a table shows it: floats to 4 significant digits, None/NaN as "-", booleans
+    yes/no, lists joined by commas."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):
@@ -105,10 +107,14 @@ def kv_table(pairs: Sequence[tuple[str, Any]]) -> str:
 def data_table(rows: Sequence[dict], table_id: str, sortable: bool = True,
                columns: Sequence[str] | None = None) -> str:
     """A table of dicts (columns: the first row's keys, or `columns`), each number cell carrying
-    its exact value in data-v for sorting; sortable by clicking a header (SORT_JS)."""
+    its exact value in data-v for sorting; sortable by clicking a header (SORT_JS). A column X
+    with columns X_lo and X_hi (geoattn.tables' intervals) shows them in its cells, "v [lo, hi]",
+    and they get no column of their own."""
     if not rows:
         return '<p class="note">(none)</p>'
     columns = list(columns or rows[0].keys())
+    bounded = {c for c in columns if f"{c}_lo" in columns and f"{c}_hi" in columns}
+    columns = [c for c in columns if not (c.endswith(("_lo", "_hi")) and c[:-3] in bounded)]
     numeric = {c: all(r.get(c) is None or is_number(r.get(c)) for r in rows) for c in columns}
     head = "".join(f'<th{"" if numeric[c] else " class=s"} title="sort by {esc(c)}">{esc(c)}</th>'
                    for c in columns)
@@ -119,7 +125,10 @@ def data_table(rows: Sequence[dict], table_id: str, sortable: bool = True,
             v = r.get(c)
             if numeric[c]:
                 raw = "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else repr(v)
-                cells.append(f'<td data-v="{esc(raw)}">{esc(cell_text(v))}</td>')
+                text = cell_text(v)
+                if c in bounded and r.get(f"{c}_lo") is not None:
+                    text += f" [{cell_text(r[f'{c}_lo'])}, {cell_text(r[f'{c}_hi'])}]"
+                cells.append(f'<td data-v="{esc(raw)}">{esc(text)}</td>')
             else:
                 cells.append(f'<td class="s">{esc(cell_text(v))}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")

@@ -8,10 +8,10 @@ import io
 import json
 import math
 import os
-import tempfile
 from typing import Any, Sequence
 
 from . import tables
+from .staged import Staged
 
 FLAGS = ("per", "n", "sort", "desc", "asc", "top", "filter", "columns", "csv", "json", "out")
 
@@ -94,21 +94,21 @@ def as_text(table: Sequence[dict], cols: Sequence[str], head: Sequence[str]) -> 
 
 
 def write(text: str, out: str | None) -> None:
-    """text to stdout, or to `out` whole: a temporary file in its folder, renamed over it."""
+    """text to stdout, or to `out` whole (geoattn.staged)."""
     if out is None:
         print(text, end="")
         return
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise tables.TableError(f"--out {out}: no folder {folder}")
-    fd, tmp = tempfile.mkstemp(prefix=".summary.", dir=folder)
+    staged = Staged(".summary.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with open(staged.path(out, ""), "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        os.replace(tmp, out)
     except BaseException:
-        os.unlink(tmp)
+        staged.discard()
         raise
+    staged.commit()
 
 
 def run(args) -> int:

@@ -364,7 +364,7 @@ def note_checks(src, geoattn, env, tmp, tables):
             check(all(x["envelopes"] is None for x in table), "no envelopes: the verdict is null")
 
 
-def committed_checks(src, env, tables):
+def committed_checks(src, env, tables, tmp):
     """docs/findings' committed runs: every cell of stories15M's per-head table; the page's two
     examples run again, line for line, their rows against the arrays."""
     base = os.path.join(src, "docs", "findings")
@@ -375,7 +375,7 @@ def committed_checks(src, env, tables):
         cmd = block_after(page, "test: " + name, "sh")
         shown = block_after(page, "test: " + name, "text")
         p, _ = run(["bash", "-euo", "pipefail", "-c", cmd], src,
-                   env=python_first_on_path(env, tempfile.mkdtemp(prefix="geoattn-tables-py-")))
+                   env=python_first_on_path(env, os.path.join(tmp, "py")))
         check(p.returncode == 0 and p.stdout == shown,
               f"docs/tables.md's {model} example: the command prints the lines shown"
               + ("" if p.stdout == shown else f" (got {p.stdout[:400]!r}; {p.stderr[-300:]})"))
@@ -418,7 +418,7 @@ def main():
         if check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
             stories260k_checks(src, bin_dir, env, tmp, tables)
             note_checks(src, geoattn, env, tmp, tables)
-        committed_checks(src, env, tables)
+        committed_checks(src, env, tables, tmp)
     finally:
         remove_scratch(tmp, args.keep)
     return finish(T0)

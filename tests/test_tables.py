@@ -22,6 +22,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -294,6 +295,15 @@ def stories260k_checks(src, bin_dir, env, tmp, tables):
     check(p.returncode == 0 and [list(x) for x in got[:1]] in ([["layer", "head", "label"]], [])
           and len(got) == sum(1 for x in r.t["heads"] if x["label"] != "Unlabelled"),
           f"--filter label!=Unlabelled --columns: the {len(got)} labelled heads, three columns")
+
+    # A reader that has gone (| head -1 once it has its line): a pipe whose read end is closed
+    # before the table is written, so that the first write fails. No traceback, SIGPIPE's code.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    p = subprocess.run(summary + ["--per", "head"], cwd=src, env=env, stdout=write_end, stderr=subprocess.PIPE, text=True)
+    os.close(write_end)
+    check(p.returncode == 141 and not p.stderr,
+          f"--per head into a pipe nobody reads: nothing on stderr, exit 141 ({p.returncode}, {p.stderr[-200:]!r})")
 
     sort_key_check(tables, default)
 

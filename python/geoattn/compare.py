@@ -26,6 +26,7 @@ import numpy as np
 
 from .compare_bootstrap import PERCENTILES, difference, draws, pairing
 from .compare_settings import allowed_differences, refusal, setting
+from .console import stops_quietly
 from .results import MEASURE_SCHEMAS
 from .staged import Staged
 from .summary import classes_of
@@ -305,6 +306,7 @@ def table(out: dict) -> str:
 
 
 
+@stops_quietly
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (argv: its arguments, sys.argv[1:] by default): prints the table, writes
     --out and --figure; exit code 2 with one line on stderr when the runs cannot be compared."""

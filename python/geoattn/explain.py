@@ -23,6 +23,7 @@ import os
 import sys
 from typing import Sequence
 
+from .console import stops_quietly
 from .explanation import ExplainError, explain
 from .staged import Staged
 
@@ -108,6 +109,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 
+@stops_quietly
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (argv: its arguments, sys.argv[1:] by default): prints the table, writes
     --figure and --json; exit 2 with one line on stderr on bad input, 1 when the cross-check

@@ -18,6 +18,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
+from .console import stops_quietly
 from .results import inline_arrays
 
 if TYPE_CHECKING:
@@ -166,6 +167,7 @@ def parser(prog: str) -> argparse.ArgumentParser:
     return ap
 
 
+@stops_quietly
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (argv: its arguments, sys.argv[1:] by default): MEASURE.json
     [TAXONOMY.json], the per-layer summary; with a table flag (--per, --n, --sort, --top,

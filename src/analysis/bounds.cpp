@@ -69,6 +69,20 @@ GEOATTN_CLONES void axpy(double* M, const double* rt, double a, int64_t n) {
   for (int64_t j = 0; j < n; ++j) M[j] += a * rt[j];
 }
 
+// Four axpy in one pass: M_j += a[0] r[0]_j, then a[1] r[1]_j, ... in that order, each rounded as
+// axpy rounds it (one pass over M for four rows, the same bits).
+GEOATTN_CLONES void axpy4(double* M, const double* const* r, const double* a, int64_t n) {
+  const double *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+  for (int64_t j = 0; j < n; ++j) {
+    double m = M[j];
+    m += a[0] * r0[j];
+    m += a[1] * r1[j];
+    m += a[2] * r2[j];
+    m += a[3] * r3[j];
+    M[j] = m;
+  }
+}
+
 // rho_max_j = max(rho_max_j, r_j) over j < n.
 GEOATTN_CLONES void running_max(double* rho_max, const double* r, int64_t n) {
   for (int64_t j = 0; j < n; ++j) rho_max[j] = std::max(rho_max[j], r[j]);
@@ -105,8 +119,10 @@ class State {
     a_in_min_ = std::min(a_in_min_, ak);
     a_in_max_ = std::max(a_in_max_, ak);
     ++n_in_nonsink_;
-    // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj
-    axpy(M_.data(), row(k), ak, n_);
+    // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj (added four rows at a time, in
+    // order, before bounds() reads M)
+    pending_a_[pending_] = ak, pending_row_[pending_] = row(k);
+    if (++pending_ == kRowsAtOnce) flush_rows();
   }
 
   // What does not depend on kappa at the current N (BoundsCurves): the kappa-free upper bounds,
@@ -120,6 +136,7 @@ class State {
   // R_lo, R_up): what depends on kappa (the tails, sigma) evaluated per kappa over the rest,
   // computed once; and the kappa-free quantities.
   KappaFree bounds(std::span<const double> kappas, std::span<std::array<double, 4>> out) {
+    flush_rows();
     for (auto& b : out) b = {1.0, 1.0, 1.0, 1.0};
     // SPEC §5: N = 1 and N = q+1 give P = R = 1 identically; every bound is 1.
     if (N_ == 1 || N_ == n_) return {};
@@ -163,6 +180,17 @@ class State {
   }
 
  private:
+  static constexpr int kRowsAtOnce = 4;
+
+  // The rows add() left pending, into M_ in the order they came.
+  void flush_rows() {
+    if (pending_ == kRowsAtOnce)
+      axpy4(M_.data(), pending_row_.data(), pending_a_.data(), n_);
+    else
+      for (int i = 0; i < pending_; ++i) axpy(M_.data(), pending_row_[static_cast<size_t>(i)], pending_a_[static_cast<size_t>(i)], n_);
+    pending_ = 0;
+  }
+
   // SPEC §5 upper bounds. With c_j = a_j^2 - 2 a_j M_j and e_i = 2 a_i M_i - a_i^2,
   // mu_ij = c_j + e_i; p = pair_p(mu / sigma) is 1/2 for mu <= 0 and unimodal in mu > 0
   // (peak at xi = kXiMode), so max_j p_ij is at the first out-token in (c_j, j) order (if that
@@ -335,7 +363,10 @@ class State {
   int64_t folded_ = 0;           // the tokens of the selection order folded into rho_max_
   std::vector<char> is_in_;
   Eigen::ArrayXd rho_max_;       // per token j: max of rho_jk over the first folded_ in-tokens k (the sink aside)
-  Eigen::ArrayXd M_;             // M_j (SPEC §5 / eq. 11)
+  Eigen::ArrayXd M_;             // M_j (SPEC §5 / eq. 11), less the pending rows
+  std::array<double, kRowsAtOnce> pending_a_{};         // a_k of the rows not yet in M_
+  std::array<const double*, kRowsAtOnce> pending_row_{};  // rho_k. of those rows
+  int pending_ = 0;
   Eigen::ArrayXd c_;             // c_j = a_j^2 - 2 a_j M_j, at the current N
   Eigen::ArrayXd out_max_, out_min_;  // 0 at the out-tokens; -inf, +inf at the in-tokens
   Eigen::MatrixXd rho_t_;        // rho^T where rho is not symmetric (empty otherwise)

@@ -108,6 +108,38 @@ TEST(Cli, HelpAndVersionNeedNoLibTorch) {
   EXPECT_NE(unknown.err.find("geoattn: error: "), std::string::npos) << unknown.err;
 }
 
+// The Python package's commands (commands.h, Needs::Python) from either program: geoattn report
+// ... is geoattn-report ... found on PATH, its arguments as given and its exit code kept; listed
+// in --help under their own heading; without it on PATH, one line naming it and the install.
+TEST(Cli, PythonCommandsRunTheirPackageScripts) {
+  TempDir tmp;
+  const std::string scripts = tmp / "scripts";
+  fs::create_directories(scripts);
+  for (const char* name : {"summary", "explain", "compare", "report"}) {
+    const std::string path = scripts + "/geoattn-" + name;
+    write_file(path, std::string("#!/bin/sh\nprintf '%s|' \"$0\" \"$@\"\nexit 7\n"));
+    fs::permissions(path, fs::perms::owner_all);
+  }
+  const std::string bin = GEOATTN_BIN_DIR, path = "PATH=" + scripts + ":\"$PATH\" ";
+  for (const char* program : {"geoattn", "geoattn-torch"})
+    for (const char* name : {"summary", "explain", "compare", "report"}) {
+      const Result r = geoattn::testing::run_tool_in(bin, std::string(program) + " " + name + " a.json --out 'b c.html'",
+                                                     tmp, path);
+      EXPECT_EQ(r.code, 7) << program << " " << name << ": " << r.err;
+      EXPECT_EQ(r.out, scripts + "/geoattn-" + name + "|a.json|--out|b c.html|") << program << " " << name;
+    }
+  const Result help = run("geoattn --help", tmp);
+  const size_t heading = help.out.find("\nSubcommands of the Python package (geoattn-NAME, docs/python-tools.md):\n");
+  ASSERT_NE(heading, std::string::npos) << help.out;
+  for (const char* name : {"summary", "explain", "compare", "report"})
+    EXPECT_GT(help.out.find(std::string("\n  ") + name + " "), heading) << name;
+  const Result missing = geoattn::testing::run_tool_in(bin, "geoattn report a.json", tmp, "PATH=/nonexistent ");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_EQ(missing.err,
+            "geoattn: error: geoattn report runs geoattn-report, of the Python package, and it cannot be started (No such "
+            "file or directory): pip install './python[figures]' puts it on PATH\n");
+}
+
 // The bench's figures go to docs/performance.md, not into tests; this runs it on a tiny shape so that the
 // command itself (its child processes, the stage table) keeps working.
 TEST(Cli, BenchMetricsRunsOnATinyShape) {

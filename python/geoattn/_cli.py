@@ -2,6 +2,7 @@
 geoattn/bin (linked against this environment's torch), run in place of this process."""
 import os
 import sys
+import sysconfig
 
 
 def binary() -> str:
@@ -11,10 +12,14 @@ def binary() -> str:
 
 def main() -> None:
     """Runs the installed geoattn executable with this command's arguments (exits when there is
-    none)."""
+    none). The environment's scripts folder goes first on its PATH: `geoattn report ...` runs this
+    package's geoattn-report, from a venv that is not activated too."""
     path = binary()
     if not os.access(path, os.X_OK):
         sys.exit(f"geoattn: {path}: no geoattn executable in the package (reinstall it: pip install ./python)")
+    scripts = sysconfig.get_path("scripts")
+    if scripts:
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
     os.execv(path, [path, *sys.argv[1:]])
 
 

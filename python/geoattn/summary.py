@@ -243,3 +243,7 @@ def per_layer(measure: str, taxonomy: str | None) -> int:
     if tax is not None:
         print_labels(tax, classes)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

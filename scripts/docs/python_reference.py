@@ -410,6 +410,9 @@ def page(root):
         "The modules of python/geoattn that read results, compare and report them and draw the figures:",
         "each one's docstring and a table of what it exports (the first paragraph of each docstring).",
         "They import without the compiled module: Python, numpy and, for figures, matplotlib.",
+        "Their commands come with `pip install ./python` (`geoattn-summary`, `geoattn-explain`,",
+        "`geoattn-compare`, `geoattn-report`, `geoattn-figures`, `geoattn-schema`); `geoattn summary`,",
+        "`geoattn explain`, `geoattn compare` and `geoattn report` run the first four from PATH.",
         f"Generated as [python.md](python.md) is: `{REGENERATE}`.",
     ]
     return {PAGE: link_anchors("\n".join(lines + commands + body) + "\n"),

@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -26,8 +32,22 @@ void add_commands(CLI::App& app, Action& action, std::span<const Command> comman
     if (c.add)
       c.add(*cmd, action);
     else
-      cmd->allow_extras()->prefix_command();  // listed only: its command line goes to the other program
+      cmd->allow_extras()->prefix_command();  // listed only: its command line goes to another program
+    if (c.needs == Needs::Python) cmd->group(kPythonGroup);
   }
+}
+
+void hand_to_package(const Command& command, int argc, char** argv) {
+  std::string program = fmt::format("geoattn-{}", command.name);
+  std::vector<char*> args{program.data()};
+  args.insert(args.end(), argv + 2, argv + argc);
+  args.push_back(nullptr);
+  execvp(program.c_str(), args.data());
+  std::fprintf(stderr,
+               "geoattn: error: geoattn %s runs %s, of the Python package, and it cannot be started (%s): "
+               "pip install './python[figures]' puts it on PATH\n",
+               command.name, program.c_str(), std::strerror(errno));
+  std::_Exit(1);
 }
 
 std::string plain_command_names(std::span<const Command> commands) {

@@ -13,8 +13,12 @@
 namespace geoattn::cli {
 
 // Where a command runs: Plain in geoattn itself (captures and results, no LibTorch), Torch in
-// geoattn-torch (it runs a model or LibTorch's kernels).
-enum class Needs { Plain, Torch };
+// geoattn-torch (it runs a model or LibTorch's kernels), Python in the Python package's
+// geoattn-<name> found on PATH (as git runs git-<name>): geoattn report ... is geoattn-report ...
+enum class Needs { Plain, Torch, Python };
+
+// The --help group of the Python commands.
+inline constexpr const char* kPythonGroup = "Subcommands of the Python package (geoattn-NAME, docs/python-tools.md)";
 
 // X(name, needs, description): add_<name> binds its flags and action (cmd_<name>.cpp).
 #define GEOATTN_COMMANDS(X)                                                                                          \
@@ -30,11 +34,18 @@ enum class Needs { Plain, Torch };
   X(sinks, Torch,                                                                                                    \
     "Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference points, "         \
     "attention graph, frame types) -> JSON")                                                                         \
-  X(bench, Torch, "Benchmarks (the figures of docs/performance.md)")
+  X(bench, Torch, "Benchmarks (the figures of docs/performance.md)")                                                 \
+  X(summary, Python, "The per-layer summary of a result, or its per-head table: sort, filter, CSV, JSON")           \
+  X(explain, Python, "One head's top-N selection token by token: alpha, distances, r_min, r_max, figure")          \
+  X(compare, Python, "Two runs side by side: B - A per layer and N, bootstrap intervals over documents")            \
+  X(report, Python, "One self-contained HTML page of a run: settings, tables, verdicts, figures")
 
 // add_<name>(cmd, action): the flags of command `cmd` (named and described from the table), and
-// its action into `action` once they are parsed.
-#define GEOATTN_DECLARE_ADD(name, needs, description) void add_##name(CLI::App& cmd, Action& action);
+// its action into `action` once they are parsed (none for a Python command).
+#define GEOATTN_DECLARE_ADD_Plain(name) void add_##name(CLI::App& cmd, Action& action);
+#define GEOATTN_DECLARE_ADD_Torch(name) void add_##name(CLI::App& cmd, Action& action);
+#define GEOATTN_DECLARE_ADD_Python(name)
+#define GEOATTN_DECLARE_ADD(name, needs, description) GEOATTN_DECLARE_ADD_##needs(name)
 GEOATTN_COMMANDS(GEOATTN_DECLARE_ADD)
 #undef GEOATTN_DECLARE_ADD
 
@@ -42,17 +53,25 @@ struct Command {
   const char* name;
   Needs needs;
   const char* description;
-  void (*add)(CLI::App& cmd, Action& action);  // nullptr: the command runs in the other program
+  void (*add)(CLI::App& cmd, Action& action);  // nullptr: the command runs in another program
 };
 
 // A program's entry of the table: with its add_<name> where the program links it (every command
 // with LibTorch; the plain ones without).
+#define GEOATTN_TORCH_ADD_Plain(name) &::geoattn::cli::add_##name
+#define GEOATTN_TORCH_ADD_Torch(name) &::geoattn::cli::add_##name
+#define GEOATTN_TORCH_ADD_Python(name) nullptr
 #define GEOATTN_COMMAND_WITH_TORCH(name, needs, description) \
-  ::geoattn::cli::Command{#name, ::geoattn::cli::Needs::needs, description, &::geoattn::cli::add_##name},
+  ::geoattn::cli::Command{#name, ::geoattn::cli::Needs::needs, description, GEOATTN_TORCH_ADD_##needs(name)},
 #define GEOATTN_ADD_Plain(name) &::geoattn::cli::add_##name
 #define GEOATTN_ADD_Torch(name) nullptr
+#define GEOATTN_ADD_Python(name) nullptr
 #define GEOATTN_COMMAND_WITHOUT_TORCH(name, needs, description) \
   ::geoattn::cli::Command{#name, ::geoattn::cli::Needs::needs, description, GEOATTN_ADD_##needs(name)},
+
+// A Python command's command line, handed to geoattn-<name> on PATH (execvp) with the arguments
+// after the command's name; one line on stderr and exit 1 when there is none.
+[[noreturn]] void hand_to_package(const Command& command, int argc, char** argv);
 
 // The command named `name` in `commands`, or nullptr.
 const Command* find_command(std::span<const Command> commands, const std::string& name);

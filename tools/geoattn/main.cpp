@@ -14,6 +14,9 @@ constexpr geoattn::cli::Command kCommands[] = {GEOATTN_COMMANDS(GEOATTN_COMMAND_
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const auto* chosen = argc >= 2 ? geoattn::cli::find_command(kCommands, argv[1]) : nullptr;
+      chosen && chosen->needs == geoattn::cli::Needs::Python)
+    geoattn::cli::hand_to_package(*chosen, argc, argv);
   geoattn::cli::keep_freed_memory();
   // The process's thread policy, once: geoattn's worker pools take the cores (each command
   // makes one of --threads workers), LibTorch and OpenBLAS one thread each.

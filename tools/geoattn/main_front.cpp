@@ -33,6 +33,7 @@ constexpr geoattn::cli::Command kCommands[] = {GEOATTN_COMMANDS(GEOATTN_COMMAND_
 
 int main(int argc, char** argv) {
   const geoattn::cli::Command* chosen = argc >= 2 ? geoattn::cli::find_command(kCommands, argv[1]) : nullptr;
+  if (chosen && chosen->needs == geoattn::cli::Needs::Python) geoattn::cli::hand_to_package(*chosen, argc, argv);
   if (chosen && !chosen->add) hand_to_torch_program(argc, argv);
   geoattn::cli::keep_freed_memory();
   CLI::App app = geoattn::cli::make_app();

@@ -33,11 +33,12 @@ class ExplainError(ValueError):
     def text(self, flags: bool) -> str:
         if self.argument is None:
             return self.why
-        name = "--" + self.argument.replace("_", "-") if flags else self.argument
-        if self.value is _GIVEN:
-            return f"{name}: {self.why}"
-        return f"{name} {os.fspath(self.value) if isinstance(self.value, os.PathLike) else self.value}: {self.why}" \
-            if flags else f"{name}: {self.value!r}: {self.why}"
+        if flags:
+            value = os.fspath(self.value) if isinstance(self.value, os.PathLike) else self.value
+            shown = "" if self.value is _GIVEN else f" {value}"
+            return f"--{self.argument.replace('_', '-')}{shown}: {self.why}"
+        shown = "" if self.value is _GIVEN else f" {self.value!r}:"
+        return f"{self.argument}:{shown} {self.why}"
 
     def flag_text(self) -> str:
         return self.text(flags=True)

@@ -122,12 +122,13 @@ geoattn --version
 geoattn measure --quiet --model geoattn/models/stories260K --data geoattn/data/tinystories/tinystories-sample.txt \
   --ctx 64 --max-windows 4 --bootstrap 100 --out /tmp/bare.json
 python -c "import json; j = json.load(open(\"/tmp/bare.json\")); print(\"bare-root: geoattn measure from PATH:\", j[\"data\"][\"windows\"], \"windows\")"
-# A command of the Python package through geoattn, the venv off PATH: geoattn summary runs the
-# venv's geoattn-summary (the package's geoattn puts its scripts folder first on PATH).
+# A command of the Python package through geoattn, the venv off PATH: geoattn summary runs
+# geoattn-summary of the venv (the geoattn of the package puts its scripts folder first on PATH).
+# (No apostrophe in these lines: they are inside the single quotes of bash -c.)
 env PATH=/usr/bin:/bin ~/venv/bin/geoattn summary /tmp/bare.json --per head --top 3 --csv >/tmp/top3.csv
 [ "$(wc -l </tmp/top3.csv)" = 4 ] && head -1 /tmp/top3.csv | grep -q "^layer,head,P@4," ||
-  { echo "bare-root: geoattn summary did not print geoattn-summary's table:" >&2; cat /tmp/top3.csv >&2; exit 1; }
-echo "bare-root: geoattn summary ran the package's geoattn-summary: 3 heads" >&2
+  { echo "bare-root: geoattn summary did not print the table of geoattn-summary:" >&2; cat /tmp/top3.csv >&2; exit 1; }
+echo "bare-root: geoattn summary ran geoattn-summary of the package: 3 heads" >&2
 # No libarchive here: a tar shard is refused in one line that names it, with a non-zero exit.
 if geoattn capture --quiet --model geoattn/models/stories260K --data geoattn/data/openwebtext/urlsf_subset00.tar \
      --out /tmp/owt.safetensors 2>/tmp/owt.err; then

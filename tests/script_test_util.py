@@ -21,6 +21,21 @@ def plotter_python():
     return None
 
 
+def preamble(t0, geoattn):
+    """The start of a check script that reads arrays with numpy, draws, and runs the built geoattn:
+    None to go on, or the exit code to return: this script's run again under plotter_python() when
+    this interpreter lacks numpy or matplotlib, else finish(t0)'s when no interpreter has them or
+    geoattn is not built."""
+    py = plotter_python()
+    if py and py != sys.executable:
+        return subprocess.run([py, *sys.argv]).returncode
+    if not check(py is not None, "an interpreter with numpy and matplotlib (this one or /usr/bin/python3)"):
+        return finish(t0)
+    if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
+        return finish(t0)
+    return None
+
+
 def python_first_on_path(env, scratch):
     """env with a `python3` that has numpy + matplotlib first on PATH (a link in `scratch`), for
     documentation blocks that say `python3 scripts/...` on a machine whose own python3 lacks them;

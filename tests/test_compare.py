@@ -16,12 +16,11 @@ written); the JSON and the PNG; the calibration share docs/compare.md states; it
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
-from script_test_util import (check, failures, finish, parse_args, plotter_python,  # beside this file
+from script_test_util import (check, finish, parse_args, plotter_python, preamble,  # beside this file
                               package_env, remove_scratch, run, run_doc_block)
 
 DATA = "data/openwebtext/openwebtext-60docs.jsonl"
@@ -313,13 +312,9 @@ def doc_block(src, bin_dir):
 def main():
     args, src, bin_dir, geoattn = parse_args(__file__)
     t0 = time.time()
-    py = plotter_python()
-    if py and py != sys.executable:  # the checks below read arrays with numpy: run them there
-        return subprocess.run([py, *sys.argv]).returncode
-    if not check(py is not None, "an interpreter with numpy and matplotlib (this one or /usr/bin/python3)"):
-        return finish(t0)
-    if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
-        return finish(t0)
+    code = preamble(t0, geoattn)  # numpy and matplotlib (rerun under an interpreter that has them), geoattn built
+    if code is not None:
+        return code
     tmp = tempfile.mkdtemp(prefix="geoattn-compare-test-")
     try:
         a = measure(geoattn, src, os.path.join(tmp, "a.json"), "--max-windows", "12")

@@ -21,13 +21,12 @@ docs/explain.md's CLI block runs as written.
 import glob
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from fractions import Fraction
 
-from script_test_util import (check, finish, package_env, parse_args, plotter_python,  # beside this file
+from script_test_util import (check, finish, package_env, parse_args, preamble,  # beside this file
                               remove_scratch, run, run_doc_block)
 
 DATA = "data/openwebtext/openwebtext-60docs.jsonl"
@@ -309,13 +308,9 @@ def check_doc_block(src, bin_dir):
 def main():
     args, src, bin_dir, geoattn = parse_args(__file__)
     t0 = time.time()
-    py = plotter_python()
-    if py and py != sys.executable:  # the checks read arrays with numpy and draw: run them there
-        return subprocess.run([py, *sys.argv]).returncode
-    if not check(py is not None, "an interpreter with numpy and matplotlib (this one or /usr/bin/python3)"):
-        return finish(t0)
-    if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
-        return finish(t0)
+    code = preamble(t0, geoattn)  # numpy and matplotlib (rerun under an interpreter that has them), geoattn built
+    if code is not None:
+        return code
     tmp = tempfile.mkdtemp(prefix="geoattn-explain-test-")
     try:
         cap = os.path.join(tmp, "c.safetensors")

@@ -16,12 +16,11 @@ import json
 import os
 import re
 import struct
-import subprocess
 import sys
 import time
 
 from cdp_client import CHROMIUM_PACKAGE, Browser, find_chromium  # beside this file
-from script_test_util import (check, finish, package_env, parse_args, plotter_python, remove_scratch, run,
+from script_test_util import (check, finish, package_env, parse_args, preamble, remove_scratch, run,
                               run_doc_block)
 
 EXAMPLE = os.path.join("docs", "findings", "smollm2", "report.html")
@@ -219,13 +218,9 @@ def check_bad_input(src, env, out, tmp):
 def main():
     args, src, bin_dir, geoattn = parse_args(__file__)
     t0 = time.time()
-    py = plotter_python()
-    if py and py != sys.executable:  # the page is drawn with numpy + matplotlib: run there
-        return subprocess.run([py, *sys.argv]).returncode
-    if not check(py is not None, "an interpreter with numpy and matplotlib (this one or /usr/bin/python3)"):
-        return finish(t0)
-    if not check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
-        return finish(t0)
+    code = preamble(t0, geoattn)  # numpy and matplotlib (rerun under an interpreter that has them), geoattn built
+    if code is not None:
+        return code
     chromium = find_chromium()
     check(chromium is not None, f"chromium is installed (apt-get install {CHROMIUM_PACKAGE})")
     t = time.time()

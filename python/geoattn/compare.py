@@ -313,27 +313,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if any(a in ("-h", "--help") for a in argv):
         parse_args(["-h"])
-    staged = Staged(".geoattn-compare.")
     try:
-        out = compare(argv)
-        args = parse_args(argv)
-        for path in (args.out, args.figure):
-            if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-                raise CompareError(f"{path}: its folder does not exist")
-        if args.figure:
-            from .compare_figure import draw
-            draw(out, staged.path(args.figure, ".png"))
-        if args.out:
-            with open(staged.path(args.out, ".json"), "w", encoding="utf-8") as f:
-                json.dump(out, f, indent=1)
-                f.write("\n")
+        with Staged(".geoattn-compare.") as staged:
+            out = compare(argv)
+            args = parse_args(argv)
+            for path in (args.out, args.figure):
+                if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+                    raise CompareError(f"{path}: its folder does not exist")
+            if args.figure:
+                from .compare_figure import draw
+                draw(out, staged.path(args.figure, ".png"))
+            if args.out:
+                with open(staged.path(args.out, ".json"), "w", encoding="utf-8") as f:
+                    json.dump(out, f, indent=1)
+                    f.write("\n")
     except CompareError as e:
-        staged.discard()
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except BaseException:
-        staged.discard()
-        raise
     written = staged.commit()
     print(table(out))
     for path in written:

@@ -115,28 +115,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     --figure and --json; exit 2 with one line on stderr on bad input, 1 when the cross-check
     differs."""
     argv = sys.argv[1:] if argv is None else argv
-    staged = Staged(".geoattn-explain.")
     try:
-        args = parse_args(argv)
-        for flag, path in (("figure", args.figure), ("json", args.json)):
-            if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-                raise ExplainError(flag, "its folder does not exist", path)
-        out = explain(args.capture, args.head, args.window, args.query, args.n, args.model, args.data, args.ctx,
-                      args.window_tokens, not args.no_check, args.geoattn)
-        if args.figure:
-            from .explain_figure import draw
-            draw(out, staged.path(args.figure, ".png"))
-        if args.json:
-            with open(staged.path(args.json, ".json"), "w", encoding="utf-8") as f:
-                json.dump(out, f, indent=1, ensure_ascii=False)
-                f.write("\n")
+        with Staged(".geoattn-explain.") as staged:
+            args = parse_args(argv)
+            for flag, path in (("figure", args.figure), ("json", args.json)):
+                if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+                    raise ExplainError(flag, "its folder does not exist", path)
+            out = explain(args.capture, args.head, args.window, args.query, args.n, args.model, args.data, args.ctx,
+                          args.window_tokens, not args.no_check, args.geoattn)
+            if args.figure:
+                from .explain_figure import draw
+                draw(out, staged.path(args.figure, ".png"))
+            if args.json:
+                with open(staged.path(args.json, ".json"), "w", encoding="utf-8") as f:
+                    json.dump(out, f, indent=1, ensure_ascii=False)
+                    f.write("\n")
     except ExplainError as e:
-        staged.discard()
         print(f"{PROG}: error: {e.flag_text()}", file=sys.stderr)
         return 2
-    except BaseException:
-        staged.discard()
-        raise
     written = staged.commit()
     print(table(out))
     for path in written:

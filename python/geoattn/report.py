@@ -190,13 +190,9 @@ def build_page(model: Model, sinks: SinkModel | None, inputs: dict) -> str:
 
 def write_whole(path: str, text: str) -> None:
     """text into path, whole or not at all (geoattn.staged)."""
-    staged = Staged(".report.")
-    try:
+    with Staged(".report.") as staged:
         with open(staged.path(path, ".html.tmp"), "w", encoding="utf-8") as f:
             f.write(text)
-    except BaseException:
-        staged.discard()
-        raise
     staged.commit()
 
 

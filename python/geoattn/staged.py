@@ -1,6 +1,11 @@
 """Result files written whole or not at all (the commands' --out, --json, --figure): each staged in
 a temporary file beside its path, readable as the process's umask makes files, moved into place
-together by commit(), removed by discard() when the command fails."""
+together by commit(), removed by discard() when the command fails.
+
+    with Staged(".prefix.") as staged:     # an exception in the block discards every file
+        write(staged.path(out, ".json"))
+    written = staged.commit()
+"""
 from __future__ import annotations
 
 import os
@@ -22,6 +27,13 @@ class Staged:
         os.chmod(tmp, 0o666 & ~umask)
         self.files.append((tmp, final))
         return tmp
+
+    def __enter__(self) -> "Staged":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.discard()
 
     def discard(self) -> None:
         """Every temporary file removed: nothing of the command's outputs is left."""

@@ -101,13 +101,9 @@ def write(text: str, out: str | None) -> None:
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise tables.TableError(f"--out {out}: no folder {folder}")
-    staged = Staged(".summary.")
-    try:
+    with Staged(".summary.") as staged:
         with open(staged.path(out, ""), "w", encoding="utf-8", newline="") as f:
             f.write(text)
-    except BaseException:
-        staged.discard()
-        raise
     staged.commit()
 
 

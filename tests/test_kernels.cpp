@@ -166,6 +166,60 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
       ASSERT_TRUE(same_bits(c_new[k], want[k])) << "add_row_evaluate_and_count, n = " << n << ", k = " << k;
     EXPECT_TRUE(same_bits(counted.extremes.r_max, r_max) && same_bits(counted.extremes.r_min, r_min))
         << "counting pass's extremes, n = " << n;
+
+    // The direct form (TokenState::direct): the state is E itself. One step: E_k = fma(a,
+    // alpha_k x_k, E_k), g unread; several rows: E_k = fma(alpha_k, h_k, E_k), h_k = a_0 x_0k,
+    // then each next row fused into h_k in order.
+    std::vector<double> want_direct(c0.size());
+    double d_max = -kInf, d_min = kInf;
+    for (size_t k = 0; k < c0.size(); ++k) {
+      want_direct[k] = std::fma(a, alpha[k] * x[k], c0[k]);
+      if (k % 3 == 0) d_max = std::max(d_max, want_direct[k]);
+      else d_min = std::min(d_min, want_direct[k]);
+    }
+    const TokenState direct{{}, alpha, m, /*direct=*/true};
+    c = c0;
+    const Extremes got_direct = add_row_and_evaluate({a, x, next}, direct, c, {});
+    for (size_t k = 0; k < c.size(); ++k)
+      ASSERT_TRUE(same_bits(c[k], want_direct[k])) << "direct add_row_and_evaluate, n = " << n << ", k = " << k;
+    EXPECT_TRUE(same_bits(got_direct.r_max, d_max) && same_bits(got_direct.r_min, d_min)) << "direct extremes, n = " << n;
+    // Counting step N - 1 = 1 (token 0 selected at it, token 3 the one step N selects) at
+    // thresholds that cut through the values: the counts of the definition, on E_old.
+    std::vector<double> m_prev(m.size(), -kInf), m_now(m.size(), -kInf);
+    m_prev[0] = m_now[0] = m_now[3 % m.size()] = kInf;
+    const double lo = -0.5, hi = 0.5;
+    const Thresholds th{lo, hi, lo, hi};
+    int64_t oc = 0, op = 0, ic = 0, ip = 0;
+    for (size_t k = 0; k < c0.size(); ++k) {
+      if (m_prev[k] > 0) ic += c0[k] > lo, ip += c0[k] > hi;
+      else oc += c0[k] <= lo, op += c0[k] <= hi;
+    }
+    const auto counted_direct = add_row_evaluate_and_count({a, x, next}, {{}, alpha, m_now, true}, c0, c_new, th, 1,
+                                                           n > 3 ? 3 : 0);
+    for (size_t k = 0; k < c_new.size(); ++k)
+      ASSERT_TRUE(same_bits(c_new[k], want_direct[k])) << "direct counting pass, n = " << n << ", k = " << k;
+    if (n > 3) {
+      const BandCounts& bc = counted_direct.previous;
+      EXPECT_EQ(bc.out_certain, oc) << n;
+      EXPECT_EQ(bc.out_possible, op) << n;
+      EXPECT_EQ(bc.in_certain, 1 - ic) << n;
+      EXPECT_EQ(bc.in_possible, 1 - ip) << n;
+    }
+    for (int count = 1; count <= kRowsAtOnce; ++count) {
+      std::vector<double> want_rows(c0.size());
+      for (size_t k = 0; k < c0.size(); ++k) {
+        double h = as[0] * xs[0][k];
+        for (int r = 1; r < count; ++r) h = std::fma(as[r], xs[r][k], h);
+        want_rows[k] = std::fma(alpha[k], h, c0[k]);
+      }
+      StepRows rows;
+      rows.count = count, rows.next = next.data(), rows.alpha = alpha.data();
+      for (int r = 0; r < count; ++r) rows.a[r] = as[r], rows.x[r] = xs[r];
+      c = c0;
+      add_rows(rows, c);
+      for (size_t k = 0; k < c.size(); ++k)
+        ASSERT_TRUE(same_bits(c[k], want_rows[k])) << "direct add_rows, " << count << " rows, n = " << n << ", k = " << k;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // Assumption 2 (paper sect. 3.2, SPEC §4): c(k) = exp(-beta k) by nonlinear least squares.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -24,6 +25,48 @@ double sse(const std::vector<double>& c, double beta, double stop = std::numeric
   return s;
 }
 
+// The same sum with exp(-beta k) read from `exps` [K] (one row of ProbeGrid): the same bits.
+double sse(const std::vector<double>& c, const double* exps, double stop) {
+  double s = 0;
+  for (size_t k = 1; k <= c.size() && s <= stop; ++k) {
+    const double e = c[k - 1] - exps[k - 1];
+    s += e * e;
+  }
+  return s;
+}
+
+// Point g of `points` log-spaced over [1e-6, kBetaMax].
+double log_spaced(int points, int g) {
+  const double lo = std::log(1e-6), hi = std::log(kBetaMax);
+  return std::exp(lo + (hi - lo) * g / (points - 1));
+}
+
+// The betas of a log-spaced grid and exp(-beta k), k = 1..K, for each: the same for every head,
+// so made once per thread, grid and K (the same std::exp of the same argument as sse takes).
+struct ProbeGrid {
+  int points;
+  size_t K;
+  std::vector<double> betas, exps;  // [points], [points, K]
+  ProbeGrid(int points_, size_t K_) : points(points_), K(K_) {
+    for (int g = 0; g < points; ++g) {
+      betas.push_back(log_spaced(points, g));
+      for (size_t k = 1; k <= K; ++k) exps.push_back(std::exp(-betas.back() * static_cast<double>(k)));
+    }
+  }
+  const double* row(int g) const { return exps.data() + static_cast<size_t>(g) * K; }
+};
+
+// Up to this K the grids are kept (2000 x 256 doubles, 4 MB a thread); past it sse takes exp.
+constexpr size_t kProbeGridMaxK = 256;
+
+const ProbeGrid* probe_grid(int points, size_t K) {
+  if (K > kProbeGridMaxK) return nullptr;
+  thread_local std::deque<ProbeGrid> grids;  // a deque: references stay valid as it grows
+  for (const ProbeGrid& grid : grids)
+    if (grid.points == points && grid.K == K) return &grid;
+  return &grids.emplace_back(points, K);
+}
+
 // SPEC §4: mae = mean_k |c(k) - exp(-beta k)|.
 double mae(const std::vector<double>& c, double beta) {
   double s = 0;
@@ -35,11 +78,12 @@ double mae(const std::vector<double>& c, double beta) {
 // right basin for the polish.
 double grid_start(const std::vector<double>& c) {
   constexpr int kPoints = 400;
-  const double lo = std::log(1e-6), hi = std::log(kBetaMax);
+  const ProbeGrid* grid = probe_grid(kPoints, c.size());
   double best = 0, best_sse = sse(c, 0);
   for (int g = 0; g < kPoints; ++g) {
-    const double beta = std::exp(lo + (hi - lo) * g / (kPoints - 1));
-    const double s = sse(c, beta, best_sse);  // stops once past best_sse: not the best then
+    const double beta = grid ? grid->betas[g] : log_spaced(kPoints, g);
+    // stops once past best_sse: not the best then
+    const double s = grid ? sse(c, grid->row(g), best_sse) : sse(c, beta, best_sse);
     if (s < best_sse) best = beta, best_sse = s;
   }
   return best;
@@ -74,14 +118,18 @@ FitStatus decay_identified(const std::vector<double>& c, double beta) {
   const double sse_min = sse(c, beta);
   const double sigma2 = std::max(sse_min / (K - 1), kDecayResolution * kDecayResolution), bound = sse_min + sigma2;
   const double lo = beta / kDecayBand, hi = beta * kDecayBand;
-  std::vector<double> probes = {0.0, kBetaMax, lo, std::min(hi, kBetaMax)};
-  constexpr int kPoints = 2000;
-  const double a = std::log(1e-6), b = std::log(kBetaMax);
-  for (int g = 0; g < kPoints; ++g) probes.push_back(std::exp(a + (b - a) * g / (kPoints - 1)));
   // The extent of the set over the probes (beta itself is in it).
   double low = beta, high = beta;
-  for (const double p : probes)
-    if (sse(c, p, bound) <= bound) low = std::min(low, p), high = std::max(high, p);
+  const auto probe = [&](double p, double s) {
+    if (s <= bound) low = std::min(low, p), high = std::max(high, p);
+  };
+  for (const double p : {0.0, kBetaMax, lo, std::min(hi, kBetaMax)}) probe(p, sse(c, p, bound));
+  constexpr int kPoints = 2000;
+  const ProbeGrid* grid = probe_grid(kPoints, c.size());
+  for (int g = 0; g < kPoints; ++g) {
+    const double p = grid ? grid->betas[g] : log_spaced(kPoints, g);
+    probe(p, grid ? sse(c, grid->row(g), bound) : sse(c, p, bound));
+  }
   if (low >= lo && high <= hi) return {};
   return {false, fmt::format("decay identifiability: SSE(beta') <= SSE_min + sigma^2 = {:.3g} + {:.3g} for beta' from "
                              "{:.4g} to {:.4g}, not within a factor {} of beta = {:.4g} (K = {}): c(k) does not pin beta down",

@@ -105,7 +105,7 @@ StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_pat
       seconds_since(start));
   SidecarWrite sidecar(out, run.state);  // the state is final: written while the bootstrap and the fits run
   finalize_capture(pool, run);
-  write_results(out, run.state, run.done, sidecar, &run.times);
+  write_results(out, run.state, run.done, sidecar, &run.times, &pool);
   if (!quiet)
     fmt::print(stderr, "{}\n",
                end_line(out, shape.alpha.at(0), shape.alpha.at(1) * shape.alpha.at(2) * std::ssize(shape.queries),

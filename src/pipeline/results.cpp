@@ -45,10 +45,10 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
 }
 
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done, report::MeasureArrays* arrays,
-                                    const std::string& arrays_file) {
+                                    const std::string& arrays_file, WorkerPool* pool) {
   return report::measure_json(state.metrics, report::to_json(state.run_info), &done.fits, done.bootstrap ? &*done.bootstrap : nullptr,
                               arrays, arrays_file, state.envelopes.empty() ? nullptr : &state.envelopes,
-                              done.kappa ? &*done.kappa : nullptr);
+                              done.kappa ? &*done.kappa : nullptr, pool);
 }
 
 SidecarWrite::SidecarWrite(const std::string& out, const metrics::RunState& state)
@@ -61,12 +61,12 @@ void SidecarWrite::wait() {
 }
 
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, SidecarWrite& sidecar,
-                   StageTimes* times) {
+                   StageTimes* times, WorkerPool* pool) {
   const auto t = Clock::now();
   // Three files, all or none; the JSON, which names the arrays file, comes last.
   report::MeasureArrays arrays;
   const std::string arrays_file = report::arrays_path(out);
-  const auto json = results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string());
+  const auto json = results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string(), pool);
   report::write_measure_arrays(sidecar.files().staged(arrays_file), arrays);
   sidecar.wait();
   write_file_atomic(sidecar.files().staged(out), [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });

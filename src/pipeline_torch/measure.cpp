@@ -85,7 +85,7 @@ void measure(WorkerPool& pool, const MeasureJob& job, const std::string& out) {
   SidecarWrite sidecar(out, state);  // the state is final: written while the bootstrap and the fits run
   const Finalized finalized = finalize(pool, state, &stages, m.quiet);
   note_timing();
-  write_results(out, state, finalized, sidecar, &stages);
+  write_results(out, state, finalized, sidecar, &stages, &pool);
   if (!m.quiet)
     fmt::print(stderr, "{}\n",
                end_line(out, W, c.n_layers * c.n_heads * static_cast<int64_t>(job.queries.size()), total_s, stages,

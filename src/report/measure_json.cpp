@@ -161,6 +161,8 @@ class ArrayTable {
     if (static_cast<int64_t>(a.values.size()) != entries_ * per) fail("internal: {} changes its shape between entries", a.name);
     return a.values.data() + e * per;
   }
+  // Entry e's arrays, built apart (EntryArrays), in the order they were built.
+  void put(const struct EntryArrays& entry, int64_t e);
 
  private:
   MeasureArrays& out_;
@@ -170,8 +172,32 @@ class ArrayTable {
   std::map<std::string, size_t> index_;
 };
 
-// A group with its numbers in `out` and its arrays in entry e of `table`.
-void put_group_split(ordered_json& out, ArrayTable& table, int64_t e, const GroupStats& s,
+// One entry's arrays (a head's), built by a worker of its own and put into the table in entry
+// order afterwards (ArrayTable::put): the table then lists its arrays in the order a build entry
+// by entry would have made them. The same slot() as the table's; the entry index is the put's.
+struct EntryArrays {
+  struct Array {
+    std::string key;
+    std::vector<int64_t> inner;
+    std::vector<double> values;
+  };
+  std::vector<Array> arrays;
+  double* slot(const std::string& key, const std::vector<int64_t>& inner, int64_t) {
+    int64_t per = 1;
+    for (int64_t n : inner) per *= n;
+    arrays.push_back({key, inner, std::vector<double>(static_cast<size_t>(per), NAN)});
+    return arrays.back().values.data();
+  }
+};
+
+void ArrayTable::put(const EntryArrays& entry, int64_t e) {
+  for (const auto& a : entry.arrays) std::copy(a.values.begin(), a.values.end(), slot(a.key, a.inner, e));
+}
+
+// A group with its numbers in `out` and its arrays in entry e of `table` (an ArrayTable or an
+// EntryArrays).
+template <typename Table>
+void put_group_split(ordered_json& out, Table& table, int64_t e, const GroupStats& s,
                      const metrics::GroupIntervals* ci, bool with_corr) {
   const int64_t G = s.grid_size();
   put_group(out, s, ci, with_corr, [&](const std::string& key, int width, const auto& value) {
@@ -182,7 +208,8 @@ void put_group_split(ordered_json& out, ArrayTable& table, int64_t e, const Grou
 }
 
 // The per-head fit arrays (mean_norm, c, mean_row: one level below "fits") move to the table.
-void split_fit_arrays(ArrayTable& table, int64_t e, ordered_json& fits) {
+template <typename Table>
+void split_fit_arrays(Table& table, int64_t e, ordered_json& fits) {
   for (auto& [part, body] : fits.items()) {
     if (!body.is_object()) continue;
     for (auto it = body.begin(); it != body.end();) {
@@ -191,7 +218,7 @@ void split_fit_arrays(ArrayTable& table, int64_t e, ordered_json& fits) {
         continue;
       }
       double* out = table.slot("fits." + part + "." + it.key(), {static_cast<int64_t>(it->size())}, e);
-      for (const auto& x : *it) *out++ = x.is_number() ? x.get<double>() : NAN;
+      for (const auto& x : *it) *out++ = x.is_number() ? x.template get<double>() : NAN;
       it = body.erase(it);
     }
   }
@@ -211,7 +238,7 @@ ordered_json kappa_range_json(const metrics::KappaRange& range, const metrics::K
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
                           const std::vector<metrics::HeadFits>* fits, const metrics::BootstrapResult* boot,
                           MeasureArrays* arrays, const std::string& arrays_file, const metrics::EnvelopeStats* envelopes,
-                          const metrics::KappaRanges* kappa) {
+                          const metrics::KappaRanges* kappa, WorkerPool* pool) {
   check_run_info(run_info);
   ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
@@ -231,7 +258,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   if (with_fits && static_cast<int64_t>(fits->size()) != agg.layers() * agg.heads())
     fail("internal: {} fits for {} x {} heads", fits->size(), agg.layers(), agg.heads());
 
-  const metrics::Aggregator::Groups groups = agg.groups();  // each merged once
+  const metrics::Aggregator::Groups groups = agg.groups(pool);  // each merged once
   ordered_json global = ordered_json::object();
   put_group_inline(global, groups.global, boot ? &boot->global : nullptr, true);
   const int64_t G = std::ssize(agg.n_grid());
@@ -257,7 +284,7 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     });
   };
   // The arrays to entry `entry` of `table`, the reading into `out` (where the reader puts them back).
-  const auto envelopes_split = [&](ordered_json& out, ArrayTable& table, int64_t entry, int64_t layer, int64_t head,
+  const auto envelopes_split = [&](ordered_json& out, auto& table, int64_t entry, int64_t layer, int64_t head,
                                    const GroupStats& s) {
     put_group_envelopes(out, layer, head, s, [&](ordered_json&, const char* name, const auto& value) {
       double* dst = table.slot(std::string("envelopes.") + name, {G}, entry);
@@ -281,22 +308,32 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     else if (envelopes) envelopes_inline(layer, l, -1, layer_stats);
     if (kappa) layer["kappa_range"] = kappa_range_object(kappa->layers[l], nullptr);
     layers.push_back(std::move(layer));
-    for (int64_t h = 0; h < H; ++h) {
-      const int64_t i = l * H + h;
-      const auto* hci = boot && !boot->heads.empty() ? &boot->heads[i] : nullptr;
-      ordered_json head = {{"layer", l}, {"head", h}};
-      if (arrays) put_group_split(head, head_table, i, agg.head_stats(l, h), hci, false);
-      else put_group_inline(head, agg.head_stats(l, h), hci, false);
-      if (envelopes && arrays) envelopes_split(head, head_table, i, l, h, agg.head_stats(l, h));
-      else if (envelopes) envelopes_inline(head, l, h, agg.head_stats(l, h));
-      if (kappa) head["kappa_range"] = kappa_range_object(kappa->heads[i], &kappa->failures[i]);
-      if (with_fits) {
-        ordered_json head_fits = to_json((*fits)[i]);
-        if (arrays) split_fit_arrays(head_table, i, head_fits);
-        head["fits"] = std::move(head_fits);
-      }
-      heads.push_back(std::move(head));
+  }
+  // The heads, each on a worker of `pool` (reading the statistics only), then in order into the
+  // JSON and the arrays.
+  std::vector<ordered_json> head_json(static_cast<size_t>(L * H));
+  std::vector<EntryArrays> head_entries(static_cast<size_t>(arrays ? L * H : 0));
+  const auto build_head = [&](int64_t i, int) {
+    const int64_t l = i / H, h = i % H;
+    const auto* hci = boot && !boot->heads.empty() ? &boot->heads[i] : nullptr;
+    ordered_json head = {{"layer", l}, {"head", h}};
+    if (arrays) put_group_split(head, head_entries[i], i, agg.head_stats(l, h), hci, false);
+    else put_group_inline(head, agg.head_stats(l, h), hci, false);
+    if (envelopes && arrays) envelopes_split(head, head_entries[i], i, l, h, agg.head_stats(l, h));
+    else if (envelopes) envelopes_inline(head, l, h, agg.head_stats(l, h));
+    if (kappa) head["kappa_range"] = kappa_range_object(kappa->heads[i], &kappa->failures[i]);
+    if (with_fits) {
+      ordered_json head_fits = to_json((*fits)[i]);
+      if (arrays) split_fit_arrays(head_entries[i], i, head_fits);
+      head["fits"] = std::move(head_fits);
     }
+    head_json[i] = std::move(head);
+  };
+  if (pool) pool->for_each_item(L * H, build_head);
+  else for (int64_t i = 0; i < L * H; ++i) build_head(i, 0);
+  for (int64_t i = 0; i < L * H; ++i) {
+    if (arrays) head_table.put(head_entries[i], i), head_entries[i] = {};
+    heads.push_back(std::move(head_json[i]));
   }
   if (arrays) {
     arrays->clear();

@@ -4,6 +4,7 @@
 // the command.
 #include <fmt/format.h>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -201,10 +202,23 @@ void run_bench(const BenchOptions& o) {
   fmt::print("    float32, allocating its output (the float32 Gram floor) {:8.3f} s\n", floor);
   fmt::print("    preallocated: float32 {:8.3f} s ({:.0f} GFLOP/s)   float64 {:8.3f} s ({:.0f} GFLOP/s)\n", floor32,
              gflop / floor32, floor64, gflop / floor64);
+  // Which kernels the products ran on, where the BLAS says (OpenBLAS picks them by CPU model: a
+  // release older than the CPU takes an AVX-512 machine it does not know for an AVX2 one).
+  using CoreName = char* (*)();
+  if (const auto core = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename")))
+    fmt::print("    BLAS: OpenBLAS, its {} kernels (OPENBLAS_CORETYPE chooses others)\n", core());
 
-  // The command itself as a process: start-up, load, stages, write, exit.
-  const std::string out = (dir / "process.json").string();
-  const ProcessTime process = fastest_process(o.repeats, [&] { return whole_process(capture, o.metric, pool.size(), out); });
+  // The command itself as a process: start-up, load, stages, write, exit. Each run writes to a
+  // folder of its own, the previous run's removed before it starts (untimed): no run pays for
+  // freeing the files of the one before, which replacing them in place would cost (on ext4,
+  // tens of ms for the 100 MB state sidecar of --n all).
+  int run = 0;
+  const ProcessTime process = fastest_process(o.repeats, [&] {
+    const auto folder = dir / fmt::format("process-{}", run++);
+    if (run > 1) std::filesystem::remove_all(dir / fmt::format("process-{}", run - 2));
+    std::filesystem::create_directory(folder);
+    return whole_process(capture, o.metric, pool.size(), (folder / "process.json").string());
+  });
   const double whole = process.wall;
   const double idle = fastest_process(o.repeats, [&] { return child_process({"geoattn", "metrics", "--help"}); }).wall;
   fmt::print("  the whole process, geoattn metrics --capture {} --n {} (best of {}): {:.3f} s = {:.2f}x the float32 "

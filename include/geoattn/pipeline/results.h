@@ -38,7 +38,8 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
 // The result JSON of a finalized run: with `arrays`, every per-layer and per-head array goes
 // there and the JSON names `arrays_file` (what write_results writes); without, all inline.
 nlohmann::ordered_json results_json(const metrics::RunState& state, const Finalized& done,
-                                    report::MeasureArrays* arrays = nullptr, const std::string& arrays_file = "");
+                                    report::MeasureArrays* arrays = nullptr, const std::string& arrays_file = "",
+                                    WorkerPool* pool = nullptr);
 // The files of result `out`, all or none (util/atomic_file.h: OutputFiles): its state sidecar,
 // staged on a thread of its own from construction on (once the windows are in, the state no
 // longer changes, and the bootstrap, the fits and the JSON only read it, so the 100 MB of a large
@@ -58,9 +59,9 @@ class SidecarWrite {
   std::future<void> written_;
 };
 // Stages the result JSON and its arrays file beside `sidecar`'s state, then commits the three
-// (the JSON, which names the arrays file, last).
+// (the JSON, which names the arrays file, last); the JSON built on `pool` where given.
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done, SidecarWrite& sidecar,
-                   StageTimes* times = nullptr);
+                   StageTimes* times = nullptr, WorkerPool* pool = nullptr);
 void write_results(const std::string& out, const metrics::RunState& state, const Finalized& done,
                    StageTimes* times = nullptr);
 void write_results(WorkerPool& pool, const std::string& out, const metrics::RunState& state);  // finalize + write

@@ -15,6 +15,10 @@
 #include "geoattn/metrics/finalize/kappa_range.h"
 #include "geoattn/util/result_files.h"
 
+namespace geoattn {
+class WorkerPool;
+}
+
 namespace geoattn::report {
 
 // The one place that names the result format: bumped when a reader of the old one would misread.
@@ -54,14 +58,15 @@ using MeasureArrays = std::vector<NamedArray>;
 // heads without one what fails.
 // With `arrays` (the layout geoattn writes), every array of a layer or a head goes there
 // instead (NamedArray) and the JSON's "arrays" names `arrays_file` and each array's shape;
-// without, everything is inline (the layout read_measure returns).
+// without, everything is inline (the layout read_measure returns). With `pool`, the layers are
+// merged and the heads built on its workers (the same JSON and arrays).
 // geoattn::Error if run_info is not an object or uses one of the keys above.
 nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
                                     const std::vector<metrics::HeadFits>* fits = nullptr,
                                     const metrics::BootstrapResult* bootstrap = nullptr,
                                     MeasureArrays* arrays = nullptr, const std::string& arrays_file = "",
                                     const metrics::EnvelopeStats* envelopes = nullptr,
-                                    const metrics::KappaRanges* kappa = nullptr);
+                                    const metrics::KappaRanges* kappa = nullptr, WorkerPool* pool = nullptr);
 
 // A group's "kappa_range" ({lo, hi, ...}; `failure`: a head's, named when it
 // has no range).

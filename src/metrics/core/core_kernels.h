@@ -16,9 +16,13 @@
 
 namespace geoattn::metrics::detail {
 
-// What a pass reads besides c, [n] each.
+// What a pass reads besides c, [n] each. With `direct` the state the passes update is E itself:
+// a step's row x with weight a (= -2 alpha_t) gives E_k = fma(a, alpha_k x_k, E_k), and g is not
+// read (one multiply and two loads a token fewer than E from c: where every N is a grid value,
+// and the counting pass evaluates E at every step). Each pass below reads its `c` as E then.
 struct TokenState {
   std::span<const double> g, alpha, m;
+  bool direct = false;
 };
 
 // One step's row of V V^T, added to c with weight a; `next` is the next step's row, fetched
@@ -51,13 +55,15 @@ void add_row(double a, std::span<const double> x, std::span<double> c);
 
 // Up to kRowsAtOnce steps' rows in one pass over c: c_k = fma(a_3, x_3k, fma(a_2, x_2k, ...
 // fma(a_0, x_0k, c_k))), the same bits as add_row once per row in that order, with c read and
-// written once instead of once per row; `next` is fetched meanwhile.
+// written once instead of once per row; `next` is fetched meanwhile. With `alpha` (the state is
+// E: TokenState::direct), E_k = fma(alpha_k, h_k, E_k), h_k = the rows' sum fused the same way.
 inline constexpr int kRowsAtOnce = 4;
 struct StepRows {
   int count = 0;
   double a[kRowsAtOnce] = {};
   const double* x[kRowsAtOnce] = {};
   const double* next = nullptr;
+  const double* alpha = nullptr;  // [n] where the state holds E (TokenState::direct), else null
 };
 void add_rows(const StepRows& rows, std::span<double> c);
 

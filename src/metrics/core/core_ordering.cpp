@@ -4,7 +4,9 @@
 //   E_k = ||y_k||^2 - 2 <s(N), y_k> = g_k - 2 alpha_k c_k                 (SPEC §2, "Exact")
 //   r_max = max_{k in I_N} E_k, r_min = min_{k not in I_N} E_k,
 //   K_out = #{k not in I_N : E_k <= r_max}, K_in = #{k in I_N : E_k <= r_min},
-// each count decided within the rounding band of exact.h, the rest by resolve_counts.
+// each count decided within the rounding band of exact.h, the rest by resolve_counts. Where most
+// steps are grid values (`--n all`), the state is E itself (E_k += -2 alpha_k alpha_t VV[t, k]
+// a step, core_kernels.h's TokenState::direct), which the counting pass reads instead of computing.
 // O(n^2) per ordering, no d factor; the d factor is paid once per block, in the Gram product.
 #include "core_ordering.h"
 
@@ -108,12 +110,10 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     const double alpha = smp.alpha[k];
     sc.a[k] = alpha * blk.norms[k];       // a_k = ||y_k||
     sc.g[k] = alpha * (alpha * blk.sq[k]);  // ||y_k||^2
-    sc.c[k] = 0;
     sc.m[k] = -kInfinity;
     a_max = std::max(a_max, sc.a[k]);
   }
   const bool top = !out.diag.empty(), cosine = distance == Distance::Cosine;
-  const TokenState tokens{sc.g, smp.alpha, sc.m};
   std::fill(sc.s.begin(), sc.s.end(), 0.0);
   double S = 0, s2 = 0;
   Extremes extremes{0, 0};
@@ -135,7 +135,15 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
   // it add no Gram row (s(N), for the diagnostics, still takes every token in order).
   const auto whole = std::find(grid.begin(), grid.end(), n);
   const int64_t last_counted = whole == grid.end() ? n : whole == grid.begin() ? 0 : *(whole - 1);
+  // Where most steps are grid values (SPEC §2's `all`), the state is E itself, E_k += -2 alpha_t
+  // alpha_k VV[t, k] a step (core_kernels.h, TokenState::direct): no E computed from c at each
+  // step. Elsewhere it is c, and E is computed from it at the grid's N only.
+  const bool direct = !cosine && !smp.prefix && 2 * G >= last_counted;
+  for (int64_t k = 0; k < n; ++k) sc.c[k] = direct ? sc.g[k] : 0.0;
+  const double weight = direct ? -2.0 : 1.0;  // a step's row enters the state as weight alpha_t VV[t, :]
+  const TokenState tokens{sc.g, smp.alpha, sc.m, direct};
   StepRows pending;  // steps' rows not yet added to c
+  if (direct) pending.alpha = smp.alpha.data();
   const auto flush = [&](const double* next) {
     if (pending.count == 0) return;
     pending.next = next;
@@ -172,13 +180,13 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
       // A step between grid values adds its row with the next ones, up to kRowsAtOnce at a time
       // (one at a time with the cosine distance: s2 reads c at every step).
       if (at != 0 && !smp.prefix) {
-        pending.a[pending.count] = at, pending.x[pending.count] = row.data();
+        pending.a[pending.count] = weight * at, pending.x[pending.count] = row.data();
         if (++pending.count == kRowsAtOnce || cosine) flush(next.data());
       }
       continue;
     }
     flush(row.data());  // c as of step N - 1, for the evaluating pass
-    double step = at;  // the row to add to c in the evaluating pass
+    double step = weight * at;  // the row's weight in the evaluating pass
     if (smp.prefix) {
       // c_k = <s(N), v_k>, one axpy per coordinate over the transposed values; s2 from s.
       std::fill(sc.c.begin(), sc.c.end(), 0.0);
@@ -192,9 +200,11 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
       const auto pass = add_row_evaluate_and_count({step, row, next}, tokens, sc.c, sc.c_next, deferred.thresholds,
                                                    deferred.N, t);
       extremes = pass.extremes;
-      if (!pass.previous.decided()) evaluate(tokens, sc.c, sc.E);  // step N - 1's E, as the pass had it
+      // step N - 1's E, as the pass had it
+      if (!pass.previous.decided() && !direct) evaluate(tokens, sc.c, sc.E);
       sc.m[t] = -kInfinity;  // step N - 1's mask for the exact resolution
-      store(deferred.gi, euclid_counts(smp, order, deferred.N, deferred.S, pass.previous, sc.E, sc, stats));
+      store(deferred.gi,
+            euclid_counts(smp, order, deferred.N, deferred.S, pass.previous, direct ? sc.c : sc.E, sc, stats));
       sc.m[t] = kInfinity;
       std::swap(sc.c, sc.c_next);
       deferred.active = false;
@@ -211,8 +221,9 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
       if (!smp.prefix && gi + 1 < G && grid[gi + 1] == N + 1 && N + 1 <= last_counted) {
         deferred = {true, N, gi, S, thresholds};
       } else {
-        if (!E_stored) evaluate(tokens, sc.c, sc.E);
-        store(gi, euclid_counts(smp, order, N, S, band_counts(sc.E, sc.m, N, thresholds), sc.E, sc, stats));
+        if (!E_stored && !direct) evaluate(tokens, sc.c, sc.E);
+        const std::span<const double> E = direct ? sc.c : sc.E;
+        store(gi, euclid_counts(smp, order, N, S, band_counts(E, sc.m, N, thresholds), E, sc, stats));
       }
     }
     if (top) diagnostics(smp, sc.s, sink_in, last_in, G, gi, out.diag);

@@ -48,8 +48,13 @@ double rounding_gamma(int64_t m) {
 //   tensor path: s(N) by a prefix sum (gamma_{N-1} A_m), <s, y_k> by a product (gamma_d), y
 //   rounded once: |fl(E_k) - E_k| <= gamma_{N+d+3} (a_k^2 + 2 a_k S_N);
 //   fused path: V V^T by a product (gamma_d ||v_t|| ||v_k||), c_k = sum_t alpha_t (V V^T)_tk
-//   (2 roundings a step), alpha_k c_k, alpha_k^2 (V V^T)_kk: gamma_{2N+d+3} (a_k^2 + 2 a_k S_N).
-// gamma_{2N+d+6} covers both; the factor 2 covers the rounding of the computed a_k and S_N
+//   (2 roundings a step), alpha_k c_k, alpha_k^2 (V V^T)_kk: gamma_{2N+d+3} (a_k^2 + 2 a_k S_N);
+//   fused path, the state E itself (core_kernels.h, TokenState::direct): E_k starts at
+//   g_k = alpha_k^2 ||v_k||^2 (gamma_{d+2}) and takes one term per step or per group of up to 4
+//   steps, -2 alpha_k sum_t alpha_t (V V^T)_tk (gamma_d, then at most 4 roundings: alpha_k times
+//   one row, or the group's rows summed, times alpha_k inside the fma), its magnitude at most
+//   2 a_k sum_t a_t; at most N + 1 terms summed in turn: gamma_{N+d+4} (a_k^2 + 2 a_k S_N).
+// gamma_{2N+d+6} covers all three; the factor 2 covers the rounding of the computed a_k and S_N
 // (relative gamma_{N+d+4}) and of the comparisons made with the bands.
 double euclid_band_factor(int64_t N, int64_t d) { return 2 * rounding_gamma(2 * N + d + 6); }
 

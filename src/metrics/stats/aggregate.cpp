@@ -230,12 +230,13 @@ GroupStats Aggregator::layer_stats(int64_t layer) const {
 
 GroupStats Aggregator::global_stats() const { return groups().global; }
 
-Aggregator::Groups Aggregator::groups() const {
-  Groups out{{}, GroupStats(static_cast<int64_t>(n_grid_.size()))};
-  for (int64_t l = 0; l < layers_; ++l) {
-    out.layers.push_back(layer_stats(l));
-    out.global.merge(out.layers.back());
-  }
+Aggregator::Groups Aggregator::groups(WorkerPool* pool) const {
+  Groups out{std::vector<GroupStats>(static_cast<size_t>(layers_), GroupStats(0)),
+             GroupStats(static_cast<int64_t>(n_grid_.size()))};
+  const auto merge_layer = [&](int64_t l, int) { out.layers[static_cast<size_t>(l)] = layer_stats(l); };
+  if (pool) pool->for_each_item(layers_, merge_layer);
+  else for (int64_t l = 0; l < layers_; ++l) merge_layer(l, 0);
+  for (const GroupStats& layer : out.layers) out.global.merge(layer);
   return out;
 }
 

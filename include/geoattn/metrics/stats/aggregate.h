@@ -133,12 +133,13 @@ class Aggregator {
   GroupStats layer_stats(int64_t layer) const;  // the heads of `layer` merged
   GroupStats global_stats() const;              // every head merged
   // Every layer's statistics and the global ones, each head merged once (the global ones from the
-  // layers': exact sums, counts and extremes merge to the same values in any order).
+  // layers': exact sums, counts and extremes merge to the same values in any order). With `pool`,
+  // the layers on its workers.
   struct Groups {
     std::vector<GroupStats> layers;  // [layer]
     GroupStats global;
   };
-  Groups groups() const;
+  Groups groups(WorkerPool* pool = nullptr) const;
 
  private:
   void check_sample(int64_t layer, int64_t head, const SampleValues& sample) const;

@@ -58,14 +58,16 @@ template <class Term>
 // where E is given). With kCount, fused with the band counts of step N - 1 on E recomputed from
 // the old c with `th`: [K_out certain, possible, the selected outside the r_min ball for certain,
 // possibly]. The mask is step N's, so the caller corrects the counts for t_N, unselected at N - 1.
-template <bool kCount>
+// With kDirect the state holds E itself (TokenState::direct): E_new = fma(a, alpha_k x_k, E), a = -2 alpha_t,
+// and g is not read; c_new and E are then the same array or E is null.
+template <bool kCount, bool kDirect>
 [[gnu::always_inline]] inline Extremes evaluate_pass(const StepRow& row, const TokenState& tokens, const double* c,
                                                      double* c_new, double* E, const Thresholds& th, int64_t* counts) {
   const double a = row.a;
   const double* x = row.x.data();
   const double* next = row.next.data();
   const double *g = tokens.g.data(), *alpha = tokens.alpha.data(), *m = tokens.m.data();
-  const int64_t n = static_cast<int64_t>(tokens.g.size());
+  const int64_t n = static_cast<int64_t>(tokens.alpha.size());
   const double lo_out = kCount ? th.lo_out : 0, hi_out = kCount ? th.hi_out : 0;
   const double lo_in = kCount ? th.lo_in : 0, hi_in = kCount ? th.hi_in : 0;
   double hi = -kInfinity, lo = kInfinity;
@@ -77,17 +79,17 @@ template <bool kCount>
     for (int64_t k = k0; k < k1; ++k) {
       const double ck_old = c[k], mk = m[k];
       if constexpr (kCount) {
-        const double e_prev = energy(g[k], alpha[k], ck_old);
+        const double e_prev = kDirect ? ck_old : energy(g[k], alpha[k], ck_old);
         const double rest_prev = e_prev > mk ? e_prev : mk, sel_prev = e_prev < mk ? e_prev : mk;
         oc += rest_prev <= lo_out;
         op += rest_prev <= hi_out;
         ic += sel_prev > lo_in;
         ip += sel_prev > hi_in;
       }
-      const double ck = std::fma(a, x[k], ck_old);
+      const double ck = kDirect ? std::fma(a, alpha[k] * x[k], ck_old) : std::fma(a, x[k], ck_old);
       c_new[k] = ck;
-      const double e = energy(g[k], alpha[k], ck);
-      if constexpr (!kCount) E[k] = e;
+      const double e = kDirect ? ck : energy(g[k], alpha[k], ck);
+      if constexpr (!kCount && !kDirect) E[k] = e;
       const double sel = e < mk ? e : mk, rest = e > mk ? e : mk;
       hi = sel > hi ? sel : hi;
       lo = rest < lo ? rest : lo;
@@ -113,27 +115,41 @@ void add_rows(const StepRows& rows, std::span<double> c_) {
   const double* x0 = rows.x[0];
   const double a0 = rows.a[0];
   // One loop per count, each row's fma in order (rows.count >= 1).
-  const auto pass = [&]<int R>() {
+  const double* alpha = rows.alpha;
+  const auto pass = [&]<int R, bool kDirect>() {
     for (int64_t k0 = 0; k0 < n; k0 += kPrefetchBlock) {
       const int64_t k1 = std::min(n, k0 + kPrefetchBlock);
       prefetch_block(rows.next, k0, k1);
 #pragma omp simd
       for (int64_t k = k0; k < k1; ++k) {
-        double v = std::fma(a0, x0[k], c[k]);
-        if constexpr (R > 1) v = std::fma(rows.a[1], rows.x[1][k], v);
-        if constexpr (R > 2) v = std::fma(rows.a[2], rows.x[2][k], v);
-        if constexpr (R > 3) v = std::fma(rows.a[3], rows.x[3][k], v);
-        c[k] = v;
+        if constexpr (kDirect) {
+          // E_k += alpha_k (a_0 x_0k + ... + a_{R-1} x_{R-1}k), the rows' sum first.
+          double h = a0 * x0[k];
+          if constexpr (R > 1) h = std::fma(rows.a[1], rows.x[1][k], h);
+          if constexpr (R > 2) h = std::fma(rows.a[2], rows.x[2][k], h);
+          if constexpr (R > 3) h = std::fma(rows.a[3], rows.x[3][k], h);
+          c[k] = std::fma(alpha[k], h, c[k]);
+        } else {
+          double v = std::fma(a0, x0[k], c[k]);
+          if constexpr (R > 1) v = std::fma(rows.a[1], rows.x[1][k], v);
+          if constexpr (R > 2) v = std::fma(rows.a[2], rows.x[2][k], v);
+          if constexpr (R > 3) v = std::fma(rows.a[3], rows.x[3][k], v);
+          c[k] = v;
+        }
       }
     }
   };
   static_assert(kRowsAtOnce == 4);
-  switch (rows.count) {
-    case 1: pass.template operator()<1>(); break;
-    case 2: pass.template operator()<2>(); break;
-    case 3: pass.template operator()<3>(); break;
-    default: pass.template operator()<4>(); break;
-  }
+  const auto run = [&]<bool kDirect>() {
+    switch (rows.count) {
+      case 1: pass.template operator()<1, kDirect>(); break;
+      case 2: pass.template operator()<2, kDirect>(); break;
+      case 3: pass.template operator()<3, kDirect>(); break;
+      default: pass.template operator()<4, kDirect>(); break;
+    }
+  };
+  if (alpha) run.template operator()<true>();
+  else run.template operator()<false>();
 }
 
 BandCounts band_counts(std::span<const double> E_, std::span<const double> m_, int64_t N,
@@ -155,16 +171,19 @@ BandCounts band_counts(std::span<const double> E_, std::span<const double> m_, i
 
 Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std::span<double> c,
                                                   std::span<double> E) {
-  return evaluate_pass<false>(row, tokens, c.data(), c.data(), E.data(), Thresholds{}, nullptr);
+  if (tokens.direct) return evaluate_pass<false, true>(row, tokens, c.data(), c.data(), nullptr, Thresholds{}, nullptr);
+  return evaluate_pass<false, false>(row, tokens, c.data(), c.data(), E.data(), Thresholds{}, nullptr);
 }
 
 EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens,
                                                                    std::span<const double> c_old, std::span<double> c_new,
                                                                    const Thresholds& th, int64_t N_prev, int64_t t) {
   int64_t c[4];
-  const Extremes extremes = evaluate_pass<true>(row, tokens, c_old.data(), c_new.data(), nullptr, th, c);
+  const Extremes extremes = tokens.direct
+                               ? evaluate_pass<true, true>(row, tokens, c_old.data(), c_new.data(), nullptr, th, c)
+                               : evaluate_pass<true, false>(row, tokens, c_old.data(), c_new.data(), nullptr, th, c);
   // t was not selected at N - 1: counted there among the rest, not the selected.
-  const double e = energy(tokens.g[t], tokens.alpha[t], c_old[t]);
+  const double e = tokens.direct ? c_old[t] : energy(tokens.g[t], tokens.alpha[t], c_old[t]);
   c[0] += e <= th.lo_out, c[1] += e <= th.hi_out;
   c[2] -= e > th.lo_in, c[3] -= e > th.hi_in;
   return {extremes, {c[0], c[1], N_prev - c[2], N_prev - c[3]}};

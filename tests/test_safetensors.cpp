@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/util/error.h"
 #include "test_util.h"
@@ -49,6 +51,42 @@ TEST(Safetensors, WriteThenReadRoundTrip) {
   const int64_t* pb = reinterpret_cast<const int64_t*>(file.data(*file.header().find("b")));
   EXPECT_EQ(pb[0], 4);
   EXPECT_EQ(pb[1], 5);
+}
+
+// Tensors made row by row (TensorBlob::fill_row), written a row of each at a time, between a
+// streamed and an in-memory tensor: the same file, byte for byte, as the same values in memory.
+TEST(Safetensors, RowByRowTensorsWriteTheSameBytes) {
+  TempDir dir;
+  std::vector<int64_t> c(3 * 4 * 5), d(3 * 2);
+  std::vector<double> e(3 * 7);
+  for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<int64_t>(i * 31 % 17) - 8;
+  for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<int64_t>(i) * 1000;
+  for (size_t i = 0; i < e.size(); ++i) e[i] = 0.5 * static_cast<double>(i) - 3;
+  const std::vector<float> head = {1.0f, 2.0f}, tail = {9.0f};
+  TensorBlob streamed{"head", Dtype::F32, {2}, nullptr, {}};
+  streamed.stream = [&](std::ostream& out) { out.write(reinterpret_cast<const char*>(head.data()), 8); };
+  const auto rows_of = [](std::string name, Dtype dtype, std::vector<int64_t> shape, const void* all, size_t row_bytes) {
+    TensorBlob t{std::move(name), dtype, std::move(shape), nullptr, {}};
+    t.rows = 3;
+    t.fill_row = [all, row_bytes](int64_t r, void* dst) {
+      std::memcpy(dst, static_cast<const char*>(all) + static_cast<size_t>(r) * row_bytes, row_bytes);
+    };
+    return t;
+  };
+  write_safetensors(dir / "rows.safetensors",
+                    {streamed, rows_of("c", Dtype::I64, {3, 4, 5}, c.data(), 20 * 8),
+                     rows_of("d", Dtype::I64, {3, 2}, d.data(), 2 * 8), rows_of("e", Dtype::F64, {3, 7}, e.data(), 7 * 8),
+                     {"tail", Dtype::F32, {1}, tail.data()}},
+                    {{"k", "v"}});
+  write_safetensors(dir / "plain.safetensors",
+                    {{"head", Dtype::F32, {2}, head.data()}, {"c", Dtype::I64, {3, 4, 5}, c.data()},
+                     {"d", Dtype::I64, {3, 2}, d.data()}, {"e", Dtype::F64, {3, 7}, e.data()},
+                     {"tail", Dtype::F32, {1}, tail.data()}},
+                    {{"k", "v"}});
+  EXPECT_EQ(geoattn::testing::read_file(dir / "rows.safetensors"), geoattn::testing::read_file(dir / "plain.safetensors"));
+  // A tensor that is not `rows` equal parts is refused, naming it.
+  TensorBlob odd = rows_of("odd", Dtype::I64, {4}, c.data(), 8);
+  EXPECT_THROW(write_safetensors(dir / "odd.safetensors", {odd}), Error);
 }
 
 TEST(Safetensors, ReadsTheHuggingFaceFixture) {

@@ -44,18 +44,14 @@ void put_halves(const ExactSum& e, int64_t* out) {
 
 // One of the Aggregator's arrays, [layer, head, per_head ...], written head by head as the file
 // is written: `fill(stats, row)` puts one head's values into row (per_head values), so that no
-// copy of the whole state (100 MB at --n all) is held beside the Aggregator.
+// copy of the whole state (100 MB at --n all) is held beside the Aggregator. The four arrays are
+// written a head at a time (io::TensorBlob::fill_row): each head's statistics read once.
 template <class T, class Fill>
-io::TensorBlob streamed(std::string name, io::Dtype dtype, std::vector<int64_t> shape, const Aggregator& agg,
-                        int64_t per_head, Fill fill) {
+io::TensorBlob streamed(std::string name, io::Dtype dtype, std::vector<int64_t> shape, const Aggregator& agg, Fill fill) {
   io::TensorBlob blob{std::move(name), dtype, std::move(shape), nullptr, {}};
-  blob.stream = [&agg, per_head, fill](std::ostream& out) {
-    std::vector<T> row(static_cast<size_t>(per_head));
-    for (int64_t l = 0; l < agg.layers(); ++l)
-      for (int64_t h = 0; h < agg.heads(); ++h) {
-        fill(agg.head_stats(l, h), row.data());
-        out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size() * sizeof(T)));
-      }
+  blob.rows = agg.layers() * agg.heads();
+  blob.fill_row = [&agg, fill](int64_t r, void* row) {
+    fill(agg.head_stats(r / agg.heads(), r % agg.heads()), static_cast<T*>(row));
   };
   return blob;
 }
@@ -139,22 +135,22 @@ void save_state(const std::string& path, const Aggregator& agg, const ordered_js
       {"run_info", run_info.dump()},
   };
   std::vector<io::TensorBlob> tensors = {
-      streamed<int64_t>("counts", io::Dtype::I64, {L, H, M}, agg, M,
+      streamed<int64_t>("counts", io::Dtype::I64, {L, H, M}, agg,
                         [](const GroupStats& s, int64_t* row) {
                           for (int64_t i = 0; i < s.slots(); ++i) row[i] = s.slot(i).count();
                         }),
-      streamed<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2}, agg, 4 * M,
+      streamed<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2}, agg,
                         [](const GroupStats& s, int64_t* row) {
                           for (int64_t i = 0; i < s.slots(); ++i) {
                             put_halves(s.slot(i).sum(), row + 4 * i);
                             put_halves(s.slot(i).sum_sq(), row + 4 * i + 2);
                           }
                         }),
-      streamed<int64_t>("cross", io::Dtype::I64, {L, H, G, 2}, agg, 2 * G,
+      streamed<int64_t>("cross", io::Dtype::I64, {L, H, G, 2}, agg,
                         [](const GroupStats& s, int64_t* row) {
                           for (int64_t g = 0; g < s.grid_size(); ++g) put_halves(s.cross(g), row + 2 * g);
                         }),
-      streamed<double>("extrema", io::Dtype::F64, {L, H, M, 2}, agg, 2 * M, [](const GroupStats& s, double* row) {
+      streamed<double>("extrema", io::Dtype::F64, {L, H, M, 2}, agg, [](const GroupStats& s, double* row) {
         for (int64_t i = 0; i < s.slots(); ++i) {
           row[2 * i] = s.slot(i).min();
           row[2 * i + 1] = s.slot(i).max();

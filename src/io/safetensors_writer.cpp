@@ -14,7 +14,7 @@ uint64_t byte_size(const TensorBlob& t) {
   return n;
 }
 
-// Blobs [i, j) (fill_row blobs of one first axis), placed at `start` on: row r of each in turn.
+// Blobs [i, j) (fill_row blobs of one row count), placed at `start` on: row r of each in turn.
 void write_rows(std::ostream& out, const std::vector<TensorBlob>& tensors, size_t i, size_t j, std::streamoff start) {
   const int64_t R = tensors[i].rows;
   std::vector<std::vector<char>> row(j - i);

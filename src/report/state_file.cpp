@@ -47,7 +47,7 @@ void put_halves(const ExactSum& e, int64_t* out) {
 // copy of the whole state (100 MB at --n all) is held beside the Aggregator. The four arrays are
 // written a head at a time (io::TensorBlob::fill_row): each head's statistics read once.
 template <class T, class Fill>
-io::TensorBlob streamed(std::string name, io::Dtype dtype, std::vector<int64_t> shape, const Aggregator& agg, Fill fill) {
+io::TensorBlob head_rows(std::string name, io::Dtype dtype, std::vector<int64_t> shape, const Aggregator& agg, Fill fill) {
   io::TensorBlob blob{std::move(name), dtype, std::move(shape), nullptr, {}};
   blob.rows = agg.layers() * agg.heads();
   blob.fill_row = [&agg, fill](int64_t r, void* row) {
@@ -135,22 +135,22 @@ void save_state(const std::string& path, const Aggregator& agg, const ordered_js
       {"run_info", run_info.dump()},
   };
   std::vector<io::TensorBlob> tensors = {
-      streamed<int64_t>("counts", io::Dtype::I64, {L, H, M}, agg,
+      head_rows<int64_t>("counts", io::Dtype::I64, {L, H, M}, agg,
                         [](const GroupStats& s, int64_t* row) {
                           for (int64_t i = 0; i < s.slots(); ++i) row[i] = s.slot(i).count();
                         }),
-      streamed<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2}, agg,
+      head_rows<int64_t>("sums", io::Dtype::I64, {L, H, M, 2, 2}, agg,
                         [](const GroupStats& s, int64_t* row) {
                           for (int64_t i = 0; i < s.slots(); ++i) {
                             put_halves(s.slot(i).sum(), row + 4 * i);
                             put_halves(s.slot(i).sum_sq(), row + 4 * i + 2);
                           }
                         }),
-      streamed<int64_t>("cross", io::Dtype::I64, {L, H, G, 2}, agg,
+      head_rows<int64_t>("cross", io::Dtype::I64, {L, H, G, 2}, agg,
                         [](const GroupStats& s, int64_t* row) {
                           for (int64_t g = 0; g < s.grid_size(); ++g) put_halves(s.cross(g), row + 2 * g);
                         }),
-      streamed<double>("extrema", io::Dtype::F64, {L, H, M, 2}, agg, [](const GroupStats& s, double* row) {
+      head_rows<double>("extrema", io::Dtype::F64, {L, H, M, 2}, agg, [](const GroupStats& s, double* row) {
         for (int64_t i = 0; i < s.slots(); ++i) {
           row[2 * i] = s.slot(i).min();
           row[2 * i + 1] = s.slot(i).max();

@@ -202,8 +202,8 @@ void run_bench(const BenchOptions& o) {
   fmt::print("    float32, allocating its output (the float32 Gram floor) {:8.3f} s\n", floor);
   fmt::print("    preallocated: float32 {:8.3f} s ({:.0f} GFLOP/s)   float64 {:8.3f} s ({:.0f} GFLOP/s)\n", floor32,
              gflop / floor32, floor64, gflop / floor64);
-  // Which kernels the products ran on, where the BLAS says (OpenBLAS picks them by CPU model: a
-  // release older than the CPU takes an AVX-512 machine it does not know for an AVX2 one).
+  // Which kernels the products ran on, where the BLAS says (OpenBLAS picks them by CPU model,
+  // unless OPENBLAS_CORETYPE names them: the floor moves with that choice).
   using CoreName = char* (*)();
   if (const auto core = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename")))
     fmt::print("    BLAS: OpenBLAS, its {} kernels (OPENBLAS_CORETYPE chooses others)\n", core());

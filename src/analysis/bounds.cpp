@@ -10,6 +10,7 @@
 #include "bounds_formulas.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"
+#include "geoattn/util/target_clones.h"
 
 namespace geoattn::analysis {
 
@@ -59,11 +60,6 @@ void append_bounds(BoundsCurves& c, double P_lo, double P_up, double R_lo, doubl
 }
 
 namespace {
-#if defined(__x86_64__) && defined(__GNUC__)
-#define GEOATTN_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#else
-#define GEOATTN_CLONES
-#endif
 // M_j += a rt_j over j < n.
 GEOATTN_CLONES void axpy(double* M, const double* rt, double a, int64_t n) {
   for (int64_t j = 0; j < n; ++j) M[j] += a * rt[j];
@@ -101,10 +97,8 @@ class State {
     // Row k of rho (rho_kj over j) is read as a column, in memory order: rho's own where it is
     // symmetric, else its transpose's (the same values, copied once).
     if (!in.rho_symmetric) rho_t_ = in.rho.transpose();
-    by_a_.resize(static_cast<size_t>(n_));
-    for (Eigen::Index i = 0; i < n_; ++i) by_a_[static_cast<size_t>(i)] = i;
-    std::stable_sort(by_a_.begin(), by_a_.end(), [&](int64_t x, int64_t y) { return in.a[x] > in.a[y]; });
-    for (const int64_t j : by_a_) out_.push_back({0.0, j});  // keyed at the first sort
+    out_.reserve(static_cast<size_t>(n_));
+    for (Eigen::Index j = 0; j < n_; ++j) out_.push_back({0.0, j});  // keyed at the first sort
   }
 
   // Token k enters I_N. O(n): M_j. The running max of rho over the in-tokens (rho_out's) is
@@ -142,9 +136,10 @@ class State {
     if (N_ == 1 || N_ == n_) return {};
     const bool sink_in = is_in_[0] != 0;
     const bool any_in = n_in_nonsink_ > 0;  // false only at N = 1 (returned above); kept for clarity
-    // SPEC §5 / eq. 7: a_out_max = max_{j not in I_N} a_j (the first out-token by a).
-    while (is_in_[static_cast<size_t>(by_a_[next_out_])]) ++next_out_;
-    const double a_out_max = in_.a[by_a_[next_out_]];
+    // SPEC §5 / eq. 7: a_out_max = max_{j not in I_N} a_j, at j_out the first out-token that has it.
+    const double a_out_max = (in_.a.array() + out_max_).maxCoeff();  // out_max_: -inf at the in-tokens
+    int64_t j_out = 0;
+    while (is_in_[static_cast<size_t>(j_out)] || in_.a[j_out] != a_out_max) ++j_out;
     const double a_in_min = any_in ? a_in_min_ : 0.0, a_in_max = any_in ? a_in_max_ : 0.0;
     // SPEC §5 / eq. 8: Delta = a_in_min^2 - 2 a_out_max S_in rho_out.
     const auto delta = [&](double rho_out) { return a_in_min * a_in_min - 2 * a_out_max * S_in_ * rho_out; };
@@ -156,7 +151,7 @@ class State {
     // the sink in) gives the same bounds as rho_out itself: the max over the in-tokens of
     // rho_{j k} at one out-token j, taken until it does. Else rho_out, exactly.
     double rho_out = any_in ? -kInf : 0.0;
-    const double* rho_j = row(by_a_[next_out_]);  // rho_{j k} over k, j the out-token of a_out_max
+    const double* rho_j = row(j_out);  // rho_{j k} over k, j the out-token of a_out_max
     for (const int64_t k : selected()) {
       if (k == 0) continue;
       rho_out = std::max(rho_out, rho_j[k]);
@@ -370,12 +365,10 @@ class State {
   Eigen::ArrayXd c_;             // c_j = a_j^2 - 2 a_j M_j, at the current N
   Eigen::ArrayXd out_max_, out_min_;  // 0 at the out-tokens; -inf, +inf at the in-tokens
   Eigen::MatrixXd rho_t_;        // rho^T where rho is not symmetric (empty otherwise)
-  std::vector<int64_t> by_a_;    // tokens by a, descending (stable)
-  size_t next_out_ = 0;          // first index of by_a_ that may still be out
   double S_in_ = 0, a_in_min_ = std::numeric_limits<double>::infinity(), a_in_max_ = 0;
   int64_t first_ = -1;           // the first out-token in (c_j, j) order, and its c_j
   double c_first_ = 0;
-  // (c_j, j) of the out-tokens in that order as last sorted, at sorted_at_ (by a before the first
+  // (c_j, j) of the out-tokens in that order as last sorted, at sorted_at_ (by j before the first
   // sort); keys_: their c_j alone, for the bisection.
   std::vector<std::pair<double, int64_t>> out_;
   std::vector<double> keys_;

@@ -7,6 +7,7 @@
 #include "geoattn/arch/config.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/n_grid.h"
+#include "geoattn/util/target_clones.h"
 
 namespace geoattn::metrics {
 
@@ -36,13 +37,21 @@ void add_sample_bounds(const WindowSampleBounds& bounds, EnvelopeStats& envelope
   }
 }
 
+namespace {
+// G_k *= s inv_k over k < T: row j of SPEC §5's rho_jk = G_jk (1/||v_j|| 1/||v_k||), s = 1/||v_j||.
+GEOATTN_CLONES void scale_row(double* G, const double* inv, double s, int64_t T) {
+  for (int64_t k = 0; k < T; ++k) G[k] *= s * inv[k];
+}
+}  // namespace
+
 namespace detail {
 BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64_t>& queries, const std::vector<int64_t>& grid,
                              const LayerWindows& windows, const std::vector<double>& kappas, int64_t KV,
-                             WindowSampleBounds& out) {
+                             const std::vector<SampleRow>& rows, WindowSampleBounds& out) {
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2), T = alpha.size(3);
+  if (!rows.empty() && std::ssize(rows) != Q * L * H) fail("internal: {} sample rows for {} samples", rows.size(), Q * L * H);
   out = {L, H, std::vector<std::vector<analysis::BoundsCurves>>(static_cast<size_t>(Q * L * H))};
-  return [&alpha, &queries, &grid, &windows, &kappas, &out, KV, L, H, Q, T](int64_t b, const BlockGram& g) {
+  return [&alpha, &queries, &grid, &windows, &kappas, &rows, &out, KV, L, H, Q, T](int64_t b, const BlockGram& g) {
     const int64_t l = b / KV, kv = b % KV, ld = g.ld;
     // SPEC §5's rho_jk = cos(v_j, v_k) = G_jk / (||v_j|| ||v_k||), in place, 0 with a zero vector
     // (SPEC §3's convention). G_jk (1/||v_j|| 1/||v_k||): the same for rho_kj, so a symmetric
@@ -59,7 +68,7 @@ BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64
     for (int64_t j = 0; j < T; ++j) {
       double* G = g.gram + j * ld;
       if (tame)
-        for (int64_t k = 0; k < T; ++k) G[k] *= inv[j] * inv[k];
+        scale_row(G, inv.data(), inv[j], T);
       else
         for (int64_t k = 0; k < T; ++k) G[k] = G[k] * inv[j] * inv[k];
     }
@@ -74,14 +83,21 @@ BlockHook sample_bounds_hook(const io::FloatView& alpha, const std::vector<int64
                                                                           Eigen::OuterStride<>(ld));
       for (int64_t h = 0; h < H; ++h) {
         if (arch::kv_head_of(h, H, KV) != kv) continue;
-        row.resize(static_cast<size_t>(n));
-        alpha.to_double(((l * H + h) * Q + qi) * T + first, row);
+        const auto sample = static_cast<size_t>((qi * L + l) * H + h);
+        const SampleRow made = rows.empty() ? SampleRow{} : rows[sample];
+        const double* alpha_row = made.alpha;
+        const int64_t* top = made.order;
+        if (!alpha_row) {
+          row.resize(static_cast<size_t>(n));
+          alpha.to_double(((l * H + h) * Q + qi) * T + first, row);
+          order.resize(static_cast<size_t>(n));
+          top_n_order(row, order);
+          alpha_row = row.data(), top = order.data();
+        }
         Eigen::VectorXd a(n);  // [n]
-        for (int64_t i = 0; i < n; ++i) a[i] = row[i] * g.norms[first + i];  // a_i = alpha_i ||v_i||
-        order.resize(static_cast<size_t>(n));
-        top_n_order(row, order);
-        out.curves[static_cast<size_t>((qi * L + l) * H + h)] =
-            analysis::sample_bounds({a, rho, order, g.d, g.symmetric && tame, finite}, valid, kappas);
+        for (int64_t i = 0; i < n; ++i) a[i] = alpha_row[i] * g.norms[first + i];  // a_i = alpha_i ||v_i||
+        out.curves[sample] = analysis::sample_bounds(
+            {a, rho, {top, static_cast<size_t>(n)}, g.d, g.symmetric && tame, finite}, valid, kappas);
       }
     }
   };
@@ -98,7 +114,7 @@ void add_window_bounds(WorkerPool& pool, const io::FloatView& alpha, const io::F
   WindowSampleBounds bounds;
   // The value blocks' Gram matrices as the metric core makes them, with no ordering to run.
   detail::core_cpu(pool, io::FloatView{values.data, values.dtype, {L * KV, T, d}}, {}, Distance::Euclidean, 0, nullptr,
-                   nullptr, detail::sample_bounds_hook(alpha, queries, grid, windows, kappas, KV, bounds));
+                   nullptr, detail::sample_bounds_hook(alpha, queries, grid, windows, kappas, KV, {}, bounds));
   add_sample_bounds(bounds, envelopes, scan, scan_row);
 }
 

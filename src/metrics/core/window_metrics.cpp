@@ -107,11 +107,20 @@ WindowMetrics window_metrics(WorkerPool& pool, const io::FloatView& alpha, const
   detail::ValueGeometry geometry;
   detail::ValueGeometry* geo = options.decay_k > 0 ? &geometry : nullptr;
   if (geo) geometry.first = last_query_first_keys(options.windows, L, KV, T);
-  // SPEC §5's bounds from the same Gram matrices, where the run asks for them.
+  // SPEC §5's bounds from the same Gram matrices, rows and top-N orders, where the run asks for them.
+  std::vector<detail::SampleRow> rows;
+  if (!options.bound_kappas.empty()) {
+    rows.resize(static_cast<size_t>(Q * L * H));
+    for (size_t i = 0; i < groups.size(); ++i)
+      for (int64_t s = 0; s < groups[i].S; ++s) {
+        const int64_t n = groups[i].n, sample = (keyed[i].qi * L + keyed[i].layers[s / H]) * H + s % H;
+        rows[static_cast<size_t>(sample)] = {groups[i].alpha.data() + s * n, groups[i].orders.data() + s * O * n};
+      }
+  }
   const detail::BlockHook bounds = options.bound_kappas.empty()
                                        ? detail::BlockHook()
                                        : detail::sample_bounds_hook(alpha, queries, grid, options.windows,
-                                                                    options.bound_kappas, KV, out.bounds);
+                                                                    options.bound_kappas, KV, rows, out.bounds);
   const auto results =
       detail::core_cpu(pool, V, groups, options.selection.distance, options.decay_k, geo, &out.core, bounds);
   // Each group's curves and scalars into their samples' places, ranges of samples on the pool.

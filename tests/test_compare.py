@@ -215,6 +215,12 @@ def refusal_checks(src, tmp, geoattn, a, h0):
         check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("geoattn-compare: error: ")
               and name in lines[0] and p.stdout == "" and os.listdir(folder) == [],
               f"refused, {what}: exit 2, one line naming {name}, nothing written ({p.returncode}: {lines})")
+    for what, target in (("--out a folder", tmp), ("--out in a missing folder", os.path.join(tmp, "no", "d.json"))):
+        p = compare(src, a, h0, "--out", target)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and target in lines[0] and p.stdout == ""
+              and not os.path.exists(os.path.join(tmp, "no")),
+              f"refused, {what}: exit 2, one line naming it ({p.returncode}: {lines})")
     out, _ = compared(src, tmp, "global.json", a, runs["layers"], "--global")
     check([e["group"] for e in out["groups"]] == ["global"], "layer counts differ, --global: the whole model only")
     out, _ = compared(src, tmp, "depth.json", a, runs["layers"], "--depth", "2")

@@ -294,6 +294,12 @@ def check_bad_input(src, tmp):
         check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("geoattn-explain: error: ")
               and name in lines[0] and not p.stdout and not os.listdir(folder),
               f"{what}: exit 2, one stderr line naming {name}, no output ({p.returncode}: {lines})")
+    for what, target in (("--json a folder", tmp), ("--json in a missing folder", os.path.join(tmp, "no", "e.json"))):
+        p, _ = explain_cli(src, "--capture", cap, "--head", "1.1", "--window", "0", "--json", target)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and "--json" in lines[0] and not p.stdout
+              and not os.path.exists(os.path.join(tmp, "no")),
+              f"{what}: exit 2, one stderr line naming --json ({p.returncode}: {lines})")
 
 
 def check_doc_block(src, bin_dir):

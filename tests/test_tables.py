@@ -334,6 +334,8 @@ def stories260k_checks(src, bin_dir, env, tmp, tables):
             ("--top 0", ["--top", "0"], "--top"),
             ("--desc without --sort", ["--desc"], "--sort")):
         rejected(summary + argv + ["--csv", "--out", o], src, name, env, o, what)
+    for what, target in (("--out a folder", out), ("--out in a missing folder", os.path.join(out, "no", "t.csv"))):
+        rejected(summary + ["--csv", "--out", target], src, "--out", env, None, what)
     rejected([sys.executable, os.path.join(src, "scripts", "summary.py"), os.path.join(out, "missing.json"),
               "--per", "head", "--out", o], src, "missing.json", env, o, "a missing result")
     rejected([sys.executable, os.path.join(src, "scripts", "summary.py"), r.m_path, other_t, "--json", "--out", o],

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._safetensors import read_header
+
 __all__ = ["CAPTURE_TENSORS", "CaptureError", "Capture", "open_capture", "one_sample", "write_capture"]
 
 # The tensors of a capture file, their dtypes and ranks (docs/results.md, "geoattn capture").
@@ -48,13 +50,11 @@ def open_capture(path: str | os.PathLike) -> Capture:
     """The capture file at path (CaptureError naming it when it is not one)."""
     path = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            n = int.from_bytes(f.read(8), "little")
-            header = json.loads(f.read(n)) if 0 < n < 1 << 24 else None
+        header, start = read_header(path)
         size = os.path.getsize(path)
     except (OSError, ValueError) as e:
         raise CaptureError(f"{path}: not a readable capture file ({type(e).__name__}: {e})") from None
-    if not isinstance(header, dict) or (header.get("__metadata__") or {}).get("format") != "geoattn-capture-1":
+    if (header.get("__metadata__") or {}).get("format") != "geoattn-capture-1":
         raise CaptureError(f"{path}: not a geoattn capture file (no format geoattn-capture-1 in its header)")
     arrays = {}
     for name, (dtype, rank) in CAPTURE_TENSORS.items():
@@ -63,9 +63,9 @@ def open_capture(path: str | os.PathLike) -> Capture:
             raise CaptureError(f"{path}: tensor {name!r} missing or not {dtype} of rank {rank}")
         begin, end = t["data_offsets"]
         count = int(np.prod(t["shape"]))
-        if end - begin != count * np.dtype(_NUMPY[dtype]).itemsize or 8 + n + end > size:
+        if end - begin != count * np.dtype(_NUMPY[dtype]).itemsize or start + end > size:
             raise CaptureError(f"{path}: tensor {name!r} does not fit its shape {t['shape']}")
-        arrays[name] = np.memmap(path, _NUMPY[dtype], "r", 8 + n + begin, tuple(t["shape"])) if count else \
+        arrays[name] = np.memmap(path, _NUMPY[dtype], "r", start + begin, tuple(t["shape"])) if count else \
             np.zeros(t["shape"], _NUMPY[dtype])
     W, L, H, Q, T = arrays["alpha"].shape
     if arrays["values"].shape[:2] != (W, L) or arrays["values"].shape[3] != T or H % arrays["values"].shape[2] \

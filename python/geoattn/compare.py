@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from typing import Sequence
 
@@ -28,7 +27,7 @@ from .compare_bootstrap import PERCENTILES, difference, draws, pairing
 from .compare_settings import allowed_differences, refusal, setting
 from .console import stops_quietly
 from .results import MEASURE_SCHEMAS
-from .staged import Staged
+from .staged import Staged, output_problem
 from .summary import classes_of
 from .unit_sums import LEVELS, StateError, UnitSums, read_unit_sums
 
@@ -318,8 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             out = compare(argv)
             args = parse_args(argv)
             for path in (args.out, args.figure):
-                if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-                    raise CompareError(f"{path}: its folder does not exist")
+                if path and (why := output_problem(path)):
+                    raise CompareError(f"{path}: {why}")
             if args.figure:
                 from .compare_figure import draw
                 draw(out, staged.path(args.figure, ".png"))

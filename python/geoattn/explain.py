@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Sequence
 
 from .console import stops_quietly
 from .explanation import ExplainError, explain
-from .staged import Staged
+from .staged import Staged, output_problem
 
 __all__ = ["table", "parse_args", "main"]
 
@@ -119,8 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with Staged(".geoattn-explain.") as staged:
             args = parse_args(argv)
             for flag, path in (("figure", args.figure), ("json", args.json)):
-                if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-                    raise ExplainError(flag, "its folder does not exist", path)
+                if path and (why := output_problem(path)):
+                    raise ExplainError(flag, why, path)
             out = explain(args.capture, args.head, args.window, args.query, args.n, args.model, args.data, args.ctx,
                           args.window_tokens, not args.no_check, args.geoattn)
             if args.figure:

@@ -28,7 +28,7 @@ from .figures import cli as figures_cli
 from .figures.common import import_plotting, taxonomy_classes
 from .figures.inputs import InputError, validate_bounds, validate_measure, validate_sinks, validate_taxonomy
 from .figures.runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
-from .staged import Staged
+from .staged import Staged, output_problem
 
 PROG = "geoattn-report"
 # The run's sections shown as key/value tables: (heading, key of the result JSON).
@@ -201,10 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad input and 1 when drawing fails."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     out = os.path.abspath(args.out)
-    if os.path.isdir(out):
-        fail(f"--out {args.out}: is a folder, not a file")
-    if not os.path.isdir(os.path.dirname(out)):
-        fail(f"--out {args.out}: its folder does not exist")
+    if why := output_problem(out):
+        fail(f"--out {args.out}: {why}")
     try:
         model = Model(args.result, validate_measure(args.result))
         if args.taxonomy:

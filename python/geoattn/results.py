@@ -16,6 +16,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
+from ._safetensors import read_data, read_header, tensors
 from .schema import load_schema
 
 if TYPE_CHECKING:
@@ -44,21 +45,16 @@ def _tensors(path):
     import array
     import sys
 
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + n])
+    header, start = read_header(path)
+    data = read_data(path, start)
     out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        if t["dtype"] != "F64":
-            raise ValueError(f"{path}: tensor {name!r} is {t['dtype']}, expected F64")
-        begin, end = t["data_offsets"]
-        values = array.array("d", raw[8 + n + begin:8 + n + end])
+    for name, dtype, shape, begin, end in tensors(header):
+        if dtype != "F64":
+            raise ValueError(f"{path}: tensor {name!r} is {dtype}, expected F64")
+        values = array.array("d", data[begin:end])
         if sys.byteorder != "little":
             values.byteswap()
-        out[name] = (t["shape"], values)
+        out[name] = (shape, values)
     return out
 
 

@@ -12,6 +12,17 @@ import os
 import tempfile
 
 
+def output_problem(path: str) -> str | None:
+    """Why `path` cannot take a command's output, or None: a folder is there, or no folder to hold
+    it. The commands check each output this way before any work, and name the flag."""
+    full = os.path.abspath(path)
+    if os.path.isdir(full):
+        return "is a folder, not a file"
+    if not os.path.isdir(os.path.dirname(full)):
+        return "its folder does not exist"
+    return None
+
+
 class Staged:
     """The temporary files of one command's outputs, and the paths they become."""
 

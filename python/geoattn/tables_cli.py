@@ -7,11 +7,10 @@ import csv
 import io
 import json
 import math
-import os
 from typing import Any, Sequence
 
 from . import tables
-from .staged import Staged
+from .staged import Staged, output_problem
 
 FLAGS = ("per", "n", "sort", "desc", "asc", "top", "filter", "columns", "csv", "json", "out")
 
@@ -98,9 +97,8 @@ def write(text: str, out: str | None) -> None:
     if out is None:
         print(text, end="")
         return
-    folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder):
-        raise tables.TableError(f"--out {out}: no folder {folder}")
+    if why := output_problem(out):
+        raise tables.TableError(f"--out {out}: {why}")
     with Staged(".summary.") as staged:
         with open(staged.path(out, ""), "w", encoding="utf-8", newline="") as f:
             f.write(text)

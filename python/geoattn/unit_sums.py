@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._safetensors import read_data, read_header, tensors
+
 __all__ = ["UnitSums", "Group", "LEVELS", "StateError", "state_path", "read_state", "read_unit_sums"]
 
 # unit_shape[3]: the bootstrap level (include/geoattn/metrics/stats/unit_stats.h, BootLevel).
@@ -39,19 +41,14 @@ def state_path(json_path: str | os.PathLike) -> str:
 
 def read_state(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
     """(__metadata__, {name: array}) of a safetensors file of F64, I64 and U8 tensors."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + n])
+    header, start = read_header(path)
+    data = read_data(path, start)
     arrays = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        if t["dtype"] not in _DTYPES:
+    for name, dtype, shape, begin, end in tensors(header):
+        if dtype not in _DTYPES:
             continue  # not read here
-        begin, end = t["data_offsets"]
-        arrays[name] = np.frombuffer(raw, _DTYPES[t["dtype"]], (end - begin) // np.dtype(_DTYPES[t["dtype"]]).itemsize,
-                                     8 + n + begin).reshape(t["shape"])
+        arrays[name] = np.frombuffer(data, _DTYPES[dtype], (end - begin) // np.dtype(_DTYPES[dtype]).itemsize,
+                                     begin).reshape(shape)
     return header.get("__metadata__", {}), arrays
 
 

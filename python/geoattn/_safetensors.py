@@ -1,0 +1,38 @@
+"""The header of a safetensors file, standard library only: the one reader of its layout that
+geoattn.results, geoattn.unit_sums and geoattn.capture_io share (8 bytes of little-endian
+length, that many bytes of JSON, then the tensors' bytes at their data offsets)."""
+from __future__ import annotations
+
+import json
+import os
+
+# A header past this size is not one geoattn writes (its captures' and sidecars' are kilobytes).
+MAX_HEADER = 1 << 24
+
+
+def read_header(path: str | os.PathLike) -> tuple[dict, int]:
+    """(header, data_start): the JSON header of the safetensors file at path, and the file
+    offset its data offsets count from. OSError when it cannot be read; ValueError, naming the
+    file, when it does not start with a header."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+        n = int.from_bytes(head, "little")
+        if len(head) < 8 or not 0 < n < MAX_HEADER:
+            raise ValueError(f"{os.fspath(path)}: not a safetensors file (a header of {n} bytes)")
+        header = json.loads(f.read(n))
+    if not isinstance(header, dict):
+        raise ValueError(f"{os.fspath(path)}: not a safetensors file (its header is not a JSON object)")
+    return header, 8 + n
+
+
+def tensors(header: dict) -> list[tuple[str, str, list, int, int]]:
+    """(name, dtype, shape, begin, end) of each tensor of a header, in its order; begin and end
+    count from the data start."""
+    return [(name, t["dtype"], t["shape"], *t["data_offsets"]) for name, t in header.items() if name != "__metadata__"]
+
+
+def read_data(path: str | os.PathLike, data_start: int) -> bytes:
+    """The bytes of the file at path from data_start on: the tensors' data, whole."""
+    with open(path, "rb") as f:
+        f.seek(data_start)
+        return f.read()

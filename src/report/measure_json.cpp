@@ -1,7 +1,9 @@
 #include "geoattn/report/measure_json.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
+#include <numeric>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -140,18 +142,21 @@ void put_group_inline(ordered_json& out, const GroupStats& s, const metrics::Gro
   });
 }
 
+// The number of values of an array of shape `dims`.
+int64_t values_of(const std::vector<int64_t>& dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+}
+
 // The arrays of one kind of group ("layers" [L, ...] or "heads" [L, H, ...]) as they are filled
 // entry by entry; an array an entry lacks stays NaN there.
 class ArrayTable {
  public:
-  ArrayTable(MeasureArrays& out, std::string group, std::vector<int64_t> outer) : out_(out), group_(std::move(group)), outer_(std::move(outer)) {
-    for (int64_t n : outer_) entries_ *= n;
-  }
+  ArrayTable(MeasureArrays& out, std::string group, std::vector<int64_t> outer)
+      : out_(out), group_(std::move(group)), outer_(std::move(outer)), entries_(values_of(outer_)) {}
   // The values of entry `e` of array `key`, whose entry shape is `inner`.
   double* slot(const std::string& key, const std::vector<int64_t>& inner, int64_t e) {
     auto [it, fresh] = index_.try_emplace(key, out_.size());
-    int64_t per = 1;
-    for (int64_t n : inner) per *= n;
+    const int64_t per = values_of(inner);
     if (fresh) {
       std::vector<int64_t> shape = outer_;
       shape.insert(shape.end(), inner.begin(), inner.end());
@@ -168,7 +173,7 @@ class ArrayTable {
   MeasureArrays& out_;
   std::string group_;
   std::vector<int64_t> outer_;
-  int64_t entries_ = 1;
+  int64_t entries_;
   std::map<std::string, size_t> index_;
 };
 
@@ -183,9 +188,7 @@ struct EntryArrays {
   };
   std::vector<Array> arrays;
   double* slot(const std::string& key, const std::vector<int64_t>& inner, int64_t) {
-    int64_t per = 1;
-    for (int64_t n : inner) per *= n;
-    arrays.push_back({key, inner, std::vector<double>(static_cast<size_t>(per), NAN)});
+    arrays.push_back({key, inner, std::vector<double>(static_cast<size_t>(values_of(inner)), NAN)});
     return arrays.back().values.data();
   }
 };

@@ -10,29 +10,35 @@ import os
 MAX_HEADER = 1 << 24
 
 
+def _header(f, path) -> tuple[dict, int]:
+    """(header, data_start) read from the open file f, at its start (read_header's)."""
+    head = f.read(8)
+    n = int.from_bytes(head, "little")
+    if len(head) < 8 or not 0 < n < MAX_HEADER:
+        raise ValueError(f"{os.fspath(path)}: not a safetensors file (a header of {n} bytes)")
+    header = json.loads(f.read(n))
+    if not isinstance(header, dict):
+        raise ValueError(f"{os.fspath(path)}: not a safetensors file (its header is not a JSON object)")
+    return header, 8 + n
+
+
 def read_header(path: str | os.PathLike) -> tuple[dict, int]:
     """(header, data_start): the JSON header of the safetensors file at path, and the file
     offset its data offsets count from. OSError when it cannot be read; ValueError, naming the
     file, when it does not start with a header."""
     with open(path, "rb") as f:
-        head = f.read(8)
-        n = int.from_bytes(head, "little")
-        if len(head) < 8 or not 0 < n < MAX_HEADER:
-            raise ValueError(f"{os.fspath(path)}: not a safetensors file (a header of {n} bytes)")
-        header = json.loads(f.read(n))
-    if not isinstance(header, dict):
-        raise ValueError(f"{os.fspath(path)}: not a safetensors file (its header is not a JSON object)")
-    return header, 8 + n
+        return _header(f, path)
+
+
+def read_whole(path: str | os.PathLike) -> tuple[dict, bytes]:
+    """(header, data): read_header's header and the tensors' bytes after it, the file read once;
+    the tensors' data offsets index data."""
+    with open(path, "rb") as f:
+        header, _ = _header(f, path)
+        return header, f.read()
 
 
 def tensors(header: dict) -> list[tuple[str, str, list, int, int]]:
     """(name, dtype, shape, begin, end) of each tensor of a header, in its order; begin and end
     count from the data start."""
     return [(name, t["dtype"], t["shape"], *t["data_offsets"]) for name, t in header.items() if name != "__metadata__"]
-
-
-def read_data(path: str | os.PathLike, data_start: int) -> bytes:
-    """The bytes of the file at path from data_start on: the tensors' data, whole."""
-    with open(path, "rb") as f:
-        f.seek(data_start)
-        return f.read()

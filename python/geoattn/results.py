@@ -16,7 +16,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from ._safetensors import read_data, read_header, tensors
+from ._safetensors import read_whole, tensors
 from .schema import load_schema
 
 if TYPE_CHECKING:
@@ -45,8 +45,7 @@ def _tensors(path):
     import array
     import sys
 
-    header, start = read_header(path)
-    data = read_data(path, start)
+    header, data = read_whole(path)
     out = {}
     for name, dtype, shape, begin, end in tensors(header):
         if dtype != "F64":

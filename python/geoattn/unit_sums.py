@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._safetensors import read_data, read_header, tensors
+from ._safetensors import read_whole, tensors
 
 __all__ = ["UnitSums", "Group", "LEVELS", "StateError", "state_path", "read_state", "read_unit_sums"]
 
@@ -41,8 +41,7 @@ def state_path(json_path: str | os.PathLike) -> str:
 
 def read_state(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
     """(__metadata__, {name: array}) of a safetensors file of F64, I64 and U8 tensors."""
-    header, start = read_header(path)
-    data = read_data(path, start)
+    header, data = read_whole(path)
     arrays = {}
     for name, dtype, shape, begin, end in tensors(header):
         if dtype not in _DTYPES:

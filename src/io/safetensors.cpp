@@ -15,6 +15,7 @@
 
 #include "geoattn/util/input_files.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/shape.h"
 #include "geoattn/util/json_parse.h"
 
 namespace geoattn::io {
@@ -104,11 +105,7 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-int64_t TensorInfo::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+int64_t TensorInfo::numel() const { return values_of(shape); }
 
 const TensorInfo* SafetensorsHeader::find(std::string_view name) const {
   for (const auto& t : tensors)

@@ -4,15 +4,12 @@
 
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/shape.h"
 
 namespace geoattn::io {
 
 namespace {
-uint64_t byte_size(const TensorBlob& t) {
-  uint64_t n = dtype_size(t.dtype);
-  for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);
-  return n;
-}
+uint64_t byte_size(const TensorBlob& t) { return dtype_size(t.dtype) * static_cast<uint64_t>(values_of(t.shape)); }
 
 // Blobs [i, j) (fill_row blobs of one row count), placed at `start` on: row r of each in turn.
 void write_rows(std::ostream& out, const std::vector<TensorBlob>& tensors, size_t i, size_t j, std::streamoff start) {

@@ -1,15 +1,14 @@
 #include "geoattn/report/measure_json.h"
 
 #include <cmath>
-#include <functional>
 #include <map>
-#include <numeric>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "geoattn/report/fits_json.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/shape.h"
 #include "json_number.h"
 
 namespace geoattn::report {
@@ -140,11 +139,6 @@ void put_group_inline(ordered_json& out, const GroupStats& s, const metrics::Gro
                          : width == 1 ? number(value(g, 0)) : interval(value(g, 0), value(g, 1)));
     out[key] = std::move(a);
   });
-}
-
-// The number of values of an array of shape `dims`.
-int64_t values_of(const std::vector<int64_t>& dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
 }
 
 // The arrays of one kind of group ("layers" [L, ...] or "heads" [L, H, ...]) as they are filled

@@ -19,6 +19,7 @@
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/shape.h"
 
 namespace fs = std::filesystem;
 using namespace geoattn;
@@ -113,8 +114,7 @@ nlohmann::ordered_json make_config(const Options& o, const io::FamilySpec& f) {
 
 // Random weights: norms near 1 (near 0 where the norm scales by 1 + w), the rest N(0, std).
 std::vector<float> random_values(const io::ExpectedTensor& t, const Options& o, bool plus_one, std::mt19937_64& rng) {
-  int64_t n = 1;
-  for (int64_t d : t.shape) n *= d;
+  const int64_t n = values_of(t.shape);
   std::normal_distribution<float> normal(0.0f, static_cast<float>(o.std));
   const bool is_norm = t.shape.size() == 1 && t.name.find("norm") != std::string::npos;
   std::vector<float> v(n);

@@ -4,14 +4,13 @@
 // reads, converting each element to double exactly. Pure C++.
 #include <algorithm>
 #include <cstdint>
-#include <functional>
-#include <numeric>
 #include <span>
 #include <vector>
 
 #include "geoattn/io/float_bits.h"
 #include "geoattn/io/safetensors.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/shape.h"
 
 namespace geoattn::io {
 
@@ -20,7 +19,7 @@ struct FloatView {
   Dtype dtype = Dtype::F32;
   std::vector<int64_t> shape;
 
-  int64_t numel() const { return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()); }
+  int64_t numel() const { return values_of(shape); }
   int64_t size(int64_t dim) const { return shape.at(static_cast<size_t>(dim < 0 ? dim + static_cast<int64_t>(shape.size()) : dim)); }
   // Elements [offset, offset + out.size()) as doubles.
   void to_double(int64_t offset, std::span<double> out) const {

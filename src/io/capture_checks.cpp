@@ -12,14 +12,11 @@ namespace geoattn::io {
 void check_finite(const FloatView& x, const std::string& name, const std::string& head_word) {
   if (x.shape.size() < 3) fail("internal: check_finite of a {}-dim array", x.shape.size());
   const int64_t W = x.size(0), L = x.size(1), heads = x.size(2), per_head = x.numel() / std::max<int64_t>(1, W * L * heads);
-  std::vector<double> row(static_cast<size_t>(per_head));
   for (int64_t w = 0; w < W; ++w)
     for (int64_t l = 0; l < L; ++l)
-      for (int64_t h = 0; h < heads; ++h) {
-        x.to_double(((w * L + l) * heads + h) * per_head, row);
-        for (const double v : row)
-          if (!std::isfinite(v)) fail("{}: window {} layer {} {} {}: NaN or infinite values", name, w, l, head_word, h);
-      }
+      for (int64_t h = 0; h < heads; ++h)
+        if (!x.all_finite(((w * L + l) * heads + h) * per_head, per_head))
+          fail("{}: window {} layer {} {} {}: NaN or infinite values", name, w, l, head_word, h);
 }
 
 void check_capture(const FloatView& alpha, const FloatView& values, const std::vector<int64_t>& queries,

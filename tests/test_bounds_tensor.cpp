@@ -1,7 +1,8 @@
 // SPEC §5's bounds on the tensor path (what a GPU run computes) against the plain formulas
 // (analysis::sample_bounds, what a CPU run computes), here on the CPU: per sample on the same
-// inputs within 1e-12 with every flag equal; per window, the envelopes' and the kappa scan's
-// means from alpha and v (each path its own norms and Gram matrix) within 1e-9. On real captures:
+// inputs (the unit value vectors U for the tensor path, rho = U U^T for the formulas) within 1e-12
+// with every flag equal; per window, the envelopes' and the kappa scan's means from alpha and v
+// (each path its own norms and products) within 1e-9. On real captures:
 // stories260K doc windows of OpenWebText (every N, queries from 0 to 255) and the windowed tiny
 // Mistral (W = 8, keys first..q); and on the corner cases (a zero value vector, tied alphas,
 // every a = 0, n = 1).
@@ -26,11 +27,16 @@ namespace {
 
 const std::vector<double> kKappas = {1.0, 0.0625, 16.0};
 
-// One sample's inputs from a capture: alpha [n] and the KV head's values [n, d] (float32).
-analysis::BoundsInput sample_of(const torch::Tensor& alpha, const torch::Tensor& values) {
+// One sample's inputs from a capture, alpha [n] and the KV head's values [n, d] (float32): the
+// plain formulas' (rho = U U^T) and the tensor path's unit vectors U [n, d].
+struct Sample {
+  analysis::BoundsInput in;
+  torch::Tensor u;
+};
+Sample sample_of(const torch::Tensor& alpha, const torch::Tensor& values) {
   const auto v = values.to(torch::kFloat64);
   const auto norms = (v * v).sum(1).sqrt();
-  const auto u = (v / norms.unsqueeze(1)).masked_fill(norms.eq(0).unsqueeze(1), 0.0);
+  const auto u = (v / norms.unsqueeze(1)).masked_fill(norms.eq(0).unsqueeze(1), 0.0).contiguous();
   const auto A = alpha.to(torch::kFloat64).contiguous();
   const auto a = (A * norms).contiguous(), rho = u.matmul(u.t()).contiguous();
   const int64_t n = A.size(0);
@@ -40,7 +46,7 @@ analysis::BoundsInput sample_of(const torch::Tensor& alpha, const torch::Tensor&
   const auto order = metrics::top_n_order(A.unsqueeze(0)).squeeze(0).contiguous();
   in.order.assign(order.data_ptr<int64_t>(), order.data_ptr<int64_t>() + n);
   in.d = values.size(1);
-  return in;
+  return {std::move(in), u};
 }
 
 std::vector<int64_t> every_n(int64_t n) {
@@ -49,22 +55,20 @@ std::vector<int64_t> every_n(int64_t n) {
   return grid;
 }
 
-// The samples `ins` (one n) at once on the tensor path against sample_bounds one by one.
-void expect_tensor_matches_plain(const std::vector<analysis::BoundsInput>& ins, const std::vector<int64_t>& grid,
+// The samples (one n) at once on the tensor path against sample_bounds one by one.
+void expect_tensor_matches_plain(const std::vector<Sample>& samples, const std::vector<int64_t>& grid,
                                  const std::string& where) {
-  const int64_t S = std::ssize(ins), n = ins[0].a.size();
-  auto a = torch::empty({S, n}, torch::kFloat64), rho = torch::empty({S, n, n}, torch::kFloat64);
-  auto order = torch::empty({S, n}, torch::kInt64);
+  const int64_t S = std::ssize(samples), n = samples[0].in.a.size();
+  auto a = torch::empty({S, n}, torch::kFloat64), order = torch::empty({S, n}, torch::kInt64);
+  std::vector<torch::Tensor> u;
   for (int64_t s = 0; s < S; ++s) {
-    for (int64_t i = 0; i < n; ++i) {
-      a[s][i] = ins[s].a[i], order[s][i] = ins[s].order[i];
-      for (int64_t j = 0; j < n; ++j) rho[s][i][j] = ins[s].rho(i, j);
-    }
+    for (int64_t i = 0; i < n; ++i) a[s][i] = samples[s].in.a[i], order[s][i] = samples[s].in.order[i];
+    u.push_back(samples[s].u);
   }
-  const auto got = metrics::tensor_sample_bounds(a, rho, order, ins[0].d, grid, kKappas);
+  const auto got = metrics::tensor_sample_bounds(a, torch::stack(u), order, samples[0].in.d, grid, kKappas);
   ASSERT_EQ(std::ssize(got), S);
   for (int64_t s = 0; s < S; ++s) {
-    const auto want = analysis::sample_bounds(ins[s], grid, kKappas);
+    const auto want = analysis::sample_bounds(samples[s].in, grid, kKappas);
     for (size_t k = 0; k < kKappas.size(); ++k)
       expect_curves(got[s][k], want[k], 1e-12, where + " sample " + std::to_string(s) + " kappa " + std::to_string(kKappas[k]));
   }
@@ -96,7 +100,7 @@ TEST(BoundsTensor, EveryRealSampleEqualsThePlainFormulas) {
     for (size_t qi = 0; qi < queries.size(); ++qi) {
       const int64_t n = queries[qi] + 1;
       for (int64_t l = 0; l < L; ++l) {
-        std::vector<analysis::BoundsInput> ins;
+        std::vector<Sample> ins;
         for (int64_t h = 0; h < H; ++h)
           ins.push_back(sample_of(alpha[l][h][static_cast<int64_t>(qi)].narrow(0, 0, n),
                                   values[l][h / (H / KV)].narrow(0, 0, n)));
@@ -119,15 +123,35 @@ TEST(BoundsTensor, CornerCasesEqualThePlainFormulas) {
   auto tied = torch::full({n}, 1.0f / n);
   auto spread = torch::softmax(torch::randn({n}), 0);
   spread[2] = spread[7];
-  std::vector<analysis::BoundsInput> ins = {sample_of(tied, values), sample_of(spread, values),
+  std::vector<Sample> ins = {sample_of(tied, values), sample_of(spread, values),
                                             sample_of(torch::zeros({n}), values), sample_of(spread, torch::zeros({n, d}))};
   expect_tensor_matches_plain(ins, every_n(n), "corner cases");
   expect_tensor_matches_plain({sample_of(torch::ones({1}), values.narrow(0, 0, 1))}, {1}, "one token");
   expect_tensor_matches_plain(ins, {1, 3, 11, 12}, "a sparse grid");
 }
 
-// The window-level envelopes (add_window_bounds from alpha and v, every head at once, chunked
-// small) equal the CPU run's within 1e-9, the kappa scan's too; and with the tiny Mistral's W = 8
+// A run's envelopes and kappa scan.
+struct Envelopes {
+  const metrics::EnvelopeStats& means;
+  const metrics::KappaStats& scan;
+};
+// Head (l, h) of x equals y's within tol (0: bit for bit): its samples, mean curves, non-trivial
+// share and kappa scan.
+void expect_head_equal(const Envelopes& x, const Envelopes& y, int64_t l, int64_t h, double tol, const std::string& at) {
+  EXPECT_EQ(x.means.samples(l, h), y.means.samples(l, h)) << at;
+  expect_curves(x.means.mean(l, h), y.means.mean(l, h), tol, at);
+  EXPECT_EQ(x.means.nontrivial_share(l, h), y.means.nontrivial_share(l, h)) << at;
+  for (int64_t k = 0; k < std::ssize(x.scan.kappas()); ++k)
+    for (int c = 0; c < 4; ++c) {
+      const auto a = x.scan.mean(l, h, k, c), b = y.scan.mean(l, h, k, c);
+      for (size_t g = 0; g < b.size(); ++g)
+        if (!std::isnan(b[g])) EXPECT_NEAR(a[g], b[g], tol) << at << " scan kappa " << x.scan.kappas()[k] << " curve " << c;
+    }
+}
+
+// The window-level envelopes (add_window_bounds from alpha and v, one sample per chunk) equal the
+// CPU run's within 1e-9, the kappa scan's too, and those of every layer at once (the layers whose
+// query sees the same keys in one chunk) bit for bit; and with the tiny Mistral's W = 8
 // the windowed layers' samples are keys first..q as on the CPU. The CPU run's bounds made beside
 // the metrics (window_metrics with bound_kappas: the run's path, the Gram matrices shared with
 // the orderings of top-N and 3 controls) equal add_window_bounds' bit for bit.
@@ -137,11 +161,14 @@ void expect_window_paths_agree(const torch::Tensor& alpha, const torch::Tensor& 
   WorkerPool pool(2);
   const int64_t L = alpha.size(0), H = alpha.size(1), G = std::ssize(grid);
   const std::vector<double> scan_kappas(kKappas.begin() + 1, kKappas.end());
-  metrics::EnvelopeStats plain(L, H, G, kKappas[0]), tensor(L, H, G, kKappas[0]);
-  metrics::KappaStats plain_scan(L, H, G, scan_kappas, std::nullopt), tensor_scan(L, H, G, scan_kappas, std::nullopt);
+  metrics::EnvelopeStats plain(L, H, G, kKappas[0]), tensor(L, H, G, kKappas[0]), batched(L, H, G, kKappas[0]);
+  metrics::KappaStats plain_scan(L, H, G, scan_kappas, std::nullopt), tensor_scan(L, H, G, scan_kappas, std::nullopt),
+      batched_scan(L, H, G, scan_kappas, std::nullopt);
   metrics::add_window_bounds(pool, alpha, values, queries, grid, windows, plain, &plain_scan, -1);
   metrics::add_window_bounds(pool, alpha, values, queries, grid, windows, tensor, &tensor_scan, -1,
                              {true, /*max_chunk_bytes=*/1});  // one head per chunk
+  metrics::add_window_bounds(pool, alpha, values, queries, grid, windows, batched, &batched_scan, -1,
+                             {true, int64_t{1} << 40});  // every layer whose query sees the same keys at once
   metrics::EnvelopeStats fused(L, H, G, kKappas[0]);
   metrics::KappaStats fused_scan(L, H, G, scan_kappas, std::nullopt);
   metrics::MetricOptions options;
@@ -154,23 +181,9 @@ void expect_window_paths_agree(const torch::Tensor& alpha, const torch::Tensor& 
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) {
       const std::string at = where + " head (" + std::to_string(l) + ", " + std::to_string(h) + ")";
-      EXPECT_EQ(fused.samples(l, h), plain.samples(l, h)) << at;
-      expect_curves(fused.mean(l, h), plain.mean(l, h), 0.0, at + " beside the metrics");
-      for (int64_t k = 0; k < std::ssize(scan_kappas); ++k)
-        for (int c = 0; c < 4; ++c) {
-          const auto x = fused_scan.mean(l, h, k, c), y = plain_scan.mean(l, h, k, c);
-          for (int64_t g = 0; g < G; ++g)
-            if (!std::isnan(y[g])) EXPECT_EQ(x[g], y[g]) << at << " beside the metrics, scan kappa " << scan_kappas[k];
-        }
-      EXPECT_EQ(tensor.samples(l, h), plain.samples(l, h)) << at;
-      expect_curves(tensor.mean(l, h), plain.mean(l, h), 1e-9, at);
-      EXPECT_EQ(tensor.nontrivial_share(l, h), plain.nontrivial_share(l, h)) << at;
-      for (int64_t k = 0; k < std::ssize(scan_kappas); ++k)
-        for (int c = 0; c < 4; ++c) {
-          const auto x = tensor_scan.mean(l, h, k, c), y = plain_scan.mean(l, h, k, c);
-          for (int64_t g = 0; g < G; ++g)
-            if (!std::isnan(y[g])) EXPECT_NEAR(x[g], y[g], 1e-9) << at << " scan kappa " << scan_kappas[k] << " curve " << c;
-        }
+      expect_head_equal({fused, fused_scan}, {plain, plain_scan}, l, h, 0.0, at + " beside the metrics");
+      expect_head_equal({batched, batched_scan}, {tensor, tensor_scan}, l, h, 0.0, at + " every layer at once");
+      expect_head_equal({tensor, tensor_scan}, {plain, plain_scan}, l, h, 1e-9, at);
     }
 }
 

@@ -48,22 +48,26 @@ torch::Tensor tail(const torch::Tensor& margin, const torch::Tensor& B, double k
   return t.masked_fill_(margin.gt(0).logical_not(), 1.0);
 }
 
-// Bytes of the working tensors of one sample of n tokens at G grid values: rho by rank (two
-// [n, n] at the peak), the [n, G] steps and scans, the [G, n] arrays of the upper bounds.
-int64_t sample_bytes(int64_t n, int64_t G) { return 8 * (2 * n * n + 24 * G * n) + 1; }
+// Bytes of the working tensors of one sample of n tokens (value vectors of d) at G grid values:
+// rho by rank [n, n]; its per-step maxima, their running and suffix maxima ([n, G + 2], four at
+// the peak); the unit vectors by rank and their weighted prefix sums ([n, d] each); the [G, n]
+// arrays of the upper bounds.
+int64_t sample_bytes(int64_t n, int64_t d, int64_t G) {
+  return 8 * (n * n + 4 * n * (G + 2) + 2 * n * d + 24 * G * n) + 1;
+}
 
 }  // namespace
 
-std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torch::Tensor& a, const torch::Tensor& rho,
+std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torch::Tensor& a, const torch::Tensor& U,
                                                                       const torch::Tensor& order, int64_t d,
                                                                       const std::vector<int64_t>& grid,
                                                                       std::span<const double> kappas) {
   c10::InferenceMode inference;
   check_n_grid(grid, "bounds");
-  if (a.dim() != 2 || rho.dim() != 3 || order.sizes() != a.sizes())
-    fail("bounds: a must be [S, n], rho [S, n, n] and order [S, n]");
+  if (a.dim() != 2 || U.dim() != 3 || order.sizes() != a.sizes())
+    fail("bounds: a must be [S, n], U [S, n, d'] and order [S, n]");
   const int64_t S = a.size(0), n = a.size(1), G = std::ssize(grid);
-  if (rho.size(0) != S || rho.size(1) != n || rho.size(2) != n) fail("bounds: rho must be [S, n, n] for a [S, n]");
+  if (U.size(0) != S || U.size(1) != n) fail("bounds: U must be [S, n, d'] for a [S, n]");
   if (grid.back() > n) fail("bounds: N = {} is past the sample's {} tokens", grid.back(), n);
   if (kappas.empty()) fail("bounds: no kappa");
   const auto dev = a.device();
@@ -73,6 +77,7 @@ std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torc
   const auto next = Nt.clamp_max(n - 1);                       // [G]: the first out rank (unread at N = n)
   const auto sink = order.eq(0);                               // [S, n] by rank
   const auto a_r = a.gather(1, order);                         // [S, n]: a by rank
+  const auto U_r = U.gather(1, order.unsqueeze(2).expand({S, n, U.size(2)}));  // [S, n, d']: u by rank
   // SPEC §5 / eq. 7: S_in, a_in_min, a_in_max over I_N \ {0}, scans by rank (the sink a blank).
   const auto a_ns = a_r.masked_fill(sink, 0.0);
   const auto S_in = a_ns.cumsum(1).index_select(1, last);                            // [S, G]
@@ -84,25 +89,25 @@ std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torc
       std::get<0>(torch::cummax(a_r.masked_fill(sink, -kInf), 1)).index_select(1, last).masked_fill(no_in, 0.0);
   // SPEC §5 / eq. 7: a_out_max = max_{j not in I_N} a_j, a suffix max by rank.
   const auto a_out_max = suffix_max(a_r, 1).index_select(1, next);  // [S, G]
-  torch::Tensor M, rho_out;
+  torch::Tensor rho_out;
   {
     // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk, from rho by rank on
-    // both sides: per row (a rank j) the max over each grid step's in-ranks (the columns c with
-    // N_{g-1} <= c < N_g; the sink's blank), a running max over the steps (c < N_g), then a suffix
-    // max over the rows (j >= N_g).
-    auto by_rank = rho.gather(1, order.unsqueeze(2).expand({S, n, n})).gather(2, order.unsqueeze(1).expand({S, n, n}));
-    by_rank.masked_fill_(sink.unsqueeze(1), -kInf);  // [S, n, n]: rho_{order[r], order[c]}
-    const auto step = torch::searchsorted(Nt, torch::arange(n, Nt.options()), false, /*right=*/true);  // [n]: #{N <= c}
-    const auto steps = torch::full({S, n, G + 1}, -kInf, by_rank.options())
-                           .scatter_reduce_(2, step.view({1, 1, n}).expand({S, n, n}), by_rank, "amax");
+    // both sides (one product of the unit vectors by rank: rho_{order[r], order[c]}): per row (a
+    // rank j) the max over each grid step's in-ranks (the columns c with N_{g-1} <= c < N_g; the
+    // sink's column to a step of its own, G + 1, never read), a running max over the steps
+    // (c < N_g), then a suffix max over the rows (j >= N_g).
+    const auto by_rank = torch::bmm(U_r, U_r.transpose(1, 2));  // [S, n, n]
+    const auto step = torch::searchsorted(Nt, torch::arange(n, Nt.options()), false, /*right=*/true)  // [n]: #{N <= c}
+                          .unsqueeze(0).expand({S, n}).masked_fill(sink, G + 1);                    // [S, n]
+    const auto steps = torch::full({S, n, G + 2}, -kInf, by_rank.options())
+                           .scatter_reduce_(2, step.unsqueeze(1).expand({S, n, n}), by_rank, "amax");
     const auto in_max = std::get<0>(torch::cummax(steps.narrow(2, 0, G), 2));  // [S, n, G]
     rho_out = suffix_max(in_max, 1).gather(1, next.view({1, 1, G}).expand({S, 1, G})).squeeze(1).masked_fill(no_in, 0.0);
   }
-  {
-    // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj, prefix sums by rank (in place).
-    auto rows = rho.gather(1, order.unsqueeze(2).expand({S, n, n}));  // [S, n, n]: rho_{order[r], j}
-    M = rows.mul_(a_ns.unsqueeze(2)).cumsum_(1).index_select(1, last);  // [S, G, n] over tokens j
-  }
+  // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj = <sum_{l in I_N \ {0}} a_l u_l, u_j>:
+  // the weighted unit vectors' prefix sums by rank at the grid's N, then one product.
+  const auto W = (U_r * a_ns.unsqueeze(2)).cumsum(1).index_select(1, last);  // [S, G, d']
+  const auto M = torch::bmm(W, U.transpose(1, 2));                            // [S, G, n] over tokens j
   // SPEC §5 / eq. 8: Delta = a_in_min^2 - 2 a_out_max S_in rho_out, B = a_in_max + a_out_max + S_in;
   // appendix eq. 29: Delta0 = a_0^2 - (S_in rho_out)^2.
   const auto Delta = a_in_min * a_in_min - 2 * a_out_max * S_in * rho_out;  // [S, G]
@@ -190,28 +195,49 @@ void add_window_bounds(WorkerPool& pool, const torch::Tensor& alpha, const torch
   const int64_t L = alpha.size(0), H = alpha.size(1), Q = alpha.size(2);
   const int64_t KV = values.size(1), d = values.size(3);
   const std::vector<double> kappas = window_kappas(envelopes, scan, L, H, Q, queries);
-  const auto kv_of = torch::tensor(arch::kv_heads_of(H, KV), torch::kInt64).to(values.device());
+  const auto kv_of = torch::tensor(arch::kv_heads_of(H, KV), torch::kInt64).to(values.device());  // [H]
+  // The (query, layer) pairs in for_each_query_layer's order; a run of consecutive layers whose
+  // query sees the same keys (every layer, without windowed ones) goes at once, in blocks of
+  // layers whose samples fit the chunk (or a layer's heads in chunks, where one layer's do not).
+  struct Pair {
+    int64_t qi, l;
+    QueryKeys keys;
+    std::vector<int64_t> valid;
+  };
+  std::vector<Pair> pairs;
   for_each_query_layer(queries, L, grid, windows, [&](int64_t qi, int64_t l, QueryKeys keys, const std::vector<int64_t>& valid) {
+    pairs.push_back({qi, l, keys, valid});
+  });
+  for (size_t p0 = 0; p0 < pairs.size();) {
+    const auto& [qi, l0, keys, valid] = pairs[p0];
     const int64_t n = keys.n, first = keys.first;  // SPEC §1: tokens first..q
-    // Per KV head: ||v_i|| [KV, n] and rho_jk = cos(v_j, v_k) [KV, n, n] (0 with a zero vector, SPEC §3's convention).
-    const auto V = values[l].narrow(1, first, n).to(torch::kFloat64);  // [KV, n, d]
-    const auto norms = (V * V).sum(2).sqrt();                          // [KV, n]
-    const auto U = (V / norms.unsqueeze(2)).masked_fill_(norms.eq(0).unsqueeze(2), 0.0);
-    const auto gram = U.matmul(U.transpose(1, 2));  // [KV, n, n]
-    const auto A = alpha[l].select(1, qi).narrow(1, first, n).to(torch::kFloat64);  // [H, n]
-    const auto order = top_n_order(A);              // [H, n]: the metric core's I_N
-    const auto a = A * norms.index_select(0, kv_of);  // [H, n]: a_i = alpha_i ||v_i||
-    const int64_t chunk = std::clamp<int64_t>(path.max_chunk_bytes / sample_bytes(n, std::ssize(valid)), 1, H);
-    for (int64_t h0 = 0; h0 < H; h0 += chunk) {
-      const int64_t h1 = std::min(H, h0 + chunk);
-      const auto curves = tensor_sample_bounds(a.slice(0, h0, h1), gram.index_select(0, kv_of.slice(0, h0, h1)),
-                                               order.slice(0, h0, h1), d, valid, kappas);
-      for (int64_t h = h0; h < h1; ++h) {
-        envelopes.add(l, h, curves[h - h0][0]);
-        if (scan) scan->add(scan_row, l, h, std::span<const analysis::BoundsCurves>(curves[h - h0]).subspan(1));
+    const int64_t per_chunk = std::clamp<int64_t>(path.max_chunk_bytes / sample_bytes(n, d, std::ssize(valid)), 1, L * H);
+    size_t p1 = p0 + 1;
+    while (p1 < pairs.size() && pairs[p1].qi == qi && pairs[p1].l == pairs[p1 - 1].l + 1 && pairs[p1].keys.first == first &&
+           pairs[p1].keys.n == n && static_cast<int64_t>(p1 - p0) < std::max<int64_t>(1, per_chunk / H))
+      ++p1;
+    const int64_t Lb = static_cast<int64_t>(p1 - p0), S = Lb * H;  // layers l0 .. l0 + Lb - 1, samples (l - l0) H + h
+    // Per KV head: ||v_i|| and the unit vectors u_i = v_i / ||v_i|| (0 for a zero vector: rho =
+    // cos(v_j, v_k) is then 0, SPEC §3's convention).
+    const auto V = values.narrow(0, l0, Lb).narrow(2, first, n).to(torch::kFloat64).reshape({Lb * KV, n, d});
+    const auto norms = (V * V).sum(2).sqrt();  // [Lb KV, n]
+    const auto U = (V / norms.unsqueeze(2)).masked_fill_(norms.eq(0).unsqueeze(2), 0.0);  // [Lb KV, n, d]
+    const auto A = alpha.narrow(0, l0, Lb).select(2, qi).narrow(2, first, n).to(torch::kFloat64).reshape({S, n});
+    const auto order = top_n_order(A);  // [S, n]: the metric core's I_N
+    const auto kv = (torch::arange(Lb, kv_of.options()).unsqueeze(1) * KV + kv_of.unsqueeze(0)).reshape({S});  // [S]
+    const auto a = A * norms.index_select(0, kv);  // [S, n]: a_i = alpha_i ||v_i||
+    for (int64_t s0 = 0; s0 < S; s0 += per_chunk) {
+      const int64_t s1 = std::min(S, s0 + per_chunk);
+      const auto curves = tensor_sample_bounds(a.slice(0, s0, s1), U.index_select(0, kv.slice(0, s0, s1)),
+                                               order.slice(0, s0, s1), d, valid, kappas);
+      for (int64_t s = s0; s < s1; ++s) {
+        const int64_t l = l0 + s / H, h = s % H;
+        envelopes.add(l, h, curves[s - s0][0]);
+        if (scan) scan->add(scan_row, l, h, std::span<const analysis::BoundsCurves>(curves[s - s0]).subspan(1));
       }
     }
-  });
+    p0 = p1;
+  }
 }
 
 }  // namespace geoattn::metrics

@@ -30,10 +30,12 @@ void add_window_bounds(WorkerPool& pool, const torch::Tensor& alpha, const torch
                        const BoundsPath& path = {});
 
 // SPEC §5 for S samples at once in tensor ops (the tensor path's core): a [S, n] float64 (a_i =
-// alpha_i ||v_i||), rho [S, n, n] float64, order [S, n] int64 (a permutation per sample, I_N its
-// first N), all on one device; grid sorted, unique, in 1..n. Per sample, per kappa: the curves
-// sample_bounds gives, within rounding (torch's exp and sums; the same comparisons).
-std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torch::Tensor& a, const torch::Tensor& rho,
+// alpha_i ||v_i||), U [S, n, d'] float64 (the unit value vectors u_i, 0 for a zero vector: rho_jk
+// = <u_j, u_k>), order [S, n] int64 (a permutation per sample, I_N its first N), all on one
+// device; d the head_dim of SPEC §5's bounds; grid sorted, unique, in 1..n. Per sample, per kappa:
+// the curves sample_bounds gives on rho = U U^T, within rounding (torch's exp, sums and products;
+// the same comparisons).
+std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torch::Tensor& a, const torch::Tensor& U,
                                                                       const torch::Tensor& order, int64_t d,
                                                                       const std::vector<int64_t>& grid,
                                                                       std::span<const double> kappas);

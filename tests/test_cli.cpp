@@ -157,6 +157,23 @@ TEST(Cli, BenchMetricsRunsOnATinyShape) {
   EXPECT_NE(r.out.find("the whole process, geoattn metrics --capture"), std::string::npos) << r.out;
 }
 
+// The envelopes' bench on a tiny GQA shape, one sample per chunk and every layer in one: it runs,
+// and the tensor path's envelopes equal the plain formulas' (the difference it reports, < 1e-9).
+TEST(Cli, BenchEnvelopesRunsOnATinyShape) {
+  TempDir tmp;
+  for (const char* memory : {"1", "256"}) {
+    auto r = run(std::string("geoattn bench envelopes --T 64 --d 8 --heads 4 --kv-heads 2 --layers 2 --repeats 1 "
+                             "--metrics-memory ") + memory, tmp);
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* line : {"4 heads (2 KV) x 2 layers", "the tensor path on cpu", "the plain formulas on"})
+      EXPECT_NE(r.out.find(line), std::string::npos) << line << " not in\n" << r.out;
+    const std::string key = "largest difference ";
+    const auto at = r.out.find(key);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_LT(std::stod(r.out.substr(at + key.size())), 1e-9) << r.out;
+  }
+}
+
 TEST(Cli, CaptureEveryFamilyFromIds) {
   TempDir tmp;
   const std::string ids = "--ids 3,10,17,24,31,38,45,52,59,66,73,80,87,94,101,108,115,122,129,136";

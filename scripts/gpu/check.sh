@@ -5,12 +5,15 @@
 #      python route; every other dependency from vendor/, as there, even where this machine has
 #      it), with the Python module;
 #   2. the tests that need CUDA (every *CudaMatchesCpu* case, the package's CUDA test);
-#   3. the smallest 7B-shape bench: a random LLaMA-2-7B-shaped checkpoint (bf16), `geoattn
+#   3. the envelopes alone at the 7B shape (`geoattn bench envelopes`: one window's samples on the
+#      GPU's tensor path, the default chunk and a large one, beside the CPU's plain formulas);
+#   4. the smallest 7B-shape bench: a random LLaMA-2-7B-shaped checkpoint (bf16), `geoattn
 #      measure` bare (--controls 0 --bootstrap 0), full (the defaults) and full with --envelopes
 #      off on a few windows of T = 1024: windows/s, the metrics' and the envelopes' share of the
 #      forward, peak GPU memory (nvidia-smi, sampled).
-# A summary and the logs go to $OUT (or ./gpu-check): summary.txt, build.log, tests.log,
-# bench.log, the two result JSONs, and crash.log (the first crashed test's stack, where one did).
+# A summary and the logs go to $OUT (or ./gpu-check): summary.txt, build.log, tests.log, bench.log
+# (the envelopes' and the model bench's), the result JSONs, and crash.log (the first crashed
+# test's stack, where one did).
 # The working tree is about 73 MiB; a remote machine that takes 64 MiB at most gets it without the
 # committed result arrays and references this script never reads: scripts/gpu/aside.sh.
 #
@@ -83,9 +86,29 @@ skipped=$(grep -cE 'Test +#[0-9]+: .*\*\*\*Skipped' "$OUT/tests.log")
 failed=$(grep -cE 'Test +#[0-9]+: .*\*\*\*(Failed|Exception|Timeout)' "$OUT/tests.log")
 say "CUDA tests: $ran passed, $failed failed, $skipped skipped (ctest rc $ctest_rc); package CUDA test: $(tail -1 "$OUT/tests.log") (pytest rc $pytest_rc); $((SECONDS - t)) s"
 
-# 3. The bench: llama2-7b shape on CUDA; on the CPU the same steps on a tiny shape.
-bench=bench-7b
 G=$BUILD_DIR/bin/geoattn
+# 3. The envelopes alone (geoattn bench envelopes): one window's samples of the 7B shape (32 heads
+#    x LAYERS at T = 1024, d = 128) on the tensor path on the GPU, with the default chunk and a
+#    large one, beside the plain formulas on this machine's cores; on the CPU a 4-layer shape. (Its
+#    log goes into bench.log: the device tool brings back 8 files at most.)
+t=$SECONDS
+: >"$OUT/bench.log"
+envelope_layers=$LAYERS envelope_device=cuda
+[ "$mode" = cuda ] || envelope_layers=4 envelope_device=cpu
+for memory in 256 8192; do
+  log=$OUT/envelopes.tmp
+  if "$G" bench envelopes --device "$envelope_device" --layers "$envelope_layers" --metrics-memory "$memory" >"$log" 2>&1; then
+    say "envelopes ($envelope_layers layers, --metrics-memory $memory): $(grep -E 'tensor path on|plain formulas on|largest difference' \
+      "$log" | sed 's/^ *//' | paste -sd ';' -)"
+  else
+    say "envelopes ($envelope_layers layers, --metrics-memory $memory): failed (bench.log)"
+  fi
+  cat "$log" >>"$OUT/bench.log" && rm -f "$log"
+done
+say "envelopes: $((SECONDS - t)) s"
+
+# 4. The bench: llama2-7b shape on CUDA; on the CPU the same steps on a tiny shape.
+bench=bench-7b
 if [ "$mode" = cuda ]; then
   shape="--family llama --layers $LAYERS --hidden 4096 --heads 32 --ffn 11008 --vocab 32000"
   model=$bench/llama2-7b-$LAYERS run="--device cuda --dtype bf16 --batch 4 --ctx 1024"
@@ -98,7 +121,7 @@ mkdir -p "$bench"
 t=$SECONDS
 # shellcheck disable=SC2086
 [ -f "$model/config.json" ] || "$BUILD_DIR/bin/make-tiny-checkpoint" $shape --max-positions 4096 --dtype BF16 --shards 4 \
-  --std 0.02 --tokenizer tests/fixtures/tokenizers/llama2.tokenizer.model --out "$model" >"$OUT/bench.log" 2>&1 ||
+  --std 0.02 --tokenizer tests/fixtures/tokenizers/llama2.tokenizer.model --out "$model" >>"$OUT/bench.log" 2>&1 ||
   die "make-tiny-checkpoint failed (bench.log)"
 say "bench: checkpoint $model written in $((SECONDS - t)) s"
 sampler=

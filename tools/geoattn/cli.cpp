@@ -13,9 +13,13 @@
 
 namespace geoattn::cli {
 
+void add_device_option(CLI::App& cmd, arch::Device& device) {
+  add_parsed_option(cmd, "--device", device, arch::parse_device, "one of cpu, cuda or cuda:N", arch::device_name(device),
+                    "cpu, cuda or cuda:N");
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& o) {
-  add_parsed_option(cmd, "--device", o.device, arch::parse_device, "one of cpu, cuda or cuda:N",
-                    arch::device_name(o.device), "cpu, cuda or cuda:N");
+  add_device_option(cmd, o.device);
   add_enum_option(cmd, "--dtype", o.dtype, arch::kForwardDtypeNames,
                   "forward dtype: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 or fp16 (metrics are always float64)");
   add_threads_option(cmd, o.threads);

@@ -201,6 +201,8 @@ struct RunOptions {
   arch::ForwardDtype forward_dtype() const { return arch::forward_dtype(dtype, device); }
 };
 void add_run_options(CLI::App& cmd, RunOptions& options);
+// --device: cpu, cuda or cuda:N (the device of a run, or of a benchmark).
+void add_device_option(CLI::App& cmd, arch::Device& device);
 // --threads N: 0 (all cores) to kMaxWorkerThreads (util/worker_pool.h).
 void add_threads_option(CLI::App& cmd, int& threads);
 // Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)

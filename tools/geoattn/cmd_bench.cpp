@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_inputs.h"
 #include "binaries.h"
 #include "cli_torch.h"
 #include "commands.h"
@@ -63,26 +64,12 @@ struct TempFolder {
   }
 };
 
-template <typename F>
-double best_of(int repeats, F&& f) {
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < repeats; ++r) {
-    auto t = Clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t).count());
-  }
-  return best;
-}
-
-// A capture shaped like a real one: one window, the last query, attention rows with a sink and
-// a long tail (logits 4 N(0,1), the sink +8: alpha spans ~1 down to ~1e-15), values N(0,1).
+// A capture of one synthetic window (bench_inputs.h), the last query's rows.
 model::CaptureFile synthetic_capture(const BenchOptions& o) {
-  torch::manual_seed(0);
-  auto logits = torch::randn({1, o.layers, o.heads, 1, o.T}, torch::kFloat64) * 4;
-  logits.narrow(-1, 0, 1).add_(8);
+  const SyntheticWindow w = synthetic_window(o.layers, o.heads, o.heads, o.T, o.d);
   model::CaptureFile c;
-  c.alpha = torch::softmax(logits, -1).to(torch::kFloat32);
-  c.values = torch::randn({1, o.layers, o.heads, o.T, o.d});
+  c.alpha = w.alpha.unsqueeze(0);
+  c.values = w.values.unsqueeze(0);
   c.tokens = torch::ones({1, o.T}, torch::kInt64);
   c.queries = torch::tensor({o.T - 1}, torch::kInt64);
   c.metadata = {{"format", "geoattn-capture-1"}, {"model", "synthetic (geoattn bench metrics)"}};
@@ -275,6 +262,7 @@ void bench_metrics_flags(CLI::App& cmd, BenchOptions& o) {
 void add_bench(CLI::App& cmd, Action& action) {
   cmd.require_subcommand(1);
   bind_command(*cmd.add_subcommand("metrics"), action, bench_metrics_flags, run_bench);
+  add_bench_envelopes(*cmd.add_subcommand("envelopes"), action);
 }
 
 }  // namespace geoattn::cli

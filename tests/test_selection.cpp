@@ -1,5 +1,6 @@
 // The metric core against a brute force written here from SPEC §2-3 (a loop per N, direct
-// float64 distances, exact <=), on random and adversarial inputs.
+// float64 distances, exact <=), on random and adversarial inputs; the top-N order a device sort
+// gives against the host's.
 #include "geoattn/metrics_torch/selection.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <numeric>
 
 #include "geoattn/metrics/core/metric_names.h"
+#include "torch_test_util.h"
 
 using namespace geoattn::metrics;
 
@@ -211,4 +213,29 @@ TEST_F(Selection, RefusesBadShapesAndGrids) {
   EXPECT_ANY_THROW(selection_metrics(pool, torch::ones({2, 3}), torch::ones({2, 4, 2}), {1}));
   EXPECT_ANY_THROW(selection_metrics(pool, torch::ones({2, 3}), torch::ones({2, 3, 2}), {4}));
   EXPECT_ANY_THROW(selection_metrics(pool, torch::ones({2, 3}), torch::ones({2, 3, 2}), {0}));
+}
+
+// The top-N order a CUDA tensor takes (one stable sort on its device) is the host's: on real
+// stories260K rows (every query: their causal zeros tie), on rows of few values (ties
+// everywhere) and on zeros of both signs, which compare equal and keep position order.
+TEST(TopNOrder, OnTheDeviceEqualsTheHosts) {
+  geoattn::io::WindowOptions w;
+  w.T = 256;
+  w.max_windows = 2;
+  std::vector<int64_t> queries(256);
+  for (int64_t q = 0; q < 256; ++q) queries[q] = q;
+  for (const auto& c : geoattn::testing::capture_windows("models/stories260K", {"data/openwebtext/openwebtext-60docs.jsonl"},
+                                                        w, {"blocks.*.attn.pattern"}, queries)) {
+    const auto rows = c.at(geoattn::model::HookPoint::AttnPattern).reshape({-1, 256});  // [L H Q, T] float32
+    EXPECT_TRUE(torch::equal(top_n_order_on_device(rows), top_n_order(rows)));
+  }
+  torch::manual_seed(7);
+  const auto few = torch::randint(0, 4, {64, 300}, torch::kFloat64) / 4;
+  EXPECT_TRUE(torch::equal(top_n_order_on_device(few), top_n_order(few)));
+  auto zeros = torch::zeros({3, 10}, torch::kFloat64);
+  zeros.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 3)}, -0.0);
+  zeros[1][5] = 0.5, zeros[2][9] = 0.25;
+  ASSERT_TRUE(std::signbit(zeros[0][3].item<double>()));
+  EXPECT_TRUE(torch::equal(top_n_order_on_device(zeros), top_n_order(zeros)));
+  EXPECT_TRUE(torch::equal(top_n_order(zeros)[0], torch::arange(10)));  // every zero equal: position order
 }

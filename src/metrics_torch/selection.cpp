@@ -56,7 +56,14 @@ torch::Tensor tensor_of(const std::vector<double>& v, std::vector<int64_t> shape
 
 }  // namespace
 
+torch::Tensor top_n_order_on_device(const torch::Tensor& alpha) {
+  // SPEC §2: descending, equal alphas in position order (a stable sort). alpha + 0 turns a -0.0
+  // into 0.0, which equals it: a device's radix sort would order the two by their bits.
+  return std::get<1>(torch::sort(alpha.to(torch::kFloat64) + 0.0, /*stable=*/true, /*dim=*/-1, /*descending=*/true));
+}
+
 torch::Tensor top_n_order(const torch::Tensor& alpha) {
+  if (alpha.is_cuda()) return top_n_order_on_device(alpha);
   auto A = alpha.to(torch::kCPU, torch::kFloat64).contiguous().view({-1, alpha.size(-1)});
   auto out = torch::empty(A.sizes(), torch::kInt64);
   const int64_t n = A.size(1);

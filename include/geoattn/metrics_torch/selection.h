@@ -27,8 +27,12 @@ struct SampleMetrics {
 };
 
 // The selection order of top-N: a stable descending argsort of alpha [B, n] -> [B, n] (SPEC §2:
-// ties broken by the lower position).
+// ties broken by the lower position), on alpha's device: on the host (the metric core's
+// detail::top_n_order) for a CPU tensor, top_n_order_on_device for a CUDA one.
 torch::Tensor top_n_order(const torch::Tensor& alpha);
+// The same order as one stable sort on the tensor's own device, no round trip to the host: what
+// a CUDA tensor takes (callable on any device; the same order as the host's, the tests check).
+torch::Tensor top_n_order_on_device(const torch::Tensor& alpha);
 
 // SPEC §2b: R random permutations of 0..n-1 for each of B samples, [R, B, n] int64, from a
 // portable generator (splitmix64, Fisher-Yates with unbiased bounded draws): the same on every

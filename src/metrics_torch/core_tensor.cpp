@@ -232,9 +232,12 @@ CoreOut group_tensor(const torch::Tensor& V, const TensorGroup& grp, Distance di
 // ||v_i||, and per lag cos(v_i, v_{i+lag}) summed over the pairs f < i, i + lag < T, block by
 // block where the blocks' first keys f differ (SPEC §1: windowed layers).
 void geometry_tensor(const torch::Tensor& V, int64_t max_chunk_bytes, int64_t decay_k, ValueGeometry& geometry) {
-  const int64_t K = V.size(0), T = V.size(1);
-  auto norms_t = torch::zeros({K, T}, torch::kFloat64), decay_t = torch::zeros({K, std::max<int64_t>(decay_k, 0)}, torch::kFloat64);
-  const int64_t chunk = std::max<int64_t>(1, max_chunk_bytes / std::max<int64_t>(1, T * T * 8));
+  const int64_t K = V.size(0), T = V.size(1), d = V.size(2);
+  // Both on V's device, to the host once at the end (not a round trip per lag).
+  auto norms_t = torch::zeros({K, T}, V.options()), decay_t = torch::zeros({K, std::max<int64_t>(decay_k, 0)}, V.options());
+  // A chunk of blocks: their values read in place; per lag one [T, d] product a block, and a few
+  // [T] arrays (its dots, scales, norms).
+  const int64_t chunk = std::max<int64_t>(1, max_chunk_bytes / std::max<int64_t>(1, 8 * T * (d + 6)));
   const auto first = [&](int64_t b) { return geometry.first.empty() ? 0 : geometry.first[b]; };
   for (int64_t b0 = 0; b0 < K; b0 += chunk) {
     auto Vc = V.narrow(0, b0, std::min(K, b0 + chunk) - b0);

@@ -38,7 +38,7 @@ WindowMetrics tensor_window_metrics(WorkerPool& pool, const torch::Tensor& alpha
     g.alpha = alpha.index_select(0, layers).index({Slice(), Slice(), qi, Slice(g.first, g.first + n)})
                   .to(torch::kFloat64).reshape({S, n}).contiguous();
     g.orders = torch::empty({S, 1 + options.controls, n}, torch::kInt64);  // [S, O, n]: top-N, then the control's
-    g.orders.select(1, 0).copy_(top_n_order(g.alpha.cpu()));  // on the host, where the orders are
+    g.orders.select(1, 0).copy_(top_n_order(g.alpha));  // sorted where alpha is, into the host's orders
     // SPEC §2b: R nested permutations per sample, keyed by the window, the query and the group.
     if (options.controls > 0)
       random_orders_into(pool, options.seed, control_key(window_key, queries[qi], k.keys.first),

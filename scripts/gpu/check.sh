@@ -96,14 +96,13 @@ t=$SECONDS
 envelope_layers=$LAYERS envelope_device=cuda
 [ "$mode" = cuda ] || envelope_layers=4 envelope_device=cpu
 for memory in 256 8192; do
-  log=$OUT/envelopes.tmp
-  if "$G" bench envelopes --device "$envelope_device" --layers "$envelope_layers" --metrics-memory "$memory" >"$log" 2>&1; then
+  if log=$("$G" bench envelopes --device "$envelope_device" --layers "$envelope_layers" --metrics-memory "$memory" 2>&1); then
     say "envelopes ($envelope_layers layers, --metrics-memory $memory): $(grep -E 'tensor path on|plain formulas on|largest difference' \
-      "$log" | sed 's/^ *//' | paste -sd ';' -)"
+      <<<"$log" | sed 's/^ *//' | paste -sd ';' -)"
   else
     say "envelopes ($envelope_layers layers, --metrics-memory $memory): failed (bench.log)"
   fi
-  cat "$log" >>"$OUT/bench.log" && rm -f "$log"
+  echo "$log" >>"$OUT/bench.log"
 done
 say "envelopes: $((SECONDS - t)) s"
 

@@ -78,15 +78,16 @@ void run_bench_envelopes(const EnvelopeBenchOptions& o) {
     return envelopes;
   };
   // The tensor path's curves come back to the host at the end of each chunk: its time is the device's.
-  const double tensor_s = best_of(o.repeats, [&] { run(true); });
-  const double plain_s = best_of(o.repeats, [&] { run(false); });
+  metrics::EnvelopeStats tensor, plain;  // the last run's of each path, compared below
+  const double tensor_s = best_of(o.repeats, [&] { tensor = run(true); });
+  const double plain_s = best_of(o.repeats, [&] { plain = run(false); });
   const double samples = static_cast<double>(L * H);
   fmt::print("  the tensor path on {} (--metrics-memory {} MiB), best of {}: {:.4f} s, {:.1f} us a sample\n",
              arch::device_name(o.device), o.metric.metrics_memory_mb, o.repeats, tensor_s, 1e6 * tensor_s / samples);
   fmt::print("  the plain formulas on {} CPU threads, best of {}: {:.4f} s, {:.1f} us a sample\n", pool.size(),
              o.repeats, plain_s, 1e6 * plain_s / samples);
   fmt::print("  the tensor path's envelopes against the plain formulas': largest difference {:.3g}\n",
-             largest_difference(run(true), run(false), L, H));
+             largest_difference(tensor, plain, L, H));
 }
 
 void bench_envelopes_flags(CLI::App& cmd, EnvelopeBenchOptions& o) {

@@ -35,6 +35,14 @@ std::vector<double> wide(std::mt19937_64& rng, int64_t n) {
   return x;
 }
 
+// The mask m (+inf: selected) as TokenState::in's bits.
+std::vector<uint8_t> bits_of(const std::vector<double>& m) {
+  std::vector<uint8_t> bits((m.size() + 7) / 8, 0);
+  for (size_t k = 0; k < m.size(); ++k)
+    if (m[k] > 0) bits[k / 8] = static_cast<uint8_t>(bits[k / 8] | 1u << (k % 8));
+  return bits;
+}
+
 // The definition: lane j of 8 takes the terms k = j (mod 8) in turn, fused; the terms after the
 // last whole 8 go to lane 0; the lanes add up in order, from 0.
 template <class Term>
@@ -147,7 +155,8 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
     for (size_t k = 0; k < m.size(); ++k) m[k] = k % 3 == 0 ? kInf : -kInf;
     std::vector<double> E(c0.size());
     c = c0;
-    const Extremes got = add_row_and_evaluate({a, x, next}, {g, alpha, m}, c, E);
+    const auto in = bits_of(m);
+    const Extremes got = add_row_and_evaluate({a, x, next}, {g, alpha, m, false, in}, c, E);
     double r_max = -kInf, r_min = kInf;
     for (size_t k = 0; k < c.size(); ++k) {
       ASSERT_TRUE(same_bits(c[k], want[k])) << "add_row_and_evaluate, n = " << n;
@@ -161,7 +170,7 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
     // The counting pass (the control's, at every N): c_new fused the same way from c_old, the
     // same extremes; token 0 is the one step N selects (its mask already set).
     std::vector<double> c_new(c0.size());
-    const auto counted = add_row_evaluate_and_count({a, x, next}, {g, alpha, m}, c0, c_new, {0, 0, 0, 0}, 0, 0);
+    const auto counted = add_row_evaluate_and_count({a, x, next}, {g, alpha, m, false, in}, c0, c_new, {0, 0, 0, 0}, 0, 0);
     for (size_t k = 0; k < c_new.size(); ++k)
       ASSERT_TRUE(same_bits(c_new[k], want[k])) << "add_row_evaluate_and_count, n = " << n << ", k = " << k;
     EXPECT_TRUE(same_bits(counted.extremes.r_max, r_max) && same_bits(counted.extremes.r_min, r_min))
@@ -177,7 +186,7 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
       if (k % 3 == 0) d_max = std::max(d_max, want_direct[k]);
       else d_min = std::min(d_min, want_direct[k]);
     }
-    const TokenState direct{{}, alpha, m, /*direct=*/true};
+    const TokenState direct{{}, alpha, m, /*direct=*/true, in};
     c = c0;
     const Extremes got_direct = add_row_and_evaluate({a, x, next}, direct, c, {});
     for (size_t k = 0; k < c.size(); ++k)
@@ -194,7 +203,8 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
       if (m_prev[k] > 0) ic += c0[k] > lo, ip += c0[k] > hi;
       else oc += c0[k] <= lo, op += c0[k] <= hi;
     }
-    const auto counted_direct = add_row_evaluate_and_count({a, x, next}, {{}, alpha, m_now, true}, c0, c_new, th, 1,
+    const auto in_now = bits_of(m_now);
+    const auto counted_direct = add_row_evaluate_and_count({a, x, next}, {{}, alpha, m_now, true, in_now}, c0, c_new, th, 1,
                                                            n > 3 ? 3 : 0);
     for (size_t k = 0; k < c_new.size(); ++k)
       ASSERT_TRUE(same_bits(c_new[k], want_direct[k])) << "direct counting pass, n = " << n << ", k = " << k;
@@ -204,6 +214,23 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
       EXPECT_EQ(bc.out_possible, op) << n;
       EXPECT_EQ(bc.in_certain, 1 - ic) << n;
       EXPECT_EQ(bc.in_possible, 1 - ip) << n;
+    }
+    // The same count from c (E_k = g_k - 2 alpha_k c_k, not the state itself).
+    if (n > 3) {
+      int64_t c_oc = 0, c_op = 0, c_ic = 0, c_ip = 0;
+      for (size_t k = 0; k < c0.size(); ++k) {
+        const double e = g[k] - 2 * (alpha[k] * c0[k]);
+        if (m_prev[k] > 0) c_ic += e > lo, c_ip += e > hi;
+        else c_oc += e <= lo, c_op += e <= hi;
+      }
+      const BandCounts bc = add_row_evaluate_and_count({a, x, next}, {g, alpha, m_now, false, in_now}, c0, c_new, th, 1, 3).previous;
+      for (size_t k = 0; k < c_new.size(); ++k)
+        ASSERT_TRUE(same_bits(c_new[k], want[k])) << "counting pass from c, n = " << n << ", k = " << k;
+      EXPECT_EQ(bc.out_certain, c_oc) << n;
+      EXPECT_EQ(bc.out_possible, c_op) << n;
+      EXPECT_EQ(bc.in_certain, 1 - c_ic) << n;
+      EXPECT_EQ(bc.in_possible, 1 - c_ip) << n;
+      EXPECT_GT(c_oc + c_op + c_ic + c_ip, 0) << "the thresholds must cut through the values, n = " << n;
     }
     for (int count = 1; count <= kRowsAtOnce; ++count) {
       std::vector<double> want_rows(c0.size());

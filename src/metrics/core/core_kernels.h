@@ -23,6 +23,9 @@ namespace geoattn::metrics::detail {
 struct TokenState {
   std::span<const double> g, alpha, m;
   bool direct = false;
+  // The same selection as m, a bit a token (token k: bit k % 8 of byte k / 8), [ceil(n / 8)]:
+  // what the AVX-512 level reads (a mask register a block of 8 tokens).
+  std::span<const uint8_t> in;
 };
 
 // One step's row of V V^T, added to c with weight a; `next` is the next step's row, fetched

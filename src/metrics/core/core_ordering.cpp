@@ -21,7 +21,14 @@ namespace {
 
 void fit(OrderingScratch& sc, int64_t n, int64_t d) {
   for (auto* v : {&sc.c, &sc.c_next, &sc.E, &sc.err, &sc.a, &sc.g, &sc.m}) v->resize(static_cast<size_t>(n));
+  sc.in.assign(static_cast<size_t>((n + 7) / 8), 0);
   sc.s.resize(static_cast<size_t>(d));
+}
+
+// Token t joins I_N, in both forms of the mask (core_kernels.h: m, and its bits `in`).
+void select_token(OrderingScratch& sc, int64_t t) {
+  sc.m[t] = kInfinity;
+  sc.in[t >> 3] = static_cast<uint8_t>(sc.in[t >> 3] | 1u << (t & 7));
 }
 
 // SPEC §2 diagnostics of s(N) at grid index gi (ordering 0 only), from s in coordinates.
@@ -141,7 +148,7 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
   const bool direct = !cosine && !smp.prefix && 2 * G >= last_counted;
   for (int64_t k = 0; k < n; ++k) sc.c[k] = direct ? sc.g[k] : 0.0;
   const double weight = direct ? -2.0 : 1.0;  // a step's row enters the state as weight alpha_t VV[t, :]
-  const TokenState tokens{sc.g, smp.alpha, sc.m, direct};
+  const TokenState tokens{sc.g, smp.alpha, sc.m, direct, sc.in};
   StepRows pending;  // steps' rows not yet added to c
   if (direct) pending.alpha = smp.alpha.data();
   const auto flush = [&](const double* next) {
@@ -160,7 +167,7 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     // ||s(N)||^2 = ||s(N-1)||^2 + 2 <s(N-1), y_t> + ||y_t||^2 (cosine, the Gram way)
     if (cosine && !smp.prefix) s2 += 2 * (at * sc.c[t]) + sc.g[t];
     S += sc.a[t];
-    sc.m[t] = kInfinity;
+    select_token(sc, t);
     if (top || smp.prefix) {
       const auto vt = blk.V.row(t, d);
       for (int64_t m = 0; m < d; ++m) sc.s[m] += at * vt[m];  // s(N) in coordinates

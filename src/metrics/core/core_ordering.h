@@ -64,6 +64,7 @@ struct OrderingOutputs {
 // A worker's buffers for run_ordering, reused from one ordering to the next: [n] but s [d].
 struct OrderingScratch {
   std::vector<double> c, c_next, E, err, a, g, m, s;
+  std::vector<uint8_t> in;  // m as bits (core_kernels.h, TokenState::in)
 };
 
 // The counts of `order` (a permutation of 0..n-1; I_N its first N entries) at every N of `grid`.

@@ -1,14 +1,19 @@
 // The metric core's fused loops (core_kernels.h), written once and compiled once per
 // instruction set: core_kernels_{avx512,avx2,baseline}.cpp each define GEOATTN_KERNEL_LEVEL (a
 // namespace name) and include this file under their -march. Each kernel is one pass over the
-// tokens with `omp simd` reductions (vectorisation only: no OpenMP runtime).
+// tokens with `omp simd` reductions (vectorisation only: no OpenMP runtime), but for the
+// AVX-512 level's evaluating passes, in intrinsics (evaluate_pass: the selection as mask registers).
 //
 // The same bits from every level: every product added to a sum is fused into it with std::fma
 // (one rounding), and every sum of products takes the order lane_sum writes down, not the one the
 // vector width would pick. The max, min and count reductions are exact in any order.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 #include "../core_kernels.h"
 #include "geoattn/metrics/core/exact.h"
@@ -30,11 +35,11 @@ constexpr int64_t kPrefetchBlock = 256;
 
 int64_t size_of(std::span<const double> x) { return static_cast<int64_t>(x.size()); }
 
-// A count's step, written for the level's code: with AVX-512 as a select, which GCC makes one add
-// under the comparison's mask (the fused pass is bound by its vector instructions: 23 a block
-// of 8 tokens, where `n += cond` took 27: a masked move of a constant and a subtraction, and a
-// spill); without mask registers as `n + cond` (a compare's all-ones subtracted; the select
-// took blends there, 31 instructions a block of 4 where 23).
+// A count's step in the vectorised loops (band_counts, token_band_counts, and the fused pass
+// below AVX-512), written for the level's code: with AVX-512 as a select, which GCC makes one add
+// under the comparison's mask (`n += cond` took a masked move of a constant and a subtraction);
+// without mask registers as `n + cond` (a compare's all-ones subtracted; the select took blends
+// there, 31 instructions a block of 4 where 23).
 [[gnu::always_inline]] inline int64_t count_if(bool cond, int64_t n) {
 #ifdef __AVX512F__
   return cond ? n + 1 : n;
@@ -73,6 +78,60 @@ template <class Term>
 // possibly]. The mask is step N's, so the caller corrects the counts for t_N, unselected at N - 1.
 // With kDirect the state holds E itself (TokenState::direct): E_new = fma(a, alpha_k x_k, E), a = -2 alpha_t,
 // and g is not read; c_new and E are then the same array or E is null.
+#ifdef __AVX512F__
+// The AVX-512 level: the selection read into a mask register from TokenState::in (a byte a block
+// of 8 tokens, where m takes 64 bytes), the counts compares under it, the extremes a max and a
+// min under it, and the next row fetched a line a block (a burst of 32 lines a 256 tokens stalled
+// the loop on the prefetches). The pass is bound by the traffic between L1 and L2 (c, c_new,
+// alpha, x and m: 40 bytes a token, more than the 32 KiB of L1 at n = 1024): the control
+// orderings of `bench metrics --envelopes off` took 0.39-0.44 s where 0.56-0.62 s (docs/performance.md).
+// The same values: E from the same fused operations, the counts and extremes from the same
+// comparisons (E is finite, so min(E, +inf) is E and max(E, -inf) is E).
+template <bool kCount, bool kDirect>
+[[gnu::always_inline]] inline Extremes evaluate_pass(const StepRow& row, const TokenState& tokens, const double* c,
+                                                     double* c_new, double* E, const Thresholds& th, int64_t* counts) {
+  const __m512d a = _mm512_set1_pd(row.a), two = _mm512_set1_pd(2.0);
+  const double* x = row.x.data();
+  const double* next = row.next.data();
+  const double *g = tokens.g.data(), *alpha = tokens.alpha.data();
+  const uint8_t* in_bits = tokens.in.data();
+  const int64_t n = static_cast<int64_t>(tokens.alpha.size());
+  const __m512d lo_out = _mm512_set1_pd(th.lo_out), hi_out = _mm512_set1_pd(th.hi_out);
+  const __m512d lo_in = _mm512_set1_pd(th.lo_in), hi_in = _mm512_set1_pd(th.hi_in);
+  __m512d hi = _mm512_set1_pd(-kInfinity), lo = _mm512_set1_pd(kInfinity);
+  int64_t oc = 0, op = 0, ic = 0, ip = 0;
+  // The 8 tokens from k, those of `valid` (the last block's tail) read and written.
+  const auto block = [&](int64_t k, __mmask8 valid) [[gnu::always_inline]] {
+    const __mmask8 in = static_cast<__mmask8>(in_bits[k >> 3] & valid), out = static_cast<__mmask8>(~in & valid);
+    const __m512d ck_old = _mm512_maskz_loadu_pd(valid, c + k);
+    const __m512d alpha_k = _mm512_maskz_loadu_pd(valid, alpha + k), x_k = _mm512_maskz_loadu_pd(valid, x + k);
+    // E_k = g_k - 2 (alpha_k c_k), one rounding (2 alpha c is exact)
+    const auto energy_of = [&](__m512d ck) { return _mm512_fnmadd_pd(two, _mm512_mul_pd(alpha_k, ck), _mm512_maskz_loadu_pd(valid, g + k)); };
+    if constexpr (kCount) {
+      const __m512d e_prev = kDirect ? ck_old : energy_of(ck_old);
+      oc += __builtin_popcount(_mm512_mask_cmp_pd_mask(out, e_prev, lo_out, _CMP_LE_OQ));
+      op += __builtin_popcount(_mm512_mask_cmp_pd_mask(out, e_prev, hi_out, _CMP_LE_OQ));
+      ic += __builtin_popcount(_mm512_mask_cmp_pd_mask(in, e_prev, lo_in, _CMP_GT_OQ));
+      ip += __builtin_popcount(_mm512_mask_cmp_pd_mask(in, e_prev, hi_in, _CMP_GT_OQ));
+    }
+    const __m512d ck = kDirect ? _mm512_fmadd_pd(a, _mm512_mul_pd(alpha_k, x_k), ck_old) : _mm512_fmadd_pd(a, x_k, ck_old);
+    _mm512_mask_storeu_pd(c_new + k, valid, ck);
+    const __m512d e = kDirect ? ck : energy_of(ck);
+    if constexpr (!kCount && !kDirect) _mm512_mask_storeu_pd(E + k, valid, e);
+    hi = _mm512_mask_max_pd(hi, in, e, hi);   // e > hi ? e : hi, on the selected
+    lo = _mm512_mask_min_pd(lo, out, e, lo);  // e < lo ? e : lo, on the rest
+  };
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    __builtin_prefetch(next + k, 0, 2);
+    block(k, 0xFF);
+  }
+  if (k < n) block(k, static_cast<__mmask8>((1u << (n - k)) - 1));
+  if constexpr (kCount) counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
+  return {_mm512_reduce_max_pd(hi), _mm512_reduce_min_pd(lo)};
+}
+#else
+// The other levels: the mask m, min(E, m) and max(E, m) (core_kernels.h).
 template <bool kCount, bool kDirect>
 [[gnu::always_inline]] inline Extremes evaluate_pass(const StepRow& row, const TokenState& tokens, const double* c,
                                                      double* c_new, double* E, const Thresholds& th, int64_t* counts) {
@@ -111,6 +170,8 @@ template <bool kCount, bool kDirect>
   if constexpr (kCount) counts[0] = oc, counts[1] = op, counts[2] = ic, counts[3] = ip;
   return {hi, lo};
 }
+
+#endif
 
 }  // namespace
 

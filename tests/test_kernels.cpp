@@ -215,6 +215,19 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
       EXPECT_EQ(bc.in_certain, 1 - ic) << n;
       EXPECT_EQ(bc.in_possible, 1 - ip) << n;
     }
+    // In place (c_new over c_old: run_ordering's direct form): the same state and counts, t's
+    // correction read before the pass writes over it.
+    if (n > 3) {
+      auto state = c0;
+      const BandCounts bc = add_row_evaluate_and_count({a, x, next}, {{}, alpha, m_now, true, in_now}, state, state, th,
+                                                       1, 3).previous;
+      for (size_t k = 0; k < state.size(); ++k)
+        ASSERT_TRUE(same_bits(state[k], want_direct[k])) << "counting pass in place, n = " << n << ", k = " << k;
+      EXPECT_EQ(bc.out_certain, oc) << n;
+      EXPECT_EQ(bc.out_possible, op) << n;
+      EXPECT_EQ(bc.in_certain, 1 - ic) << n;
+      EXPECT_EQ(bc.in_possible, 1 - ip) << n;
+    }
     // The same count from c (E_k = g_k - 2 alpha_k c_k, not the state itself).
     if (n > 3) {
       int64_t c_oc = 0, c_op = 0, c_ic = 0, c_ip = 0;

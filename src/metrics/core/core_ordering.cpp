@@ -203,17 +203,34 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     }
     bool E_stored = true;  // step N's E in sc.E (the fused pass keeps it in c alone)
     if (deferred.active) {
-      // Step N's c and extremes and step N - 1's counts in one pass, c into c_next.
-      const auto pass = add_row_evaluate_and_count({step, row, next}, tokens, sc.c, sc.c_next, deferred.thresholds,
-                                                   deferred.N, t);
+      // Step N's c and extremes and step N - 1's counts in one pass, c into c_next; with the state
+      // E itself, in place where step N - 1's E can be taken back within its band (a buffer fewer
+      // through L1: bench metrics' control orderings 0.41-0.43 s where 0.44-0.45 s). Taken back,
+      // E'_k = fma(-a, alpha_k x_k, E_k) with the pass's own product adds at most u/(1-u) (|E_k| +
+      // |E'_k|) <= gamma_2 (1 + gamma) (2 + a_t / S_{N-1}) (a_k^2 + 2 a_k S_{N-1}) to the direct
+      // state's gamma_{N+d+3} (a_k^2 + 2 a_k S_{N-1}) (exact.cpp; E_k moves by at most 2 a_t a_k a
+      // step). Where 2 a_t <= (N - 4) S_{N-1}, that is within gamma_{N+d+3} + gamma_{N+1} <=
+      // gamma_{2N+d+4}, the half of step N - 1's band that bounds E's error (exact.h), its factor 2
+      // kept for the rest. Elsewhere (small N, a token far heavier than those before it) the two
+      // buffers: a band at S_N there sent 60,000 tokens a window of stories260K's measure to exact
+      // arithmetic, where none.
+      const bool in_place = direct && 2 * sc.a[t] <= static_cast<double>(N - 4) * deferred.S;
+      const auto pass = add_row_evaluate_and_count({step, row, next}, tokens, sc.c, in_place ? sc.c : sc.c_next,
+                                                   deferred.thresholds, deferred.N, t);
       extremes = pass.extremes;
-      // step N - 1's E, as the pass had it
-      if (!pass.previous.decided() && !direct) evaluate(tokens, sc.c, sc.E);
+      // Step N - 1's E, as the pass had it: in sc.c (direct, two buffers) or into sc.E.
+      if (!pass.previous.decided()) {
+        if (in_place) {
+          for (int64_t k = 0; k < n; ++k) sc.E[k] = std::fma(-step, smp.alpha[k] * row[k], sc.c[k]);
+        } else if (!direct) {
+          evaluate(tokens, sc.c, sc.E);
+        }
+      }
       sc.m[t] = -kInfinity;  // step N - 1's mask for the exact resolution
-      store(deferred.gi,
-            euclid_counts(smp, order, deferred.N, deferred.S, pass.previous, direct ? sc.c : sc.E, sc, stats));
+      store(deferred.gi, euclid_counts(smp, order, deferred.N, deferred.S, pass.previous,
+                                       direct && !in_place ? sc.c : sc.E, sc, stats));
       sc.m[t] = kInfinity;
-      std::swap(sc.c, sc.c_next);
+      if (!in_place) std::swap(sc.c, sc.c_next);
       deferred.active = false;
       E_stored = false;
     } else {

@@ -252,12 +252,13 @@ Extremes add_row_and_evaluate(const StepRow& row, const TokenState& tokens, std:
 EvaluatedAndCounted add_row_evaluate_and_count(const StepRow& row, const TokenState& tokens,
                                                                    std::span<const double> c_old, std::span<double> c_new,
                                                                    const Thresholds& th, int64_t N_prev, int64_t t) {
+  // t was not selected at N - 1: counted there among the rest, not the selected (its E read
+  // before the pass, which may write c_new over c_old).
+  const double e = tokens.direct ? c_old[t] : energy(tokens.g[t], tokens.alpha[t], c_old[t]);
   int64_t c[4];
   const Extremes extremes = tokens.direct
                                ? evaluate_pass<true, true>(row, tokens, c_old.data(), c_new.data(), nullptr, th, c)
                                : evaluate_pass<true, false>(row, tokens, c_old.data(), c_new.data(), nullptr, th, c);
-  // t was not selected at N - 1: counted there among the rest, not the selected.
-  const double e = tokens.direct ? c_old[t] : energy(tokens.g[t], tokens.alpha[t], c_old[t]);
   c[0] += e <= th.lo_out, c[1] += e <= th.hi_out;
   c[2] -= e > th.lo_in, c[3] -= e > th.hi_in;
   return {extremes, {c[0], c[1], N_prev - c[2], N_prev - c[3]}};

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core.h"
@@ -41,6 +42,16 @@ std::vector<uint8_t> bits_of(const std::vector<double>& m) {
   for (size_t k = 0; k < m.size(); ++k)
     if (m[k] > 0) bits[k / 8] = static_cast<uint8_t>(bits[k / 8] | 1u << (k % 8));
   return bits;
+}
+
+// A counting pass's counts of step N - 1 (N - 1 selected tokens) against the definition's: the
+// rest at or within each threshold, the selected beyond each.
+void expect_counts(const BandCounts& bc, int64_t out_lo, int64_t out_hi, int64_t N_prev, int64_t in_lo, int64_t in_hi,
+                   const std::string& what) {
+  EXPECT_EQ(bc.out_certain, out_lo) << what;
+  EXPECT_EQ(bc.out_possible, out_hi) << what;
+  EXPECT_EQ(bc.in_certain, N_prev - in_lo) << what;
+  EXPECT_EQ(bc.in_possible, N_prev - in_hi) << what;
 }
 
 // The definition: lane j of 8 takes the terms k = j (mod 8) in turn, fused; the terms after the
@@ -208,13 +219,7 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
                                                            n > 3 ? 3 : 0);
     for (size_t k = 0; k < c_new.size(); ++k)
       ASSERT_TRUE(same_bits(c_new[k], want_direct[k])) << "direct counting pass, n = " << n << ", k = " << k;
-    if (n > 3) {
-      const BandCounts& bc = counted_direct.previous;
-      EXPECT_EQ(bc.out_certain, oc) << n;
-      EXPECT_EQ(bc.out_possible, op) << n;
-      EXPECT_EQ(bc.in_certain, 1 - ic) << n;
-      EXPECT_EQ(bc.in_possible, 1 - ip) << n;
-    }
+    if (n > 3) expect_counts(counted_direct.previous, oc, op, 1, ic, ip, "direct, n = " + std::to_string(n));
     // In place (c_new over c_old: run_ordering's direct form): the same state and counts, t's
     // correction read before the pass writes over it.
     if (n > 3) {
@@ -223,10 +228,7 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
                                                        1, 3).previous;
       for (size_t k = 0; k < state.size(); ++k)
         ASSERT_TRUE(same_bits(state[k], want_direct[k])) << "counting pass in place, n = " << n << ", k = " << k;
-      EXPECT_EQ(bc.out_certain, oc) << n;
-      EXPECT_EQ(bc.out_possible, op) << n;
-      EXPECT_EQ(bc.in_certain, 1 - ic) << n;
-      EXPECT_EQ(bc.in_possible, 1 - ip) << n;
+      expect_counts(bc, oc, op, 1, ic, ip, "in place, n = " + std::to_string(n));
     }
     // The same count from c (E_k = g_k - 2 alpha_k c_k, not the state itself).
     if (n > 3) {
@@ -239,10 +241,7 @@ TEST_P(KernelLevel, RowUpdatesAreFusedOnEveryCpu) {
       const BandCounts bc = add_row_evaluate_and_count({a, x, next}, {g, alpha, m_now, false, in_now}, c0, c_new, th, 1, 3).previous;
       for (size_t k = 0; k < c_new.size(); ++k)
         ASSERT_TRUE(same_bits(c_new[k], want[k])) << "counting pass from c, n = " << n << ", k = " << k;
-      EXPECT_EQ(bc.out_certain, c_oc) << n;
-      EXPECT_EQ(bc.out_possible, c_op) << n;
-      EXPECT_EQ(bc.in_certain, 1 - c_ic) << n;
-      EXPECT_EQ(bc.in_possible, 1 - c_ip) << n;
+      expect_counts(bc, c_oc, c_op, 1, c_ic, c_ip, "from c, n = " + std::to_string(n));
       EXPECT_GT(c_oc + c_op + c_ic + c_ip, 0) << "the thresholds must cut through the values, n = " << n;
     }
     for (int count = 1; count <= kRowsAtOnce; ++count) {

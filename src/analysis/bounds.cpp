@@ -131,7 +131,7 @@ class State {
   // computed once; and the kappa-free quantities.
   KappaFree bounds(std::span<const double> kappas, std::span<std::array<double, 4>> out) {
     flush_rows();
-    dense_ = called_at_ == N_ - 1;
+    const bool dense = called_at_ == N_ - 1;  // the last call was at N - 1
     called_at_ = N_;
     for (auto& b : out) b = {1.0, 1.0, 1.0, 1.0};
     // SPEC §5: N = 1 and N = q+1 give P = R = 1 identically; every bound is 1.
@@ -168,7 +168,7 @@ class State {
     for (size_t k = 0; k < kappas.size(); ++k) {
       const detail::Lower lo = detail::lower_bounds(Delta, Delta0, B, N_, n_, sink_in, BoundsOptions{kappas[k]}, in_.d);
       out[k][0] = lo.P_lo, out[k][2] = lo.R_lo;
-      upper(B, kappas[k], kappas.size() > 1, out[k][1], out[k][3]);
+      upper(B, kappas[k], kappas.size() > 1, dense, out[k][1], out[k][3]);
     }
     KappaFree free = upper0();
     free.open = true;
@@ -276,14 +276,14 @@ class State {
 
   // With `sorted` (several kappas: one order of the out-tokens serves them all), the search
   // bisects the out-tokens sorted by (c_j, j); else one pass over them finds, for every selected
-  // token that needs it, the same two (nearest_by_pass), but where the last N was N - 1 and at
+  // token that needs it, the same two (nearest_by_pass), but where `dense` (the last N was N - 1) and at
   // least kSortedFrom tokens search: there the last N's order, kept by insertion, is nearly this
   // N's, and the bisections of the searching tokens cost less than one of every out-token (bench
   // metrics at --n all: the envelopes 0.73 s where 0.94-0.96 s; at --n default, whose grid skips
   // and whose N up to 16 have few searching tokens, 0.034 s either way, where sorting at every
   // dense N took 0.050 s).
   static constexpr size_t kSortedFrom = 16;
-  void upper(double B, double kappa, bool sorted, double& P_up, double& R_up) {
+  void upper(double B, double kappa, bool sorted, bool dense, double& P_up, double& R_up) {
     // SPEC §5 / eq. 10: sigma = B / sqrt(2 kappa d).
     const double sigma = B / std::sqrt(2 * kappa * static_cast<double>(in_.d));
     const double a0 = in_.a[first_], M0 = M_[first_];
@@ -305,7 +305,7 @@ class State {
         const int64_t i = sel[t];
         return detail::p_of_mu(detail::mu_ij(in_.a[i], in_.a[j], M_[i], M_[j]), sigma);
       };
-      if (sorted || (dense_ && queries_.size() >= kSortedFrom)) {
+      if (sorted || (dense && queries_.size() >= kSortedFrom)) {
         sort_out();
         for (const auto& [c_peak, t] : queries_) {
           const size_t at = lower_bound(c_peak);
@@ -382,7 +382,6 @@ class State {
   std::vector<double> keys_;
   int64_t sorted_at_ = -1;
   int64_t called_at_ = -1;  // the N of the last bounds()
-  bool dense_ = false;      // called at N - 1 too
   // upper()'s scratch: each selected token's max_j p_ij so far, the selected tokens that need the
   // search (c_peak, index in the selection), and what nearest_by_pass finds for them.
   using Query = std::pair<double, int64_t>;

@@ -146,7 +146,8 @@ TEST(Cli, BenchMetricsRunsOnATinyShape) {
   TempDir tmp;
   auto r = run("geoattn bench metrics --T 64 --d 8 --heads 2 --layers 1 --controls 2 --bootstrap 20 --repeats 1", tmp);
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* line : {"the float32 Gram floor", "the whole process", "its CPU time", "an idle process",
+  for (const char* line : {"the float32 Gram floor", "transparent huge pages: ", "advised into 2 MiB pages",
+                           "the whole process", "the floor in 2 MiB pages)", "its CPU time", "an idle process",
                            "control orderings", "outside the stages"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << " not in\n" << r.out;
   // The run its child process makes has the bench's settings and no more: the bare core, whose

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -76,15 +78,39 @@ model::CaptureFile synthetic_capture(const BenchOptions& o) {
   return c;
 }
 
+// Where the floor's product writes: each worker's product into one preallocated [T, T] buffer;
+// or the whole [B, T, T] output fresh each time, faulted in by the product (one float32 Gram
+// product, allocation included), in the pages the system gives it, or advised into 2 MiB pages
+// (MADV_HUGEPAGE: what transparent_hugepage=always gives every large allocation).
+enum class FloorOutput { Preallocated, Allocated, HugePages };
+
+// The kernel's transparent huge pages setting ("always", "madvise", "never"), or "unknown".
+std::string transparent_huge_pages() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(in, line);
+  const auto open = line.find('['), close = line.find(']');
+  return open != std::string::npos && close > open ? line.substr(open + 1, close - open - 1) : "unknown";
+}
+
+// MADV_HUGEPAGE over the 2 MiB pages inside a tensor's storage, before anything touches it.
+void advise_huge_pages(const torch::Tensor& t) {
+  constexpr uintptr_t kHuge = uintptr_t{1} << 21;
+  const auto begin = reinterpret_cast<uintptr_t>(t.data_ptr()), end = begin + t.nbytes();
+  const uintptr_t first = (begin + kHuge - 1) / kHuge * kHuge, last = end / kHuge * kHuge;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // advice
+}
+
 // The floor: [B, T, d] x [B, d, T], the samples spread over every worker (BLAS single-threaded
-// in each, as the metric core runs it: the fastest way to this product here). `allocating`: the
-// whole [B, T, T] output fresh each time, faulted in by the product (one float32 Gram product,
-// allocation included); else each worker's product into one preallocated [T, T] buffer.
-double gram_floor(WorkerPool& pool, int64_t B, int64_t T, int64_t d, torch::Dtype dtype, bool allocating, int repeats) {
+// in each, as the metric core runs it: the fastest way to this product here), into `output`.
+double gram_floor(WorkerPool& pool, int64_t B, int64_t T, int64_t d, torch::Dtype dtype, FloorOutput output,
+                  int repeats) {
   auto V = torch::randn({B, T, d}).to(dtype);
   auto scratch = torch::empty({pool.size(), T, T}, dtype);
+  const bool allocating = output != FloorOutput::Preallocated;
   return best_of(repeats, [&] {
     auto out = allocating ? torch::empty({B, T, T}, dtype) : torch::Tensor();
+    if (output == FloorOutput::HugePages) advise_huge_pages(out);
     pool.parallel_for(B, [&](int64_t b0, int64_t b1, int worker) {
       for (int64_t b = b0; b < b1; ++b) {
         auto dst = allocating ? out[b] : scratch[worker];
@@ -180,13 +206,21 @@ void run_bench(const BenchOptions& o) {
   const std::string capture = o.write_capture.empty() ? (dir / "capture.safetensors").string() : o.write_capture;
   model::write_capture_file(capture, synthetic_capture(o));
 
-  const double floor = gram_floor(pool, B, o.T, o.d, torch::kFloat32, /*allocating=*/true, o.repeats);
-  const double floor32 = gram_floor(pool, B, o.T, o.d, torch::kFloat32, false, o.repeats);
-  const double floor64 = gram_floor(pool, B, o.T, o.d, torch::kFloat64, false, o.repeats);
+  const double floor = gram_floor(pool, B, o.T, o.d, torch::kFloat32, FloorOutput::Allocated, o.repeats);
+  const double floor_huge = gram_floor(pool, B, o.T, o.d, torch::kFloat32, FloorOutput::HugePages, o.repeats);
+  const double floor32 = gram_floor(pool, B, o.T, o.d, torch::kFloat32, FloorOutput::Preallocated, o.repeats);
+  const double floor64 = gram_floor(pool, B, o.T, o.d, torch::kFloat64, FloorOutput::Preallocated, o.repeats);
+  const std::string thp = transparent_huge_pages();
   const double gflop = 2.0 * B * o.T * o.T * o.d / 1e9;
   fmt::print("  floor: the Gram product [{},{},{}] x [{},{},{}] on every core, best of {}\n", B, o.T, o.d, B, o.d, o.T,
              o.repeats);
-  fmt::print("    float32, allocating its output (the float32 Gram floor) {:8.3f} s\n", floor);
+  fmt::print("    float32, allocating its output (the float32 Gram floor) {:8.3f} s  (transparent huge pages: {})\n",
+             floor, thp);
+  // Most of the allocating product's time beside the preallocated one is the faults of its
+  // output (512 MB at the default shape): with 2 MiB pages they nearly vanish, so the floor, and
+  // every ratio to it, depend on the kernel's setting.
+  fmt::print("    the same, its output advised into 2 MiB pages (as transparent_hugepage=always gives it) {:8.3f} s\n",
+             floor_huge);
   fmt::print("    preallocated: float32 {:8.3f} s ({:.0f} GFLOP/s)   float64 {:8.3f} s ({:.0f} GFLOP/s)\n", floor32,
              gflop / floor32, floor64, gflop / floor64);
   // Which kernels the products ran on, where the BLAS says (OpenBLAS picks them by CPU model,
@@ -209,8 +243,8 @@ void run_bench(const BenchOptions& o) {
   const double whole = process.wall;
   const double idle = fastest_process(o.repeats, [&] { return child_process({"geoattn", "metrics", "--help"}); }).wall;
   fmt::print("  the whole process, geoattn metrics --capture {} --n {} (best of {}): {:.3f} s = {:.2f}x the float32 "
-             "Gram floor\n",
-             capture, o.metric.n.text(), o.repeats, whole, whole / floor);
+             "Gram floor ({:.2f}x the floor in 2 MiB pages)\n",
+             capture, o.metric.n.text(), o.repeats, whole, whole / floor, whole / floor_huge);
   fmt::print("    its CPU time (user + system, all threads): {:.3f} s = the {} cores {:.0f}% busy over its wall time\n",
              process.cpu, pool.size(), 100 * process.cpu / (whole * pool.size()));
   fmt::print("  an idle process, geoattn metrics --help (best of {}): {:.3f} s = {:.2f}x the floor; the whole process less "

@@ -3,7 +3,8 @@
 # (../shared/gpu/README.md: CMake, ninja, Python with a CUDA torch; no -dev packages, no registry):
 #   1. build geoattn from this working tree against that Python's torch (cmake/torch.cmake's
 #      python route; every other dependency from vendor/, as there, even where this machine has
-#      it), with the Python module;
+#      it): the targets the steps below run, no others (the CLI, make-tiny-checkpoint, the Python
+#      module, and the test programs whose sources hold a CudaMatchesCpu case);
 #   2. the tests that need CUDA (every *CudaMatchesCpu* case, the package's CUDA test);
 #   3. the envelopes alone at the 7B shape (`geoattn bench envelopes`: one window's samples on the
 #      GPU's tensor path, the default chunk and a large one, beside the CPU's plain formulas);
@@ -23,7 +24,8 @@
 #                                        the same steps on the CPU, the bench on a tiny shape,
 #                                        and says what it skipped
 # Environment: PYTHON (default python3), JOBS (default nproc), WINDOWS (default 8), LAYERS (of
-# the 7B shape, default all 32: make-tiny-checkpoint writes its 13.5 GB in about 3 minutes),
+# the 7B shape, default all 32: make-tiny-checkpoint writes its 13.5 GB, each tensor from a
+# stream of its own on every core; from one stream 8 layers took 67 s there),
 # BUILD_DIR (default build-gpu), DEADLINE_S (default 540: the bench is cut short before it).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -52,13 +54,16 @@ say "check.sh: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/nu
 
 # 1. The build: only what that machine has.
 t=$SECONDS
+cuda_tests=$(grep -l 'CudaMatchesCpu' tests/test_*.cpp | xargs -n1 basename | sed 's/\.cpp$//')
+# shellcheck disable=SC2086
 if ! { cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DGEOATTN_TORCH_PYTHON=$(command -v "$PYTHON")" \
          -DGEOATTN_PYTHON=ON "-DPython3_EXECUTABLE=$(command -v "$PYTHON")" -DGEOATTN_PURE_TESTS=OFF -DGEOATTN_VENDORED=ON &&
-       cmake --build "$BUILD_DIR" -j"$JOBS"; } >"$OUT/build.log" 2>&1; then
+       cmake --build "$BUILD_DIR" -j"$JOBS" --target geoattn geoattn-torch make-tiny-checkpoint geoattn_python $cuda_tests; } \
+     >"$OUT/build.log" 2>&1; then
   tail -20 "$OUT/build.log" >&2
   die "the build failed after $((SECONDS - t)) s (build.log)"
 fi
-say "build: $((SECONDS - t)) s; $(grep -E '^-- geoattn: ' "$OUT/build.log" | sed 's/^-- geoattn: //' | paste -sd ';' -)"
+say "build: $((SECONDS - t)) s, with the test programs $(echo $cuda_tests | tr ' ' ','); $(grep -E '^-- geoattn: ' "$OUT/build.log" | sed 's/^-- geoattn: //' | paste -sd ';' -)"
 
 # 2. The CUDA tests (they skip, saying so, without a device).
 t=$SECONDS

@@ -1,5 +1,6 @@
 // FloatView's finiteness test on the stored bits of each dtype, and the capture check that reads
-// it (io::check_finite): the window, layer and head at fault named. Pure C++.
+// it (io::check_finite): the window, layer and head at fault named, the same first one on a
+// WorkerPool. Pure C++.
 #include "geoattn/io/float_view.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 
 #include "geoattn/io/capture_checks.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/worker_pool.h"
 
 using namespace geoattn;
 using namespace geoattn::io;
@@ -73,13 +75,24 @@ TEST(FloatView, CheckFiniteNamesTheFirstWindowLayerAndHeadAtFault) {
   // [W = 2, L = 2, heads = 3, 4 values]
   std::vector<float> x(2 * 2 * 3 * 4, 0.25f);
   const FloatView v{x.data(), Dtype::F32, {2, 2, 3, 4}};
+  WorkerPool pool(3);
   EXPECT_NO_THROW(check_finite(v, "c.safetensors: values", "kv head"));
+  EXPECT_NO_THROW(check_finite(v, "c.safetensors: values", "kv head", &pool));
   x[((1 * 2 + 0) * 3 + 2) * 4 + 3] = std::numeric_limits<float>::quiet_NaN();  // window 1, layer 0, head 2
   x[((1 * 2 + 1) * 3 + 0) * 4 + 0] = std::numeric_limits<float>::infinity();   // later: window 1, layer 1, head 0
-  try {
-    check_finite(v, "c.safetensors: values", "kv head");
-    FAIL() << "a NaN passed";
-  } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "c.safetensors: values: window 1 layer 0 kv head 2: NaN or infinite values");
-  }
+  x[((0 * 2 + 0) * 3 + 0) * 4 + 1] = std::numeric_limits<float>::infinity();   // earlier: window 0, layer 0, head 0
+  // In order, and on a pool's workers (every head read, whichever finishes first): the first head.
+  const auto expect_first = [&](const std::string& where) {
+    for (WorkerPool* p : {static_cast<WorkerPool*>(nullptr), &pool}) {
+      try {
+        check_finite(v, "c.safetensors: values", "kv head", p);
+        ADD_FAILURE() << "a NaN passed";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.what(), "c.safetensors: values: " + where + ": NaN or infinite values");
+      }
+    }
+  };
+  expect_first("window 0 layer 0 kv head 0");
+  x[1] = 0.25f;
+  expect_first("window 1 layer 0 kv head 2");
 }

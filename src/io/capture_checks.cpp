@@ -6,21 +6,26 @@
 #include <fmt/format.h>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::io {
 
-void check_finite(const FloatView& x, const std::string& name, const std::string& head_word) {
+void check_finite(const FloatView& x, const std::string& name, const std::string& head_word, WorkerPool* pool) {
   if (x.shape.size() < 3) fail("internal: check_finite of a {}-dim array", x.shape.size());
   const int64_t W = x.size(0), L = x.size(1), heads = x.size(2), per_head = x.numel() / std::max<int64_t>(1, W * L * heads);
-  for (int64_t w = 0; w < W; ++w)
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t h = 0; h < heads; ++h)
-        if (!x.all_finite(((w * L + l) * heads + h) * per_head, per_head))
-          fail("{}: window {} layer {} {} {}: NaN or infinite values", name, w, l, head_word, h);
+  // Head b = (w * L + l) * heads + h; with a pool every head is read on its workers, then the
+  // first at fault named, as in order.
+  const int64_t n = W * L * heads;
+  std::vector<char> finite(static_cast<size_t>(pool ? n : 0), 1);
+  if (pool) pool->for_each_item(n, [&](int64_t b, int) { finite[static_cast<size_t>(b)] = x.all_finite(b * per_head, per_head); });
+  for (int64_t b = 0; b < n; ++b)
+    if (pool ? !finite[static_cast<size_t>(b)] : !x.all_finite(b * per_head, per_head))
+      fail("{}: window {} layer {} {} {}: NaN or infinite values", name, b / heads / L, b / heads % L, head_word,
+           b % heads);
 }
 
 void check_capture(const FloatView& alpha, const FloatView& values, const std::vector<int64_t>& queries,
-                   const std::string& alpha_name, const std::string& values_name) {
+                   const std::string& alpha_name, const std::string& values_name, WorkerPool* pool) {
   if (alpha.shape.size() != 5)
     fail("{}: {} dims, expected [windows, layers, heads, queries, T]", alpha_name, alpha.shape.size());
   if (values.shape.size() != 5)
@@ -41,8 +46,8 @@ void check_capture(const FloatView& alpha, const FloatView& values, const std::v
     if (queries[i] < 0 || queries[i] >= T || (i > 0 && queries[i] <= queries[i - 1]))
       fail("{}: query positions must increase strictly within 0..{} (position {} is {})", alpha_name, T - 1, i,
            queries[i]);
-  check_finite(alpha, alpha_name);
-  check_finite(values, values_name, "kv head");
+  check_finite(alpha, alpha_name, "head", pool);
+  check_finite(values, values_name, "kv head", pool);
 
   // Each layer's rows [H, Q, T], checked for negative weights, then weight after the query, then
   // sums off 1: the first row at fault of each, in that order.

@@ -18,7 +18,7 @@ const TensorInfo& need(const SafetensorsFile& file, const std::string& name, Dty
 }
 }  // namespace
 
-CaptureView::CaptureView(const std::string& path) : file_(path) {
+CaptureView::CaptureView(const std::string& path, WorkerPool* pool) : file_(path) {
   // The float arrays in place where their bytes are aligned (geoattn's files always are), else a copy.
   const auto floats = [&](const char* name) {
     const TensorInfo& info = need(file_, name, Dtype::F32, 5);
@@ -36,7 +36,7 @@ CaptureView::CaptureView(const std::string& path) : file_(path) {
   const TensorInfo& t = need(file_, "tokens", Dtype::I64, 2);
   const TensorInfo& q = need(file_, "queries", Dtype::I64, 1);
   queries_ = file_.read<int64_t>("queries", Dtype::I64, q.shape);
-  check_capture(alpha_, values_, queries_, path + ": alpha", path + ": values");
+  check_capture(alpha_, values_, queries_, path + ": alpha", path + ": values", pool);
   const int64_t W = alpha_.size(0), T = alpha_.size(4);
   if (t.shape[0] != W || t.shape[1] != T) fail("{}: tokens shape is not [{}, {}]", path, W, T);
   tokens_ = file_.read<int64_t>("tokens", Dtype::I64, t.shape);

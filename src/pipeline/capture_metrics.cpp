@@ -87,7 +87,7 @@ void finalize_capture(WorkerPool& pool, CaptureMetrics& run) {
 StageTimes metrics_from_capture(WorkerPool& pool, const std::string& capture_path, const SpecFor& spec_for,
                                 const std::string& out, bool quiet) {
   const auto start = Clock::now();
-  const io::CaptureView capture(capture_path);  // mapped and checked; the windows read in place
+  const io::CaptureView capture(capture_path, &pool);  // mapped and checked; the windows read in place
   const CaptureShape shape{capture.alpha().shape, capture.values().shape, capture.queries(), capture.metadata()};
   CaptureMetrics run = capture_windows(
       pool, shape,

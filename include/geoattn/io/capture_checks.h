@@ -9,6 +9,10 @@
 
 #include "geoattn/io/float_view.h"
 
+namespace geoattn {
+class WorkerPool;
+}
+
 namespace geoattn::io {
 
 // How far a row's mass may be from 1, and the mass after its query from 0: rows rounded to bf16
@@ -23,15 +27,18 @@ inline constexpr double kRowTolerance = 2e-2;
 inline constexpr double kMaskedTolerance = 1e-6;
 
 // No NaN or infinity in x [windows, layers, heads, ...]; else geoattn::Error "<name>: window w
-// layer l <head_word> h: NaN or infinite values".
-void check_finite(const FloatView& x, const std::string& name, const std::string& head_word = "head");
+// layer l <head_word> h: NaN or infinite values" (the first such head; with `pool`, the heads read
+// on its workers, the same error).
+void check_finite(const FloatView& x, const std::string& name, const std::string& head_word = "head",
+                  WorkerPool* pool = nullptr);
 
 // alpha [W, L, H, Q, T] and values [W, L, KV, T, d] of `queries` (Q positions): every size at
 // least 1, KV dividing H, the positions increasing within 0..T-1, both finite, and each row
 // alpha[w, l, h, i, :] a distribution over keys 0..queries[i] (non-negative, sum 1 within
-// kRowTolerance, nothing after the query beyond kMaskedTolerance).
+// kRowTolerance, nothing after the query beyond kMaskedTolerance). With `pool`, the finite checks
+// on its workers.
 void check_capture(const FloatView& alpha, const FloatView& values, const std::vector<int64_t>& queries,
-                   const std::string& alpha_name, const std::string& values_name);
+                   const std::string& alpha_name, const std::string& values_name, WorkerPool* pool = nullptr);
 
 // SPEC §1: a layer of window W > 0 (layer_windows[l]; empty: none) lets query q see keys
 // q-W+1..q only: a row of alpha [W, L, H, Q, T] at `queries` with more than kMaskedTolerance of

@@ -17,12 +17,17 @@
 #include "geoattn/io/float_view.h"
 #include "geoattn/io/safetensors.h"
 
+namespace geoattn {
+class WorkerPool;
+}
+
 namespace geoattn::io {
 
 class CaptureView {
  public:
-  // geoattn::Error naming the file on anything the checks refuse.
-  explicit CaptureView(const std::string& path);
+  // geoattn::Error naming the file on anything the checks refuse. With `pool`, the arrays are
+  // checked for NaN and infinity (and the file's pages so first read) on its workers.
+  explicit CaptureView(const std::string& path, WorkerPool* pool = nullptr);
 
   const std::string& path() const { return file_.path(); }
   const FloatView& alpha() const { return alpha_; }    // [W, L, H, Q, T]

@@ -13,13 +13,15 @@ namespace geoattn::io {
 void check_finite(const FloatView& x, const std::string& name, const std::string& head_word, WorkerPool* pool) {
   if (x.shape.size() < 3) fail("internal: check_finite of a {}-dim array", x.shape.size());
   const int64_t W = x.size(0), L = x.size(1), heads = x.size(2), per_head = x.numel() / std::max<int64_t>(1, W * L * heads);
-  // Head b = (w * L + l) * heads + h; with a pool every head is read on its workers, then the
-  // first at fault named, as in order.
+  // Head b = (w * L + l) * heads + h: every head read (on the pool's workers where there is one),
+  // then the first at fault named, in order.
   const int64_t n = W * L * heads;
-  std::vector<char> finite(static_cast<size_t>(pool ? n : 0), 1);
-  if (pool) pool->for_each_item(n, [&](int64_t b, int) { finite[static_cast<size_t>(b)] = x.all_finite(b * per_head, per_head); });
+  std::vector<char> finite(static_cast<size_t>(n));
+  const auto read = [&](int64_t b, int) { finite[static_cast<size_t>(b)] = x.all_finite(b * per_head, per_head); };
+  if (pool) pool->for_each_item(n, read);
+  else for (int64_t b = 0; b < n; ++b) read(b, 0);
   for (int64_t b = 0; b < n; ++b)
-    if (pool ? !finite[static_cast<size_t>(b)] : !x.all_finite(b * per_head, per_head))
+    if (!finite[static_cast<size_t>(b)])
       fail("{}: window {} layer {} {} {}: NaN or infinite values", name, b / heads / L, b / heads % L, head_word,
            b % heads);
 }

@@ -4,6 +4,7 @@
 // where it opened them), so that a reader added later is covered without a line here.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 
 #include "geoattn/report/measure_json.h"
 #include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
 #include "geoattn/util/result_files.h"
 #include "test_util.h"
 
@@ -301,6 +303,41 @@ TEST(RunInputs, TemporaryFilesAlwaysGo) {
   EXPECT_NE(terminated.out.find("seen"), std::string::npos) << terminated.out << terminated.err;
   EXPECT_NE(terminated.out.find("rc=143"), std::string::npos) << terminated.out << terminated.err;
   EXPECT_FALSE(fs::exists(tmp / "t.json"));
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    EXPECT_FALSE(geoattn::is_temporary_name(e.path().filename().string())) << e.path();
+}
+
+// A staged file (OutputFiles::staged: already a temporary name) is written in place, not through
+// a second temporary renamed over it; a plain output through one temporary. Neither is truncated
+// on opening (atomic_file.cpp: write_into), so the bytes are all that was written, nothing more.
+TEST(RunInputs, StagedFilesAreWrittenInPlaceOnce) {
+  const TempDir tmp;
+  const std::string out = tmp / "r.json", plain = tmp / "p.txt";
+  {
+    geoattn::OutputFiles files;
+    const std::string staged = files.staged(out);
+    struct stat before {};
+    ASSERT_EQ(::stat(staged.c_str(), &before), 0);
+    geoattn::write_file_atomic(staged, [](std::ostream& s) { s << "whole"; });
+    struct stat after {};
+    ASSERT_EQ(::stat(staged.c_str(), &after), 0);
+    EXPECT_EQ(before.st_ino, after.st_ino);  // the same file: no rename over it
+    size_t temporaries = 0;
+    for (const auto& e : fs::directory_iterator(tmp.path())) temporaries += geoattn::is_temporary_name(e.path().filename().string());
+    EXPECT_EQ(temporaries, 1u);  // the staged name only
+    // Written twice, a staged file would keep the first write's tail: refused.
+    try {
+      geoattn::write_file_atomic(staged, [](std::ostream& s) { s << "w"; });
+      ADD_FAILURE() << "a second write of a staged file went through";
+    } catch (const geoattn::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("written twice"), std::string::npos) << e.what();
+    }
+    files.commit();
+  }
+  EXPECT_EQ(read_file(out), "whole");
+  geoattn::write_file_atomic(plain, [](std::ostream& s) { s << "a longer text"; });
+  geoattn::write_file_atomic(plain, [](std::ostream& s) { s << "short"; });
+  EXPECT_EQ(read_file(plain), "short");
   for (const auto& e : fs::directory_iterator(tmp.path()))
     EXPECT_FALSE(geoattn::is_temporary_name(e.path().filename().string())) << e.path();
 }

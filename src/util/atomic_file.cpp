@@ -124,21 +124,45 @@ void remove_temporary_files_on_signals() {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, remove_temporary_files_and_die);
 }
 
+namespace {
+// `write` into `file`, a file this process made empty (temporary_name), then closed; geoattn::Error
+// naming `shown` when a write fails. Opened for update ("r+"), not truncated: a truncation sets
+// ext4's and XFS's replace-by-truncate heuristic, which writes the whole file back to disk when it
+// is closed, on the writer's core (the bench capture's 109 MB state file: 16 ms under perf).
+void write_into(const std::string& file, const std::string& shown, const std::function<void(std::ostream&)>& write) {
+  std::fstream out(file, std::ios::binary | std::ios::in | std::ios::out);
+  if (!out) fail("{}: cannot write ({})", shown, std::strerror(errno));
+  errno = 0;
+  write(out);
+  out.flush();
+  if (!out) fail("{}: write failed ({})", shown, errno ? std::strerror(errno) : "disk full?");
+  out.close();
+  if (!out) fail("{}: write failed ({})", shown, errno ? std::strerror(errno) : "disk full?");
+}
+
+// Whether `path` is a name OutputFiles::staged gave and nothing has been written to yet.
+bool is_fresh_staged(const std::string& path) {
+  {
+    const std::lock_guard<std::mutex> lock(staged_mutex);
+    if (!staged_outputs().contains(path)) return false;
+  }
+  std::error_code ec;
+  if (fs::file_size(path, ec) != 0 || ec) fail("internal: the staged file {} is written twice", path);
+  return true;
+}
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   check_output_path(path);
-  const std::string tmp = temporary_name(path);
-  const size_t slot = track(tmp);
   // Errors name the file the user asked for (`path` may be a staged name of OutputFiles).
   const std::string shown = output_of(path);
+  // A staged name is already a temporary file that OutputFiles renames or removes: written in
+  // place, not renamed over (a rename over a file also writes the new one back at once on ext4).
+  if (is_fresh_staged(path)) return write_into(path, shown, write);
+  const std::string tmp = temporary_name(path);
+  const size_t slot = track(tmp);
   try {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("{}: cannot write ({})", shown, std::strerror(errno));
-    errno = 0;
-    write(out);
-    out.flush();
-    if (!out) fail("{}: write failed ({})", shown, errno ? std::strerror(errno) : "disk full?");
-    out.close();
-    if (!out) fail("{}: write failed ({})", shown, errno ? std::strerror(errno) : "disk full?");
+    write_into(tmp, shown, write);
     check_not_input(path);
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
       fail("{}: cannot rename the written file into place ({})", shown, std::strerror(errno));

@@ -31,6 +31,8 @@ void remove_temporary_files_on_signals();
 // Calls `write` on a stream to a temporary file beside `path`, flushes it, and renames it
 // over `path`. If `write` throws or the stream fails, the temporary file is removed and
 // `path` is untouched. `path` is checked against the run's inputs again before the rename.
+// A `path` that OutputFiles::staged gave is itself such a temporary file: it is written in
+// place, once (a second write is an internal error), and OutputFiles renames or removes it.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // The files of one run, all or none: each is written under the temporary name staged(path)

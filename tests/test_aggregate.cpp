@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -17,6 +18,7 @@
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/worker_pool.h"
 #include "test_util.h"
 
 using namespace geoattn::metrics;
@@ -375,6 +377,33 @@ TEST(MeasureJson, ArraysFileReadsBackInline) {
   write_file(tmp / "b.json", "{\"schema\": \"geoattn.bounds/1\"}");
   EXPECT_NE(error_of([&] { geoattn::report::read_measure(tmp / "b.json"); }).find("expected schema 'geoattn.measure/2'"),
             std::string::npos);
+}
+
+// The arrays built head by head on a pool's workers (measure_json's last argument) are the ones
+// built in a loop: the same names in the same order, the same shapes, the same bits (NaN where a
+// head has no value), and the same JSON.
+TEST(MeasureJson, ArraysTheSameOnAPool) {
+  Aggregator agg(3, 5, {1, 2, 5, 9});
+  for (const auto& s : random_samples(3, 5, 4, 60, 11)) add(agg, s);
+  add(agg, blank(4, 1, 2, 1));  // a head with fewer grid values
+  geoattn::report::MeasureArrays loop;
+  const std::string want = measure_json(agg, run_info(), nullptr, nullptr, &loop, "r.curves.safetensors").dump();
+  const auto bits = [](const std::vector<double>& v) {
+    std::vector<uint64_t> b(v.size());
+    std::memcpy(b.data(), v.data(), v.size() * sizeof(double));
+    return b;
+  };
+  for (const int threads : {2, 3}) {
+    geoattn::WorkerPool pool(threads);
+    geoattn::report::MeasureArrays pooled;
+    EXPECT_EQ(measure_json(agg, run_info(), nullptr, nullptr, &pooled, "r.curves.safetensors", nullptr, nullptr, &pool).dump(), want);
+    ASSERT_EQ(pooled.size(), loop.size());
+    for (size_t i = 0; i < loop.size(); ++i) {
+      EXPECT_EQ(pooled[i].name, loop[i].name);
+      EXPECT_EQ(pooled[i].shape, loop[i].shape) << loop[i].name;
+      EXPECT_EQ(bits(pooled[i].values), bits(loop[i].values)) << loop[i].name;
+    }
+  }
 }
 
 TEST(MeasureJson, KeysInOrder) {

@@ -1,8 +1,11 @@
 #include "geoattn/report/measure_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -141,39 +144,9 @@ void put_group_inline(ordered_json& out, const GroupStats& s, const metrics::Gro
   });
 }
 
-// The arrays of one kind of group ("layers" [L, ...] or "heads" [L, H, ...]) as they are filled
-// entry by entry; an array an entry lacks stays NaN there.
-class ArrayTable {
- public:
-  ArrayTable(MeasureArrays& out, std::string group, std::vector<int64_t> outer)
-      : out_(out), group_(std::move(group)), outer_(std::move(outer)), entries_(values_of(outer_)) {}
-  // The values of entry `e` of array `key`, whose entry shape is `inner`.
-  double* slot(const std::string& key, const std::vector<int64_t>& inner, int64_t e) {
-    auto [it, fresh] = index_.try_emplace(key, out_.size());
-    const int64_t per = values_of(inner);
-    if (fresh) {
-      std::vector<int64_t> shape = outer_;
-      shape.insert(shape.end(), inner.begin(), inner.end());
-      out_.push_back({group_ + "." + key, std::move(shape), std::vector<double>(static_cast<size_t>(entries_ * per), NAN)});
-    }
-    NamedArray& a = out_[it->second];
-    if (static_cast<int64_t>(a.values.size()) != entries_ * per) fail("internal: {} changes its shape between entries", a.name);
-    return a.values.data() + e * per;
-  }
-  // Entry e's arrays, built apart (EntryArrays), in the order they were built.
-  void put(const struct EntryArrays& entry, int64_t e);
-
- private:
-  MeasureArrays& out_;
-  std::string group_;
-  std::vector<int64_t> outer_;
-  int64_t entries_;
-  std::map<std::string, size_t> index_;
-};
-
 // One entry's arrays (a head's), built by a worker of its own and put into the table in entry
-// order afterwards (ArrayTable::put): the table then lists its arrays in the order a build entry
-// by entry would have made them. The same slot() as the table's; the entry index is the put's.
+// order afterwards (ArrayTable::put_all): the table then lists its arrays in the order a build
+// entry by entry would have made them. The same slot() as the table's; the entry index is the put's.
 struct EntryArrays {
   struct Array {
     std::string key;
@@ -187,9 +160,62 @@ struct EntryArrays {
   }
 };
 
-void ArrayTable::put(const EntryArrays& entry, int64_t e) {
-  for (const auto& a : entry.arrays) std::copy(a.values.begin(), a.values.end(), slot(a.key, a.inner, e));
-}
+// The arrays of one kind of group ("layers" [L, ...] or "heads" [L, H, ...]) as they are filled
+// entry by entry; an array an entry lacks stays NaN there.
+class ArrayTable {
+ public:
+  ArrayTable(MeasureArrays& out, std::string group, std::vector<int64_t> outer)
+      : out_(out), group_(std::move(group)), outer_(std::move(outer)), entries_(values_of(outer_)) {}
+  // The values of entry `e` of array `key`, whose entry shape is `inner`.
+  double* slot(const std::string& key, const std::vector<int64_t>& inner, int64_t e) {
+    const size_t k = declare(key, inner);
+    return values(k) + e * per_[k];
+  }
+  // Every entry's arrays, as put entry by entry in order would make them (the same arrays in the
+  // same order); the values copied array by array on `pool`'s workers. `entries` is emptied.
+  void put_all(std::vector<EntryArrays>& entries, WorkerPool* pool) {
+    std::vector<std::vector<std::pair<int64_t, const std::vector<double>*>>> sources;  // per array: (entry, values)
+    for (int64_t e = 0; e < std::ssize(entries); ++e)
+      for (const auto& a : entries[static_cast<size_t>(e)].arrays) {
+        const size_t k = declare(a.key, a.inner);
+        sources.resize(std::max(sources.size(), k + 1));
+        sources[k].emplace_back(e, &a.values);
+      }
+    const auto copy = [&](int64_t k, int) {
+      for (const auto& [e, from] : sources[static_cast<size_t>(k)])
+        std::copy(from->begin(), from->end(), values(static_cast<size_t>(k)) + e * per_[static_cast<size_t>(k)]);
+    };
+    if (pool) pool->for_each_item(std::ssize(sources), copy);
+    else for (int64_t k = 0; k < std::ssize(sources); ++k) copy(k, 0);
+    entries.clear();
+  }
+
+ private:
+  // The index of array `key` in out_, added (its values not yet made) where it is new.
+  size_t declare(const std::string& key, const std::vector<int64_t>& inner) {
+    auto [it, fresh] = index_.try_emplace(key, out_.size());
+    if (fresh) {
+      std::vector<int64_t> shape = outer_;
+      shape.insert(shape.end(), inner.begin(), inner.end());
+      out_.push_back({group_ + "." + key, std::move(shape), {}});
+      per_.resize(out_.size(), values_of(inner));
+    }
+    if (per_[it->second] != values_of(inner)) fail("internal: {} changes its shape between entries", out_[it->second].name);
+    return it->second;
+  }
+  // Array k's values, all NaN when first asked for.
+  double* values(size_t k) {
+    auto& v = out_[k].values;
+    if (v.empty()) v.assign(static_cast<size_t>(entries_ * per_[k]), NAN);
+    return v.data();
+  }
+  MeasureArrays& out_;
+  std::string group_;
+  std::vector<int64_t> outer_;
+  int64_t entries_;
+  std::map<std::string, size_t> index_;
+  std::vector<int64_t> per_;  // each array's values per entry (its inner shape's size)
+};
 
 // A group with its numbers in `out` and its arrays in entry e of `table` (an ArrayTable or an
 // EntryArrays).
@@ -328,10 +354,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   };
   if (pool) pool->for_each_item(L * H, build_head);
   else for (int64_t i = 0; i < L * H; ++i) build_head(i, 0);
-  for (int64_t i = 0; i < L * H; ++i) {
-    if (arrays) head_table.put(head_entries[i], i), head_entries[i] = {};
-    heads.push_back(std::move(head_json[i]));
-  }
+  if (arrays) head_table.put_all(head_entries, pool);
+  for (int64_t i = 0; i < L * H; ++i) heads.push_back(std::move(head_json[i]));
   if (arrays) {
     arrays->clear();
     for (auto* part : {&layer_arrays, &head_arrays})

@@ -146,8 +146,8 @@ bool is_fresh_staged(const std::string& path) {
     const std::lock_guard<std::mutex> lock(staged_mutex);
     if (!staged_outputs().contains(path)) return false;
   }
-  std::error_code ec;
-  if (fs::file_size(path, ec) != 0 || ec) fail("internal: the staged file {} is written twice", path);
+  std::error_code ec;  // a staged file that is gone: write_into's open names the output and the reason
+  if (const auto bytes = fs::file_size(path, ec); !ec && bytes != 0) fail("internal: the staged file {} is written twice", path);
   return true;
 }
 }  // namespace

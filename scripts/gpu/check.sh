@@ -77,14 +77,19 @@ else
   echo "skipped: $PYTHON has no pytest" >>"$OUT/tests.log"
   pytest_rc=-
 fi
-# A crash leaves nothing in ctest's log: the first one again under a debugger, for its stack.
+# A crashed test program writes its signal and stack to stderr (tests/crash_trace.cpp); the first
+# one again, alone, under a debugger where the machine has one, for crash.log.
 crashed=$(grep -m1 -E 'Test +#[0-9]+: .*\*\*\*Exception' "$OUT/tests.log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/')
 debugger=$(command -v gdb || command -v cuda-gdb)
-if [ -n "$crashed" ] && [ -n "$debugger" ]; then
+if [ -n "$crashed" ]; then
   cmdline=$(grep -A1 -F "Test: $crashed" "$BUILD_DIR/Testing/Temporary/LastTest.log" | sed -n 's/^Command: //p' | head -1)
   eval "set -- $cmdline"
-  timeout 120 "$debugger" -batch -ex run -ex bt --args "$@" >"$OUT/crash.log" 2>&1
-  say "crash: $crashed again under $(basename "$debugger"): crash.log"
+  if [ -n "$debugger" ]; then
+    timeout 120 "$debugger" -batch -ex run -ex bt --args "$@" >"$OUT/crash.log" 2>&1
+  else
+    timeout 120 "$@" >"$OUT/crash.log" 2>&1
+  fi
+  say "crash: $crashed again${debugger:+ under $(basename "$debugger")}: crash.log"
 fi
 ran=$(grep -cE 'Test +#[0-9]+: .* Passed +[0-9.]+ sec' "$OUT/tests.log")
 skipped=$(grep -cE 'Test +#[0-9]+: .*\*\*\*Skipped' "$OUT/tests.log")

@@ -379,6 +379,28 @@ TEST(MeasureJson, ArraysFileReadsBackInline) {
             std::string::npos);
 }
 
+// The fits' arrays (mean_norm, c, mean_row) go to the arrays file where the JSON would hold them:
+// read back, the document is the inline one, NaN and infinities as null, -0 as -0.
+TEST(MeasureJson, FitArraysReadBackInline) {
+  geoattn::testing::TempDir tmp;
+  Aggregator agg(1, 2, {1, 2});
+  for (const auto& s : random_samples(1, 2, 2, 20, 5)) add(agg, s);
+  std::vector<HeadFits> fits(2);
+  fits[0].mean_norm = {1.5, NAN, INFINITY, -0.0}, fits[0].c = {0.25, -INFINITY}, fits[0].mean_row = {0.5, 0.5};
+  fits[1].mean_norm = {2.0, 3.0, 4.0, 5.0}, fits[1].c = {1.0, NAN}, fits[1].mean_row = {1.0, NAN};
+  const ordered_json inline_doc = measure_json(agg, run_info(), &fits);
+  geoattn::report::MeasureArrays arrays;
+  const ordered_json split = measure_json(agg, run_info(), &fits, nullptr, &arrays, "r.curves.safetensors");
+  EXPECT_EQ(split["arrays"]["tensors"]["heads.fits.norms.mean_norm"].dump(), "[1,2,4]");
+  EXPECT_FALSE(split["heads"][0]["fits"]["norms"].contains("mean_norm"));
+  write_file(tmp / "r.json", split.dump());
+  geoattn::report::write_measure_arrays(tmp / "r.curves.safetensors", arrays);
+  nlohmann::json back = geoattn::report::read_measure(tmp / "r.json"), want = inline_doc;
+  back.erase("schema"), want.erase("schema");
+  EXPECT_EQ(back["heads"], want["heads"]);
+  EXPECT_TRUE(std::signbit(back["heads"][0]["fits"]["norms"]["mean_norm"][3].get<double>()));
+}
+
 // The arrays built head by head on a pool's workers (measure_json's last argument) are the ones
 // built in a loop: the same names in the same order, the same shapes, the same bits (NaN where a
 // head has no value), and the same JSON.

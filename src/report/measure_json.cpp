@@ -230,23 +230,6 @@ void put_group_split(ordered_json& out, Table& table, int64_t e, const GroupStat
   });
 }
 
-// The per-head fit arrays (mean_norm, c, mean_row: one level below "fits") move to the table.
-template <typename Table>
-void split_fit_arrays(Table& table, int64_t e, ordered_json& fits) {
-  for (auto& [part, body] : fits.items()) {
-    if (!body.is_object()) continue;
-    for (auto it = body.begin(); it != body.end();) {
-      if (!it->is_array()) {
-        ++it;
-        continue;
-      }
-      double* out = table.slot("fits." + part + "." + it.key(), {static_cast<int64_t>(it->size())}, e);
-      for (const auto& x : *it) *out++ = x.is_number() ? x.template get<double>() : NAN;
-      it = body.erase(it);
-    }
-  }
-}
-
 void check_run_info(const ordered_json& run_info) {
   if (!run_info.is_object()) fail("internal: run_info is not a JSON object");
   for (const char* key : {"schema", "bootstrap", "n_grid", "arrays", "global", "layers", "heads"})
@@ -346,9 +329,13 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     else if (envelopes) envelopes_inline(head, l, h, agg.head_stats(l, h));
     if (kappa) head["kappa_range"] = kappa_range_object(kappa->heads[i], &kappa->failures[i]);
     if (with_fits) {
-      ordered_json head_fits = to_json((*fits)[i]);
-      if (arrays) split_fit_arrays(head_entries[i], i, head_fits);
-      head["fits"] = std::move(head_fits);
+      // The fit arrays (mean_norm, c, mean_row) to the table as "fits.<part>.<key>", where the
+      // JSON would have written them: NaN for its null (a value neither finite nor a number).
+      const auto to_table = [&](ordered_json&, const char* part, const char* key, const std::vector<double>& values) {
+        double* out = head_entries[i].slot(std::string("fits.") + part + "." + key, {std::ssize(values)}, i);
+        for (const double x : values) *out++ = std::isfinite(x) ? x : NAN;
+      };
+      head["fits"] = arrays ? to_json((*fits)[i], to_table) : to_json((*fits)[i]);
     }
     head_json[i] = std::move(head);
   };

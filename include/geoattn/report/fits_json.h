@@ -1,6 +1,9 @@
 #pragma once
 // The fits of the paper's three assumptions (SPEC §4) of one (layer, head), as the "fits"
 // object of each head in the measure JSON. Pure C++.
+#include <functional>
+#include <vector>
+
 #include <nlohmann/json_fwd.hpp>
 
 #include "geoattn/metrics/finalize/head_fits.h"
@@ -12,6 +15,11 @@ namespace geoattn::report {
 //  "omega", "T1", "T2", "error", "skipped", "mean_row": [T], "ok", "why"?}}: a fitted number is
 // null where its fit failed.
 nlohmann::ordered_json to_json(const metrics::HeadFits& fits);
+// The same with each array (mean_norm, c, mean_row) given to put_array(the part's object, part,
+// key, values) where the object above has it, in that order, rather than written inline.
+using FitArrays = std::function<void(nlohmann::ordered_json& part_json, const char* part, const char* key,
+                                     const std::vector<double>& values)>;
+nlohmann::ordered_json to_json(const metrics::HeadFits& fits, const FitArrays& put_array);
 
 // SPEC §4: the identifiability test of each fit, as the result states it (analysis::kFitTests):
 // {"norms": sentence, "decay": sentence, "profile": sentence}.

@@ -10,19 +10,15 @@
 
 #include <cstdio>
 #include <cstring>
-#include <initializer_list>
 
 namespace {
 
-const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    default: return "SIGABRT";
-  }
-}
+// The signals that end a test program by a fault, each with its name.
+struct Fatal {
+  int sig;
+  const char* name;
+};
+constexpr Fatal kFatal[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"}, {SIGABRT, "SIGABRT"}};
 
 void put(const char* text) {
   if (::write(STDERR_FILENO, text, std::strlen(text)) < 0) return;  // nothing else to do in a handler
@@ -30,7 +26,8 @@ void put(const char* text) {
 
 extern "C" void write_stack_and_die(int sig) {
   put("\n*** crash: ");
-  put(signal_name(sig));
+  for (const Fatal& f : kFatal)
+    if (f.sig == sig) put(f.name);
   put(", the stack:\n");
   void* frames[64];
   ::backtrace_symbols_fd(frames, ::backtrace(frames, 64), STDERR_FILENO);
@@ -43,10 +40,10 @@ struct Install {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     void* warm[1];
     ::backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
+    for (const Fatal& f : kFatal) {
       struct sigaction now {};
-      if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO))
-        ::signal(sig, write_stack_and_die);
+      if (::sigaction(f.sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO))
+        ::signal(f.sig, write_stack_and_die);
     }
   }
 } install;

@@ -140,15 +140,11 @@ void write_into(const std::string& file, const std::string& shown, const std::fu
   if (!out) fail("{}: write failed ({})", shown, errno ? std::strerror(errno) : "disk full?");
 }
 
-// Whether `path` is a name OutputFiles::staged gave and nothing has been written to yet.
-bool is_fresh_staged(const std::string& path) {
-  {
-    const std::lock_guard<std::mutex> lock(staged_mutex);
-    if (!staged_outputs().contains(path)) return false;
-  }
-  std::error_code ec;  // a staged file that is gone: write_into's open names the output and the reason
-  if (const auto bytes = fs::file_size(path, ec); !ec && bytes != 0) fail("internal: the staged file {} is written twice", path);
-  return true;
+// A staged file is written once: a second write would keep the first one's tail (write_into
+// does not truncate). One that is gone is left to write_into's open, which names the output.
+void check_unwritten(const std::string& staged) {
+  std::error_code ec;
+  if (const auto bytes = fs::file_size(staged, ec); !ec && bytes != 0) fail("internal: the staged file {} is written twice", staged);
 }
 }  // namespace
 
@@ -156,9 +152,13 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
   check_output_path(path);
   // Errors name the file the user asked for (`path` may be a staged name of OutputFiles).
   const std::string shown = output_of(path);
-  // A staged name is already a temporary file that OutputFiles renames or removes: written in
-  // place, not renamed over (a rename over a file also writes the new one back at once on ext4).
-  if (is_fresh_staged(path)) return write_into(path, shown, write);
+  // A staged name (the one path output_of maps elsewhere) is already a temporary file that
+  // OutputFiles renames or removes: written in place, not renamed over (a rename over a file
+  // also writes the new one back at once on ext4).
+  if (shown != path) {
+    check_unwritten(path);
+    return write_into(path, shown, write);
+  }
   const std::string tmp = temporary_name(path);
   const size_t slot = track(tmp);
   try {

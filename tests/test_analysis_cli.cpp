@@ -35,6 +35,52 @@ json load(const std::string& path) {
   return geoattn::report::is_measure_schema(j) ? json(geoattn::report::read_measure(path)) : j;
 }
 
+// The samples of a capture with one query per window (alpha [W, L, H, 1, T], values [W, L, KV, T,
+// d]), each written out from SPEC §5's definitions: a_i = alpha_i ||v_i||, rho_jk = cos(v_j, v_k)
+// pair by pair, the top-N order; and the unit vectors u_k = v_k / ||v_k|| (0 for a zero vector),
+// as rows [T, d] and columns [d, T].
+struct CaptureSamples {
+  int64_t W, L, H, Q, T, KV, d;
+  std::vector<float> alpha, values;
+  explicit CaptureSamples(const std::string& path) {
+    geoattn::io::SafetensorsFile file(path);
+    const auto& A = *file.header().find("alpha");
+    const auto& V = *file.header().find("values");
+    W = A.shape[0], L = A.shape[1], H = A.shape[2], Q = A.shape[3], T = A.shape[4], KV = V.shape[2], d = V.shape[4];
+    alpha = file.read<float>("alpha", geoattn::io::Dtype::F32, A.shape);
+    values = file.read<float>("values", geoattn::io::Dtype::F32, V.shape);
+  }
+  geoattn::analysis::BoundsInput sample(int64_t w, int64_t l, int64_t h, std::vector<double>* unit_rows = nullptr,
+                                        std::vector<double>* unit_cols = nullptr) const {
+    geoattn::analysis::BoundsInput in;
+    in.d = d;
+    in.a.resize(T);
+    in.rho.resize(T, T);
+    std::vector<double> norm(T);
+    const float* row = &alpha[(((w * L + l) * H + h) * Q) * T];
+    const float* v = &values[((w * L + l) * KV + h / (H / KV)) * T * d];
+    if (unit_rows) unit_rows->resize(T * d), unit_cols->resize(d * T);
+    for (int64_t i = 0; i < T; ++i) {
+      double sq = 0;
+      for (int64_t c = 0; c < d; ++c) sq += double(v[i * d + c]) * v[i * d + c];
+      norm[i] = std::sqrt(sq);
+      in.a[i] = double(row[i]) * norm[i];
+      for (int64_t c = 0; unit_rows && c < d; ++c)
+        (*unit_rows)[i * d + c] = (*unit_cols)[c * T + i] = norm[i] > 0 ? v[i * d + c] / norm[i] : 0.0;
+    }
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = 0; j < T; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c) dot += double(v[i * d + c]) * v[j * d + c];
+        in.rho(i, j) = norm[i] > 0 && norm[j] > 0 ? dot / (norm[i] * norm[j]) : 0;
+      }
+    in.order.resize(T);
+    std::iota(in.order.begin(), in.order.end(), int64_t{0});
+    std::stable_sort(in.order.begin(), in.order.end(), [&](int64_t x, int64_t y) { return row[x] > row[y]; });
+    return in;
+  }
+};
+
 // One measure run shared by the tests of this file.
 class AnalysisCli : public ::testing::Test {
  protected:
@@ -277,45 +323,19 @@ TEST_F(AnalysisCli, EnvelopeReadingOnARealCapture) {
                tmp);
   ASSERT_EQ(r.code, 0) << r.err;
   const json m = load(tmp / "e.json");
-  geoattn::io::SafetensorsFile file(tmp / "c.safetensors");
-  const auto& A = *file.header().find("alpha");
-  const auto& V = *file.header().find("values");
-  const int64_t W = A.shape[0], L = A.shape[1], H = A.shape[2], Q = A.shape[3], T = A.shape[4], KV = V.shape[2], d = V.shape[4];
-  ASSERT_EQ(Q, 1);
-  const auto alpha = file.read<float>("alpha", geoattn::io::Dtype::F32, A.shape);
-  const auto values = file.read<float>("values", geoattn::io::Dtype::F32, V.shape);
+  const CaptureSamples cap(tmp / "c.safetensors");
+  const int64_t W = cap.W, L = cap.L, H = cap.H, T = cap.T;
+  ASSERT_EQ(cap.Q, 1);
   const auto grid = m["n_grid"].get<std::vector<int64_t>>();
   ASSERT_EQ(std::ssize(grid), T);  // --n all
   int64_t open_all = 0, nontrivial_all = 0, leaves_up0 = 0;
   for (int64_t l = 0; l < L; ++l)
     for (int64_t h = 0; h < H; ++h) {
-      const int64_t kv = h / (H / KV);
       // The sums over windows of every bound, from the definitions (bounds_terms: every mu_ij, p_ij).
       std::vector<double> P_up0(T, 0), R_up0(T, 0), P_lo(T, 0), P_up(T, 0), R_lo(T, 0), R_up(T, 0);
       int64_t open = 0, nontrivial = 0;
       for (int64_t w = 0; w < W; ++w) {
-        geoattn::analysis::BoundsInput in;
-        in.d = d;
-        in.a.resize(T);
-        in.rho.resize(T, T);
-        std::vector<double> norm(T);
-        const float* row = &alpha[(((w * L + l) * H + h) * Q) * T];
-        const float* v = &values[((w * L + l) * KV + kv) * T * d];
-        for (int64_t i = 0; i < T; ++i) {
-          double sq = 0;
-          for (int64_t c = 0; c < d; ++c) sq += double(v[i * d + c]) * v[i * d + c];
-          norm[i] = std::sqrt(sq);
-          in.a[i] = double(row[i]) * norm[i];
-        }
-        for (int64_t i = 0; i < T; ++i)
-          for (int64_t j = 0; j < T; ++j) {
-            double dot = 0;
-            for (int64_t c = 0; c < d; ++c) dot += double(v[i * d + c]) * v[j * d + c];
-            in.rho(i, j) = norm[i] > 0 && norm[j] > 0 ? dot / (norm[i] * norm[j]) : 0;
-          }
-        in.order.resize(T);
-        std::iota(in.order.begin(), in.order.end(), int64_t{0});
-        std::stable_sort(in.order.begin(), in.order.end(), [&](int64_t x, int64_t y) { return row[x] > row[y]; });
+        const auto in = cap.sample(w, l, h);
         for (int64_t N = 1; N <= T; ++N) {
           const auto t = geoattn::analysis::bounds_terms(in, N);
           P_up0[N - 1] += t.P_up0, R_up0[N - 1] += t.R_up0;
@@ -358,4 +378,74 @@ TEST_F(AnalysisCli, EnvelopeReadingOnARealCapture) {
   EXPECT_GT(open_all, 0);
   RecordProperty("nontrivial_share", std::to_string(double(nontrivial_all) / double(open_all)));
   RecordProperty("leaves_kappa_free", std::to_string(leaves_up0));
+}
+
+// Where the grid's G values times d are at most n (here the default grid at T = 256: 24 values of d = 8),
+// the envelopes take rho_jk = <u_j, u_k> from the block's unit vectors and M_j = <w, u_j>
+// (analysis::BoundsView::units), not the Gram matrix's columns. On a real stories260K capture:
+// every sample's curves from the unit vectors equal those from rho (the cosines written out
+// pair by pair) within 1e-12, the kappa-free bounds and the flags exactly; and the run's
+// envelopes are their means.
+TEST_F(AnalysisCli, UnitVectorsGiveTheGramsBounds) {
+  TempDir tmp;
+  const std::string run = " --model " + source("models/stories260K") + " --data " +
+                          source("data/tinystories/tinystories-sample.txt") + " --window stream --ctx 256 --max-windows 4";
+  auto r = run_tool("geoattn capture" + run + " --out " + (tmp / "c.safetensors"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_tool("geoattn metrics --capture " + (tmp / "c.safetensors") + " --bootstrap 0 --controls 0 --out " + (tmp / "e.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json m = load(tmp / "e.json");
+  const CaptureSamples cap(tmp / "c.safetensors");
+  const int64_t W = cap.W, L = cap.L, H = cap.H, T = cap.T, d = cap.d;
+  ASSERT_EQ(cap.Q, 1);
+  ASSERT_EQ(T, 256);
+  const auto grid = m["n_grid"].get<std::vector<int64_t>>();
+  ASSERT_LE(std::ssize(grid) * d, T);  // the unit vectors' side of per_grid_value_cheaper
+  const std::vector<double> kappa = {m["settings"]["envelopes"]["kappa"].get<double>()};
+  int64_t compared = 0, nontrivial = 0;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) {
+      std::vector<double> sums(geoattn::analysis::kBoundCurves * grid.size(), 0.0);
+      for (int64_t w = 0; w < W; ++w) {
+        std::vector<double> rows, cols;
+        const auto in = cap.sample(w, l, h, &rows, &cols);
+        const Eigen::MatrixXd none;
+        const geoattn::analysis::BoundsView units{in.a, Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>(none.data(), 0, 0, Eigen::OuterStride<>(1)),
+                                                  in.order, d, true, true, {rows.data(), cols.data(), T}};
+        const auto by_rho = geoattn::analysis::sample_bounds(in, grid, kappa).front();
+        const auto by_units = geoattn::analysis::sample_bounds(units, grid, kappa).front();
+        const auto a = curve_fields(by_rho), b = curve_fields(by_units);
+        const std::string where = "window " + std::to_string(w) + " head (" + std::to_string(l) + ", " + std::to_string(h) + ")";
+        for (size_t f = 0; f < a.size(); ++f)
+          for (size_t g = 0; g < grid.size(); ++g) {
+            if (f >= 8)  // P_up0, R_up0: the signs of the margins
+              ASSERT_EQ((*b[f])[g], (*a[f])[g]) << where << " " << geoattn::analysis::kBoundsNames[f] << " N " << grid[g];
+            else
+              ASSERT_NEAR((*b[f])[g], (*a[f])[g], 1e-12) << where << " " << geoattn::analysis::kBoundsNames[f] << " N " << grid[g];
+            sums[f * grid.size() + g] += (*b[f])[g];
+            ++compared;
+          }
+        ASSERT_EQ(by_units.open, by_rho.open) << where;
+        ASSERT_EQ(by_units.nontrivial, by_rho.nontrivial) << where;
+        nontrivial += std::count(by_units.nontrivial.begin(), by_units.nontrivial.end(), 1);
+      }
+      // The run's envelopes: the means of the samples' curves.
+      const json& e = m["heads"][l * H + h]["envelopes"];
+      for (size_t f = 0; f < geoattn::analysis::kBoundCurves; ++f)
+        for (size_t g = 0; g < grid.size(); ++g)
+          EXPECT_NEAR(e[geoattn::analysis::kBoundsNames[f]][g].get<double>(), sums[f * grid.size() + g] / W, 1e-12)
+              << "head (" << l << ", " << h << ") " << geoattn::analysis::kBoundsNames[f] << " N " << grid[g];
+    }
+  EXPECT_GT(nontrivial, 0);  // lower bounds that say something were compared too
+  RecordProperty("compared", std::to_string(compared));
+  // geoattn bounds on the same capture (the hook making each sample's row and order itself): the
+  // same envelopes bit for bit (results.md).
+  r = run_tool("geoattn bounds --quiet --capture " + (tmp / "c.safetensors") + " --out " + (tmp / "b.json"), tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json b = load(tmp / "b.json");
+  for (int64_t i = 0; i < L * H; ++i)
+    for (const char* k : geoattn::analysis::kBoundsNames) {
+      ASSERT_EQ(b["heads"][i][k].size(), grid.size()) << "head " << i << " " << k;
+      EXPECT_EQ(b["heads"][i][k], m["heads"][i]["envelopes"][k]) << "head " << i << " " << k;
+    }
 }

@@ -20,9 +20,15 @@ void check_input(const BoundsView& in, const BoundsOptions& opt) {
   if (n < 1) fail("bounds: the sample has no tokens");
   for (Eigen::Index i = 0; i < n; ++i)
     if (!std::isfinite(in.a[i]) || in.a[i] < 0) fail("bounds: a[{}] = {} is not a finite number >= 0", i, in.a[i]);
-  if (in.rho.rows() != n || in.rho.cols() != n)
-    fail("bounds: rho is {}x{}, expected {}x{} (one row per token)", in.rho.rows(), in.rho.cols(), n, n);
-  if (!in.rho_finite && !in.rho.allFinite()) fail("bounds: rho has a non-finite entry");
+  if (in.units.rows) {
+    // rho_jk = <u_j, u_k> (BoundsView::units): its entries finite where every u_k is.
+    for (Eigen::Index i = 0; i < n * in.d; ++i)
+      if (!std::isfinite(in.units.rows[i])) fail("bounds: unit vector {} has a non-finite coordinate", i / in.d);
+  } else {
+    if (in.rho.rows() != n || in.rho.cols() != n)
+      fail("bounds: rho is {}x{}, expected {}x{} (one row per token)", in.rho.rows(), in.rho.cols(), n, n);
+    if (!in.rho_finite && !in.rho.allFinite()) fail("bounds: rho has a non-finite entry");
+  }
   if (static_cast<Eigen::Index>(in.order.size()) != n)
     fail("bounds: the selection order has {} entries for {} tokens", in.order.size(), n);
   std::vector<char> seen(static_cast<size_t>(n), 0);
@@ -79,6 +85,24 @@ GEOATTN_CLONES void axpy4(double* M, const double* const* r, const double* a, in
   }
 }
 
+// <x, y> over m < d, the coordinates in their order: rho_jk = <u_j, u_k> (BoundsView::units),
+// the same bits for rho_kj.
+double unit_dot(const double* x, const double* y, int64_t d) {
+  double s = 0;
+  for (int64_t m = 0; m < d; ++m) s += x[m] * y[m];
+  return s;
+}
+
+// out_j = sum_m x_m cols[m]_j over j < n, m in order: <x, u_j> for every token j, each the bits
+// of unit_dot(x, u_j) (the same products, summed in the same order from 0).
+GEOATTN_CLONES void unit_products(double* out, const double* x, const double* cols, int64_t stride, int64_t d, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) out[j] = 0;
+  for (int64_t m = 0; m < d; ++m) {
+    const double xm = x[m], *col = cols + m * stride;
+    for (int64_t j = 0; j < n; ++j) out[j] += xm * col[j];
+  }
+}
+
 // rho_max_j = max(rho_max_j, r_j) over j < n.
 GEOATTN_CLONES void running_max(double* rho_max, const double* r, int64_t n) {
   for (int64_t j = 0; j < n; ++j) rho_max[j] = std::max(rho_max[j], r[j]);
@@ -93,10 +117,12 @@ class State {
   explicit State(const BoundsView& in)
       : in_(in), n_(in.a.size()), is_in_(static_cast<size_t>(n_), 0),
         rho_max_(Eigen::ArrayXd::Constant(n_, -kInf)), M_(Eigen::ArrayXd::Zero(n_)), c_(n_),
-        out_max_(Eigen::ArrayXd::Zero(n_)), out_min_(Eigen::ArrayXd::Zero(n_)) {
+        out_max_(Eigen::ArrayXd::Zero(n_)), out_min_(Eigen::ArrayXd::Zero(n_)),
+        units_(in.units.rows != nullptr) {
     // Row k of rho (rho_kj over j) is read as a column, in memory order: rho's own where it is
-    // symmetric, else its transpose's (the same values, copied once).
-    if (!in.rho_symmetric) rho_t_ = in.rho.transpose();
+    // symmetric, else its transpose's (the same values, copied once). With unit vectors: w.
+    if (units_) w_.assign(static_cast<size_t>(in.d), 0.0);
+    else if (!in.rho_symmetric) rho_t_ = in.rho.transpose();
     out_.reserve(static_cast<size_t>(n_));
     for (Eigen::Index j = 0; j < n_; ++j) out_.push_back({0.0, j});  // keyed at the first sort
   }
@@ -114,7 +140,12 @@ class State {
     a_in_max_ = std::max(a_in_max_, ak);
     ++n_in_nonsink_;
     // SPEC §5 / eq. 11: M_j = sum_{l in I_N \ {0}} a_l rho_lj (added four rows at a time, in
-    // order, before bounds() reads M)
+    // order, before bounds() reads M); with unit vectors, w = sum_l a_l u_l, and M = <w, u_j> there.
+    if (units_) {
+      const double* u = in_.units.rows + k * in_.d;
+      for (int64_t m = 0; m < in_.d; ++m) w_[static_cast<size_t>(m)] += ak * u[m];
+      return;
+    }
     pending_a_[pending_] = ak, pending_row_[pending_] = row(k);
     if (++pending_ == kRowsAtOnce) flush_rows();
   }
@@ -153,10 +184,10 @@ class State {
     // the sink in) gives the same bounds as rho_out itself: the max over the in-tokens of
     // rho_{j k} at one out-token j, taken until it does. Else rho_out, exactly.
     double rho_out = any_in ? -kInf : 0.0;
-    const double* rho_j = row(j_out);  // rho_{j k} over k, j the out-token of a_out_max
+    const double* rho_j = units_ ? nullptr : row(j_out);  // rho_{j k} over k, j the out-token of a_out_max
     for (const int64_t k : selected()) {
       if (k == 0) continue;
-      rho_out = std::max(rho_out, rho_j[k]);
+      rho_out = std::max(rho_out, rho_j ? rho_j[k] : unit_dot(unit(j_out), unit(k), in_.d));
       if (rho_out >= 0 && !(delta(rho_out) > 0) && (!sink_in || !(delta0(rho_out) > 0))) break;
     }
     if (any_in && !(rho_out >= 0 && !(delta(rho_out) > 0) && (!sink_in || !(delta0(rho_out) > 0))))
@@ -179,8 +210,12 @@ class State {
  private:
   static constexpr int kRowsAtOnce = 4;
 
-  // The rows add() left pending, into M_ in the order they came.
+  // The rows add() left pending, into M_ in the order they came; with unit vectors, M = <w, u_j>.
   void flush_rows() {
+    if (units_) {
+      unit_products(M_.data(), w_.data(), in_.units.cols, in_.units.stride, in_.d, n_);
+      return;
+    }
     if (pending_ == kRowsAtOnce)
       axpy4(M_.data(), pending_row_.data(), pending_a_.data(), n_);
     else
@@ -350,13 +385,23 @@ class State {
   // Row k of rho (rho_kj over j), in memory order: rho's own column where it is symmetric, else
   // its transpose's.
   const double* row(int64_t k) const { return in_.rho_symmetric ? in_.rho.col(k).data() : rho_t_.col(k).data(); }
+  // u_k (BoundsView::units).
+  const double* unit(int64_t k) const { return in_.units.rows + k * in_.d; }
 
   // SPEC §5 / eq. 7: rho_out = max_{j not in I_N, k in I_N \ {0}} rho_jk, the per-token running max
   // brought up to N first (a max: the same value in any order).
   double exact_rho_out() {
-    for (; folded_ < N_; ++folded_)
-      if (const int64_t k = in_.order[static_cast<size_t>(folded_)]; k != 0)
+    for (; folded_ < N_; ++folded_) {
+      const int64_t k = in_.order[static_cast<size_t>(folded_)];
+      if (k == 0) continue;
+      if (units_) {
+        column_.resize(static_cast<size_t>(n_));
+        unit_products(column_.data(), unit(k), in_.units.cols, in_.units.stride, in_.d, n_);  // <u_k, u_j> over j
+        running_max(rho_max_.data(), column_.data(), n_);
+      } else {
         running_max(rho_max_.data(), in_.rho.col(k).data(), n_);  // rho_jk over j
+      }
+    }
     return (rho_max_ + out_max_).maxCoeff();  // out_max_: -inf at the in-tokens
   }
 
@@ -373,6 +418,9 @@ class State {
   Eigen::ArrayXd c_;             // c_j = a_j^2 - 2 a_j M_j, at the current N
   Eigen::ArrayXd out_max_, out_min_;  // 0 at the out-tokens; -inf, +inf at the in-tokens
   Eigen::MatrixXd rho_t_;        // rho^T where rho is not symmetric (empty otherwise)
+  bool units_;                   // rho from unit vectors (BoundsView::units)
+  std::vector<double> w_;        // with them: w = sum a_l u_l over I_N \ {0} [d]
+  std::vector<double> column_;   // with them: one column of rho [n], for exact_rho_out
   double S_in_ = 0, a_in_min_ = std::numeric_limits<double>::infinity(), a_in_max_ = 0;
   int64_t first_ = -1;           // the first out-token in (c_j, j) order, and its c_j
   double c_first_ = 0;

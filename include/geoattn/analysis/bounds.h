@@ -29,9 +29,23 @@ struct BoundsInput {
   BoundsView view() const;
 };
 
+// The n tokens' unit vectors u_k = v_k / ||v_k|| (0 for a zero vector), d coordinates each, as
+// rows [n, d] (row stride d) and as columns [d, n] (row stride `stride`), the same numbers: the
+// other way to give SPEC §5's rho_jk = cos(v_j, v_k) = <u_j, u_k>.
+struct UnitVectors {
+  const double* rows = nullptr;
+  const double* cols = nullptr;
+  int64_t stride = 0;
+};
+
 // The same sample read in place, owning nothing (a caller's Gram matrix is not copied per head).
 // rho_symmetric: rho == rho^T bit for bit as the caller built it (a mirrored Gram matrix), so its
 // rows may be read as its columns, in memory order: the same values.
+// With `units` set, rho is not read (it may be 0 x 0): rho_jk = <u_j, u_k> (the sum over the
+// coordinates in their order), and M_j = <w, u_j> with w = sum a_l u_l over I_N \ {0} (SPEC §5 /
+// eq. 11 by linearity): O(n d) at a grid N where the rows of rho cost O(n) a selected token. The
+// caller takes it where the grid's G values times d are at most n; the values agree with rho's within
+// rounding (AnalysisCli.UnitVectorsGiveTheGramsBounds), not bit for bit.
 struct BoundsView {
   Eigen::Ref<const Eigen::VectorXd> a;
   Eigen::Ref<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> rho;
@@ -41,6 +55,7 @@ struct BoundsView {
   // rho_finite: every entry of rho is finite by how the caller made it (cosines of vectors whose
   // norms it checked), so that sample_bounds skips its O(n^2) check of rho.
   bool rho_finite = false;
+  UnitVectors units{};
 };
 inline BoundsView BoundsInput::view() const { return {a, rho, order, d, false}; }
 

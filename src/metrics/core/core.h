@@ -31,6 +31,12 @@ struct CoreGroup {
   int64_t G() const { return static_cast<int64_t>(grid.size()); }
 };
 
+// Whether O(n d) work at each of G grid values costs less than O(n) at each step up to them
+// (n^2 over a sample of n tokens): G d <= n. There the orderings keep c from s(N) (Sample::prefix)
+// and the envelopes take rho from unit vectors (analysis::BoundsView::units), not from the Gram
+// matrix.
+inline bool per_grid_value_cheaper(int64_t G, int64_t d, int64_t n) { return G * d <= n; }
+
 // Per group: the counts of every ordering, the s(N) diagnostics of ordering 0 (kS_norm ..
 // kCos_s_vL, in CurveMetric order) and the sample scalars (ScalarMetric order).
 struct CoreOut {
@@ -49,19 +55,27 @@ struct ValueGeometry {
   std::vector<double> decay_sums;  // [K, decay_k] (0 for lags without pairs)
 };
 
-// A block's Gram matrix V V^T [T, T] (row stride ld) and norms ||v_k|| [T] as the core made them,
-// handed to a BlockHook once the block's orderings are done: the hook may overwrite the matrix.
-// symmetric: equal to its transpose bit for bit (core_gram.h).
+// A block's Gram matrix V V^T [T, T] (row stride ld; null where nothing asked for it), norms
+// ||v_k|| [T] and values in float64 [T, d] as the core made them, handed to a BlockHook once the
+// block's orderings are done: the hook may overwrite the matrix. symmetric: equal to its
+// transpose bit for bit (core_gram.h).
 struct BlockGram {
   double* gram;
   int64_t ld;
   std::span<const double> norms;
   int64_t d;
   bool symmetric;
+  const double* values;
 };
-// Called once per block, in the worker that holds it (blocks in any order, a worker's one at a
-// time); its time is CoreStats::bounds_s. With a hook every block's Gram matrix is made.
-using BlockHook = std::function<void(int64_t block, const BlockGram&)>;
+// `run` is called once per block, in the worker that holds it (blocks in any order, a worker's
+// one at a time); its time is CoreStats::bounds_s. `needs_gram(block, d, norms)` says whether it
+// reads the block's Gram matrix (asked once its norms [T] are known, head_dim d, before the
+// matrix is made).
+struct BlockHook {
+  std::function<void(int64_t block, const BlockGram&)> run;
+  std::function<bool(int64_t block, int64_t d, std::span<const double> norms)> needs_gram;
+  explicit operator bool() const { return static_cast<bool>(run); }
+};
 
 // V [K, T, d] (any floating type; each block converted to float64 by the worker that takes it).
 // With `geometry`, SPEC §4's value statistics (lags 1..decay_k) of every block too; with `hook`,

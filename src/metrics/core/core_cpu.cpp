@@ -31,18 +31,20 @@ struct BlockBuffers {
   bool symmetric = false;  // gram, as block_gram made it
   OrderingScratch ordering;
 
-  // Sized for blocks of T tokens of head_dim d; a larger Gram buffer replaces the old one
-  // (never both held).
-  void fit(int64_t T, int64_t d, bool with_gram, bool convert, bool transpose) {
-    const auto TT = static_cast<size_t>(T * gram_stride(T));
-    if (with_gram && gram.size() < TT) {
-      gram = std::vector<double>();
-      gram.resize(TT);
-    }
+  // Sized for blocks of T tokens of head_dim d.
+  void fit(int64_t T, int64_t d, bool convert, bool transpose) {
     if (convert) V.resize(static_cast<size_t>(T * d));
     if (transpose) Vt.resize(static_cast<size_t>(d * T));
     sq.resize(static_cast<size_t>(T));
     norms.resize(static_cast<size_t>(T));
+  }
+  // The Gram buffer for blocks of T tokens; a larger one replaces the old one (never both held).
+  void fit_gram(int64_t T) {
+    const auto TT = static_cast<size_t>(T * gram_stride(T));
+    if (gram.size() < TT) {
+      gram = std::vector<double>();
+      gram.resize(TT);
+    }
   }
 };
 
@@ -75,23 +77,25 @@ class Runner {
   int64_t T() const { return V_.size(1); }
   int64_t d() const { return V_.size(2); }
 
-  // Block b's values in float64, its Gram matrix (where an ordering of the block needs it), its
-  // values transposed and its norms into `buf`; the SPEC §4 statistics. In a worker: BLAS only,
-  // no threaded LibTorch op.
+  // Block b's values in float64, its norms, its Gram matrix (where an ordering of the block or
+  // the hook reads it) and its values transposed into `buf`; the SPEC §4 statistics. In a
+  // worker: BLAS only, no threaded LibTorch op.
   Block prepare(int64_t b, BlockBuffers& buf, CoreStats& st) const {
     const auto t0 = Clock::now();
     const int64_t T = this->T(), d = this->d(), ld = gram_stride(T);
-    const bool with_gram = needs(b, false) || hook_, transpose = needs(b, true), convert = V_.dtype != io::Dtype::F64;
-    buf.fit(T, d, with_gram, convert, transpose);
+    const bool transpose = needs(b, true), convert = V_.dtype != io::Dtype::F64;
+    buf.fit(T, d, convert, transpose);
     // The block's values in float64 (exact from float32, bf16, fp16), here rather than for all
     // blocks at once before the workers start.
     if (convert) V_.to_double(b * T * d, {buf.V.data(), static_cast<size_t>(T * d)});
     const double* vb = convert ? buf.V.data() : static_cast<const double*>(V_.data) + b * T * d;
-    buf.symmetric = with_gram && block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
     for (int64_t k = 0; k < T; ++k) {
       buf.sq[k] = dot({vb + k * d, static_cast<size_t>(d)}, {vb + k * d, static_cast<size_t>(d)});
       buf.norms[k] = std::sqrt(buf.sq[k]);
     }
+    const bool with_gram = needs(b, false) || (hook_ && hook_.needs_gram(b, d, buf.norms));
+    if (with_gram) buf.fit_gram(T);
+    buf.symmetric = with_gram && block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
     if (transpose)
       for (int64_t k = 0; k < T; ++k)
         for (int64_t m = 0; m < d; ++m) buf.Vt[m * T + k] = vb[k * d + m];
@@ -119,11 +123,11 @@ class Runner {
             buf.norms, d};
   }
 
-  // The hook's turn with block b, once its orderings are done.
-  void finish(int64_t b, BlockBuffers& buf, CoreStats& st) const {
+  // The hook's turn with block b (as prepare made it), once its orderings are done.
+  void finish(int64_t b, const Block& block, BlockBuffers& buf, CoreStats& st) const {
     if (!hook_) return;
     const auto t0 = Clock::now();
-    hook_(b, {buf.gram.data(), gram_stride(T()), buf.norms, d(), buf.symmetric});
+    hook_.run(b, {block.gram.data ? buf.gram.data() : nullptr, gram_stride(T()), buf.norms, d(), buf.symmetric, block.V.data});
     st.bounds_s += seconds_since(t0);
   }
 
@@ -134,8 +138,7 @@ class Runner {
       if (uses_prefix(groups_[tk.group]) == prefix) return true;
     return false;
   }
-  // O(n) a step (n^2 an ordering) against O(n d) a grid point (G n d an ordering).
-  bool uses_prefix(const CoreGroup& grp) const { return static_cast<int64_t>(grp.grid.size()) * d() <= grp.n; }
+  bool uses_prefix(const CoreGroup& grp) const { return per_grid_value_cheaper(grp.G(), d(), grp.n); }
 
   void run(int64_t b, int64_t task, const Block& block, OrderingScratch& sc, CoreStats& st) const {
     const auto t0 = Clock::now();
@@ -199,7 +202,7 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
       auto& buf = pool.local<BlockBuffers>(worker);
       const Block block = runner.prepare(b, buf, per_block[b]);
       for (int64_t t = 0; t < runner.tasks_of(b); ++t) runner.run(b, t, block, buf.ordering, per_block[b]);
-      runner.finish(b, buf, per_block[b]);
+      runner.finish(b, block, buf, per_block[b]);
     });
     for (const auto& st : per_block) total.merge(st);
   } else {
@@ -214,7 +217,7 @@ std::vector<CoreOut> core_cpu(WorkerPool& pool, const io::FloatView& V, const st
         for (int64_t t = t0; t < t1; ++t) runner.run(b, t, block, sc, per_task[t]);
       });
       for (const auto& st : per_task) total.merge(st);
-      runner.finish(b, buf, total);
+      runner.finish(b, block, buf, total);
     }
   }
   // Wall time, split between the stages in proportion to their CPU time.

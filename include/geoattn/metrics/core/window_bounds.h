@@ -1,6 +1,7 @@
 #pragma once
 // From one window's capture to the per-sample bounds of SPEC §5: a_i = alpha_i ||v_i|| and
-// rho_jk = cos(v_j, v_k) in float64 from the metric core's Gram matrix of each value block, then
+// rho_jk = cos(v_j, v_k) in float64 from the metric core's Gram matrix of each value block (or
+// its unit vectors where heads are small and the grid sparse), then
 // the pure formulas (analysis/bounds.h) per sample, value blocks in parallel, into the run's
 // envelopes. Plain C++ over the capture where it lies (io::FloatView), as window_metrics.h.
 #include <cstdint>

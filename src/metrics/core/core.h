@@ -70,7 +70,7 @@ struct BlockGram {
 // `run` is called once per block, in the worker that holds it (blocks in any order, a worker's
 // one at a time); its time is CoreStats::bounds_s. `needs_gram(block, d, norms)` says whether it
 // reads the block's Gram matrix (asked once its norms [T] are known, head_dim d, before the
-// matrix is made).
+// matrix is made); without it, every block's is made.
 struct BlockHook {
   std::function<void(int64_t block, const BlockGram&)> run;
   std::function<bool(int64_t block, int64_t d, std::span<const double> norms)> needs_gram;

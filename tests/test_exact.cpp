@@ -407,6 +407,19 @@ TEST_F(Exact, Stories15MQueries) {
   report("stories15M, 1 doc window, every 16th query, top-N + 1 random ordering", t);
 }
 
+// A grid with gaps of 2d steps and more (d = 48): there the CPU core makes c = <s(N), v_k> again
+// from s(N), rather than adding the steps' Gram rows, and adds rows to that c after it, through
+// the pass of consecutive values (121, 122) and a short gap (150) (OrderingPlan; its test in
+// test_kernels.cpp says where). The default grid beside it, where every gap is shorter.
+TEST_F(Exact, Stories15MRemadeC) {
+  Tally t;
+  for (const auto& cap : capture("models/stories15M", 2, {255})) {
+    check_window(pool, cap, 0, 3, Distance::Euclidean, t, true, "1:4,120,121,122,150,250");
+    check_window(pool, cap, 0, 3, Distance::Euclidean, t, false, "default");
+  }
+  report("stories15M, 2 doc windows, last query, c made again after long gaps, top-N + 3 random orderings", t);
+}
+
 TEST_F(Exact, CosineOnRealCaptures) {
   Tally t;
   for (const auto& cap : capture("models/stories260K", 2, {255})) check_window(pool, cap, 0, 2, Distance::Cosine, t);

@@ -20,6 +20,7 @@
 
 #include "core.h"
 #include "core_kernels.h"
+#include "geoattn/metrics/core/grid.h"
 
 using namespace geoattn::metrics::detail;
 
@@ -323,4 +324,44 @@ TEST(WrittenOrder, DecaySumsAreTheirDefinition) {
     EXPECT_TRUE(same_bits(got[lag - 1], want)) << "lag " << lag << ": " << got[lag - 1] << " against " << want;
   }
   EXPECT_EQ(got[T - 2], 0.0);  // lag T - 1 has no pair 0 < i
+}
+
+// Where the CPU core makes c = <s(N), v_k> again from s(N) rather than adding the Gram rows of the
+// steps since the grid value before (core_ordering.h, OrderingPlan): only after gaps of 2d steps or
+// more, and only where the rows saved outweigh keeping s(N) (twice its cost).
+TEST(OrderingPlan, RemakesCAfterLongGapsOnly) {
+  const auto remade_at = [](const std::vector<int64_t>& grid, const OrderingPlan& plan) {
+    std::vector<int64_t> at;
+    for (size_t i = 0; i < grid.size(); ++i)
+      if (plan.remade[i]) at.push_back(grid[i]);
+    return at;
+  };
+  using geoattn::metrics::Distance;
+  using geoattn::metrics::parse_n_grid;
+  // SmolLM2 (d = 64) at T = 1024 on the default grid: the gaps of 2d and more are the 128, 128
+  // and 256 steps before 384, 512 and 768 (1024 = n needs no step).
+  const auto grid = parse_n_grid("default", 1024);
+  const auto smol = OrderingPlan::of(grid, 1024, 64, Distance::Euclidean, false);
+  EXPECT_EQ(remade_at(grid, smol), (std::vector<int64_t>{384, 512, 768}));
+  EXPECT_EQ(smol.last_remade, 768);
+  EXPECT_EQ(smol.last_counted, 768);
+  EXPECT_FALSE(smol.direct);
+  // d = 128 (the bench capture): only 512 -> 768 is 2d long, and its 128 rows saved are fewer than
+  // twice the 768 x 128 products that keep s(N).
+  EXPECT_FALSE(OrderingPlan::of(grid, 1024, 128, Distance::Euclidean, false).any_remade());
+  // Not with the cosine distance over the Gram matrix, nor on the direct state (`--n all`).
+  EXPECT_FALSE(OrderingPlan::of(grid, 1024, 64, Distance::Cosine, false).any_remade());
+  const auto all = parse_n_grid("all", 1024);
+  const auto direct = OrderingPlan::of(all, 1024, 64, Distance::Euclidean, false);
+  EXPECT_TRUE(direct.direct);
+  EXPECT_FALSE(direct.any_remade());
+  // Without a Gram matrix (prefix), at every grid value that has counts.
+  const auto prefix = OrderingPlan::of(grid, 1024, 8, Distance::Euclidean, true);
+  EXPECT_EQ(std::count(prefix.remade.begin(), prefix.remade.end(), 1), static_cast<long>(grid.size()) - 1);
+  // The grid of Exact.Stories15MRemadeC (d = 48, n = 256): gaps of 116 and 100, with a pair of
+  // consecutive values and a short gap in between, which add rows to the c made at 120.
+  const auto custom = parse_n_grid("1:4,120,121,122,150,250", 256);
+  const auto s15 = OrderingPlan::of(custom, 256, 48, Distance::Euclidean, false);
+  EXPECT_EQ(remade_at(custom, s15), (std::vector<int64_t>{120, 250}));
+  EXPECT_EQ(s15.last_counted, 256);
 }

@@ -32,7 +32,7 @@ struct CoreGroup {
 };
 
 // Whether O(n d) work at each of G grid values costs less than O(n) at each step up to them
-// (n^2 over a sample of n tokens): G d <= n. There the orderings keep c from s(N) (Sample::prefix)
+// (n^2 over a sample of n tokens): G d <= n. There the orderings keep c from s(N) (OrderingPlan::prefix)
 // and the envelopes take rho from unit vectors (analysis::BoundsView::units), not from the Gram
 // matrix.
 inline bool per_grid_value_cheaper(int64_t G, int64_t d, int64_t n) { return G * d <= n; }

@@ -26,7 +26,8 @@ namespace {
 // T x T Gram buffer per window costs about as much in page faults as the product itself.
 struct BlockBuffers {
   // [T, T] with row stride gram_stride(T) (where a block needs it), the values in float64 [T, d]
-  // (where V is not), the same transposed [d, T] (where an ordering keeps c from s(N)), [T], [T]
+  // (where V is not), the same transposed [d, T] with that row stride (where an ordering makes c
+  // from s(N)), [T], [T]
   std::vector<double> gram, V, Vt, sq, norms;
   bool symmetric = false;  // gram, as block_gram made it
   OrderingScratch ordering;
@@ -34,7 +35,7 @@ struct BlockBuffers {
   // Sized for blocks of T tokens of head_dim d.
   void fit(int64_t T, int64_t d, bool convert, bool transpose) {
     if (convert) V.resize(static_cast<size_t>(T * d));
-    if (transpose) Vt.resize(static_cast<size_t>(d * T));
+    if (transpose) Vt.resize(static_cast<size_t>(d * gram_stride(T)));
     sq.resize(static_cast<size_t>(T));
     norms.resize(static_cast<size_t>(T));
   }
@@ -47,6 +48,16 @@ struct BlockBuffers {
     }
   }
 };
+
+// V^T [d, T] of V [T, d] in rows `ld` apart (gram_stride: not a power of two, whose rows would
+// share cache sets), eight tokens (a cache line of each row) at a time.
+void transpose_into(const double* V, int64_t T, int64_t d, double* Vt, int64_t ld) {
+  for (int64_t k0 = 0; k0 < T; k0 += 8) {
+    const int64_t k1 = std::min(T, k0 + 8);
+    for (int64_t m = 0; m < d; ++m)
+      for (int64_t k = k0; k < k1; ++k) Vt[m * ld + k] = V[k * d + m];
+  }
+}
 
 // A (sample, ordering) of a group: the unit of work on a block.
 struct Task {
@@ -68,6 +79,8 @@ class Runner {
          ValueGeometry* geometry, const BlockHook& hook, std::vector<CoreOut>& outs)
       : V_(V), groups_(groups), distance_(distance), decay_k_(decay_k), geometry_(geometry), hook_(hook), outs_(outs),
         by_block_(static_cast<size_t>(V.size(0))) {
+    for (const auto& grp : groups)
+      plans_.push_back(OrderingPlan::of(grp.grid, grp.n, d(), distance, per_grid_value_cheaper(grp.G(), d(), grp.n)));
     for (size_t g = 0; g < groups.size(); ++g)
       for (int64_t i = 0; i < groups[g].S; ++i)
         for (int64_t o = 0; o < groups[g].O; ++o) by_block_[groups[g].block[i]].push_back({g, i, o});
@@ -83,7 +96,8 @@ class Runner {
   Block prepare(int64_t b, BlockBuffers& buf, CoreStats& st) const {
     const auto t0 = Clock::now();
     const int64_t T = this->T(), d = this->d(), ld = gram_stride(T);
-    const bool transpose = needs(b, true), convert = V_.dtype != io::Dtype::F64;
+    const bool transpose = any_plan(b, [](const OrderingPlan& p) { return p.any_remade(); });
+    const bool convert = V_.dtype != io::Dtype::F64;
     buf.fit(T, d, convert, transpose);
     // The block's values in float64 (exact from float32, bf16, fp16), here rather than for all
     // blocks at once before the workers start.
@@ -93,12 +107,10 @@ class Runner {
       buf.sq[k] = dot({vb + k * d, static_cast<size_t>(d)}, {vb + k * d, static_cast<size_t>(d)});
       buf.norms[k] = std::sqrt(buf.sq[k]);
     }
-    const bool with_gram = needs(b, false) || (hook_ && (!hook_.needs_gram || hook_.needs_gram(b, d, buf.norms)));
+    const bool with_gram = any_plan(b, [](const OrderingPlan& p) { return !p.prefix; }) || (hook_ && (!hook_.needs_gram || hook_.needs_gram(b, d, buf.norms)));
     if (with_gram) buf.fit_gram(T);
     buf.symmetric = with_gram && block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
-    if (transpose)
-      for (int64_t k = 0; k < T; ++k)
-        for (int64_t m = 0; m < d; ++m) buf.Vt[m * T + k] = vb[k * d + m];
+    if (transpose) transpose_into(vb, T, d, buf.Vt.data(), ld);
     if (geometry_) {
       std::copy(buf.norms.begin(), buf.norms.end(), geometry_->norms.begin() + b * T);
       // SPEC §4 from the Gram matrix's diagonals while it is in cache, else from the values.
@@ -119,7 +131,7 @@ class Runner {
       }
     }
     st.gram_s += seconds_since(t0);
-    return {{with_gram ? buf.gram.data() : nullptr, ld}, {vb, d}, {transpose ? buf.Vt.data() : nullptr, T}, buf.sq,
+    return {{with_gram ? buf.gram.data() : nullptr, ld}, {vb, d}, {transpose ? buf.Vt.data() : nullptr, ld}, buf.sq,
             buf.norms, d};
   }
 
@@ -131,14 +143,14 @@ class Runner {
     st.bounds_s += seconds_since(t0);
   }
 
-  // Whether some ordering of block b keeps c from s(N) (prefix: it needs V transposed), or adds
-  // Gram rows (!prefix: it needs the Gram matrix). See Sample::prefix.
-  bool needs(int64_t b, bool prefix) const {
+  // Whether the plan of some ordering of block b is `pred`'s: one that makes c from s(N) needs V
+  // transposed, one that adds Gram rows (not prefix) the Gram matrix.
+  template <typename Pred>
+  bool any_plan(int64_t b, Pred pred) const {
     for (const Task& tk : by_block_[b])
-      if (uses_prefix(groups_[tk.group]) == prefix) return true;
+      if (pred(plans_[tk.group])) return true;
     return false;
   }
-  bool uses_prefix(const CoreGroup& grp) const { return per_grid_value_cheaper(grp.G(), d(), grp.n); }
 
   void run(int64_t b, int64_t task, const Block& block, OrderingScratch& sc, CoreStats& st) const {
     const auto t0 = Clock::now();
@@ -147,7 +159,7 @@ class Runner {
     CoreOut& out = outs_[tk.group];
     const int64_t n = grp.n, O = grp.O, G = grp.G();
     const Block from_first = block.from(grp.first);  // SPEC §1: the samples' tokens start at key `first`
-    const Sample smp{from_first, span_of(grp.alpha, tk.sample * n, n), uses_prefix(grp)};
+    const Sample smp{from_first, span_of(grp.alpha, tk.sample * n, n), plans_[tk.group]};
     const int64_t slot = tk.sample * O + tk.ordering;
     const bool top = tk.ordering == 0;
     const OrderingOutputs o{span_of(out.k_in, slot * G, G), span_of(out.k_out, slot * G, G),
@@ -167,6 +179,7 @@ class Runner {
   const BlockHook& hook_;
   std::vector<CoreOut>& outs_;
   std::vector<std::vector<Task>> by_block_;
+  std::vector<OrderingPlan> plans_;  // per group
 };
 
 }  // namespace

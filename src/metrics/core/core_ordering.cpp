@@ -7,7 +7,9 @@
 // each count decided within the rounding band of exact.h, the rest by resolve_counts. Where most
 // steps are grid values (`--n all`), the state is E itself (E_k += -2 alpha_k alpha_t VV[t, k]
 // a step, core_kernels.h's TokenState::direct), which the counting pass reads instead of computing.
-// O(n^2) per ordering, no d factor; the d factor is paid once per block, in the Gram product.
+// Where a grid value comes 2d or more steps after the one before, c can be made again there from
+// s(N) instead, c_k = <s(N), v_k> (OrderingPlan says where). O(n^2) per ordering at most, no d
+// factor; the d factor is paid once per block, in the Gram product.
 #include "core_ordering.h"
 
 #include <algorithm>
@@ -81,6 +83,22 @@ Thresholds euclid_thresholds(int64_t N, int64_t d, double S, double a_max, const
   return {x.r_max - 2 * U, x.r_max + 2 * U, x.r_min - 2 * U, x.r_min + 2 * U};
 }
 
+// c_k = <s(N), v_k> = sum_m s_m V^T[m, k]: d rows of V^T added to zeros, kRowsAtOnce a pass
+// over c (add_rows: the bits of add_row once per row, in m's order).
+void make_c(const Block& blk, std::span<const double> s, std::span<double> c) {
+  const auto n = static_cast<int64_t>(c.size()), d = blk.d;
+  std::fill(c.begin(), c.end(), 0.0);
+  StepRows rows;
+  for (int64_t m = 0; m < d; ++m) {
+    rows.a[rows.count] = s[m], rows.x[rows.count] = blk.Vt.row(m, n).data();
+    if (++rows.count == kRowsAtOnce || m + 1 == d) {
+      rows.next = blk.Vt.row(std::min(m + 1, d - 1), n).data();
+      add_rows(rows, c);
+      rows.count = 0;
+    }
+  }
+}
+
 ExactSample exact_sample(const Sample& smp) { return {smp.alpha.data(), smp.block.V.data, smp.n(), smp.block.d}; }
 
 // The counts of step N from band_counts' bands; E and the mask m as of step N. Exact where the
@@ -107,10 +125,48 @@ BallCounts cosine_counts(const Sample& smp, std::span<const int64_t> order, int6
 
 }  // namespace
 
+OrderingPlan OrderingPlan::of(const std::vector<int64_t>& grid, int64_t n, int64_t d, Distance distance, bool prefix) {
+  OrderingPlan plan;
+  const auto G = static_cast<int64_t>(grid.size());
+  const bool cosine = distance == Distance::Cosine;
+  plan.prefix = prefix;
+  // SPEC §2: at N = n every token is selected, so K_out = 0 and K_in = n (R = P = 1, as
+  // resolve_counts finds it too). Where the grid holds n, the steps after the grid value before
+  // it add no Gram row (s(N), for the diagnostics, still takes every token in order).
+  const auto whole = std::find(grid.begin(), grid.end(), n);
+  plan.last_counted = whole == grid.end() ? n : whole == grid.begin() ? 0 : *(whole - 1);
+  // Where most steps are grid values (SPEC §2's `all`), the state is E itself, E_k += -2 alpha_t
+  // alpha_k VV[t, k] a step (core_kernels.h, TokenState::direct): no E computed from c at each
+  // step. Elsewhere it is c, and E is computed from it at the grid's N only.
+  plan.direct = !cosine && !prefix && 2 * G >= plan.last_counted;
+  // A grid value `gap` steps after the one before: gap Gram rows added to c, or c made again from
+  // d rows of V^T times s(N) (exact.cpp: either way within the same rounding bound); the latter
+  // where it reads at most half the rows (gap >= 2d), and where the d-vector s(N), kept a step at
+  // a time up to the last such value (a control ordering keeps it for nothing else), costs less
+  // than the rows saved. Not on the direct state (E, not c), nor with the cosine distance over the
+  // Gram matrix (its ||s||^2 reads c at every step).
+  plan.remade.assign(static_cast<size_t>(G), 0);
+  int64_t rows_saved = 0;
+  for (int64_t gi = 0; gi < G && grid[gi] <= plan.last_counted; ++gi) {
+    const int64_t gap = grid[gi] - (gi == 0 ? 0 : grid[gi - 1]);
+    plan.remade[gi] = prefix || (!plan.direct && !cosine && gap >= 2 * d);
+    if (!plan.remade[gi]) continue;
+    plan.last_remade = grid[gi];
+    rows_saved += gap - d;
+  }
+  if (!prefix && rows_saved * n <= 2 * plan.last_remade * d) {
+    std::fill(plan.remade.begin(), plan.remade.end(), 0);
+    plan.last_remade = 0;
+  }
+  return plan;
+}
+
 void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::vector<int64_t>& grid,
                   Distance distance, const OrderingOutputs& out, OrderingScratch& sc, CoreStats& stats) {
   const Block& blk = smp.block;
-  const int64_t n = smp.n(), d = blk.d, G = static_cast<int64_t>(grid.size());
+  const OrderingPlan& plan = smp.plan;
+  const int64_t n = smp.n(), d = blk.d, G = static_cast<int64_t>(grid.size()), last_counted = plan.last_counted;
+  const bool direct = plan.direct;
   fit(sc, n, d);
   double a_max = 0;
   for (int64_t k = 0; k < n; ++k) {
@@ -137,15 +193,6 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     out.k_in[gi] = static_cast<double>(bc.k_in);
     out.k_out[gi] = static_cast<double>(bc.k_out);
   };
-  // SPEC §2: at N = n every token is selected, so K_out = 0 and K_in = n (R = P = 1, as
-  // resolve_counts finds it too). Where the grid holds n, the steps after the grid value before
-  // it add no Gram row (s(N), for the diagnostics, still takes every token in order).
-  const auto whole = std::find(grid.begin(), grid.end(), n);
-  const int64_t last_counted = whole == grid.end() ? n : whole == grid.begin() ? 0 : *(whole - 1);
-  // Where most steps are grid values (SPEC §2's `all`), the state is E itself, E_k += -2 alpha_t
-  // alpha_k VV[t, k] a step (core_kernels.h, TokenState::direct): no E computed from c at each
-  // step. Elsewhere it is c, and E is computed from it at the grid's N only.
-  const bool direct = !cosine && !smp.prefix && 2 * G >= last_counted;
   for (int64_t k = 0; k < n; ++k) sc.c[k] = direct ? sc.g[k] : 0.0;
   const double weight = direct ? -2.0 : 1.0;  // a step's row enters the state as weight alpha_t VV[t, :]
   const TokenState tokens{sc.g, smp.alpha, sc.m, direct, sc.in};
@@ -161,16 +208,21 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
   for (int64_t N = 1; N <= n && gi < G; ++N) {
     const int64_t t = order[N - 1];
     const double at = smp.alpha[t];
-    // Step N's Gram row and the next step's (prefix: c itself, added with weight 0 below).
-    const auto row = smp.prefix ? std::span<const double>(sc.c) : blk.gram.row(t, n);
-    const auto next = N < n && !smp.prefix ? blk.gram.row(order[N], n) : row;
+    // Step N's Gram row and the next step's (c made from s(N) at grid[gi]: c itself, added with
+    // weight 0 below).
+    const bool remade = plan.remade[gi] != 0;
+    const auto row = remade || plan.prefix ? std::span<const double>(sc.c) : blk.gram.row(t, n);
+    const auto next = N < n && !plan.prefix ? blk.gram.row(order[N], n) : row;
     // ||s(N)||^2 = ||s(N-1)||^2 + 2 <s(N-1), y_t> + ||y_t||^2 (cosine, the Gram way)
-    if (cosine && !smp.prefix) s2 += 2 * (at * sc.c[t]) + sc.g[t];
+    if (cosine && !plan.prefix) s2 += 2 * (at * sc.c[t]) + sc.g[t];
     S += sc.a[t];
     select_token(sc, t);
-    if (top || smp.prefix) {
+    // s(N) in coordinates: for the diagnostics (top-N), or to make c from
+    if (top) {
       const auto vt = blk.V.row(t, d);
-      for (int64_t m = 0; m < d; ++m) sc.s[m] += at * vt[m];  // s(N) in coordinates
+      for (int64_t m = 0; m < d; ++m) sc.s[m] += at * vt[m];
+    } else if (N <= plan.last_remade) {
+      add_row(at, blk.V.row(t, d), sc.s);
     }
     if (top) {
       sink_in |= t == 0;
@@ -186,7 +238,7 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     if (N != grid[gi]) {
       // A step between grid values adds its row with the next ones, up to kRowsAtOnce at a time
       // (one at a time with the cosine distance: s2 reads c at every step).
-      if (at != 0 && !smp.prefix) {
+      if (at != 0 && !remade) {
         pending.a[pending.count] = weight * at, pending.x[pending.count] = row.data();
         if (++pending.count == kRowsAtOnce || cosine) flush(next.data());
       }
@@ -194,10 +246,9 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     }
     flush(row.data());  // c as of step N - 1, for the evaluating pass
     double step = weight * at;  // the row's weight in the evaluating pass
-    if (smp.prefix) {
-      // c_k = <s(N), v_k>, one axpy per coordinate over the transposed values; s2 from s.
-      std::fill(sc.c.begin(), sc.c.end(), 0.0);
-      for (int64_t m = 0; m < d; ++m) add_row(sc.s[m], blk.Vt.row(m, n), sc.c);
+    if (remade) {
+      // c_k = <s(N), v_k> from the transposed values; s2 from s.
+      make_c(blk, sc.s, sc.c);
       if (cosine) s2 = dot(sc.s, sc.s);
       step = 0;  // c + 0 c = c: the same passes, nothing added
     }
@@ -240,9 +291,9 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
       store(gi, cosine_counts(smp, order, N, S, s2, sc, stats));
     } else {
       const Thresholds thresholds = euclid_thresholds(N, d, S, a_max, extremes);
-      // (Not with prefix: the next grid step overwrites c before its pass, and the fused pass
-      // takes step N's E from c.)
-      if (!smp.prefix && gi + 1 < G && grid[gi + 1] == N + 1 && N + 1 <= last_counted) {
+      // (Not where the next grid value makes c again before its pass: the fused pass takes step
+      // N's E from c.)
+      if (gi + 1 < G && grid[gi + 1] == N + 1 && N + 1 <= last_counted && !plan.remade[gi + 1]) {
         deferred = {true, N, gi, S, thresholds};
       } else {
         if (!E_stored && !direct) evaluate(tokens, sc.c, sc.E);

@@ -44,13 +44,25 @@ struct Block {
   }
 };
 
+// How run_ordering keeps c_k = <s(N), v_k> over one grid of a sample of n tokens, the same for
+// every sample and ordering of a group: from grid value to grid value, either the Gram rows of
+// the steps between (O(n) a step, read from a T x T matrix) or c made again from s(N) at the
+// value (O(n d): d rows of V^T, which stay in cache).
+struct OrderingPlan {
+  int64_t last_counted = 0;    // the last grid N with counts to compute (at N = n every count is known)
+  bool prefix = false;         // no Gram matrix: c from s(N) at every grid value (core.h's per_grid_value_cheaper)
+  bool direct = false;         // the state is E itself (core_kernels.h, TokenState::direct)
+  std::vector<uint8_t> remade;  // [G]: c made from s(N) at this grid value, not from its steps' rows
+  int64_t last_remade = 0;      // the last grid N where it is (0: none)
+  bool any_remade() const { return last_remade > 0; }
+  static OrderingPlan of(const std::vector<int64_t>& grid, int64_t n, int64_t d, Distance distance, bool prefix);
+};
+
 // One sample: the first n tokens of a block, read with its own attention row.
 struct Sample {
   const Block& block;
   std::span<const double> alpha;  // [n]
-  // How c_k = <s(N), v_k> is kept: a row of V V^T added per step (O(n) a step), or computed
-  // from s(N) at the grid's N only (O(n d) a grid point): the cheaper of the two.
-  bool prefix = false;
+  const OrderingPlan& plan;       // its group's
   int64_t n() const { return static_cast<int64_t>(alpha.size()); }
 };
 

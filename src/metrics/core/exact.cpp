@@ -49,6 +49,9 @@ double rounding_gamma(int64_t m) {
 //   rounded once: |fl(E_k) - E_k| <= gamma_{N+d+3} (a_k^2 + 2 a_k S_N);
 //   fused path: V V^T by a product (gamma_d ||v_t|| ||v_k||), c_k = sum_t alpha_t (V V^T)_tk
 //   (2 roundings a step), alpha_k c_k, alpha_k^2 (V V^T)_kk: gamma_{2N+d+3} (a_k^2 + 2 a_k S_N);
+//   the same where c is made from s(N') at a grid value N' (core_ordering.h, OrderingPlan): s(N')
+//   summed in coordinates (at most 2 roundings a step: gamma_{2N'} A_m), d products fused into c
+//   (gamma_d), then the rows of the later steps as above: within gamma_{2N+d+3} again;
 //   fused path, the state E itself (core_kernels.h, TokenState::direct): E_k starts at
 //   g_k = alpha_k^2 ||v_k||^2 (gamma_{d+2}) and takes one term per step or per group of up to 4
 //   steps, -2 alpha_k sum_t alpha_t (V V^T)_tk (gamma_d, then at most 4 roundings: alpha_k times

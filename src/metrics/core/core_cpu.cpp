@@ -107,7 +107,8 @@ class Runner {
       buf.sq[k] = dot({vb + k * d, static_cast<size_t>(d)}, {vb + k * d, static_cast<size_t>(d)});
       buf.norms[k] = std::sqrt(buf.sq[k]);
     }
-    const bool with_gram = any_plan(b, [](const OrderingPlan& p) { return !p.prefix; }) || (hook_ && (!hook_.needs_gram || hook_.needs_gram(b, d, buf.norms)));
+    const bool with_gram = any_plan(b, [](const OrderingPlan& p) { return !p.prefix; }) ||
+                           (hook_ && (!hook_.needs_gram || hook_.needs_gram(b, d, buf.norms)));
     if (with_gram) buf.fit_gram(T);
     buf.symmetric = with_gram && block_gram(vb, T, d, buf.gram.data(), ld);  // the only O(T^2 d) step
     if (transpose) transpose_into(vb, T, d, buf.Vt.data(), ld);

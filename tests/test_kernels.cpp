@@ -341,27 +341,28 @@ TEST(OrderingPlan, RemakesCAfterLongGapsOnly) {
   // SmolLM2 (d = 64) at T = 1024 on the default grid: the gaps of 2d and more are the 128, 128
   // and 256 steps before 384, 512 and 768 (1024 = n needs no step).
   const auto grid = parse_n_grid("default", 1024);
-  const auto smol = OrderingPlan::of(grid, 1024, 64, Distance::Euclidean, false);
+  const auto smol = OrderingPlan::of(grid, 1024, 64, Distance::Euclidean);
   EXPECT_EQ(remade_at(grid, smol), (std::vector<int64_t>{384, 512, 768}));
   EXPECT_EQ(smol.last_remade, 768);
   EXPECT_EQ(smol.last_counted, 768);
   EXPECT_FALSE(smol.direct);
   // d = 128 (the bench capture): only 512 -> 768 is 2d long, and its 128 rows saved are fewer than
   // twice the 768 x 128 products that keep s(N).
-  EXPECT_FALSE(OrderingPlan::of(grid, 1024, 128, Distance::Euclidean, false).any_remade());
+  EXPECT_FALSE(OrderingPlan::of(grid, 1024, 128, Distance::Euclidean).any_remade());
   // Not with the cosine distance over the Gram matrix, nor on the direct state (`--n all`).
-  EXPECT_FALSE(OrderingPlan::of(grid, 1024, 64, Distance::Cosine, false).any_remade());
+  EXPECT_FALSE(OrderingPlan::of(grid, 1024, 64, Distance::Cosine).any_remade());
   const auto all = parse_n_grid("all", 1024);
-  const auto direct = OrderingPlan::of(all, 1024, 64, Distance::Euclidean, false);
+  const auto direct = OrderingPlan::of(all, 1024, 64, Distance::Euclidean);
   EXPECT_TRUE(direct.direct);
   EXPECT_FALSE(direct.any_remade());
-  // Without a Gram matrix (prefix), at every grid value that has counts.
-  const auto prefix = OrderingPlan::of(grid, 1024, 8, Distance::Euclidean, true);
+  // Without a Gram matrix (prefix: G d <= n, stories260K's d = 8), at every grid value that has counts.
+  const auto prefix = OrderingPlan::of(grid, 1024, 8, Distance::Euclidean);
+  EXPECT_TRUE(prefix.prefix);
   EXPECT_EQ(std::count(prefix.remade.begin(), prefix.remade.end(), 1), static_cast<long>(grid.size()) - 1);
   // The grid of Exact.Stories15MRemadeC (d = 48, n = 256): gaps of 116 and 100, with a pair of
   // consecutive values and a short gap in between, which add rows to the c made at 120.
   const auto custom = parse_n_grid("1:4,120,121,122,150,250", 256);
-  const auto s15 = OrderingPlan::of(custom, 256, 48, Distance::Euclidean, false);
+  const auto s15 = OrderingPlan::of(custom, 256, 48, Distance::Euclidean);
   EXPECT_EQ(remade_at(custom, s15), (std::vector<int64_t>{120, 250}));
   EXPECT_EQ(s15.last_counted, 256);
 }

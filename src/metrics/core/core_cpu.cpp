@@ -80,7 +80,7 @@ class Runner {
       : V_(V), groups_(groups), distance_(distance), decay_k_(decay_k), geometry_(geometry), hook_(hook), outs_(outs),
         by_block_(static_cast<size_t>(V.size(0))) {
     for (const auto& grp : groups)
-      plans_.push_back(OrderingPlan::of(grp.grid, grp.n, d(), distance, per_grid_value_cheaper(grp.G(), d(), grp.n)));
+      plans_.push_back(OrderingPlan::of(grp.grid, grp.n, d(), distance));
     for (size_t g = 0; g < groups.size(); ++g)
       for (int64_t i = 0; i < groups[g].S; ++i)
         for (int64_t o = 0; o < groups[g].O; ++o) by_block_[groups[g].block[i]].push_back({g, i, o});

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core.h"
 #include "core_kernels.h"
 
 namespace geoattn::metrics::detail {
@@ -125,11 +126,11 @@ BallCounts cosine_counts(const Sample& smp, std::span<const int64_t> order, int6
 
 }  // namespace
 
-OrderingPlan OrderingPlan::of(const std::vector<int64_t>& grid, int64_t n, int64_t d, Distance distance, bool prefix) {
+OrderingPlan OrderingPlan::of(const std::vector<int64_t>& grid, int64_t n, int64_t d, Distance distance) {
   OrderingPlan plan;
   const auto G = static_cast<int64_t>(grid.size());
   const bool cosine = distance == Distance::Cosine;
-  plan.prefix = prefix;
+  const bool prefix = plan.prefix = per_grid_value_cheaper(G, d, n);
   // SPEC §2: at N = n every token is selected, so K_out = 0 and K_in = n (R = P = 1, as
   // resolve_counts finds it too). Where the grid holds n, the steps after the grid value before
   // it add no Gram row (s(N), for the diagnostics, still takes every token in order).
@@ -217,7 +218,8 @@ void run_ordering(const Sample& smp, std::span<const int64_t> order, const std::
     if (cosine && !plan.prefix) s2 += 2 * (at * sc.c[t]) + sc.g[t];
     S += sc.a[t];
     select_token(sc, t);
-    // s(N) in coordinates: for the diagnostics (top-N), or to make c from
+    // s(N) in coordinates: for the diagnostics (top-N, summed as before: their bits), or to make c
+    // from (fused, a pass of add_row)
     if (top) {
       const auto vt = blk.V.row(t, d);
       for (int64_t m = 0; m < d; ++m) sc.s[m] += at * vt[m];

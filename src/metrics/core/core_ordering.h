@@ -55,7 +55,7 @@ struct OrderingPlan {
   std::vector<uint8_t> remade;  // [G]: c made from s(N) at this grid value, not from its steps' rows
   int64_t last_remade = 0;      // the last grid N where it is (0: none)
   bool any_remade() const { return last_remade > 0; }
-  static OrderingPlan of(const std::vector<int64_t>& grid, int64_t n, int64_t d, Distance distance, bool prefix);
+  static OrderingPlan of(const std::vector<int64_t>& grid, int64_t n, int64_t d, Distance distance);
 };
 
 // One sample: the first n tokens of a block, read with its own attention row.

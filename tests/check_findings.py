@@ -10,6 +10,10 @@ reading:
   - every number the reading writes is one of its facts' texts (or a number in one: a fact
     "2, 3" allows 2 and 3), except references to the paper and the contract (Fig. 5, §5,
     sect. 4.2, Theorems 1-2, Assumption 1, eq. 9, Corollary 1).
+  - every verdict word the reading writes in bold (**agrees**, **disagrees**, **cannot decide**,
+    any case) is the value of one of its facts named verdict_*, as many times as such facts give
+    it: a verdict follows from a rule over the files (tests/findings/common.py), never from
+    the prose.
 So a quote the data does not give, or that drifted from a rerun, fails ctest.
 
     tests/check_findings.py SOURCE_DIR
@@ -25,6 +29,8 @@ READING = re.compile(r"<!-- reading: ([A-Za-z0-9_]+) -->(.*?)<!-- /reading -->",
 # A number as the page writes it: 0.67, 1,831, 12%, 2^-4 (its parts), -0.03.
 NUMBER = re.compile(r"(?<![\w.^])-?\d[\d,]*(?:\.\d+)?%?(?![\w])")
 # What precedes a number that names a part of the paper or the contract, not a measurement.
+# A verdict word as a reading writes it: in bold.
+VERDICT = re.compile(r"\*\*(agrees|disagrees|cannot decide)\*\*", re.I)
 REFERENCE = re.compile(r"(Figs?\.|§|sect\.|Theorems?|Assumptions?|Corollary|eq\.|Table|[A-Za-z]+-)\s*(\d+-)?$")
 
 
@@ -86,6 +92,13 @@ def main(argv):
         for number in numbers(text):
             if number not in allowed:
                 print(f"FAIL: {name}: the reading quotes {number}, which no fact of tests/findings/{name}.py gives")
+                failed += 1
+        given = [v for k, v in facts.items() if k.startswith("verdict_")]
+        for word in VERDICT.findall(text):
+            if word.lower() in given:
+                given.remove(word.lower())
+            else:
+                print(f"FAIL: {name}: the reading says **{word}**, which no verdict_* fact of tests/findings/{name}.py gives")
                 failed += 1
         print(f"{name}: {len(facts)} facts, {len(numbers(text))} numbers quoted")
     print(f"findings: {failed} quotes the runs do not give" if failed else "findings: every quote is the runs'")

@@ -653,3 +653,53 @@ TEST(BoundsSynthetic, Llama2ConfigAtFullLength) {
   EXPECT_EQ(c.P_lo.front(), 1.0);
   EXPECT_EQ(c.R_up.back(), 1.0);
 }
+
+// SPEC §5 "Which envelope tests the theory": evaluated with a sample's realized cosines, mu_ij is
+// ||y_j - s'||^2 - ||y_i - s'||^2 (s' the selected sum without the sink), so where the sink is not
+// selected the kappa-free envelope restates the measured P: P_up0 = 1 if P = 1, else
+// 1 - 1/(2(N+1)). The review stated it for equal norms; it holds with unequal norms too (a_i =
+// ||y_i|| and rho the cosines make <s', y_j> = a_j M_j for any norms), checked here on both.
+// With the sink selected, s = s' + y_0 and the envelope is no such function of P.
+TEST(Bounds, RealizedKappaFreeEnvelopeRestatesPWhereTheSinkIsOut) {
+  std::mt19937_64 rng(73);
+  std::normal_distribution<double> z;
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  int64_t checked = 0, below_one = 0, sink_in_differs = 0;
+  for (const bool equal_norms : {true, false})
+    for (int trial = 0; trial < 40; ++trial) {
+      const int64_t n = 12, d = 6;
+      Eigen::MatrixXd V(n, d);
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t k = 0; k < d; ++k) V(i, k) = z(rng);
+        V.row(i) *= (equal_norms ? 1.0 : u(rng)) / V.row(i).norm();
+      }
+      Eigen::VectorXd alpha(n);
+      for (int64_t i = 0; i < n; ++i) alpha(i) = u(rng);
+      const bool sink_first = trial % 4 == 3;  // a quarter of the samples select the sink first
+      alpha(0) = sink_first ? 10.0 : 0.01;     // else the sink is the last selected
+      alpha /= alpha.sum();
+      BoundsInput in;
+      in.a = alpha.array() * V.rowwise().norm().array();
+      in.rho = (V.array().colwise() / V.rowwise().norm().array()).matrix();
+      in.rho = (in.rho * in.rho.transpose()).eval();
+      in.order.resize(static_cast<size_t>(n));
+      std::iota(in.order.begin(), in.order.end(), 0);
+      std::stable_sort(in.order.begin(), in.order.end(), [&](int64_t x, int64_t y) { return alpha(x) > alpha(y); });
+      in.d = d;
+      for (int64_t N = 2; N < n; ++N) {
+        double P = 0, R = 0;
+        brute_force(alpha, V, in.order, N, P, R);
+        const BoundsTerms t = bounds_terms(in, N);
+        const double restated = P == 1.0 ? 1.0 : 1.0 - 1.0 / (2.0 * static_cast<double>(N + 1));
+        if (!t.sink_in) {
+          EXPECT_EQ(t.P_up0, restated) << "N " << N << " trial " << trial << " P " << P;
+          ++checked, below_one += P < 1.0;
+        } else {
+          sink_in_differs += t.P_up0 != restated;
+        }
+      }
+    }
+  EXPECT_EQ(checked, 2 * 30 * 10);  // every sink-unselected (sample, N): the identity held in each
+  EXPECT_GT(below_one, 100);        // and both of its cases occur
+  EXPECT_GT(sink_in_differs, 0);    // with the sink selected the envelope is not that function of P
+}

@@ -1,15 +1,27 @@
 #!/usr/bin/env python3
 """Compare (ctest): geoattn-compare (python/geoattn/compare.py) on real runs of stories260K.
 
-Makes runs with the built geoattn: A (12 documents), A16 (the first 16 in bf16: 12 shared with A ->
-paired), the two halves of the 60-document shard (--shard 0/2, 1/2: disjoint -> unpaired), and
-runs whose settings differ. Checks, each against a second route: a run compared with itself
-gives exactly 0 and zero-width intervals in every cell; the group means from the state
-sidecar's per-document sums equal the run's reported means (1e-12), and with the C++
-bootstrap's generator (util/random.h, in Python here) its own intervals; one paired cell
-recomputed replicate by replicate; paired/unpaired detection and the documents left out; the
-same bytes for a seed; the refusals (exit 2, one stderr line naming the setting, nothing
-written); the JSON and the PNG; the calibration share docs/compare.md states; its CLI block.
+First, on constructed runs (a measure JSON and a state sidecar written here from drawn per-document
+sums, so the truth is known): a null (two samples of one distribution) that the per-cell view
+marks and the family-wise marks (SPEC §2b: max-|t| bands over N, Benjamini-Hochberg across the
+families) do not; a strong difference marked in nearly every cell; one head's moderate
+difference whose families leave their bands at 5% but fail Benjamini-Hochberg (nothing marked),
+and one that passes; Benjamini-Hochberg recomputed by a second route.
+
+Then runs with the built geoattn: A (12 documents), A16 (the first 16 in bf16: 12 shared with A ->
+paired), the two halves of the 60-document shard (--shard 0/2, 1/2: disjoint -> unpaired), two of
+its quarters (a second null), and runs whose settings differ. Checks, each against a second
+route: a run compared with itself gives exactly 0, zero-width intervals and nothing tested in
+every cell; the group means from the state sidecar's per-document sums equal the run's reported
+means (1e-12), and with the C++ bootstrap's generator (util/random.h, in Python here) its own
+intervals; one paired cell recomputed replicate by replicate, and its family's standard errors,
+critical value and p-value (the studentized max-|t| bootstrap) from explicit per-replicate
+draws; paired/unpaired detection and the documents left out; the same bytes for a seed; the
+nulls: nothing marked family-wise while the per-cell view marks cells, both as docs/compare.md
+states; the refusals (exit 2, one stderr line naming the setting, nothing written); the JSON and
+the PNG; label counts, shares and the slopes_by split (SPEC §6); docs/compare.md's CLI block and
+worked example. The full calibration (nine nulls, stories15M vs stories260K) is
+scripts/compare_calibration.py's, its figures in docs/compare.md.
 
     tests/test_compare.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 """
@@ -54,6 +66,132 @@ def cpp_draws(units, replicates, seed):
     return out
 
 
+def write_run(path, ids, sums, counts, layers, heads, grid):
+    """A measure JSON at path and its state sidecar holding per-document sums [U, groups, S] and
+    sample counts [U, L, G] (the layout docs/results.md gives; level head), as geoattn writes them."""
+    import numpy as np
+    doc = {"schema": "geoattn.measure/2", "model": {"path": "constructed", "layers": layers, "heads": heads},
+           "n_grid": list(grid), "settings": {"ctx": 64, "bootstrap": {"unit": "document"}}, "data": {"complete": True}}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    ids_raw = json.dumps(ids).encode()
+    blobs = [("unit_shape", "I64", [4], np.array([layers, heads, len(grid), 2], "<i8").tobytes()),
+             ("unit_ids", "U8", [len(ids_raw)], ids_raw),
+             ("unit_sums", "F64", list(sums.shape), np.ascontiguousarray(sums, "<f8").tobytes()),
+             ("unit_counts", "I64", list(counts.shape), np.ascontiguousarray(counts, "<i8").tobytes())]
+    header, offset = {"__metadata__": {"n_grid": json.dumps(list(grid)), "curves": json.dumps(list(CURVES)),
+                                       "scalars": json.dumps(["rho0"])}}, 0
+    for name, dtype, shape, raw in blobs:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
+        offset += len(raw)
+    head = json.dumps(header).encode()
+    with open(path[:-5] + ".state.safetensors", "wb") as f:
+        f.write(len(head).to_bytes(8, "little") + head + b"".join(raw for *_, raw in blobs))
+    return path
+
+
+def constructed(path, rng, docs, prefix, shift=0.0, layers=2, heads=2, shift_head=None):
+    """A constructed run of `docs` documents over N = 1..12: each document holds 1 to 3 samples
+    per (layer, N) whose mean is mu(N) + shift + a document effect (sd 0.05, shared by its curves
+    and N) + noise (sd 0.03 / sqrt(samples)); at N = 1 every sample is 1 (alike in every replicate),
+    rho0 likewise around 0.2. `shift` moves every head, or only shift_head = (layer, head)."""
+    import numpy as np
+    grid = list(range(1, 13))
+    G = len(grid)
+    sums = np.zeros((docs, layers * heads, (len(CURVES) + 4) * G + 1))
+    counts = np.zeros((docs, layers, G), np.int64)
+    mu = 0.5 + 0.3 * np.log(np.array(grid, float)) / np.log(grid[-1])
+    for u in range(docs):
+        w = int(rng.integers(1, 4))
+        counts[u] = w
+        for g in range(layers * heads):
+            s = shift if shift_head is None or g == shift_head[0] * heads + shift_head[1] else 0.0
+            effect = rng.normal(0, 0.05)
+            for m in range(len(CURVES)):
+                values = mu + s + effect + rng.normal(0, 0.03 / np.sqrt(w), G)
+                values[0] = 1.0
+                sums[u, g, m * G:(m + 1) * G] = w * values
+            sums[u, g, -1] = w * (0.2 + s + effect + rng.normal(0, 0.03))
+    return write_run(path, [f"{prefix}{u}" for u in range(docs)], sums, counts, layers, heads, grid)
+
+
+def family_cells(out, kinds=("global", "layer", "head", "depth")):
+    """Every (group, family) of a comparison: (entry, name, family entry, its cells)."""
+    return [(e, k, e["families"][k], e[k] if isinstance(e[k], list) else [e[k]])
+            for e in out["groups"] if e["group"] in kinds for k in CURVES + ("rho0",)]
+
+
+def bh_by_hand(out, alpha=0.05):
+    """Benjamini-Hochberg's passing families by a second route: family i passes when some k has
+    at least k families with p <= alpha k / m, p_i among them."""
+    ps = [f["p"] for _, _, f, _ in family_cells(out) if f["p"] is not None]
+    m = len(ps)
+    best = max([k for k in range(1, m + 1) if sum(p <= alpha * k / m for p in ps) >= k], default=0)
+    return [f["p"] is not None and best > 0 and f["p"] <= alpha * best / m for _, _, f, _ in family_cells(out)], \
+        alpha * best / m if best else 0.0
+
+
+def marks_consistent(out):
+    """Family-wise marks: a cell is marked exactly where its family passes Benjamini-Hochberg and
+    its t exceeds the family's critical value (its band excludes 0 then)."""
+    for _, _, f, cells in family_cells(out):
+        for c in cells:
+            want = bool(f["passes_bh"] and c["tested"] and f["critical"] is not None and c["t"] > f["critical"])
+            if c["marked"] != want or (c["marked"] and not (c["band"][0] > 0 or c["band"][1] < 0)):
+                return False
+    return True
+
+
+def constructed_checks(src, tmp):
+    """The family-wise marks on constructed runs whose truth is known."""
+    import numpy as np
+    sys.path.insert(0, os.path.join(src, "python"))
+    from geoattn.compare import marked
+    every = ("global", "layer", "head")
+
+    def both(name, a, b):
+        fw, _ = compared(src, tmp, name + ".json", a, b, "--replicates", "1000")
+        pc, p = compared(src, tmp, name + "-cell.json", a, b, "--replicates", "1000", "--per-cell")
+        return fw, pc, p
+
+    rng = np.random.default_rng(7)
+    a = constructed(os.path.join(tmp, "null-a.json"), rng, 15, "a")
+    b = constructed(os.path.join(tmp, "null-b.json"), rng, 15, "b")
+    fw, pc, p = both("null", a, b)
+    (mf, nf, zf), (mc, nc, _) = marked(fw, every), marked(pc, every)
+    rho = sum(e["rho0"]["marked"] for e in fw["groups"])
+    check(mf == 0 and rho == 0 and fw["marks"]["families_passing"] == 0 and mc > 0 and nf == nc == 28 * 11 and zf == 28,
+          f"a constructed null (15 documents a side, unpaired): family-wise {mf} of {nf} cells marked, per cell {mc} "
+          f"of {nc}; the 28 cells at N = 1 (alike) not tested")
+    check(pc["marks"]["view"] == "per cell (no multiplicity control)" and "per cell (no multiplicity control)" in p.stdout
+          and fw["marks"]["view"] == "family-wise", "--per-cell: the JSON and the table say 'per cell (no multiplicity control)'")
+    s = constructed(os.path.join(tmp, "strong-b.json"), np.random.default_rng(8), 15, "b", shift=0.1)
+    fw, _, _ = both("strong", a, s)
+    m, n, _ = marked(fw, every)
+    check(m >= 0.95 * n and n == 308 and fw["marks"]["families_passing"] == fw["marks"]["families_tested"] == 35
+          and marks_consistent(fw),
+          f"a constructed difference of +0.1 at every head: {m} of {n} cells marked, "
+          f"{fw['marks']['families_passing']} of {fw['marks']['families_tested']} families pass")
+    for seed, what, passing in ((0, "fails", 0), (2, "passes", 5)):
+        rng = np.random.default_rng(seed)
+        a = constructed(os.path.join(tmp, f"bh{seed}-a.json"), rng, 20, "a", heads=8)
+        b = constructed(os.path.join(tmp, f"bh{seed}-b.json"), rng, 20, "b", heads=8, shift=0.05, shift_head=(1, 5))
+        fw, _ = compared(src, tmp, f"bh{seed}.json", a, b, "--replicates", "1000")
+        head = next(e for e in fw["groups"] if e["group"] == "head" and (e["layer"], e["head"]) == (1, 5))
+        own = [k for k in CURVES + ("rho0",) if head["families"][k]["p"] < 0.05
+               and head["families"][k]["max_t"] > head["families"][k]["critical"]]
+        passes, threshold = bh_by_hand(fw)
+        got = [f["passes_bh"] for _, _, f, _ in family_cells(fw)]
+        ok = (len(own) == 5 and fw["marks"]["families_tested"] == 95 and passes == got and sum(got) == passing
+              and abs(fw["marks"]["bh_threshold"] - threshold) <= 1e-15 and marks_consistent(fw))
+        marks = marked(fw, every)[0] + sum(e["rho0"]["marked"] for e in fw["groups"])
+        check(ok and (marks == 0) == (passing == 0),
+              f"one head moved by +0.05 (seed {seed}): its 5 families leave their 95% bands alone (p "
+              + ", ".join(f"{head['families'][k]['p']:.3f}" for k in CURVES + ("rho0",))
+              + f"); Benjamini-Hochberg over 95 families {what} (threshold {threshold:.4f}, {sum(got)} pass, recomputed "
+              f"by hand): {marks} cells marked")
+
+
 def measure(geoattn, src, out, *flags, model="models/stories260K"):
     ctx = () if "--ctx" in flags else ("--ctx", "256")
     p, dt = run([geoattn, "measure", "--model", model, "--data", DATA, *ctx, "--quiet", "--out", out, *flags], src)
@@ -88,8 +226,9 @@ def self_checks(src, tmp, a):
     out, _ = compared(src, tmp, "self.json", a, a)
     every = cells(out)
     check(len(every) == (1 + 5 + 40) * (4 * 24 + 1), f"A vs A: every group (global, 5 layers, 40 heads) ({len(every)} cells)")
-    check(all(c["diff"] == 0.0 and c["ci"] == [0.0, 0.0] and not c["significant"] for c in every),
-          "A vs A: every difference exactly 0, every interval [0, 0]")
+    check(all(c["diff"] == 0.0 and c["ci"] == [0.0, 0.0] and c["t"] is None and c["band"] is None and not c["marked"]
+              for c in every) and out["marks"]["families_tested"] == 0 and out["marks"]["families_passing"] == 0,
+          "A vs A: every difference exactly 0, every interval [0, 0], no cell tested (alike in every replicate), none marked")
     check(out["pairing"] == "paired" and out["a"]["left_out"] == 0 and out["a"]["compared"] == 12, "A vs A: paired, 12 documents")
 
 
@@ -157,8 +296,23 @@ def pairing_checks(src, tmp, a, a16, h0, h1):
     point = mean(ids_b, sb, cb, range(len(shared))) - mean(ids_a, sa, ca, range(len(shared)))
     check(abs(cell["diff"] - point) <= 1e-12 and abs(cell["ci"][0] - lo) <= 1e-12 and abs(cell["ci"][1] - hi) <= 1e-12,
           f"paired global P_rmax at N = 8 recomputed replicate by replicate ({cell['diff']:+.5f} {cell['ci']})")
+    family_by_hand(out, ids_a, sa, ca, ids_b, sb, cb, shared, draws, H)
 
     out, p = compared(src, tmp, "halves.json", h0, h1)
+    # Unpaired standard errors by hand: each run's n/(n-1) sum_u ((S_u - m C_u) / sum C)^2, added.
+    G, worst, tested = len(out["n_grid"]), 0.0, 0
+    runs = [read_sidecar(x[:-5] + ".state.safetensors") for x in (h0, h1)]
+    for i, c in enumerate(out["groups"][0]["R_rmin"]):
+        if c["t"] is None:
+            continue
+        var = 0.0
+        for _, s_, c_ in runs:
+            S, C = s_[:, :, G + i].sum(axis=1), c_[:, :, i].sum(axis=1) * H
+            m, n = S.sum() / C.sum(), len(S)
+            var += n / (n - 1) * (((S - m * C) / C.sum()) ** 2).sum()
+        worst, tested = max(worst, abs(var ** 0.5 - c["se"]) / c["se"]), tested + 1
+    check(tested == G - 2 and worst <= 1e-12, f"halves, unpaired: global R_rmin's standard errors by hand at {tested} N "
+                                             f"(worst relative {worst:.1e})")
     units = [json.load(open(x))["bootstrap"]["units"] for x in (h0, h1)]
     check(out["pairing"] == "unpaired" and [out["a"]["documents"], out["b"]["documents"]] == units,
           f"halves: unpaired, {units} documents")
@@ -170,12 +324,89 @@ def pairing_checks(src, tmp, a, a16, h0, h1):
     same_diff = all(x["diff"] == y["diff"] for x, y in zip(cells(out), cells(other)))
     moved = sum(x["ci"] != y["ci"] for x, y in zip(cells(out), cells(other)))
     check(same_diff and moved > 0, f"another seed: the same differences, other intervals ({moved} moved)")
-    layer_cells = [c for e in out["groups"] if e["group"] == "layer" for k in CURVES for c in e[k]]
-    live = [c for c in layer_cells if c["ci"][0] != c["ci"][1]]  # N = 1 and N = T: alike in every replicate
-    share = f"{sum(c['significant'] for c in live)} of {len(live)}"
-    doc = open(os.path.join(src, "docs", "compare.md"), encoding="utf-8").read()
-    check(f"{share} (layer, curve, N) cells" in doc, f"calibration: docs/compare.md states the measured {share}")
     return out
+
+
+def family_by_hand(out, ids_a, sa, ca, ids_b, sb, cb, shared, draws, H):
+    """The paired comparison's global R_rmin family by a second route: each replicate's documents
+    listed (repeats included), its ratio means, each drawn document's influence and the
+    delta-method standard error n/(n-1) sum e^2, its t per N, max over N; the critical value and
+    p-value from those maxima; each cell's se and t and the band. Before it: the thin N (in fp32
+    and bf16 most documents select alike at some N, and more than 5% of the replicates draw only
+    those) are left out of their families, untested and unmarked."""
+    import numpy as np
+    grid, e = out["n_grid"], out["groups"][0]
+    thin = [(f, g[k]) for g in out["groups"] for k, f in g["families"].items() if f.get("thin_n")]
+    check(len(thin) > 0 and all(not c["tested"] and c["band"] is None and not c["marked"] and c["t"] is not None
+                                for f, cs in thin for n, c in zip(grid, cs) if n in f["thin_n"]),
+          f"A vs A16: {len(thin)} families with thin N (too few documents differ), those cells untested and unmarked")
+    fam, cells_ = e["families"]["R_rmin"], e["R_rmin"]
+    live = [i for i, c in enumerate(cells_) if c["t"] is not None]
+
+    G = len(grid)
+
+    def parts(ids, s, c, picks, g):  # R_rmin: the second curve, columns G..2G-1 of a row
+        rows = [ids.index(shared[i]) for i in picks]
+        return np.array([s[r, :, G + g].sum() for r in rows]), np.array([c[r, :, g].sum() * H for r in rows], float)
+
+    def diff_and_se(picks, g):
+        xa, na = parts(ids_a, sa, ca, picks, g)
+        xb, nb = parts(ids_b, sb, cb, picks, g)
+        ma, mb = xa.sum() / na.sum(), xb.sum() / nb.sum()
+        infl = (xb - mb * nb) / nb.sum() - (xa - ma * na) / na.sum()
+        n = len(picks)
+        return mb - ma, float(np.sqrt(n / (n - 1) * (infl ** 2).sum()))
+
+    everything = range(len(shared))
+    point = {g: diff_and_se(everything, g) for g in live}
+    per_rep = [{g: diff_and_se(d, g) for g in live} for d in draws]
+    # thin: more than 5% of the replicates drew only documents alike there (their own se 0): left out
+    thin = [g for g in live if sum(r[g][1] <= 1e-12 for r in per_rep) > 0.05 * len(draws)]
+    live = [g for g in live if g not in thin]
+    maxima = []
+    for r in per_rep:
+        z = []
+        for g in live:
+            rep, se = r[g]
+            dev = abs(rep - point[g][0])
+            z.append(dev / se if se > 1e-12 else (float("inf") if dev > 1e-12 else 0.0))
+        maxima.append(max(z))
+    maxima = np.array(maxima)
+    observed = max(abs(point[g][0]) / point[g][1] for g in live)
+    finite = np.sort(maxima)
+    pos = (len(finite) - 1) * 0.95
+    lo, hi = finite[int(np.floor(pos))], finite[int(np.ceil(pos))]
+    critical = float("inf") if np.isinf(hi) else lo + (hi - lo) * (pos - np.floor(pos))
+    p = (1 + (maxima >= observed).sum()) / (1 + len(maxima))
+    worst = max(max(abs(cells_[g]["se"] - point[g][1]) / point[g][1],
+                    abs(cells_[g]["t"] - abs(point[g][0]) / point[g][1]) / max(1.0, cells_[g]["t"]),
+                    abs(cells_[g]["band"][0] - (point[g][0] - critical * point[g][1]))) for g in live)
+    tested = [i for i, c in enumerate(cells_) if c["tested"]]
+    check(tested == live and [grid[g] for g in thin] == fam["thin_n"] and abs(fam["critical"] - critical) <= 1e-9
+          and abs(fam["p"] - p) <= 1e-12 and abs(fam["max_t"] - observed) <= 1e-9 and worst <= 1e-9,
+          f"paired global R_rmin's family by hand: {len(live)} N tested (N = 1 and {grid[-1]} alike, thin {fam['thin_n']}) "
+          f"over 400 replicates: critical value {critical:.4f}, p {p:.4f}, max |t| {observed:.3f}, every cell's se, t "
+          f"and band (worst {worst:.1e})")
+
+
+def null_checks(src, tmp, nulls):
+    """Disjoint parts of one shard, one model: nothing marked family-wise, cells marked per cell, as
+    docs/compare.md states it for these runs."""
+    sys.path.insert(0, os.path.join(src, "python"))
+    from geoattn.compare import marked
+    doc = " ".join(open(os.path.join(src, "docs", "compare.md"), encoding="utf-8").read().split())
+    for name, (x, y) in nulls.items():
+        fw, _ = compared(src, tmp, name + ".json", x, y)
+        pc, _ = compared(src, tmp, name + "-cell.json", x, y, "--per-cell")
+        every = ("global", "layer", "head")
+        mf, mc = marked(fw, every)[0], marked(pc, every)[0]
+        rho = sum(e["rho0"]["marked"] for e in fw["groups"])
+        (ml, nl, _), (mh, nh, _) = marked(pc, ["layer"]), marked(pc, ["head"])
+        text = (f"{name}: {fw['a']['documents']} and {fw['b']['documents']} documents, {mf + rho} cells marked "
+                f"family-wise ({fw['marks']['families_passing']} of {fw['marks']['families_tested']} families pass); "
+                f"per cell {ml} of {nl} layer cells and {mh} of {nh} head cells")
+        check(mf + rho == 0 and mc > 0 and marks_consistent(fw), f"null, {text}")
+        check(text in doc, f"calibration: docs/compare.md states '{text}'")
 
 
 def refusal_checks(src, tmp, geoattn, a, h0):
@@ -236,7 +467,7 @@ def output_checks(src, tmp, a, a16):
     check(p.returncode == 0 and f"wrote {out_json}" in p.stdout and f"wrote {png}" in p.stdout,
           f"--out and --figure written ({p.stderr.strip()[-300:]})")
     out = json.load(open(out_json))
-    check(out["schema"] == "geoattn.compare/1" and out["n_grid"] == [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+    check(out["schema"] == "geoattn.compare/2" and out["n_grid"] == [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
           f"the JSON: schema and the --n subset ({out['n_grid']})")
     head = open(png, "rb").read(8)
     check(head == PNG_SIGNATURE and os.path.getsize(png) > 10_000, f"the figure is a PNG ({os.path.getsize(png)} B)")
@@ -249,11 +480,36 @@ def label_checks(src, tmp, geoattn, a, a16):
         run([geoattn, "taxonomy", "--from", m, "--out", t, "--quiet"], src)
     out, p = compared(src, tmp, "labels.json", a, a16, "--taxonomy-a", ta, "--taxonomy-b", tb, "--replicates", "50")
     lab, ja, jb = out["labels"], json.load(open(ta)), json.load(open(tb))
-    ok = all(lab["totals"]["a"][c] == ja["totals"][c] and lab["totals"]["b"][c] == jb["totals"][c]
-             and lab["totals"]["diff"][c] == jb["totals"][c] - ja["totals"][c] for c in lab["classes"])
-    ok = ok and all(row["diff"][c] == rb[c] - ra[c] for row, ra, rb in zip(lab["layers"], ja["layers"], jb["layers"])
-                    for c in lab["classes"])
-    check(ok and "labels (A, B, B - A)" in p.stdout, f"label counts per layer and in total, and B - A ({lab['totals']})")
+    part = lab["parts"][0] if len(lab["parts"]) == 1 else None
+    ok = (part is not None and part["slopes_by"] == "interval" and part["compared"] and lab["compared"] and lab["why"] is None
+          and lab["slopes_by"] == {"a": {"interval": 40}, "b": {"interval": 40}})
+    t = part["totals"] if ok else {}
+    ok = ok and all(t["a"][c] == ja["totals"][c] and t["b"][c] == jb["totals"][c]
+                    and t["diff"][c] == jb["totals"][c] - ja["totals"][c]
+                    and abs(t["share_a"][c] - ja["totals"][c] / 40) <= 1e-15
+                    and abs(t["share_diff"][c] - (jb["totals"][c] - ja["totals"][c]) / 40) <= 1e-15 for c in lab["classes"])
+    ok = ok and all(row["a"][c] == ra[c] and row["diff"][c] == rb[c] - ra[c] and row["heads_a"] == 8
+                    and abs(row["share_b"][c] - rb[c] / 8) <= 1e-15
+                    for row, ra, rb in zip(part["layers"], ja["layers"], jb["layers"]) for c in lab["classes"])
+    check(ok and "labels read by interval (A 40 heads, B 40; A, B, B - A)" in p.stdout,
+          f"label counts and shares of heads per layer and in total, and B - A, read by interval in both ({t.get('a')}, "
+          f"{t.get('b')})")
+    # SPEC §6: a taxonomy whose Mixer slopes were read by sign (no head-level intervals) is not compared with one
+    # read by interval.
+    layer_level = measure(geoattn, src, os.path.join(tmp, "alayer.json"), "--max-windows", "12", "--bootstrap-level", "layer")
+    tl = os.path.join(tmp, "lsign.json")
+    run([geoattn, "taxonomy", "--from", layer_level, "--out", tl, "--quiet"], src)
+    out, p = compared(src, tmp, "labels-sign.json", a, layer_level, "--taxonomy-a", ta, "--taxonomy-b", tl, "--replicates", "50")
+    lab, jl = out["labels"], json.load(open(tl))
+    parts = {q["slopes_by"]: q for q in lab["parts"]}
+    ok = (not lab["compared"] and "SPEC §6" in (lab["why"] or "") and set(parts) == {"interval", "sign"}
+          and parts["interval"]["totals"]["heads_b"] == 0 and parts["sign"]["totals"]["heads_a"] == 0
+          and all(q["totals"]["diff"] is None and not q["compared"] for q in lab["parts"])
+          and parts["sign"]["totals"]["b"] == {c: jl["totals"][c] for c in lab["classes"]}
+          and parts["interval"]["totals"]["a"] == {c: ja["totals"][c] for c in lab["classes"]})
+    check(ok and "never pooled or compared as one" in p.stdout and "not compared" in p.stdout,
+          f"labels read by interval (A) and by sign (B, --bootstrap-level layer): each run's counts, not compared "
+          f"(Mixer {ja['totals']['Mixer']} by interval, {jl['totals']['Mixer']} by sign)")
 
 
 def signed(x):
@@ -272,7 +528,7 @@ def worked_example(src, tmp, geoattn):
     s15, smol = os.path.join(tmp, "s15.json"), os.path.join(tmp, "smol.json")
     measure(geoattn, src, s15, "--max-windows", "24", model="models/stories15M")
     p, _ = run([geoattn, "measure", "--model", "models/smollm2-135m", "--data", "models/smollm2-135m/openwebtext-60docs.bin",
-                "--ctx", "256", "--max-windows", "24", "--quiet", "--out", smol], src)
+                "--ctx", "256", "--max-windows", "24", "--bootstrap-level", "head", "--quiet", "--out", smol], src)
     if not check(p.returncode == 0, "worked example: SmolLM2's run"):
         print("  stderr:", p.stderr[-1500:])
         return
@@ -285,9 +541,15 @@ def worked_example(src, tmp, geoattn):
     from geoattn.compare import marked
     (mg, ng, _), (md, nd, _) = marked(out, ["global"]), marked(out, ["depth"])
     depth_rho = ", ".join(signed(e["rho0"]["diff"]) for e in out["groups"] if e["group"] == "depth")
-    t = out["labels"]["totals"]
-    labels = "; ".join(f"{c} {t['a'][c]}, {t['b'][c]}, {t['diff'][c]:+d}".replace("+0", "0") for c in out["labels"]["classes"])
-    for text in (f"Marked: {mg} of {ng} global cells and {md} of {nd} depth cells", f"by depth {depth_rho}", labels):
+    lab = out["labels"]
+    t = lab["parts"][0]["totals"]
+    labels = "; ".join(f"{c} {t['a'][c]} ({100 * t['share_a'][c]:.1f}%), {t['b'][c]} ({100 * t['share_b'][c]:.1f}%)"
+                       for c in lab["classes"])
+    check(lab["compared"] and [q["slopes_by"] for q in lab["parts"]] == ["interval"],
+          "worked example: both taxonomies read the Mixer's slopes by interval (SmolLM2 at --bootstrap-level head)")
+    passing = f"{out['marks']['families_passing']} of {out['marks']['families_tested']} families"
+    for text in (f"Marked: {mg} of {ng} global cells and {md} of {nd} depth cells ({passing} pass", f"by depth {depth_rho}",
+                 labels):
         check(" ".join(text.split()) in " ".join(doc.split()), f"worked example: docs/compare.md says '{text}'")
     rows = re.findall(r"^\| (global|depth \d) \| (\d+) \| (.+?) \| (.+?) \| (.+?) \|$", doc, re.M)
     ok, bad = bool(rows), []
@@ -297,12 +559,12 @@ def worked_example(src, tmp, geoattn):
         i = out["n_grid"].index(int(n))
         for name, text in zip(("P_rmax", "R_rmin", "F_rmin"), cells):
             c = entry[name][i]
-            want = f"{signed(c['diff'])} [{signed(c['ci'][0])}, {signed(c['ci'][1])}]"
+            want = f"{signed(c['diff'])} [{signed(c['band'][0])}, {signed(c['band'][1])}]" + ("*" if c["marked"] else "")
             if want != text.strip():
                 ok = False
                 bad.append(f"{group} N={n} {name}: the run gives {want}, the page {text.strip()}")
     rho = next(e for e in out["groups"] if e["group"] == "global")["rho0"]
-    rho_text = f"global {signed(rho['diff'])} [{signed(rho['ci'][0])}, {signed(rho['ci'][1])}]"
+    rho_text = f"global {signed(rho['diff'])} [{signed(rho['band'][0])}, {signed(rho['band'][1])}]"
     check(ok and rho_text in doc, f"worked example: the {len(rows)} rows of docs/compare.md's table and its "
                                   f"{rho_text} recomputed" + (" (" + "; ".join(bad) + ")" if bad else ""))
 
@@ -323,13 +585,17 @@ def main():
         return code
     tmp = tempfile.mkdtemp(prefix="geoattn-compare-test-")
     try:
+        constructed_checks(src, tmp)
         a = measure(geoattn, src, os.path.join(tmp, "a.json"), "--max-windows", "12")
         a16 = measure(geoattn, src, os.path.join(tmp, "a16.json"), "--max-windows", "16", "--dtype", "bf16")
         h0 = measure(geoattn, src, os.path.join(tmp, "h0.json"), "--max-windows", "60", "--shard", "0/2")
         h1 = measure(geoattn, src, os.path.join(tmp, "h1.json"), "--max-windows", "60", "--shard", "1/2")
+        q0 = measure(geoattn, src, os.path.join(tmp, "q0.json"), "--max-windows", "60", "--shard", "0/4")
+        q1 = measure(geoattn, src, os.path.join(tmp, "q1.json"), "--max-windows", "60", "--shard", "1/4")
         self_checks(src, tmp, a)
         means_checks(src, a)
         pairing_checks(src, tmp, a, a16, h0, h1)
+        null_checks(src, tmp, {"halves": (h0, h1), "quarters 0 and 1": (q0, q1)})
         refusal_checks(src, tmp, geoattn, a, h0)
         output_checks(src, tmp, a, a16)
         label_checks(src, tmp, geoattn, a, a16)

@@ -211,13 +211,13 @@ TEST(Measure, TaxonomyAndFitsFromTheRunEqualThoseOfItsFiles) {
   geoattn::WorkerPool pool(2);
   const auto& boot = state.run_info.method.bootstrap;
   const auto intervals = geoattn::metrics::bootstrap(pool, state.units, boot.replicates, boot.seed, state.metrics.n_grid());
-  auto inputs = geoattn::metrics::taxonomy_inputs(state.metrics, &intervals);
+  const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);  // Reset (b) reads their mean rows
+  auto inputs = geoattn::metrics::taxonomy_inputs(state.metrics, &intervals, &fits);
   ASSERT_EQ(inputs.size(), doc["heads"].size());
   const auto typed = geoattn::report::to_json(geoattn::analysis::taxonomy(std::move(inputs), {}),
                                               geoattn::report::to_json(state.run_info.model));
   EXPECT_EQ(typed.dump(), geoattn::report::taxonomy_report(doc, {}).dump());
   EXPECT_NE(typed.dump().find("\"slopes_by\":\"interval\""), std::string::npos);
-  const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);
   ASSERT_EQ(fits.size(), doc["heads"].size());
   // (as values: read_measure puts the arrays back after the other keys)
   for (size_t i = 0; i < fits.size(); ++i)

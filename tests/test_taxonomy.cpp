@@ -44,7 +44,7 @@ HeadFeatures reset() {
   return f;
 }
 // Mixer: last token between sink and rest; alignment moves from v_0 to v_L as N grows.
-HeadFeatures mixer() { return {0.4, 0.8, 1.0, kGrid, curve(0.9, -0.1), curve(0.1, 0.08)}; }
+HeadFeatures mixer() { return {0.4, 0.7, 1.0, kGrid, curve(0.9, -0.1), curve(0.1, 0.08)}; }
 
 
 json measure_with(const std::vector<std::pair<int64_t, HeadFeatures>>& heads) {
@@ -87,7 +87,7 @@ TEST(Taxonomy, EachTypeGetsItsLabel) {
 TEST(Taxonomy, RetrieverIsCheckedBeforeReset) {
   // c_last is largest and mean cos(s, v_L) = 0.6 >= 0.5: Retriever. With the Reset median
   // threshold raised to 0.7 the Reset rule (0.95 >= 0.8 x 1.0, median 0.6 < 0.7) holds too.
-  HeadFeatures f{0.95, 1.0, 0.2, kGrid, curve(0.5, 0.0), curve(0.6, 0.0)};
+  HeadFeatures f{0.95, 1.0, 0.2, kGrid, curve(0.7, 0.0), curve(0.6, 0.0)};
   TaxonomyConfig cfg;
   cfg.reset_cos_vL_max = 0.7;  // now Reset's median rule holds too
   EXPECT_EQ(classify(f, cfg).label, "Retriever");
@@ -120,10 +120,12 @@ TEST(Taxonomy, CatchAllHeadIsUnlabelled) {
   f.cos_s_vL = curve(0.3, 0.02);  // rises; mean 0.37 < 0.5, median over N <= 64 0.34 >= 0.3
   const HeadLabel h = classify(f, {});
   EXPECT_EQ(h.label, "Unlabelled") << h.rule;
-  EXPECT_EQ(h.closest, "Mixer");  // one failed criterion; Retriever and Reset fail both of theirs
-  EXPECT_NE(h.failed.find("cos(s, v_0)"), std::string::npos) << h.failed;
-  EXPECT_NE(h.failed.find("0.05"), std::string::npos) << h.failed;
   EXPECT_FALSE(h.slopes_by_interval);
+  // SPEC §6 "closest": the smallest relative shortfall, not the fewest failed criteria. Mixer
+  // fails one criterion by the most a sign can (1); Retriever fails two by 0.3 (c_last 0.7 under
+  // c_rest 1.0) and 0.26 (mean cos(s, v_L) 0.369 under 0.5); Reset three by 0.14, 0.04 and 0.5.
+  EXPECT_EQ(h.closest, "Retriever") << h.rule;
+  EXPECT_NE(h.failed.find("c_last 0.7 the largest"), std::string::npos) << h.failed;
   // Closest by shortfall: c_last largest, mean cos(s, v_L) just under 0.5 -> Retriever, one
   // criterion short by 2%; its slopes are flat, so Mixer fails both of its criteria.
   HeadFeatures r{0.1, 2.0, 0.5, kGrid, curve(0.2, 0.0), curve(0.49, 0.0)};
@@ -164,7 +166,8 @@ TEST(Taxonomy, ThresholdEdgeAndTheSensitivityTable) {
   EXPECT_EQ(classify(edge, {}).label, "Retriever");
   std::vector<TaxonomyInput> heads = {{0, 0, 3, retriever()}, {0, 1, 3, edge}, {1, 0, 3, reset()}, {1, 1, 3, mixer()}};
   const Taxonomy t = taxonomy(heads, {});
-  ASSERT_EQ(t.sensitivity.size(), std::size(kTaxonomyThresholds) * std::size(kSensitivityFactors));
+  ASSERT_EQ(t.sensitivity.size(), std::size(kTaxonomyThresholds) * std::size(kSensitivityFactors) + 1);
+  EXPECT_EQ(t.sensitivity.back().threshold, kMixerSlopesBySign);
   for (const auto& row : t.sensitivity) {
     const bool up = row.threshold == std::string("retriever_cos_vL_min") && row.factor > 1;
     if (!up) {
@@ -188,8 +191,8 @@ TEST(Taxonomy, ConfigThresholdChangesTheOutcome) {
   // The Mixer head has mean cos(s, v_L) ~ 0.38 and c_last < c_rest; make c_last largest,
   // then lower the Retriever threshold through the config JSON.
   HeadFeatures f = mixer();
-  f.c_last = 1.2;
-  EXPECT_EQ(classify(f, taxonomy_config_from_json(json::object())).label, "Mixer");
+  f.c_last = 1.2;  // past c_rest: no longer between sink and rest (SPEC §6 Mixer (i))
+  EXPECT_EQ(classify(f, taxonomy_config_from_json(json::object())).label, "Unlabelled");
   const auto cfg = taxonomy_config_from_json(json{{"retriever_cos_vL_min", 0.3}, {"_comment", "lower"}});
   EXPECT_EQ(cfg.retriever_cos_vL_min, 0.3);
   EXPECT_EQ(cfg.reset_sink_ratio, 0.8);  // missing keys keep their defaults
@@ -198,7 +201,7 @@ TEST(Taxonomy, ConfigThresholdChangesTheOutcome) {
   // 0.6 (not Reset), over N <= 4 it is 0.05 (Reset).
   HeadFeatures z = reset();
   for (size_t g = 3; g < kGrid.size(); ++g) z.cos_s_vL[g] = 0.6;
-  EXPECT_EQ(classify(z, {}).label, "Mixer");
+  EXPECT_EQ(classify(z, {}).label, "Unlabelled");  // its slopes are a Mixer's, but c_last 0.3 is not between 0.6 and 1
   EXPECT_EQ(classify(z, taxonomy_config_from_json(json{{"reset_n_max", 4}})).label, "Reset");
 }
 
@@ -210,7 +213,8 @@ TEST(Taxonomy, ConfigRoundTripsAndDefaultsFileMatches) {
   EXPECT_EQ(back.reset_n_max, 32);
   EXPECT_EQ(back.reset_sink_ratio, 1.5);
   EXPECT_EQ(to_json(c).dump(),
-            R"({"retriever_cos_vL_min":0.5,"reset_sink_ratio":1.5,"reset_cos_vL_max":0.3,"reset_n_max":32})");
+            R"({"retriever_cos_vL_min":0.5,"reset_sink_ratio":1.5,"reset_cos_vL_max":0.3,"reset_n_max":32,)"
+            R"("reset_spread_entropy_min":0.9,"mixer_between_slack":1.0})");
 
   std::ifstream in(std::string(GEOATTN_SOURCE_DIR) + "/configs/taxonomy.json");
   ASSERT_TRUE(in.good());
@@ -229,6 +233,9 @@ TEST(Taxonomy, BadConfigIsAnError) {
                                          {json{{"reset_sink_ratio", "high"}}, "'reset_sink_ratio' must be a number"},
                                          {json{{"reset_sink_ratio", -1}}, "'reset_sink_ratio' = -1"},
                                          {json{{"reset_cos_vL_max", 2}}, "'reset_cos_vL_max' = 2"},
+                                         {json{{"reset_spread_entropy_min", -0.5}}, "'reset_spread_entropy_min' = -0.5"},
+                                         {json{{"mixer_between_slack", 0}}, "'mixer_between_slack' = 0"},
+                                         {json{{"mixer_slack", 1}}, "known: retriever_cos_vL_min, reset_sink_ratio, reset_cos_vL_max, reset_n_max, reset_spread_entropy_min, mixer_between_slack"},
                                          {json::array(), "expected a JSON object"}}) {
     const std::string what = error_of([&] { taxonomy_config_from_json(k.j); });
     EXPECT_NE(what.find(k.needle), std::string::npos) << what;
@@ -255,7 +262,11 @@ TEST(Taxonomy, ReportFromMeasureJson) {
   EXPECT_EQ(r["layers"].dump(),
             R"([{"layer":0,"Retriever":1,"Mixer":0,"Reset":1,"Unlabelled":0},{"layer":1,"Retriever":0,"Mixer":2,"Reset":1,"Unlabelled":0}])");
   EXPECT_EQ(r["totals"].dump(), R"({"heads":5,"Retriever":1,"Mixer":2,"Reset":2,"Unlabelled":0})");
-  EXPECT_EQ(r["sensitivity"].size(), 16u);
+  EXPECT_EQ(r["sensitivity"].size(), 25u);
+  EXPECT_EQ(r["mixers"].dump(), R"({"by_interval":0,"by_sign":2})");  // SPEC §6: counted apart
+  EXPECT_EQ(r["heads"][2]["slopes_by"], "sign");
+  EXPECT_EQ(r["heads"][1]["reset_branch"], "sink");
+  EXPECT_TRUE(r["sensitivity"].back()["factor"].is_null());
   // The slopes' intervals are read from the measure: one that holds 0 unlabels the head.
   json mx = measure_with({{0, mixer()}});
   mx["heads"][0]["cos_s_v0_slope_ci"] = {-0.12, -0.08};
@@ -299,4 +310,107 @@ TEST(Taxonomy, BadMeasureIsAnError) {
     EXPECT_NE(what.find(k.needle), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos);
   }
+}
+
+// SPEC §6 Mixer (i): "the last token is intermediate between sink and rest". A head with the
+// alignment shift whose last token is far below both (SmolLM2 L12H8 of the review: c_sink 0.946,
+// c_last 0.093, c_rest 1.311) is no Mixer; the failed criterion says so with its numbers.
+TEST(Taxonomy, MixerNeedsTheLastTokenBetweenSinkAndRest) {
+  HeadFeatures f = mixer();
+  f.c_sink = 0.946, f.c_last = 0.093, f.c_rest = 1.311;
+  HeadLabel h = classify(f, {});
+  EXPECT_EQ(h.label, "Unlabelled") << h.rule;
+  // Closest is Reset here (c_sink 10% short of 0.8 x c_rest, its other criteria met); with
+  // cos(s, v_L) higher (0.57 at small N) Reset falls far short and Mixer is closest, its magnitude
+  // condition the one it fails.
+  EXPECT_EQ(h.closest, "Reset");
+  f.cos_s_vL = curve(0.4, 0.08);
+  h = classify(f, {});
+  EXPECT_EQ(h.label, "Unlabelled") << h.rule;
+  EXPECT_EQ(h.closest, "Mixer");
+  EXPECT_NE(h.failed.find("c_last 0.093 between c_sink 0.946 and c_rest 1.311"), std::string::npos) << h.failed;
+  // Between them (either order of sink and rest) it is a Mixer; the slack widens the band.
+  f.cos_s_vL = curve(0.1, 0.08);
+  f.c_last = 1.0;
+  EXPECT_EQ(classify(f, {}).label, "Mixer");
+  f.c_last = 1.4;
+  EXPECT_EQ(classify(f, {}).label, "Unlabelled");
+  TaxonomyConfig wide;
+  wide.mixer_between_slack = 1.1;
+  EXPECT_EQ(classify(f, wide).label, "Mixer");
+}
+
+// SPEC §6 Reset (b): "mass is broadly spread". SmolLM2 L0H0 of the review (c_rest 0.098, c_sink
+// 0.0003, cos(s, v_L) -0.05) with a flat mean row is a Reset by branch b, and says so; without a
+// row, or with a sharp one, it is not; the sink branch comes first where both hold.
+TEST(Taxonomy, ResetBroadlySpreadBranch) {
+  HeadFeatures f{0.0003, 0.01, 0.098, kGrid, curve(0.1, 0.0), curve(-0.05, 0.0)};
+  EXPECT_EQ(classify(f, {}).label, "Unlabelled");  // no row: branch b cannot fire
+  f.mean_row.assign(256, 1.0 / 256);
+  EXPECT_NEAR(row_entropy(f.mean_row), 1.0, 1e-12);
+  HeadLabel h = classify(f, {});
+  EXPECT_EQ(h.label, "Reset") << h.rule;
+  EXPECT_EQ(h.reset_branch, "spread");
+  EXPECT_NE(h.rule.find("branch b"), std::string::npos) << h.rule;
+  // A sharp row (half the mass on one token): normalized entropy far below 0.9.
+  std::vector<double> sharp(256, 0.5 / 255);
+  sharp[100] = 0.5 + 0.5 / 255;
+  f.mean_row = sharp;
+  EXPECT_LT(row_entropy(sharp), 0.9);
+  EXPECT_EQ(classify(f, {}).label, "Unlabelled");
+  // NaN positions past n are not entries; one entry or a zero row has no entropy.
+  EXPECT_NEAR(row_entropy({0.5, 0.5, kNaN, kNaN}), 1.0, 1e-12);
+  EXPECT_TRUE(std::isnan(row_entropy({1.0})));
+  EXPECT_TRUE(std::isnan(row_entropy({0.0, 0.0})));
+  // Reset also needs s(N) sink-biased at small N: cos(s, v_0) above cos(s, v_L).
+  HeadFeatures z = reset();
+  z.cos_s_v0 = curve(0.01, 0.0);
+  EXPECT_NE(classify(z, {}).label, "Reset");
+  EXPECT_EQ(classify(reset(), {}).reset_branch, "sink");
+}
+
+// SPEC §6: labels by the slopes' signs and by their intervals are counted apart, and the
+// sensitivity table has a row that reads every Mixer's slopes by their signs.
+TEST(Taxonomy, MixersBySignCountedApartAndTheirSensitivityRow) {
+  HeadFeatures by_interval = mixer(), not_by_interval = mixer();
+  by_interval.slope_cos_v0_ci = std::array<double, 2>{-0.12, -0.08};
+  by_interval.slope_cos_vL_ci = std::array<double, 2>{0.05, 0.11};
+  not_by_interval.slope_cos_v0_ci = std::array<double, 2>{-0.12, -0.08};
+  not_by_interval.slope_cos_vL_ci = std::array<double, 2>{-0.01, 0.09};  // holds 0: not a Mixer by interval
+  const Taxonomy t = taxonomy({{0, 0, 3, by_interval}, {0, 1, 3, mixer()}, {0, 2, 3, not_by_interval}}, {});
+  EXPECT_EQ(t.mixers_by_interval, 1);
+  EXPECT_EQ(t.mixers_by_sign, 1);
+  EXPECT_EQ(t.totals[1], 2);  // kHeadLabels[1] is Mixer
+  const SensitivityRow& row = t.sensitivity.back();
+  EXPECT_EQ(row.threshold, kMixerSlopesBySign);
+  ASSERT_EQ(row.changes.size(), 1u);
+  EXPECT_EQ(row.changes[0].head, 2);
+  EXPECT_EQ(row.changes[0].to, "Mixer");
+  // Every criterion has a row: the Mixer's slack among them.
+  bool slack_row = false;
+  for (const auto& r : t.sensitivity) slack_row |= r.threshold == std::string("mixer_between_slack");
+  EXPECT_TRUE(slack_row);
+}
+
+// SPEC §6 leave-one-out: a Retriever expects the larger drop of ||s(N)|| when L is removed, a
+// Reset when the sink is; a label whose diagnostic disagrees is flagged, not relabelled.
+TEST(Taxonomy, LeaveOneOutDiagnosticFlagsWithoutRelabelling) {
+  HeadFeatures f = retriever();
+  f.s_norm.assign(kGrid.size(), 2.0);
+  f.s_loo_last.assign(kGrid.size(), 0.5);  // drop 1.5 for L
+  f.s_loo_sink.assign(kGrid.size(), 1.9);  // drop 0.1 for the sink
+  HeadLabel h = classify(f, {});
+  EXPECT_EQ(h.label, "Retriever");
+  EXPECT_DOUBLE_EQ(h.drop_last, 1.5);
+  EXPECT_TRUE(h.flag.empty());
+  std::swap(f.s_loo_last, f.s_loo_sink);
+  h = classify(f, {});
+  EXPECT_EQ(h.label, "Retriever");
+  EXPECT_NE(h.flag.find("a Retriever expects the larger drop for L"), std::string::npos) << h.flag;
+  HeadFeatures z = reset();
+  z.s_norm.assign(kGrid.size(), 1.0);
+  z.s_loo_sink.assign(kGrid.size(), 0.9);
+  z.s_loo_last.assign(kGrid.size(), 0.2);
+  EXPECT_NE(classify(z, {}).flag.find("a Reset expects the larger drop for the sink"), std::string::npos);
+  EXPECT_EQ(taxonomy({{0, 0, 3, z}}, {}).flagged, 1);
 }

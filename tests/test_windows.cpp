@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "geoattn/pipeline/results.h"
 #include "geoattn/util/error.h"
 
 namespace fs = std::filesystem;
@@ -108,6 +109,14 @@ TEST_F(Windows, DocModeReadsShardsInOrderAndStopsAtMaxWindows) {
   const auto three = make_windows({a, b}, options(3, WindowMode::Doc, 3), bytes_encoder);
   EXPECT_EQ(doc_ids(three), (std::vector<std::string>{"a.jsonl:1", "a.jsonl:2", "b.jsonl:1"}));
   EXPECT_EQ(make_windows({a, b}, options(3, WindowMode::Doc, 1), bytes_encoder).size(), 1u);
+  // SPEC §7: each window knows its shard file, and a run counts windows and documents per file.
+  EXPECT_EQ(three[2].file, 1);
+  const auto c = jsonl("c.jsonl", {"e"});  // shorter than T - 1 = 2 tokens: gives nothing
+  const auto per_file = geoattn::pipeline::windows_per_file({a, c, b}, make_windows({a, c, b}, options(3, WindowMode::Doc, 3), bytes_encoder));
+  ASSERT_EQ(per_file.size(), 3u);
+  EXPECT_EQ(per_file[0], (geoattn::metrics::FileWindows{a, 2, 2}));
+  EXPECT_EQ(per_file[1], (geoattn::metrics::FileWindows{c, 0, 0}));
+  EXPECT_EQ(per_file[2], (geoattn::metrics::FileWindows{b, 1, 1}));
 }
 
 TEST_F(Windows, DocModeUsesBinTokensWithoutEncoding) {
@@ -204,6 +213,8 @@ TEST_F(Windows, StreamModeCrossesShardsAndStopsAtMaxWindows) {
   ASSERT_EQ(windows.size(), 2u);
   EXPECT_EQ(windows[1].ids, (std::vector<int64_t>{kBos, 500, 501, 502}));
   EXPECT_EQ(windows[1].doc_id, "b.bin");
+  EXPECT_EQ(windows[0].file, 0);
+  EXPECT_EQ(windows[1].file, 1);  // stream mode: the file where the window starts
   const auto one = make_windows({a, b}, options(4, WindowMode::Stream, 1), bytes_encoder);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].ids, bos_then("abc"));

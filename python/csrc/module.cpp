@@ -227,7 +227,7 @@ struct Measure {
     Json doc;
     {
       py::gil_scoped_release released;
-      auto inputs = metrics::taxonomy_inputs(run.state.metrics, run.done.bootstrap ? &*run.done.bootstrap : nullptr);
+      auto inputs = metrics::taxonomy_inputs(run.state.metrics, run.done.bootstrap ? &*run.done.bootstrap : nullptr, &run.done.fits);
       doc = report::to_json(analysis::taxonomy(std::move(inputs), cfg), report::to_json(run.state.run_info.model));
       if (run.done.kappa) {  // the companion table, as geoattn taxonomy writes it
         std::vector<Json> ranges;

@@ -1,14 +1,19 @@
-"""Compares two measure runs: B - A per N with 95% bootstrap intervals over documents, paired
-when the runs share documents (docs/compare.md).
+"""Compares two measure runs: B - A per N with bootstrap bands over documents, marked family-wise,
+paired when the runs share documents (docs/compare.md).
 
 Per layer (and per head where the shapes match; or the whole model, or by relative depth):
-P(r_max, N), R(r_min, N), F_rmax, F_rmin at each N both grids hold and rho0, with intervals
-from each run's per-document sums (its state sidecar, SPEC §2b): paired when the runs share
-documents, unpaired otherwise. With taxonomies, the label counts of each run per layer and
-their difference.
+P(r_max, N), R(r_min, N), F_rmax, F_rmin at each N both grids hold and rho0, bootstrapped from
+each run's per-document sums (its state sidecar, SPEC §2b): paired when the runs share
+documents, unpaired otherwise. A cell is marked where it leaves its curve's simultaneous band
+over N (max-|t| bootstrap) and its family (group, curve) passes Benjamini-Hochberg across all
+families (SPEC §2b, many comparisons at once); --per-cell marks by each cell's own 95% interval
+instead (no multiplicity control). With taxonomies, the label counts and shares of each run per
+layer and their difference, labels read by the slopes' signs kept apart from those read by
+their intervals (SPEC §6).
 
     geoattn-compare A.json B.json [--taxonomy-a TA.json --taxonomy-b TB.json] [--replicates 2000]
-                    [--seed 0] [--n GRID-SUBSET] [--global | --depth K] [--out diff.json] [--figure diff.png]
+                    [--seed 0] [--alpha 0.05] [--per-cell] [--n GRID-SUBSET] [--global | --depth K]
+                    [--out diff.json] [--figure diff.png]
 
 numpy only (matplotlib for --figure). Bad input or runs that cannot be compared: one line on
 stderr naming the file, flag or setting, exit code 2, nothing written.
@@ -23,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .compare_bootstrap import PERCENTILES, difference, draws, pairing
+from .compare_bootstrap import Family, benjamini_hochberg, difference, draws, max_t, pairing
 from .compare_settings import allowed_differences, refusal, setting
 from .console import stops_quietly
 from .results import MEASURE_SCHEMAS
@@ -34,7 +39,9 @@ from .unit_sums import LEVELS, StateError, UnitSums, read_unit_sums
 __all__ = ["CURVES", "SCALARS", "CompareError", "compare", "main", "marked", "parse_grid", "table"]
 
 PROG = "geoattn-compare"
-SCHEMA = "geoattn.compare/1"
+SCHEMA = "geoattn.compare/2"
+PER_CELL = "per cell (no multiplicity control)"
+FAMILY_WISE = "family-wise"
 CURVES = ("P_rmax", "R_rmin", "F_rmax", "F_rmin")  # the curves compared, per N
 SCALARS = ("rho0",)                                # the scalars compared
 
@@ -57,17 +64,26 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--taxonomy-b", metavar="TB.json", help="B's geoattn taxonomy JSON")
     ap.add_argument("--replicates", type=int, metavar="B", default=2000, help="bootstrap replicates (default 2000)")
     ap.add_argument("--seed", type=int, metavar="S", default=0, help="seed of numpy's Generator(PCG64(seed)) (default 0)")
+    ap.add_argument("--alpha", type=float, metavar="A", default=0.05,
+                    help="the level: (1 - A) simultaneous bands over N and Benjamini-Hochberg at A across the "
+                         "families (default 0.05)")
+    ap.add_argument("--per-cell", action="store_true",
+                    help=f"mark each cell by its own (1 - A) percentile interval instead: {PER_CELL}")
     ap.add_argument("--n", metavar="GRID", help="the N to compare, a subset of both grids: a list like 1,2,4:16 (default: all shared)")
     how = ap.add_mutually_exclusive_group()
     how.add_argument("--global", dest="whole", action="store_true", help="the whole model only (any layer counts)")
     how.add_argument("--depth", type=int, metavar="K", help="K bins of relative depth (layer l of L in bin floor(K l / L))")
     ap.add_argument("--out", metavar="DIFF.json", help="the comparison as JSON (written whole or not at all)")
-    ap.add_argument("--figure", metavar="DIFF.png", help="the differences against N per group with their intervals, as PNG")
+    ap.add_argument("--figure", metavar="DIFF.png",
+                    help="the differences against N per group with their simultaneous bands (--per-cell: each cell's "
+                         "interval) and marks, as PNG")
     args = ap.parse_args(list(argv))
     if args.replicates < 1:
         raise CompareError(f"--replicates {args.replicates}: needs at least 1")
     if args.seed < 0:
         raise CompareError(f"--seed {args.seed}: needs a number >= 0")
+    if not 0 < args.alpha < 1:
+        raise CompareError(f"--alpha {args.alpha}: needs a level between 0 and 1")
     if (args.taxonomy_a is None) != (args.taxonomy_b is None):
         raise CompareError("--taxonomy-a and --taxonomy-b go together")
     return args
@@ -157,35 +173,96 @@ def groups_to_compare(a: UnitSums, b: UnitSums, args) -> list:
 
 
 def _num(x):
-    """A float for JSON: None for NaN."""
+    """A float for JSON: None for NaN (and for an infinite value, which JSON cannot hold)."""
     x = float(x)
-    return None if math.isnan(x) else x
+    return x if math.isfinite(x) else None
 
 
-def _cell(d: dict, i: int) -> dict:
+def _cell(d: dict, f: Family, i: int, per_cell: bool) -> dict:
+    """One (group, curve, N) cell: the means, B - A, its per-cell percentile interval `ci`, its
+    standard error `se` and `t` = |diff| / se (null where every replicate is alike), the family's
+    simultaneous `band` (null where the family does not test the cell or has no finite critical
+    value), `tested` (family-wise: the family tests it; per cell: not alike in every replicate)
+    and `marked` (family-wise, or per cell with --per-cell)."""
     lo, hi = d["lo"][i], d["hi"][i]
-    return {"a": _num(d["a"][i]), "b": _num(d["b"][i]), "diff": _num(d["diff"][i]),
-            "ci": None if math.isnan(lo) or math.isnan(hi) else [float(lo), float(hi)],
-            "significant": bool(lo > 0 or hi < 0)}
+    ci = None if math.isnan(lo) or math.isnan(hi) else [float(lo), float(hi)]
+    alike, live = bool(f.alike[i]), bool(f.live[i])
+    band = None
+    if live and math.isfinite(f.critical):
+        band = [float(d["diff"][i] - f.critical * f.se[i]), float(d["diff"][i] + f.critical * f.se[i])]
+    if per_cell:
+        tested = not alike
+        mark = bool(tested and ci is not None and (ci[0] > 0 or ci[1] < 0))
+    else:
+        tested = live
+        mark = bool(f.passes and f.outside()[i])
+    return {"a": _num(d["a"][i]), "b": _num(d["b"][i]), "diff": _num(d["diff"][i]), "ci": ci,
+            "se": None if alike else _num(f.se[i]), "t": None if alike else _num(f.t[i]), "band": band,
+            "tested": tested, "marked": mark}
+
+
+def _family_entry(f: Family, grid: list | None, cells: list) -> dict:
+    """What a group's entry says of one family: its observed max |t|, critical value, p-value,
+    whether Benjamini-Hochberg lets it mark, the N tested and (a curve's, over `grid`) those left
+    out as alike in every replicate and as thin (too few documents differ), the cells marked."""
+    out = {"max_t": _num(f.max_t), "critical": _num(f.critical), "p": _num(f.p),
+           "replicates": f.replicates, "passes_bh": bool(f.passes), "tested": int(f.live.sum())}
+    if grid is not None:
+        out["alike_n"] = [n for n, x in zip(grid, f.alike) if x]
+        out["thin_n"] = [n for n, x in zip(grid, f.thin) if x]
+    out["marked"] = sum(c["marked"] for c in cells)
+    return out
 
 
 def label_counts(tax_a: dict, tax_b: dict, per_layer: bool) -> dict:
-    """Each run's label counts (per layer where the layer counts match, and in total) and
-    B - A."""
-    classes = [c for c in classes_of(tax_a) + classes_of(tax_b)]
-    classes = list(dict.fromkeys(classes))
+    """Each run's label counts and shares of heads (per layer where the layer counts match, and in
+    total) and B - A, in parts by how the Mixer's slopes were read (SPEC §6: `features.slopes_by`,
+    `interval` or `sign`; never pooled or compared as one). A part is compared only where both
+    runs have heads read that way; `compared` false and `why` when the runs' ways differ."""
+    classes = list(dict.fromkeys(classes_of(tax_a) + classes_of(tax_b)))
 
-    def count(rows):
-        return {c: sum(int(r.get(c, 0)) for r in rows) for c in classes}
+    def mode(h):
+        f = h.get("features") if isinstance(h.get("features"), dict) else {}
+        return f.get("slopes_by") if isinstance(f.get("slopes_by"), str) else "unstated"
 
-    def entry(ra, rb):
-        ca, cb = count(ra), count(rb)
-        return {"a": ca, "b": cb, "diff": {c: cb[c] - ca[c] for c in classes}}
+    def tally(heads):
+        return {c: sum(1 for h in heads if h.get("label") == c) for c in classes}
 
-    out = {"classes": classes, "totals": entry(tax_a["layers"], tax_b["layers"])}
-    if per_layer:
-        out["layers"] = [dict(layer=ra["layer"], **entry([ra], [rb])) for ra, rb in zip(tax_a["layers"], tax_b["layers"])]
-    return out
+    def entry(ha, hb):
+        ca, cb = tally(ha), tally(hb)
+        row = {"heads_a": len(ha), "heads_b": len(hb), "a": ca, "b": cb,
+               "share_a": {c: ca[c] / len(ha) if ha else None for c in classes},
+               "share_b": {c: cb[c] / len(hb) if hb else None for c in classes}, "diff": None, "share_diff": None}
+        if ha and hb:
+            row["diff"] = {c: cb[c] - ca[c] for c in classes}
+            row["share_diff"] = {c: cb[c] / len(hb) - ca[c] / len(ha) for c in classes}
+        return row
+
+    heads_a, heads_b = tax_a.get("heads", []), tax_b.get("heads", [])
+    by_a = {m: sum(1 for h in heads_a if mode(h) == m) for m in dict.fromkeys(map(mode, heads_a))}
+    by_b = {m: sum(1 for h in heads_b if mode(h) == m) for m in dict.fromkeys(map(mode, heads_b))}
+    parts = []
+    for m in sorted(set(by_a) | set(by_b), key=lambda m: ("interval", "sign").index(m) if m in ("interval", "sign") else 2):
+        ha = [h for h in heads_a if mode(h) == m]
+        hb = [h for h in heads_b if mode(h) == m]
+        part = {"slopes_by": m, "compared": bool(ha and hb), "totals": entry(ha, hb)}
+        if per_layer:
+            layers = sorted({h.get("layer") for h in ha + hb if isinstance(h.get("layer"), int)})
+            part["layers"] = [dict(layer=l, **entry([h for h in ha if h.get("layer") == l],
+                                                    [h for h in hb if h.get("layer") == l])) for l in layers]
+        parts.append(part)
+    why = None
+    if set(by_a) != set(by_b):
+        why = (f"the Mixer's slopes were read {_ways(by_a)} in A and {_ways(by_b)} in B: labels by sign and "
+               "labels by interval are never pooled or compared as one (SPEC §6); only the heads read the same "
+               "way in both are compared" + ("" if any(p["compared"] for p in parts) else ", and there are none")
+               + " (measure both with --bootstrap-level head for intervals at every head)")
+    return {"classes": classes, "slopes_by": {"a": by_a, "b": by_b},
+            "compared": any(p["compared"] for p in parts), "why": why, "parts": parts}
+
+
+def _ways(by: dict) -> str:
+    return ", ".join(f"by {m} ({n} heads)" for m, n in by.items()) or "for no head"
 
 
 def compare(argv: Sequence[str]) -> dict:
@@ -212,14 +289,27 @@ def compare(argv: Sequence[str]) -> dict:
                            f"({'shared' if p.paired else 'A, B'}: {len(p.rows_a)}, {len(p.rows_b)}): "
                            "no interval (SPEC §2b)")
     wa, wb = draws(p, args.replicates, args.seed)
-    entries = []
+    alpha = args.alpha
+    percentiles = (100 * alpha / 2, 100 - 100 * alpha / 2)  # (2.5, 97.5) exactly at the default
+    # Every family (group, curve or scalar) first: Benjamini-Hochberg needs all their p-values.
+    computed = []
     for entry, ga, gb in groups:
-        for name in CURVES:
-            d = difference(a, ga, b, gb, name, cols_a, cols_b, p, wa, wb)
-            entry[name] = [_cell(d, i) for i in range(len(grid))]
-        for name in SCALARS:
-            entry[name] = _cell(difference(a, ga, b, gb, name, np.array([0]), np.array([0]), p, wa, wb), 0)
-        entries.append(entry)
+        for name in CURVES + SCALARS:
+            cols = (cols_a, cols_b) if name in CURVES else (np.array([0]), np.array([0]))
+            d = difference(a, ga, b, gb, name, *cols, p, wa, wb, percentiles)
+            computed.append((entry, name, d, max_t(d["diff"], d["reps"], d["se"], d["se_reps"], alpha)))
+    threshold, passes = benjamini_hochberg([f.p for *_, f in computed], alpha)
+    for (entry, name, d, f), ok in zip(computed, passes):
+        f.passes = bool(ok)
+        if name in CURVES:
+            entry[name] = [_cell(d, f, i, args.per_cell) for i in range(len(grid))]
+            entry.setdefault("families", {})[name] = _family_entry(f, grid, entry[name])
+        else:
+            entry[name] = _cell(d, f, 0, args.per_cell)
+            entry.setdefault("families", {})[name] = _family_entry(f, None, [entry[name]])
+    entries = [entry for entry, _, _ in groups]
+    tested = [f for *_, f in computed if f.tested]
+    crit = sorted(f.critical for f in tested if math.isfinite(f.critical))
     out = {
         "schema": SCHEMA,
         "a": {"path": args.a, "model": doc_a["model"]["path"], "layers": a.layers, "heads": a.heads,
@@ -228,7 +318,29 @@ def compare(argv: Sequence[str]) -> dict:
               "documents": len(b.ids), "compared": len(p.rows_b), "left_out": p.left_out_b},
         "pairing": "paired" if p.paired else "unpaired",
         "bootstrap": {"replicates": args.replicates, "seed": args.seed, "generator": "numpy PCG64",
-                      "percentiles": list(PERCENTILES), "unit": setting(doc_a, "settings.bootstrap.unit")},
+                      "percentiles": list(percentiles), "unit": setting(doc_a, "settings.bootstrap.unit")},
+        "marks": {
+            "view": PER_CELL if args.per_cell else FAMILY_WISE,
+            "alpha": alpha,
+            "procedure": (f"per cell (no multiplicity control): a cell is marked where its own {_pct(1 - alpha)} "
+                          "percentile interval excludes 0" if args.per_cell else
+                          f"family-wise: each (group, curve) is a family over N (rho0 a family of one); a cell is "
+                          f"marked where t = |diff| / se exceeds its family's critical value (outside the simultaneous "
+                          f"{_pct(1 - alpha)} band, max-|t| bootstrap) and the family passes Benjamini-Hochberg at "
+                          f"{_pct(alpha)} across all {len(tested)} families tested"),
+            "band": (f"max-|t| bootstrap, studentized: se = the delta-method standard error of B - A over the "
+                     "documents (each replicate's own over its draw); critical value = the "
+                     f"{_pct(1 - alpha)} quantile over replicates of max over N of |replicate - diff| / its se; "
+                     "band = diff +- critical x se; N alike in every replicate (sd 0) left out, and N where more "
+                     f"than {_pct(alpha)} of the replicates drew only alike documents (their own se 0)"),
+            "p_value": "(1 + replicates whose max |t| reaches the observed max |diff| / se) / (1 + replicates)",
+            "families": len(computed),
+            "families_tested": len(tested),
+            "bh_threshold": threshold,
+            "families_passing": int(sum(f.passes for f in tested)),
+            "critical_values": {"min": crit[0], "median": float(np.median(crit)), "max": crit[-1],
+                                "infinite": len(tested) - len(crit)} if crit else None,
+        },
         "level": "global" if args.whole else "depth" if args.depth else "layer",
         "differ": allowed_differences(doc_a, doc_b),
         "n_grid": grid,
@@ -239,11 +351,24 @@ def compare(argv: Sequence[str]) -> dict:
     return out
 
 
-def _fmt_cell(c: dict) -> str:
+def _pct(x: float) -> str:
+    return f"{100 * x:g}%"
+
+
+def _fmt_cell(c: dict, per_cell: bool) -> str:
     if c["diff"] is None:
         return f"{'-':>8s}{'':22s}"
-    ci = "[      -,       -]" if c["ci"] is None else f"[{c['ci'][0]:+.4f},{c['ci'][1]:+.4f}]"
-    return f"{c['diff']:+8.4f} {ci}{'*' if c['significant'] else ' '}  "
+    lohi = c["ci"] if per_cell else c["band"]
+    ci = "[      -,       -]" if lohi is None else f"[{lohi[0]:+.4f},{lohi[1]:+.4f}]"
+    return f"{c['diff']:+8.4f} {ci}{'*' if c['marked'] else ' '}  "
+
+
+def _fmt_family(f: dict) -> str:
+    if f["max_t"] is None:
+        return f"{'not tested (alike)':29s}"
+    crit = "inf" if f["critical"] is None else f"{f['critical']:.2f}"
+    text = f"|t| {f['max_t']:.2f}/{crit} p {f['p']:.4f}{' BH' if f['passes_bh'] else ''}"
+    return f"{text:29s}"
 
 
 def _title(e: dict) -> str:
@@ -255,24 +380,44 @@ def _title(e: dict) -> str:
 
 
 def marked(out: dict, kinds: Sequence[str]) -> tuple[int, int, int]:
-    """(cells marked significant, cells, cells left out) over the curve cells of the groups of
-    the given kinds ("global", "layer", "depth", "head"): a cell whose interval has zero width
-    (every replicate alike, e.g. N = 1 where P = R = 1 in every sample) is left out."""
+    """(cells marked, cells tested, cells left out) over the curve cells of the groups of the
+    given kinds ("global", "layer", "depth", "head"), as the comparison's view marks and tests them
+    (out["marks"]["view"]): a cell alike in every replicate (e.g. N = 1 where P = R = 1 in every
+    sample) is never tested, and family-wise nor is one where too few documents differ."""
     cells = [c for e in out["groups"] if e["group"] in kinds for name in CURVES for c in e[name]]
-    live = [c for c in cells if c["ci"] is not None and c["ci"][0] != c["ci"][1]]
-    return sum(c["significant"] for c in live), len(live), len(cells) - len(live)
+    live = [c for c in cells if c["tested"]]
+    return sum(c["marked"] for c in live), len(live), len(cells) - len(live)
 
 
 def table(out: dict) -> str:
-    """The readable table: per group (global, layers or depth bins), B - A per N with its
-    interval, * where the interval excludes 0; heads counted; label counts."""
-    a, b = out["a"], out["b"]
+    """The readable table: per group (global, layers or depth bins), B - A per N with its band
+    (the family's simultaneous band; with --per-cell the cell's own interval), * where marked, and
+    each family's max |t|, critical value, p-value and whether it passes Benjamini-Hochberg;
+    heads counted; label counts and shares."""
+    a, b, m = out["a"], out["b"], out["marks"]
+    per_cell = m["view"] == PER_CELL
+    reps = out["bootstrap"]["replicates"]
     lines = [f"B - A: B {b['model']} ({b['path']}) minus A {a['model']} ({a['path']})",
              f"{out['pairing']}: A {a['documents']} documents, B {b['documents']}"
              + (f"; {a['compared']} shared, left out {a['left_out']} of A's and {b['left_out']} of B's"
-                if out["pairing"] == "paired" else ""),
-             f"95% percentile intervals from {out['bootstrap']['replicates']} replicates (seed {out['bootstrap']['seed']});"
-             " * : the interval excludes 0"]
+                if out["pairing"] == "paired" else "")]
+    level = _pct(1 - m["alpha"])
+    if per_cell:
+        lines += [f"marks: {PER_CELL}: * where the cell's own {level} percentile interval (shown) excludes 0, "
+                  f"from {reps} replicates (seed {out['bootstrap']['seed']}); expect about {_pct(m['alpha'])} of "
+                  "the cells of a null comparison marked"]
+    else:
+        cv = m["critical_values"]
+        lines += [f"marks: family-wise at {_pct(m['alpha'])}, {reps} replicates (seed {out['bootstrap']['seed']}): "
+                  f"per group and curve a simultaneous {level} band over N (shown; studentized max-|t| bootstrap: "
+                  f"the {level} quantile of each replicate's largest |B - A - diff| / se over N; N alike in every "
+                  "replicate, or where too few documents differ, left out)"
+                  + (f", critical values {cv['min']:.2f} to {cv['max']:.2f} (median {cv['median']:.2f})" if cv else ""),
+                  f"  and Benjamini-Hochberg at {_pct(m['alpha'])} over the {m['families_tested']} families' p-values: "
+                  + (f"threshold p <= {m['bh_threshold']:.4g}, {m['families_passing']} families pass"
+                     if m["families_passing"] else "none passes (nothing is marked)"),
+                  "  * : outside the band in a family that passes; |t| max/critical, p and BH per family below the N; "
+                  "--per-cell for the per-cell view"]
     if out["differ"]:
         lines.append("settings that differ: " + "; ".join(f"{k} {v[0]!r} vs {v[1]!r}" for k, v in out["differ"].items()))
     for e in out["groups"]:
@@ -280,29 +425,51 @@ def table(out: dict) -> str:
             continue
         lines += ["", _title(e), "     N  " + "".join(f"{n:<29s}" for n in CURVES).rstrip()]
         for i, n in enumerate(out["n_grid"]):
-            lines.append(f"{n:6d}  " + "".join(_fmt_cell(e[name][i]) for name in CURVES).rstrip())
-        lines.append("  rho0  " + _fmt_cell(e["rho0"]).rstrip())
+            lines.append(f"{n:6d}  " + "".join(_fmt_cell(e[name][i], per_cell) for name in CURVES).rstrip())
+        if not per_cell:
+            lines.append("family  " + "".join(_fmt_family(e["families"][name]) for name in CURVES).rstrip())
+        lines.append("  rho0  " + _fmt_cell(e["rho0"], per_cell).rstrip()
+                     + ("" if per_cell else "  " + _fmt_family(e["families"]["rho0"]).rstrip()))
     lines.append("")
+    how = PER_CELL if per_cell else "family-wise"
     for kinds, what in ((("layer", "depth"), "layers" if out["level"] == "layer" else "depth bins"),
                         (("global",), "the whole model"), (("head",), "heads")):
-        m, n, zero = marked(out, kinds)
+        k, n, zero = marked(out, kinds)
         if n + zero:
-            lines.append(f"{what}: {m} of {n} (group, curve, N) cells marked * ({100 * m / max(n, 1):.1f}%); "
-                         f"{zero} cells with a zero-width interval (alike in every replicate) not counted")
+            lines.append(f"{what}: {k} of {n} (group, curve, N) cells marked * ({100 * k / max(n, 1):.1f}%, {how}); "
+                         f"{zero} cells not tested ("
+                         + ("alike in every replicate)" if per_cell else
+                            "alike in every replicate, or too few documents differ there)"))
     heads = [e for e in out["groups"] if e["group"] == "head"]
     if heads:
-        lines.append(f"heads' rho0 marked * in {sum(e['rho0']['significant'] for e in heads)} of {len(heads)} "
+        lines.append(f"heads' rho0 marked * in {sum(e['rho0']['marked'] for e in heads)} of {len(heads)} "
                      "(--out has every head)")
     if "labels" in out:
-        lab = out["labels"]
-        lines += ["", "labels (A, B, B - A): " + ", ".join(
-            f"{c} {lab['totals']['a'][c]}, {lab['totals']['b'][c]}, {lab['totals']['diff'][c]:+d}" for c in lab["classes"])]
-        for row in lab.get("layers", []):
-            lines.append(f"  layer {row['layer']}: " + ", ".join(
-                f"{c} {row['a'][c]}, {row['b'][c]}, {row['diff'][c]:+d}" for c in lab["classes"]))
+        lines += [""] + label_lines(out["labels"])
     return "\n".join(lines)
 
 
+def label_lines(lab: dict) -> list:
+    """The table's lines of label counts: per part (how the slopes were read), each run's count
+    and share of heads per class and B - A, per layer; why a part is not compared."""
+    def row(r, c):
+        sa = "-" if r["share_a"][c] is None else f"{100 * r['share_a'][c]:.1f}%"
+        sb = "-" if r["share_b"][c] is None else f"{100 * r['share_b'][c]:.1f}%"
+        d = "not compared" if r["diff"] is None else f"{r['diff'][c]:+d} ({100 * r['share_diff'][c]:+.1f} points)"
+        return f"{c} {r['a'][c]} ({sa}), {r['b'][c]} ({sb}), {d}"
+    lines = []
+    if lab.get("why"):
+        lines.append("labels: " + lab["why"])
+    for part in lab["parts"]:
+        t = part["totals"]
+        lines.append(f"labels read by {part['slopes_by']} (A {t['heads_a']} heads, B {t['heads_b']}; A, B, B - A): "
+                     + ("; ".join(row(t, c) for c in lab["classes"]) if part["compared"] else
+                        "; ".join(f"{c} {t['a'][c]}, {t['b'][c]}" for c in lab["classes"])
+                        + " -- not compared (only one run's heads were read this way)"))
+        if part["compared"]:
+            for r in part.get("layers", []):
+                lines.append(f"  layer {r['layer']}: " + "; ".join(row(r, c) for c in lab["classes"]))
+    return lines
 
 
 @stops_quietly

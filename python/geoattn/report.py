@@ -126,7 +126,9 @@ def envelope_verdicts(model: Model) -> str:
     return (f'<p class="note">kappa = {H.esc(kappa)}. nontrivial_share: the share of (sample, N), '
             "1 &lt; N &lt; n, where the lower bounds say more than N/(q+1) and 0. leaves X: the N "
             "where the mean P or R lies above an upper (below a lower) envelope X; above P_up0 or "
-            "R_up0 (kappa-free) is a violation no kappa repairs.</p>"
+            "R_up0 (kappa-free) comes from samples that select the sink. These are the realized "
+            "envelopes (each sample's own cosines): a consistency check of the algebra, not a test "
+            "of the theory (SPEC §5).</p>"
             + H.data_table(groups, "envelopes-groups", sortable=False)
             + f"<h3>Heads whose mean leaves an envelope: {len(leaving)} of {len(heads)}</h3>"
             + H.data_table(leaving, "envelopes-heads"))
@@ -141,7 +143,10 @@ def taxonomy_section(model: Model) -> str:
     classes = taxonomy_classes(tax)
     totals = tax.get("totals") or {}
     body = (f'<p class="note">from {H.esc(model.tax_path)}</p><h3>Totals</h3>'
-            + H.kv_table([(c, totals.get(c, 0)) for c in classes] + [("heads", totals.get("heads"))])
+            + H.kv_table([(c, totals.get(c, 0)) for c in classes] + [("heads", totals.get("heads"))]
+                         # SPEC §6: Mixers by their slopes' intervals and by their signs, never pooled
+                         + [(f"Mixer by {k[3:]}", v) for k, v in (tax.get("mixers") or {}).items()]
+                         + [("flagged by leave-one-out", tax.get("flagged", 0))])
             + "<h3>Thresholds</h3>" + H.kv_table(H.flatten(tax.get("config") or {}))
             + "<h3>Labels per layer</h3>"
             + H.data_table([{"layer": r["layer"], **{c: r.get(c, 0) for c in classes}}

@@ -124,6 +124,10 @@ def print_labels(tax: dict, classes: Sequence[str]) -> None:
     counts = {c: totals.get(c, sum(1 for h in heads if h.get("label") == c)) for c in classes}
     print("labels: " + ", ".join(f"{c} {counts[c]}" for c in classes)
           + f" (of {totals.get('heads', len(heads))} heads)")
+    mixers = tax.get("mixers")
+    if isinstance(mixers, dict) and mixers.get("by_sign"):  # SPEC §6: never pooled with those by interval
+        print(f"Mixers by their slopes' intervals {mixers.get('by_interval')}, by their signs alone {mixers['by_sign']} "
+              "(counted apart: the run has no head-level intervals for the latter)")
     closest = {}
     for h in heads:
         if h.get("label") == "Unlabelled" and isinstance(h.get("closest"), str):
@@ -143,7 +147,9 @@ def print_labels(tax: dict, classes: Sequence[str]) -> None:
         more = f" (+{len(moved) - 4} more)" if len(moved) > 4 else ""
         value = r.get("value")
         value = f"{value:9.4g}" if isinstance(value, (int, float)) else f"{'-':>9s}"
-        print(f"  {str(r.get('threshold')):<{width}s}  {r.get('factor', 0):6.2f}  {value}  "
+        factor = r.get("factor")
+        factor = f"{factor:6.2f}" if isinstance(factor, (int, float)) else f"{'-':>6s}"  # the by-sign row has none
+        print(f"  {str(r.get('threshold')):<{width}s}  {factor}  {value}  "
               f"{r.get('changed', 0):7d}  {', '.join(moved[:4])}{more}")
 
 
@@ -234,7 +240,8 @@ def per_layer(measure: str, taxonomy: str | None) -> int:
               f"(head, N) pairs: {sum(heads)} of {len(heads) * len(grid)}")
         print("ntriv: share of (sample, N), 1 < N < n, where the lower bounds say more than N/(q+1) and 0; "
               "P>up .. R<lo: grid N where the mean leaves that envelope; P>up0, R>up0: N above the "
-              "kappa-free upper envelope, a violation no kappa repairs (-: not in this result)")
+              "kappa-free upper envelope (-: not in this result). These are the realized envelopes "
+              "(each sample's own cosines): a consistency check, not a test of the theory (SPEC §5)")
         free = [h for h in m["heads"] if (leaving(h, "P_rmax", "P_up0", True) or 0)
                 + (leaving(h, "R_rmin", "R_up0", True) or 0)]
         if any(leaving(h, "P_rmax", "P_up0", True) is not None for h in m["heads"]):

@@ -43,7 +43,10 @@ double past(double value, double threshold) {
   return std::abs(value - threshold) / std::max(std::abs(threshold), 1e-12);
 }
 
-// SPEC §6, Mixer: a slope that must be negative (sign = -1) or positive (+1): by its interval
+// Two cosines compared: their difference on the cosine's scale of 1 (a NaN: 1).
+double apart(double x, double y) { return std::isfinite(x) && std::isfinite(y) ? std::abs(x - y) : 1.0; }
+
+// SPEC §6, Mixer (ii): a slope that must be negative (sign = -1) or positive (+1): by its interval
 // when `by_interval`, else by its sign.
 Criterion slope_criterion(const char* name, double slope, const std::optional<std::array<double, 2>>& ci, int sign,
                           bool by_interval) {
@@ -59,34 +62,90 @@ Criterion slope_criterion(const char* name, double slope, const std::optional<st
   } else {
     c.holds = sign < 0 ? slope < 0 : slope > 0;
     c.shortfall = 1.0;
-    c.text = fmt::format("slope of {} vs ln N {:.4g} {} (its sign: the run has no intervals)", name, slope, want);
+    c.text = fmt::format("slope of {} vs ln N {:.4g} {} (its sign alone)", name, slope, want);
   }
   return c;
 }
 
+// SPEC §6 Reset: either (a) the sink dominates or (b) the mass is broadly spread; one criterion
+// that holds when either branch does, short by the nearer branch's shortfall.
+Criterion reset_branch(const HeadFeatures& f, const HeadLabel& h, const TaxonomyConfig& cfg, std::string& branch) {
+  const double other_than_sink = std::max(f.c_last, f.c_rest), need = cfg.reset_sink_ratio * other_than_sink;
+  // (a) c_sink >= reset_sink_ratio * max(c_last, c_rest)
+  const bool a = f.c_sink >= need;
+  const double short_a = a ? 0.0 : past(f.c_sink, need);
+  // (b) c_rest the largest and the mean row's normalized entropy >= reset_spread_entropy_min
+  const bool rest_largest = f.c_rest >= f.c_sink && f.c_rest >= f.c_last;
+  const bool spread = h.row_entropy >= cfg.reset_spread_entropy_min;
+  const double short_b = (rest_largest ? 0.0 : past(f.c_rest, std::max(f.c_sink, f.c_last))) +
+                         (spread ? 0.0 : past(h.row_entropy, cfg.reset_spread_entropy_min));
+  branch = a ? "sink" : rest_largest && spread ? "spread" : "";
+  const std::string text =
+      fmt::format("(a) c_sink {:.4g} >= {:.4g} x max(c_last, c_rest) {:.4g}, or (b) c_rest {:.4g} the largest and the "
+                  "mean row's normalized entropy {:.4g} >= {:.4g}",
+                  f.c_sink, cfg.reset_sink_ratio, other_than_sink, f.c_rest, h.row_entropy, cfg.reset_spread_entropy_min);
+  return {!branch.empty(), std::min(short_a, short_b), text};
+}
+
+// SPEC §6 Mixer (i): the last token is intermediate between sink and rest (within the slack).
+Criterion mixer_between(const HeadFeatures& f, const TaxonomyConfig& cfg) {
+  const double lo = std::min(f.c_sink, f.c_rest) / cfg.mixer_between_slack;
+  const double hi = std::max(f.c_sink, f.c_rest) * cfg.mixer_between_slack;
+  const bool holds = f.c_last >= lo && f.c_last <= hi;
+  const double shortfall = holds ? 0.0 : f.c_last > hi ? past(f.c_last, hi) : past(f.c_last, lo);
+  return {holds, shortfall,
+          fmt::format("c_last {:.4g} between c_sink {:.4g} and c_rest {:.4g} (x{:.4g} slack: [{:.4g}, {:.4g}])", f.c_last,
+                      f.c_sink, f.c_rest, cfg.mixer_between_slack, lo, hi)};
+}
+
 // The three rules of SPEC §6 at `cfg`, in the order they are checked.
-std::array<Rule, 3> rules(const HeadFeatures& f, const HeadLabel& h, const TaxonomyConfig& cfg) {
-  const double other_than_last = std::max(f.c_sink, f.c_rest), other_than_sink = std::max(f.c_last, f.c_rest);
+std::array<Rule, 3> rules(const HeadFeatures& f, HeadLabel& h, const TaxonomyConfig& cfg) {
+  const double other_than_last = std::max(f.c_sink, f.c_rest);
   // SPEC §6 Retriever: c_last is the largest of the three and mean_N cos(s, v_L) >= 0.5.
   Rule retriever{"Retriever",
                  {{f.c_last >= f.c_sink && f.c_last >= f.c_rest, past(f.c_last, other_than_last),
                    fmt::format("c_last {:.4g} the largest (c_sink {:.4g}, c_rest {:.4g})", f.c_last, f.c_sink, f.c_rest)},
                   {h.mean_cos_vL >= cfg.retriever_cos_vL_min, past(h.mean_cos_vL, cfg.retriever_cos_vL_min),
                    fmt::format("mean cos(s, v_L) {:.4g} >= {:.4g}", h.mean_cos_vL, cfg.retriever_cos_vL_min)}}};
-  // SPEC §6 Reset: c_sink >= 0.8 max(c_last, c_rest) and median_{N <= 64} cos(s, v_L) < 0.3.
-  const double need = cfg.reset_sink_ratio * other_than_sink;
+  // SPEC §6 Reset: median_{N <= 64} cos(s, v_L) < 0.3, cos(s, v_0) > cos(s, v_L) at small N, and (a) or (b).
+  const double m0 = h.median_cos_v0_small_n, mL = h.median_cos_vL_small_n;
   Rule reset{"Reset",
-             {{f.c_sink >= need, past(f.c_sink, need),
-               fmt::format("c_sink {:.4g} >= {:.4g} x max(c_last, c_rest) {:.4g}", f.c_sink, cfg.reset_sink_ratio,
-                           other_than_sink)},
-              {h.median_cos_vL_small_n < cfg.reset_cos_vL_max, past(h.median_cos_vL_small_n, cfg.reset_cos_vL_max),
-               fmt::format("median cos(s, v_L) over N <= {} {:.4g} < {:.4g}", cfg.reset_n_max, h.median_cos_vL_small_n,
-                           cfg.reset_cos_vL_max)}}};
-  // SPEC §6 Mixer (paper sect. 4.2, Fig. 7): alignment shifts from v_0 to v_L as N grows.
+             {{mL < cfg.reset_cos_vL_max, past(mL, cfg.reset_cos_vL_max),
+               fmt::format("median cos(s, v_L) over N <= {} {:.4g} < {:.4g}", cfg.reset_n_max, mL, cfg.reset_cos_vL_max)},
+              {m0 > mL, apart(m0, mL),
+               fmt::format("median cos(s, v_0) over N <= {} {:.4g} > that of cos(s, v_L) {:.4g}", cfg.reset_n_max, m0, mL)},
+              reset_branch(f, h, cfg, h.reset_branch)}};
+  // SPEC §6 Mixer (paper sect. 4.2, Fig. 7): the last token between sink and rest, and alignment
+  // shifting from v_0 to v_L as N grows.
+  const bool by_interval = h.slopes_by_interval && !cfg.mixer_slopes_by_sign;
   Rule mixer{"Mixer",
-             {slope_criterion("cos(s, v_0)", h.slope_cos_v0, f.slope_cos_v0_ci, -1, h.slopes_by_interval),
-              slope_criterion("cos(s, v_L)", h.slope_cos_vL, f.slope_cos_vL_ci, +1, h.slopes_by_interval)}};
+             {mixer_between(f, cfg),
+              slope_criterion("cos(s, v_0)", h.slope_cos_v0, f.slope_cos_v0_ci, -1, by_interval),
+              slope_criterion("cos(s, v_L)", h.slope_cos_vL, f.slope_cos_vL_ci, +1, by_interval)}};
   return {std::move(retriever), std::move(reset), std::move(mixer)};
+}
+
+// The mean over the grid of a curve minus another where both are finite (NaN if none).
+double mean_drop(const std::vector<double>& whole, const std::vector<double>& without) {
+  double sum = 0;
+  int64_t n = 0;
+  for (size_t g = 0; g < whole.size() && g < without.size(); ++g)
+    if (std::isfinite(whole[g]) && std::isfinite(without[g])) sum += whole[g] - without[g], ++n;
+  return n ? sum / static_cast<double>(n) : kNaN;
+}
+
+// SPEC §6's leave-one-out diagnostic: Retriever expects the larger drop for L, Reset for the sink.
+std::string loo_flag(const HeadLabel& h) {
+  if (!std::isfinite(h.drop_sink) || !std::isfinite(h.drop_last)) return "";
+  if (h.label == "Retriever" && !(h.drop_last > h.drop_sink))
+    return fmt::format("leave-one-out: removing L drops ||s|| by {:.4g}, removing the sink by {:.4g} (a Retriever "
+                       "expects the larger drop for L)",
+                       h.drop_last, h.drop_sink);
+  if (h.label == "Reset" && !(h.drop_sink > h.drop_last))
+    return fmt::format("leave-one-out: removing the sink drops ||s|| by {:.4g}, removing L by {:.4g} (a Reset expects "
+                       "the larger drop for the sink)",
+                       h.drop_sink, h.drop_last);
+  return "";
 }
 
 std::string joined(const Rule& r) {
@@ -95,6 +154,19 @@ std::string joined(const Rule& r) {
   return out;
 }
 }  // namespace
+
+// taxonomy.h: SPEC §6 Reset (b), the normalized entropy of a row.
+double row_entropy(const std::vector<double>& row) {
+  double total = 0;
+  int64_t n = 0;
+  for (const double p : row)
+    if (std::isfinite(p)) total += p, ++n;
+  if (n < 2 || !(total > 0)) return kNaN;
+  double H = 0;
+  for (const double p : row)
+    if (std::isfinite(p) && p > 0) H -= (p / total) * std::log(p / total);
+  return H / std::log(static_cast<double>(n));
+}
 
 // taxonomy.h: least-squares slope of y against ln(N) over the defined entries.
 double slope_vs_log_n(const std::vector<int64_t>& n_grid, const std::vector<double>& y) {
@@ -112,14 +184,19 @@ HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
     fail("taxonomy: the cosine curves have {} and {} entries for {} grid values", f.cos_s_v0.size(),
          f.cos_s_vL.size(), f.n_grid.size());
   HeadLabel h;
-  std::vector<double> all_vL, small_vL;
+  std::vector<double> all_vL, small_vL, small_v0;
   for (size_t g = 0; g < f.n_grid.size(); ++g) {
+    if (std::isfinite(f.cos_s_v0[g]) && f.n_grid[g] <= cfg.reset_n_max) small_v0.push_back(f.cos_s_v0[g]);
     if (!std::isfinite(f.cos_s_vL[g])) continue;
     all_vL.push_back(f.cos_s_vL[g]);
     if (f.n_grid[g] <= cfg.reset_n_max) small_vL.push_back(f.cos_s_vL[g]);
   }
   h.mean_cos_vL = mean(all_vL);               // SPEC §6: mean over N of cos(s, v_L)
   h.median_cos_vL_small_n = median(small_vL);  // SPEC §6: median over N <= 64 of cos(s, v_L)
+  h.median_cos_v0_small_n = median(small_v0);  // SPEC §6: cos(s, v_0) at small N, the same way
+  h.row_entropy = row_entropy(f.mean_row);     // SPEC §6 Reset (b)
+  h.drop_sink = mean_drop(f.s_norm, f.s_loo_sink);  // SPEC §6 leave-one-out: the sink removed
+  h.drop_last = mean_drop(f.s_norm, f.s_loo_last);  // and L removed
   h.slope_cos_v0 = slope_vs_log_n(f.n_grid, f.cos_s_v0);
   h.slope_cos_vL = slope_vs_log_n(f.n_grid, f.cos_s_vL);
   const auto finite = [](const std::optional<std::array<double, 2>>& ci) {
@@ -127,20 +204,24 @@ HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
   };
   h.slopes_by_interval = finite(f.slope_cos_v0_ci) && finite(f.slope_cos_vL_ci);
 
-  const auto all = rules(f, h, cfg);
+  const auto all = rules(f, h, cfg);  // fills h.reset_branch
   for (const Rule& r : all)
     if (r.holds()) {
       h.label = r.label;
+      if (h.label != "Reset") h.reset_branch.clear();
       h.rule = fmt::format("{}: {}", r.label, joined(r));
+      if (h.label == "Reset") h.rule += fmt::format(" (branch {})", h.reset_branch == "sink" ? "a: the sink dominates" : "b: broadly spread");
+      h.flag = loo_flag(h);
       return h;
     }
-  // SPEC §6 Unlabelled: the closest rule (fewest failed criteria, then the smaller shortfall).
+  h.reset_branch.clear();
+  // SPEC §6 Unlabelled: the closest rule, the smallest relative shortfall (then the order above).
   const Rule* best = nullptr;
-  std::pair<int64_t, double> best_key{};
+  double best_key = 0;
   for (const Rule& r : all) {
-    std::pair<int64_t, double> key{0, 0.0};
+    double key = 0;
     for (const auto& c : r.criteria)
-      if (!c.holds) ++key.first, key.second += c.shortfall;
+      if (!c.holds) key += c.shortfall;
     if (!best || key < best_key) best = &r, best_key = key;
   }
   h.label = kUnlabelled;
@@ -154,6 +235,17 @@ HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
   return h;
 }
 
+namespace {
+// A sensitivity row: the heads whose label differs at `moved`.
+SensitivityRow changes_at(const Taxonomy& t, const TaxonomyConfig& moved, SensitivityRow row) {
+  for (const auto& [input, label] : t.heads) {
+    const std::string now = classify(input.features, moved).label;
+    if (now != label.label) row.changes.push_back({input.layer, input.head, label.label, now});
+  }
+  return row;
+}
+}  // namespace
+
 Taxonomy taxonomy(std::vector<TaxonomyInput> heads, const TaxonomyConfig& cfg) {
   Taxonomy out;
   out.config = cfg;
@@ -164,6 +256,8 @@ Taxonomy taxonomy(std::vector<TaxonomyInput> heads, const TaxonomyConfig& cfg) {
                                 [&](const char* name) { return label.label == name; }) - std::begin(kHeadLabels);
     ++per_layer.try_emplace(input.layer, LabelCounts{}).first->second[k];
     ++out.totals[k];
+    if (label.label == "Mixer") ++(label.slopes_by_interval ? out.mixers_by_interval : out.mixers_by_sign);
+    out.flagged += !label.flag.empty();
     out.heads.push_back({std::move(input), std::move(label)});
   }
   out.layers.assign(per_layer.begin(), per_layer.end());
@@ -179,12 +273,12 @@ Taxonomy taxonomy(std::vector<TaxonomyInput> heads, const TaxonomyConfig& cfg) {
         moved.*t.whole = std::max<int64_t>(1, std::llround(static_cast<double>(cfg.*t.whole) * factor));
         row.value = static_cast<double>(moved.*t.whole);
       }
-      for (const auto& [input, label] : out.heads) {
-        const std::string now = classify(input.features, moved).label;
-        if (now != label.label) row.changes.push_back({input.layer, input.head, label.label, now});
-      }
-      out.sensitivity.push_back(std::move(row));
+      out.sensitivity.push_back(changes_at(out, moved, std::move(row)));
     }
+  // SPEC §6: the Mixer's slopes read by their signs where the run has their intervals.
+  TaxonomyConfig by_sign = cfg;
+  by_sign.mixer_slopes_by_sign = true;
+  out.sensitivity.push_back(changes_at(out, by_sign, {kMixerSlopesBySign, kNaN, kNaN, {}}));
   return out;
 }
 

@@ -13,7 +13,8 @@ namespace geoattn::io {
 namespace {
 
 using Encode = std::function<std::vector<int64_t>(const std::string&)>;
-using TokenVisit = std::function<bool(const Document&, const std::vector<int64_t>&)>;
+// A document, its ids, and the index of its shard file in shard_paths.
+using TokenVisit = std::function<bool(const Document&, const std::vector<int64_t>&, size_t)>;
 
 uint64_t fnv1a64(const std::string& bytes) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -40,7 +41,8 @@ bool reached_max(const std::vector<Window>& windows, const WindowOptions& option
 void for_each_tokenised(const std::vector<std::string>& shard_paths, const Encode& encode, TokenWidth bin_width,
                         int64_t vocab, const TokenVisit& visit) {
   bool go_on = true;
-  for (const auto& path : shard_paths) {
+  for (size_t file = 0; file < shard_paths.size(); ++file) {
+    const std::string& path = shard_paths[file];
     for_each_document(
         path,
         [&](const Document& doc) {
@@ -49,7 +51,7 @@ void for_each_tokenised(const std::vector<std::string>& shard_paths, const Encod
               if (id < 0 || id >= vocab)
                 fail("{}: document {}: token id {} is outside the model's vocabulary 0..{} (a token shard of "
                      "another tokenizer?)", path, doc.id, id, vocab - 1);
-          go_on = doc.tokens.empty() ? visit(doc, encode(doc.text)) : visit(doc, doc.tokens);
+          go_on = doc.tokens.empty() ? visit(doc, encode(doc.text), file) : visit(doc, doc.tokens, file);
           return go_on;
         },
         bin_width);
@@ -71,9 +73,11 @@ Window doc_window(const std::string& doc_id, const std::vector<int64_t>& ids, co
 std::vector<Window> doc_windows(const std::vector<std::string>& shard_paths, const WindowOptions& options,
                                 const Encode& encode, TokenWidth bin_width) {
   std::vector<Window> windows;
-  for_each_tokenised(shard_paths, encode, bin_width, options.vocab, [&](const Document& doc, const std::vector<int64_t>& ids) {
+  for_each_tokenised(shard_paths, encode, bin_width, options.vocab,
+                     [&](const Document& doc, const std::vector<int64_t>& ids, size_t file) {
     if (static_cast<int64_t>(ids.size()) < options.T - 1) return true;  // SPEC §7: short documents are skipped
     windows.push_back(doc_window(doc.id, ids, options));
+    windows.back().file = static_cast<int64_t>(file);
     return !reached_max(windows, options);
   });
   if (windows.empty())
@@ -88,13 +92,16 @@ std::vector<Window> stream_windows(const std::vector<std::string>& shard_paths, 
                                    const Encode& encode, TokenWidth bin_width) {
   std::vector<Window> windows;
   Window current;
+  size_t at_file = 0;
   auto append = [&](const std::string& doc_id, int64_t id) {
-    if (current.ids.empty()) current.doc_id = doc_id;
+    if (current.ids.empty()) current.doc_id = doc_id, current.file = static_cast<int64_t>(at_file);
     current.ids.push_back(id);
     if (static_cast<int64_t>(current.ids.size()) == options.T) windows.push_back(std::exchange(current, Window{}));
     return !reached_max(windows, options);
   };
-  for_each_tokenised(shard_paths, encode, bin_width, options.vocab, [&](const Document& doc, const std::vector<int64_t>& ids) {
+  for_each_tokenised(shard_paths, encode, bin_width, options.vocab,
+                     [&](const Document& doc, const std::vector<int64_t>& ids, size_t file) {
+    at_file = file;
     if (!append(doc.id, options.bos_id)) return false;
     for (const int64_t id : ids)
       if (!append(doc.id, id)) return false;

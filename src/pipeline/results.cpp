@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "geoattn/metrics/finalize/bootstrap.h"
 #include "geoattn/report/measure_json.h"
@@ -98,11 +99,33 @@ metrics::DataInfo capture_data(const std::string& path, int64_t W, int64_t T) {
   return {metrics::CaptureData{path}, W, W * T, std::nullopt, std::nullopt};
 }
 
+std::vector<metrics::FileWindows> windows_per_file(const std::vector<std::string>& files,
+                                                   const std::vector<io::Window>& windows) {
+  std::vector<metrics::FileWindows> out;
+  for (const auto& f : files) out.push_back({f, 0, 0});
+  std::vector<std::set<std::string>> docs(files.size());
+  for (const auto& w : windows) {
+    if (w.file < 0 || w.file >= std::ssize(files)) fail("internal: a window of file {} of {}", w.file, files.size());
+    const auto k = static_cast<size_t>(w.file);
+    ++out[k].windows;
+    docs[k].insert(w.doc_id);
+  }
+  for (size_t k = 0; k < out.size(); ++k) out[k].documents = static_cast<int64_t>(docs[k].size());
+  return out;
+}
+
 metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards,
                               bool partial) {
   metrics::DataInfo d;
   auto missing = missing_shards(inputs, shards, partial);
   for (const auto& shard : shards) d.windows += shard.windows, d.tokens += shard.tokens;
+  // SPEC §7: each file's windows and documents over the shards (disjoint by document).
+  for (const auto& shard : shards)
+    for (const auto& f : shard.per_file) {
+      auto at = std::find_if(d.per_file.begin(), d.per_file.end(), [&](const auto& g) { return g.file == f.file; });
+      if (at == d.per_file.end()) at = d.per_file.insert(d.per_file.end(), {f.file, 0, 0});
+      at->windows += f.windows, at->documents += f.documents;
+    }
   d.source = metrics::MergedData{inputs, std::move(shards), std::move(missing)};
   return d;
 }

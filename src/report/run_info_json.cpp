@@ -81,6 +81,14 @@ DataInfo read_data(io::ConfigReader& r) {
   }
   d.windows = r.get_or<int64_t>("windows", 0);
   d.tokens = r.get_or<int64_t>("tokens", 0);
+  if (const auto* per_file = r.find("per_file")) {
+    if (!per_file->is_array()) fail("{} must be a list", r.where("per_file"));
+    for (size_t i = 0; i < per_file->size(); ++i) {
+      io::ConfigReader f(per_file->at(i), r.label(), fmt::format("data.per_file[{}]", i));
+      d.per_file.push_back({f.get<std::string>("file").value_or(""), f.get<int64_t>("windows").value_or(0),
+                            f.get<int64_t>("documents").value_or(0)});
+    }
+  }
   d.windows_done = r.get<int64_t>("windows_done");
   d.complete = r.get<bool>("complete");
   if (const auto* inputs = r.find("inputs")) {
@@ -185,6 +193,10 @@ ordered_json to_json(const DataInfo& d) {
   }
   j["windows"] = d.windows;
   j["tokens"] = d.tokens;
+  if (!d.per_file.empty()) {  // SPEC §7: each shard file's windows and documents
+    ordered_json& per_file = j["per_file"] = ordered_json::array();
+    for (const auto& f : d.per_file) per_file.push_back({{"file", f.file}, {"windows", f.windows}, {"documents", f.documents}});
+  }
   if (merged) {
     ordered_json& shards = j["shards"] = ordered_json::array();
     for (const auto& shard : merged->shards) shards.push_back(to_json(shard));

@@ -31,14 +31,25 @@ analysis::TaxonomyConfig taxonomy_config_from_json(const nlohmann::json& j) {
       c.reset_sink_ratio = v.get<double>();
       if (!(c.reset_sink_ratio >= 0) || !std::isfinite(c.reset_sink_ratio))
         fail("taxonomy config: '{}' = {} must be a finite number >= 0", key, c.reset_sink_ratio);
+    } else if (key == "reset_spread_entropy_min") {
+      if (!v.is_number()) fail("taxonomy config: '{}' must be a number, got {}", key, v.dump());
+      c.reset_spread_entropy_min = v.get<double>();
+      // Above 1 no row reaches it (the sensitivity table's x1.25 of 0.9): allowed, as the table has it.
+      if (!(c.reset_spread_entropy_min >= 0) || !std::isfinite(c.reset_spread_entropy_min))
+        fail("taxonomy config: '{}' = {} must be a finite number >= 0 (a normalized entropy)", key, c.reset_spread_entropy_min);
+    } else if (key == "mixer_between_slack") {
+      if (!v.is_number()) fail("taxonomy config: '{}' must be a number, got {}", key, v.dump());
+      c.mixer_between_slack = v.get<double>();
+      if (!(c.mixer_between_slack > 0) || !std::isfinite(c.mixer_between_slack))
+        fail("taxonomy config: '{}' = {} must be a finite number > 0", key, c.mixer_between_slack);
     } else if (key == "reset_n_max") {
       if (!v.is_number_integer()) fail("taxonomy config: '{}' must be an integer, got {}", key, v.dump());
       c.reset_n_max = v.get<int64_t>();
       if (c.reset_n_max < 1) fail("taxonomy config: '{}' = {} must be >= 1", key, c.reset_n_max);
     } else {
-      fail("taxonomy config: unknown key '{}' (known: retriever_cos_vL_min, reset_sink_ratio, "
-           "reset_cos_vL_max, reset_n_max)",
-           key);
+      std::string known;
+      for (const auto& t : analysis::kTaxonomyThresholds) known += (known.empty() ? "" : ", ") + std::string(t.name);
+      fail("taxonomy config: unknown key '{}' (known: {})", key, known);
     }
   }
   return c;

@@ -94,6 +94,18 @@ std::vector<analysis::TaxonomyInput> taxonomy_inputs(const ordered_json& measure
     };
     f.slope_cos_v0_ci = interval("cos_s_v0_slope_ci");
     f.slope_cos_vL_ci = interval("cos_s_vL_slope_ci");
+    // SPEC §6's leave-one-out curves and Reset (b)'s mean row, where the result has them.
+    const auto optional_curve = [&](const ordered_json& j, const std::string& at, const char* key, size_t size) {
+      return j.is_object() && j.contains(key) ? need_curve(j, at, key, size) : std::vector<double>{};
+    };
+    f.s_norm = optional_curve(h, where, "s_norm", n_grid.size());
+    f.s_loo_sink = optional_curve(h, where, "s_loo_sink", n_grid.size());
+    f.s_loo_last = optional_curve(h, where, "s_loo_last", n_grid.size());
+    if (h.contains("fits") && h["fits"].is_object() && h["fits"].contains("profile")) {
+      const auto& profile = h["fits"]["profile"];
+      if (profile.is_object() && profile.contains("mean_row") && profile["mean_row"].is_array())
+        f.mean_row = optional_curve(profile, where + ".fits.profile", "mean_row", profile["mean_row"].size());
+    }
     out.push_back(std::move(in));
   }
   return out;
@@ -117,8 +129,15 @@ ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
                              {"slope_cos_vL", number(lab.slope_cos_vL)},
                              {"slope_cos_v0_ci", interval_or_null(f.slope_cos_v0_ci)},
                              {"slope_cos_vL_ci", interval_or_null(f.slope_cos_vL_ci)},
-                             {"slopes_by", lab.slopes_by_interval ? "interval" : "sign"}};
+                             {"slopes_by", lab.slopes_by_interval ? "interval" : "sign"},
+                             {"median_cos_v0_small_n", number(lab.median_cos_v0_small_n)},
+                             {"row_entropy", number(lab.row_entropy)},
+                             {"drop_sink", number(lab.drop_sink)},
+                             {"drop_last", number(lab.drop_last)}};
     ordered_json head = {{"layer", in.layer}, {"head", in.head}, {"label", lab.label}, {"rule", lab.rule}};
+    if (lab.label == "Reset") head["reset_branch"] = lab.reset_branch;
+    if (lab.label == "Mixer") head["slopes_by"] = lab.slopes_by_interval ? "interval" : "sign";
+    if (!lab.flag.empty()) head["flag"] = lab.flag;
     if (lab.label == analysis::kUnlabelled) head["closest"] = lab.closest, head["failed"] = lab.failed;
     head["features"] = std::move(features);
     heads.push_back(std::move(head));
@@ -132,8 +151,8 @@ ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
     for (const auto& c : row.changes)
       changed.push_back({{"layer", c.layer}, {"head", c.head}, {"from", c.from}, {"to", c.to}});
     sensitivity.push_back({{"threshold", row.threshold},
-                           {"factor", row.factor},
-                           {"value", row.value},
+                           {"factor", number(row.factor)},
+                           {"value", number(row.value)},
                            {"changed", static_cast<int64_t>(row.changes.size())},
                            {"heads", std::move(changed)}});
   }
@@ -143,6 +162,8 @@ ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
           {"heads", std::move(heads)},
           {"layers", std::move(layers)},
           {"totals", counts({{"heads", static_cast<int64_t>(t.heads.size())}}, t.totals)},
+          {"mixers", {{"by_interval", t.mixers_by_interval}, {"by_sign", t.mixers_by_sign}}},
+          {"flagged", t.flagged},
           {"sensitivity", std::move(sensitivity)}};
 }
 

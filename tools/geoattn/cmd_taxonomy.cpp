@@ -45,14 +45,14 @@ void run_taxonomy(const TaxonomyOptions& o) {
     const auto& t = result["totals"];
     std::string counts;
     for (const char* label : analysis::kHeadLabels) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", t.value(label, 0), label);
-    // SPEC §6: say how many heads were read by the slopes' signs alone (no head-level intervals).
-    int64_t by_sign = 0;
-    for (const auto& h : result["heads"]) by_sign += h["features"]["slopes_by"] == "sign";
-    const std::string note =
-        by_sign > 0 ? fmt::format(" ({} heads' Mixer signature read by the slopes' signs: the result has no intervals "
-                                  "for them; measure with --bootstrap-level head)",
-                                  by_sign)
-                    : "";
+    // SPEC §6: Mixers by their slopes' intervals and by their signs alone are counted apart.
+    const int64_t by_sign = result["mixers"]["by_sign"].get<int64_t>();
+    std::string note = by_sign > 0 ? fmt::format(" ({} of the Mixers by their slopes' signs alone, {} by intervals: the result "
+                                                 "has no head-level intervals for them; measure with --bootstrap-level head)",
+                                                 by_sign, result["mixers"]["by_interval"].get<int64_t>())
+                                   : "";
+    if (result["flagged"].get<int64_t>() > 0)
+      note += fmt::format("; {} labels flagged by their leave-one-out diagnostic", result["flagged"].get<int64_t>());
     fmt::print(stderr, "wrote {}: {}{}\n", o.out, counts, note);
   }
 }

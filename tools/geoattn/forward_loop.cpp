@@ -50,6 +50,7 @@ pipeline::ModelJob model_job(const ModelRun& r, const JobFlags& f, Clock::time_p
   const InputOptions& in = f.input;
   job.data = {metrics::WindowData{in.data, in.window, in.offset, in.seed, in.max_windows, shard.text()}, W, W * r.T,
               std::nullopt, std::nullopt};
+  job.data.per_file = pipeline::windows_per_file(in.data, job.windows);
   job.settings = {r.T, f.loop.queries.text(), f.run.forward_dtype()};
   job.batch = f.loop.batch;
   job.device = f.run.device;

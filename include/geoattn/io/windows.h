@@ -28,6 +28,7 @@ struct WindowOptions {
 struct Window {
   std::string doc_id;  // the document it came from (stream mode: the first document in it)
   std::vector<int64_t> ids;  // exactly T ids
+  int64_t file = 0;          // SPEC §7: the index of the shard file it came from (stream mode: where it starts)
 };
 
 // SPEC §7 --offset hashed: a stable, platform-independent 64-bit hash of (seed, document id)

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/checkpoint.h"
+#include "geoattn/io/windows.h"
 #include "geoattn/metrics/finalize/bootstrap.h"
 #include "geoattn/metrics/finalize/head_fits.h"
 #include "geoattn/metrics/finalize/kappa_range.h"
@@ -77,6 +78,10 @@ metrics::ModelInfo capture_model_info(const std::vector<int64_t>& alpha_shape, c
 // The "data" of the W windows of T tokens of a capture file (or of the capture in memory that
 // `path` stands for).
 metrics::DataInfo capture_data(const std::string& path, int64_t W, int64_t T);
+// SPEC §7: the windows and documents each of `files` gave `windows` (io::Window::file, the
+// index of its file; in stream mode a window counts for the file and document it starts in).
+std::vector<metrics::FileWindows> windows_per_file(const std::vector<std::string>& files,
+                                                   const std::vector<io::Window>& windows);
 // The "data" of a merge of `inputs`: their windows and tokens summed, each shard's own "data",
 // and the shards missing from the split (pipeline/shard_set.h: refused unless `partial`).
 metrics::DataInfo merged_data(const std::vector<std::string>& inputs, std::vector<metrics::DataInfo> shards,

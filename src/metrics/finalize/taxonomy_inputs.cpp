@@ -12,7 +12,8 @@ namespace {
 double finite_or_nan(double x) { return std::isfinite(x) ? x : kNaN; }
 }  // namespace
 
-std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg, const BootstrapResult* boot) {
+std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg, const BootstrapResult* boot,
+                                                     const std::vector<HeadFits>* fits) {
   const bool with_ci = boot && boot->status.intervals && !boot->heads.empty();
   std::vector<analysis::TaxonomyInput> out;
   const int64_t G = static_cast<int64_t>(agg.n_grid().size());
@@ -33,7 +34,11 @@ std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg, cons
       for (int64_t g = 0; g < G; ++g) {
         f.cos_s_v0.push_back(finite_or_nan(s.curve(kCos_s_v0, g).mean()));
         f.cos_s_vL.push_back(finite_or_nan(s.curve(kCos_s_vL, g).mean()));
+        f.s_norm.push_back(finite_or_nan(s.curve(kS_norm, g).mean()));  // SPEC §6's leave-one-out curves
+        f.s_loo_sink.push_back(finite_or_nan(s.curve(kS_loo_sink, g).mean()));
+        f.s_loo_last.push_back(finite_or_nan(s.curve(kS_loo_last, g).mean()));
       }
+      if (fits && !fits->empty()) f.mean_row = fits->at(out.size()).mean_row;  // SPEC §6 Reset (b)
       if (with_ci) {  // SPEC §6: the slopes' intervals, as the result JSON carries them
         const auto& slope = boot->heads[static_cast<size_t>(l * agg.heads() + h)].slope;
         f.slope_cos_v0_ci = slope[0], f.slope_cos_vL_ci = slope[1];

@@ -54,12 +54,19 @@ struct MergedData {
   std::vector<std::string> missing_shards;  // "i/n" of a merge --partial
   bool operator==(const MergedData&) const;
 };
+// SPEC §7: how many windows, and from how many documents, one shard file gave the run.
+struct FileWindows {
+  std::string file;  // as given (--data)
+  int64_t windows = 0, documents = 0;
+  bool operator==(const FileWindows&) const = default;
+};
 struct DataInfo {
   std::variant<WindowData, CaptureData, MergedData> source;
   int64_t windows = 0, tokens = 0;
   std::optional<int64_t> windows_done;  // a partial measure state: the windows it holds
   std::optional<bool> complete;          // measure: whether every window is in
   std::vector<FileFingerprint> inputs;   // a partial state: the files read so far (pipeline/resume.h)
+  std::vector<FileWindows> per_file;     // SPEC §7: text shards (and merges of them); empty otherwise
   bool operator==(const DataInfo&) const = default;
 };
 inline bool MergedData::operator==(const MergedData& o) const {

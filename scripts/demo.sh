@@ -23,7 +23,9 @@ DATA="data/tinystories/tinystories-sample.txt data/openwebtext/openwebtext-first
 RUN="--model models/stories260K --data $DATA --window stream --ctx 256 --max-windows 64"
 # The shipped text files are single documents, so the bootstrap resamples windows.
 # Every head of every layer: top-N P/R/F over N, rho0, the s(N) diagnostics, the fits.
-"$GEOATTN" measure $RUN --bootstrap-unit window --out out/measure.json
+# Two passes over the same windows: the first's fits give the second's predicted envelopes (SPEC §5).
+"$GEOATTN" measure $RUN --bootstrap-unit window --out out/fits.json
+"$GEOATTN" measure $RUN --bootstrap-unit window --predict-from out/fits.json --out out/measure.json
 # Theorems 1-2 / Corollary 1 per sample, beside the measurements; and from parameters alone.
 "$GEOATTN" bounds $RUN --out out/bounds.json
 "$GEOATTN" bounds --params configs/bounds-llama2-7b.json --out out/bounds-llama2-7b-params.json

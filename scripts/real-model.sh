@@ -22,6 +22,8 @@ case $which in smollm2|gemma3|stories15M|all) ;; *) die "unknown model '$which' 
 GEOATTN=${BUILD_DIR:-build}/bin/geoattn
 [ -x "$GEOATTN" ] || die "$GEOATTN is missing: build first (scripts/demo.sh or scripts/test.sh)"
 OUT=${OUT:-out/real}
+PY=python3  # the summary's verdicts and the figures need numpy and matplotlib (as scripts/demo.sh picks)
+"$PY" -c 'import numpy, matplotlib' 2>/dev/null || PY=/usr/bin/python3
 MAX_WINDOWS=${MAX_WINDOWS:-32}
 TEXT="data/openwebtext/openwebtext-60docs.jsonl data/wikitext2/wikitext2-raw-valid.jsonl"
 
@@ -35,16 +37,20 @@ run() {
   local start=$SECONDS
   echo "== $name: measure (T = $T, at most $MAX_WINDOWS doc windows)"
   # Intervals for every head (auto stops at the layer level past 256 heads): the taxonomy reads
-  # each head's slopes by their intervals, not their signs (SPEC §6).
-  "$GEOATTN" measure "${args[@]}" --bootstrap-level head --out "$dir/measure.json"
+  # each head's slopes by their intervals, not their signs (SPEC §6), and the verdicts against the
+  # predicted envelopes are per head. Two passes over the same windows: the first's fits give the
+  # second's predicted envelopes (SPEC §5; FITS=path skips the first, e.g. a committed result of it).
+  local fits=${FITS:-$dir/fits.json}
+  [ -n "${FITS:-}" ] || "$GEOATTN" measure "${args[@]}" --bootstrap-level head --out "$fits"
+  "$GEOATTN" measure "${args[@]}" --bootstrap-level head --predict-from "$fits" --out "$dir/measure.json"
   echo "== $name: bounds (8 windows: Theorems 1-2 / Corollary 1 per sample beside the measured P, R)"
   "$GEOATTN" bounds --model "$model" --data "$@" --ctx "$T" --max-windows 8 --out "$dir/bounds.json"
   echo "== $name: taxonomy, summary, figures"
   "$GEOATTN" taxonomy --from "$dir/measure.json" --config configs/taxonomy.json --out "$dir/taxonomy.json"
   echo "== $name: sinks (T = 256, every query, residual stream)"
   "$GEOATTN" sinks --model "$model" --data "$@" --ctx 256 --residual --quiet --out "$dir/sinks.json"
-  python3 scripts/summary.py "$dir/measure.json" "$dir/taxonomy.json" | tee "$dir/summary.txt"
-  python3 scripts/plot_figures.py --measure "$dir/measure.json" --bounds "$dir/bounds.json" \
+  "$PY" scripts/summary.py "$dir/measure.json" "$dir/taxonomy.json" | tee "$dir/summary.txt"
+  "$PY" scripts/plot_figures.py --measure "$dir/measure.json" --bounds "$dir/bounds.json" \
     --taxonomy "$dir/taxonomy.json" --sinks "$dir/sinks.json" --labels "$name" --out "$dir/figures"
   echo "== $name: done in $((SECONDS - start)) s -> $dir"
 }

@@ -23,6 +23,7 @@ inline void expect_curves(const analysis::BoundsCurves& got, const analysis::Bou
   }
   EXPECT_EQ(got.open, want.open) << where;
   EXPECT_EQ(got.nontrivial, want.nontrivial) << where;
+  EXPECT_EQ(got.sink_in, want.sink_in) << where;
 }
 
 }  // namespace geoattn::testing

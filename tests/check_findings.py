@@ -1,22 +1,22 @@
 #!/usr/bin/env python3
-"""docs/findings.md quotes only what its committed runs give.
+"""docs/findings.md says what its committed runs give, claim by claim.
 
 Each reading of a committed run sits between `<!-- reading: NAME -->` and `<!-- /reading -->`;
-its run's result files are in docs/findings/NAME/ (measure.json with its arrays file,
-taxonomy.json), and tests/findings/NAME.py computes from them, with `facts(run)`, every number
-the reading may quote, each as the text the page writes ({key: "0.67", ...}). The check, per
-reading:
-  - every fact's text appears in the reading (a fact the page dropped fails: rerun, rewrite);
-  - every number the reading writes is one of its facts' texts (or a number in one: a fact
-    "2, 3" allows 2 and 3), except references to the paper and the contract (Fig. 5, §5,
-    sect. 4.2, Theorems 1-2, Assumption 1, eq. 9, Corollary 1).
-  - every verdict word the reading writes in bold (**agrees**, **disagrees**, **cannot decide**,
-    any case) is the value of one of its facts named verdict_*, as many times as such facts give
-    it: a verdict follows from a rule over the files (tests/findings/common.py), never from
-    the prose.
-So a quote the data does not give, or that drifted from a rerun, fails ctest.
+its run's files are in docs/findings/NAME/ (measure.json with its arrays file, taxonomy.json,
+verdicts.json: geoattn.verdicts' record of the same result). tests/findings/NAME.py computes
+from them the reading's claims (`claims(run)`, records of tests/findings/common.py: the
+statement, its numbers, and where it judges the paper the verdict word its rule derives), and
+the check, per reading:
+  - renders the records (common.render) and fails where the page's text differs: every
+    sentence, number and verdict word of a reading is a record's;
+  - fails where docs/findings/NAME/claims.json (the records, for a reader with the files in hand)
+    differs from them;
+  - re-derives every (head, N) word of verdicts.json from its numbers and the result's predicted
+    envelopes (common.cell_words).
+The `across` block is rendered from every run (common.across). Outside the blocks the page
+writes no verdict word in bold. --write rewrites the blocks and the claims files from the runs.
 
-    tests/check_findings.py SOURCE_DIR
+    tests/check_findings.py SOURCE_DIR [--write]
 Standard library only (python/geoattn/results.py reads the runs).
 """
 import importlib.util
@@ -25,26 +25,18 @@ import os
 import re
 import sys
 
-READING = re.compile(r"<!-- reading: ([A-Za-z0-9_]+) -->(.*?)<!-- /reading -->", re.S)
-# A number as the page writes it: 0.67, 1,831, 12%, 2^-4 (its parts), -0.03.
-NUMBER = re.compile(r"(?<![\w.^])-?\d[\d,]*(?:\.\d+)?%?(?![\w])")
-# What precedes a number that names a part of the paper or the contract, not a measurement.
-# A verdict word as a reading writes it: in bold.
+READING = re.compile(r"(<!-- reading: ([A-Za-z0-9_]+) -->)(.*?)(<!-- /reading -->)", re.S)
 VERDICT = re.compile(r"\*\*(agrees|disagrees|cannot decide)\*\*", re.I)
-REFERENCE = re.compile(r"(Figs?\.|§|sect\.|Theorems?|Assumptions?|Corollary|eq\.|Table|[A-Za-z]+-)\s*(\d+-)?$")
+ACROSS = "across"
 
 
-def numbers(text):
-    """The numbers of a reading's text, less references and what sits in code spans or links."""
-    text = re.sub(r"`[^`]*`", " ", text)
-    text = re.sub(r"\]\([^)]*\)", "]", text)
-    text = re.sub(r"!\[[^\]]*\]", " ", text)
-    out = []
-    for m in NUMBER.finditer(text):
-        if REFERENCE.search(text[max(0, m.start() - 12):m.start()]):
-            continue
-        out.append(m.group(0).rstrip(","))
-    return out
+def load_module(source, name):
+    path = os.path.join(source, "tests", "findings", f"{name}.py")
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(f"findings_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def load_run(source, name):
@@ -52,56 +44,72 @@ def load_run(source, name):
     from geoattn.results import load_measure
 
     folder = os.path.join(source, "docs", "findings", name)
-    run = {"measure": load_measure(os.path.join(folder, "measure.json"))}
-    taxonomy = os.path.join(folder, "taxonomy.json")
-    if os.path.exists(taxonomy):
-        with open(taxonomy) as f:
-            run["taxonomy"] = json.load(f)
+    run = {"name": name, "measure": load_measure(os.path.join(folder, "measure.json"))}
+    for key in ("taxonomy", "verdicts"):
+        with open(os.path.join(folder, f"{key}.json")) as f:
+            run[key] = json.load(f)
     return run
 
 
-def facts_of(source, name, run):
-    path = os.path.join(source, "tests", "findings", f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"findings_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, os.path.dirname(path))
-    spec.loader.exec_module(module)
-    return module.facts(run)
-
-
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+    args = [a for a in argv[1:] if a != "--write"]
+    write = "--write" in argv[1:]
+    if len(args) != 1 or args[0] in ("-h", "--help"):
         print(__doc__)
-        return 0 if len(argv) == 2 else 2
-    source = argv[1]
-    with open(os.path.join(source, "docs", "findings.md")) as f:
+        return 0 if args and args[0] in ("-h", "--help") else 2
+    source = args[0]
+    page_path = os.path.join(source, "docs", "findings.md")
+    with open(page_path) as f:
         page = f.read()
-    readings = READING.findall(page)
-    failed = 0
-    if not readings:
+    blocks = READING.findall(page)
+    if not blocks:
         print("FAIL: docs/findings.md has no <!-- reading: NAME --> block")
         return 1
-    for name, text in readings:
+    common = load_module(source, "common")
+    runs, rendered, records = [], {}, {}
+    for _, name, _, _ in blocks:
+        if name == ACROSS:
+            continue
         run = load_run(source, name)
-        facts = facts_of(source, name, run)
-        allowed = set(facts.values()) | {n for value in facts.values() for n in numbers(value)}
-        for key, value in facts.items():
-            if not re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", re.sub(r"`[^`]*`", " ", text)):
-                print(f"FAIL: {name}: the fact {key} = {value} is not in the reading")
-                failed += 1
-        for number in numbers(text):
-            if number not in allowed:
-                print(f"FAIL: {name}: the reading quotes {number}, which no fact of tests/findings/{name}.py gives")
-                failed += 1
-        given = [v for k, v in facts.items() if k.startswith("verdict_")]
-        for word in VERDICT.findall(text):
-            if word.lower() in given:
-                given.remove(word.lower())
-            else:
-                print(f"FAIL: {name}: the reading says **{word}**, which no verdict_* fact of tests/findings/{name}.py gives")
-                failed += 1
-        print(f"{name}: {len(facts)} facts, {len(numbers(text))} numbers quoted")
-    print(f"findings: {failed} quotes the runs do not give" if failed else "findings: every quote is the runs'")
+        runs.append((name, run))
+        try:
+            records[name] = load_module(source, name).claims(run)
+        except AssertionError as e:
+            print(f"FAIL: {name}: verdicts.json's words do not follow from its numbers ({e})")
+            return 1
+        rendered[name] = common.render(records[name])
+    across = common.across(runs)
+    rendered[ACROSS] = "\n" + common.textwrap.fill(across["statement"], 100, break_on_hyphens=False) + "\n"
+    records[ACROSS] = [across]
+    failed = 0
+    if write:
+        page = READING.sub(lambda m: m.group(1) + rendered[m.group(2)] + m.group(4), page)
+        with open(page_path, "w") as f:
+            f.write(page)
+        for name, _ in runs:
+            with open(os.path.join(source, "docs", "findings", name, "claims.json"), "w") as f:
+                json.dump(records[name], f, indent=1)
+                f.write("\n")
+        print(f"findings: wrote {len(blocks)} readings and {len(runs)} claims files")
+        return 0
+    for _, name, text, _ in blocks:
+        if text != rendered[name]:
+            print(f"FAIL: {name}: the reading is not what its claims render (tests/check_findings.py {source} --write "
+                  f"rewrites it from the runs); it says\n{text}\nthe claims render\n{rendered[name]}")
+            failed += 1
+        if name != ACROSS:
+            path = os.path.join(source, "docs", "findings", name, "claims.json")
+            with open(path) as f:
+                if json.load(f) != records[name]:
+                    print(f"FAIL: {name}: {path} differs from the claims its run gives")
+                    failed += 1
+            print(f"{name}: {len(records[name])} claims, "
+                  f"{sum(r['verdict'] is not None for r in records[name])} verdicts derived")
+    outside = VERDICT.findall(READING.sub("", page))
+    if outside:
+        print(f"FAIL: docs/findings.md says {', '.join(outside)} in bold outside the readings (no rule derives it)")
+        failed += 1
+    print(f"findings: {failed} readings differ from their runs" if failed else "findings: every reading is its runs' claims")
     return 1 if failed else 0
 
 

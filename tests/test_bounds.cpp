@@ -285,6 +285,7 @@ TEST(Bounds, IncrementalMatchesDirectOnRandomSamples) {
       ASSERT_EQ(c.R_up0[g], t.R_up0) << "rep " << rep << " N " << N;
       ASSERT_EQ(c.open[g], N > 1 && N < n) << "rep " << rep << " N " << N;
       ASSERT_EQ(c.nontrivial[g], N > 1 && N < n && t.Delta > 0) << "rep " << rep << " N " << N;
+      ASSERT_EQ(c.sink_in[g], N == n || t.sink_in) << "rep " << rep << " N " << N;
     }
   }
 }

@@ -8,11 +8,15 @@
 // every a = 0, n = 1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
 
 #include "geoattn/analysis/bounds.h"
 #include "geoattn/metrics/core/window_bounds.h"
 #include "geoattn/metrics/core/window_metrics.h"
+#include "geoattn/metrics/core/window_predicted.h"
 #include "geoattn/metrics_torch/selection.h"
 #include "geoattn/metrics_torch/window_bounds_torch.h"
 #include "geoattn/model/capture_tensor_checks.h"
@@ -228,6 +232,73 @@ TEST(BoundsTensor, WindowedLayersReadTheKeysTheQuerySees) {
   expect_window_paths_agree(c.stacked(model::HookPoint::AttnPattern)[0].contiguous(),
                             c.stacked(model::HookPoint::AttnV)[0].contiguous(), queries, {1, 2, 3, 5, 8, 13, 20},
                             {layer_windows, metrics::WindowTokens::Visible}, "Mistral W = 8");
+}
+
+
+// SPEC §5's predicted envelopes on real captures: per head, the mean over its samples of the
+// reference formulas (analysis::bounds_terms, O(n^2) from the definitions) on the measured a_i and
+// top-N order with rho = Assumption 2's matrix at the head's beta and rho0; a head without a beta
+// has none.
+TEST(BoundsTensor, PredictedEnvelopesAreTheFormulasOnFittedAssumptions) {
+  const std::vector<int64_t> queries = {37, 255};
+  const std::vector<int64_t> grid = {1, 2, 3, 5, 8, 16, 38, 100, 256};
+  const auto caps = stories260k(2, queries);
+  const int64_t L = caps[0].alpha.size(0), H = caps[0].alpha.size(1), KV = caps[0].values.size(1);
+  const int64_t T = caps[0].alpha.size(3), d = caps[0].values.size(3);
+  metrics::Prediction p{"fits.json", "0123456789abcdef", L, H, {}, {}};
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) {
+      p.beta.push_back(h == 1 ? std::nullopt : std::optional<double>(0.02 * static_cast<double>(h + 1)));
+      p.rho0.push_back(0.15 * static_cast<double>(l) - 0.1);
+    }
+  WorkerPool pool(2);
+  metrics::EnvelopeStats predicted(L, H, std::ssize(grid), 1.0);
+  std::vector<std::vector<analysis::BoundsMean>> want(static_cast<size_t>(L));
+  for (auto& row : want)
+    for (int64_t h = 0; h < H; ++h) row.emplace_back(grid.size());
+  for (const auto& cap : caps) {
+    const auto values = cap.values.to(torch::kFloat64);
+    const auto norms = values.norm(2, -1).contiguous();  // [L, KV, T]
+    std::vector<double> value_norms(norms.data_ptr<double>(), norms.data_ptr<double>() + norms.numel());
+    metrics::add_window_predicted(pool, model::float_view(cap.alpha), value_norms, KV, d, queries, grid, {}, p, predicted);
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t h = 0; h < H; ++h) {
+        if (!p.beta[static_cast<size_t>(l * H + h)]) continue;
+        for (int64_t qi = 0; qi < std::ssize(queries); ++qi) {
+          const int64_t n = queries[qi] + 1;
+          analysis::BoundsInput in;
+          in.a.resize(n);
+          std::vector<double> alpha(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) {
+            alpha[i] = cap.alpha[l][h][qi][i].item<double>();
+            in.a[i] = alpha[i] * norms[l][h / (H / KV)][i].item<double>();  // a_i = alpha_i ||v_i||
+          }
+          in.order.resize(static_cast<size_t>(n));
+          std::iota(in.order.begin(), in.order.end(), int64_t{0});
+          std::stable_sort(in.order.begin(), in.order.end(), [&](int64_t x, int64_t y) { return alpha[x] > alpha[y]; });
+          in.rho = analysis::assumption_rho(n, *p.beta[l * H + h], *p.rho0[l * H + h]);
+          in.d = d;
+          analysis::BoundsCurves c;
+          for (const int64_t N : grid) {
+            if (N > n) break;
+            const auto t = analysis::bounds_terms(in, N);
+            analysis::append_bounds(c, t.P_lo, t.P_up, t.R_lo, t.R_up, t.P_up0, t.R_up0, N > 1 && N < n,
+                                    N > 1 && N < n && t.Delta > 0, N == n || t.sink_in);
+          }
+          want[l][h].add(c);
+        }
+      }
+  }
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t h = 0; h < H; ++h) {
+      const auto got = predicted.mean(l, h);
+      if (h == 1) {
+        EXPECT_EQ(predicted.samples(l, h), std::vector<int64_t>(grid.size(), 0)) << l;
+        continue;
+      }
+      expect_curves(got, want[l][h].mean(), 1e-12, "layer " + std::to_string(l) + " head " + std::to_string(h));
+    }
+  (void)T;
 }
 
 }  // namespace

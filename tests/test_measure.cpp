@@ -383,6 +383,75 @@ TEST(Measure, EnvelopesAreTheBoundsOfTheSameSamples) {
   EXPECT_NE(err.find("envelopes"), std::string::npos) << err;
 }
 
+// SPEC §5's predicted envelopes (--predict-from): beside the realized ones, from the fits of the
+// result named; the source is recorded with its fingerprint and per-head beta (null where the
+// decay fit is not ok, and then no predicted envelope: samples 0) and rho0; shards predicting
+// from the same file merge into the numbers of one run; the source cannot be an output, and a
+// run without the envelopes or without the last query is refused by name.
+TEST(Measure, PredictedEnvelopesFromAResultsFits) {
+  TempDir tmp;
+  const std::string a = jsonl(tmp, "a.jsonl", 0, 3), b = jsonl(tmp, "b.jsonl", 3, 3);
+  const std::string common = "measure --quiet" + kModel + " --ctx 64";
+  std::string err;
+  ASSERT_EQ(run(common + " --data " + a + " " + b + " --out " + (tmp / "fits.json"), tmp, &err), 0) << err;
+  const std::string predict = " --predict-from " + (tmp / "fits.json");
+  ASSERT_EQ(run(common + predict + " --data " + a + " " + b + " --out " + (tmp / "ab.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run(common + predict + " --data " + a + " --out " + (tmp / "a.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run(common + predict + " --data " + b + " --out " + (tmp / "b.json"), tmp, &err), 0) << err;
+  ASSERT_EQ(run("merge " + (tmp / "a.json") + " " + (tmp / "b.json") + " --out " + (tmp / "merged.json"), tmp, &err), 0)
+      << err;
+  const json fits = load(tmp / "fits.json"), one = load(tmp / "ab.json"), merged = load(tmp / "merged.json");
+  EXPECT_EQ(numbers(merged).dump(), numbers(one).dump());
+  const json& source = one["settings"]["predict_from"];
+  EXPECT_EQ(source["file"], tmp / "fits.json");
+  EXPECT_EQ(source["fingerprint"].get<std::string>().size(), 16u);
+  // The measured numbers are those of the run without a prediction.
+  json plain = numbers(fits), predicted = numbers(one);
+  plain["settings"].erase("predict_from");
+  predicted["settings"].erase("predict_from");
+  for (auto* j : {&predicted["global"]}) j->erase("predicted_envelopes");
+  for (auto& l : predicted["layers"]) l.erase("predicted_envelopes");
+  for (auto& h : predicted["heads"]) h.erase("predicted_envelopes");
+  EXPECT_EQ(predicted.dump(), plain.dump());
+  int with = 0, without = 0;
+  for (size_t i = 0; i < one["heads"].size(); ++i) {
+    const json& head = one["heads"][i];
+    const int64_t l = head["layer"], h = head["head"];
+    const json& decay = fits["heads"][i]["fits"]["decay"];
+    const json& beta = source["beta"][l][h];
+    EXPECT_EQ(beta.is_null(), !decay["ok"].get<bool>()) << i;
+    if (!beta.is_null()) EXPECT_EQ(beta.get<double>(), decay["beta"].get<double>()) << i;
+    EXPECT_EQ(source["rho0"][l][h].get<double>(), fits["heads"][i]["rho0"].get<double>()) << i;
+    const json& pe = head["predicted_envelopes"];
+    const double samples = pe["samples"][1].get<double>();
+    if (beta.is_null()) {
+      ++without;
+      EXPECT_EQ(samples, 0) << i;
+      EXPECT_TRUE(pe["P_up"][1].is_null()) << i;
+    } else {
+      ++with;
+      EXPECT_EQ(samples, head["envelopes"]["samples"][1].get<double>()) << i;
+      EXPECT_TRUE(pe["P_up"][1].is_number()) << i;
+    }
+  }
+  EXPECT_GT(with, 0);
+  EXPECT_EQ(with + without, static_cast<int>(one["heads"].size()));
+
+  // Merging with a run that predicted from another file, or from none, is refused.
+  EXPECT_NE(run("merge " + (tmp / "a.json") + " " + (tmp / "fits.json") + " --out " + (tmp / "x.json"), tmp, &err), 0);
+  EXPECT_NE(err.find("predict"), std::string::npos) << err;
+  // The source is an input: no output may replace it.
+  EXPECT_NE(run(common + predict + " --data " + a + " --out " + (tmp / "fits.json"), tmp, &err), 0);
+  EXPECT_EQ(load(tmp / "fits.json").dump(), fits.dump());
+  EXPECT_NE(run(common + predict + " --envelopes off --data " + a + " --out " + (tmp / "y.json"), tmp, &err), 0);
+  EXPECT_NE(err.find("--predict-from"), std::string::npos) << err;
+  EXPECT_NE(run(common + predict + " --queries 10 --data " + a + " --out " + (tmp / "y.json"), tmp, &err), 0);
+  EXPECT_NE(err.find("--predict-from"), std::string::npos) << err;
+  EXPECT_NE(run(common + " --predict-from " + a + " --data " + a + " --out " + (tmp / "y.json"), tmp, &err), 0);
+  EXPECT_NE(err.find("--predict-from " + a), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
 // --shard i/n splits the windows by document; the shards merged equal one run.
 TEST(Measure, ShardsOfOneRunMerge) {
   TempDir tmp;

@@ -149,8 +149,8 @@ def check_run_page(b, out, src):
     by_lh = {(h["layer"], h["head"]): h for h in m["heads"]}
     labels = {(h["layer"], h["head"]): h["label"] for h in tax["heads"]}
     check(all(num(r["rho0"]) == by_lh[k]["rho0"] for k, r in before.items()), "rho0 of every head equals the JSON's")
-    check(all((r["envelopes"] == "within") == (not any(by_lh[k]["envelopes"]["leaves"].values()))
-              for k, r in before.items()), "a head's envelopes cell is 'within' where the JSON's leaves are empty")
+    check(all((r["envelopes"] == "inside") == (not any(by_lh[k]["envelopes"]["leaves"].values()))
+              for k, r in before.items()), "a head's envelopes cell is 'inside' where the JSON's leaves are empty")
     cells = b.evaluate("Array.from(document.querySelectorAll('#heads tbody tr:first-child td')).map(td => td.textContent)", page)
     per_head_ci = m["bootstrap"].get("intervals") and m["bootstrap"].get("level") == "head"
     top_row = (int(initial[0][0]), int(initial[0][1]))

@@ -90,8 +90,8 @@ class Run:
             ns = [str(n) for n, yy, ee in zip(self.grid, y, e[idx])
                   if not math.isnan(yy) and not math.isnan(ee) and (yy > ee if up else yy < ee)]
             if ns:
-                parts.append(f"{'above' if up else 'below'} {name} at N={','.join(ns)}")
-        return "; ".join(parts) or "within"
+                parts.append(f"mean {'>' if up else '<'} {name} at N={','.join(ns)}")
+        return "; ".join(parts) or "inside"
 
 
 def same(x, y):

@@ -149,7 +149,8 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
             kv_map: Sequence[int] | None = None,
             docs: Sequence[int] | None = None, threads: int = 0, metrics_memory_mb: int = 256, envelopes: str = "auto",
             kappa: float = 1.0, kappa_scan: str = "off", window_tokens: str = "visible",
-            layer_windows: Sequence[int] | None = None, source: str = "python", metadata: dict | None = None) -> Measure:
+            layer_windows: Sequence[int] | None = None, source: str = "python", metadata: dict | None = None,
+            predict_from: str | os.PathLike = "none") -> Measure:
     """SPEC §2-4 for captured attention: `geoattn metrics` on tensors.
 
     alpha   [windows, layers, heads, queries, T]: attention rows, zero after each query
@@ -166,6 +167,9 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
             kappa never tightens a bound: a head that brackets at some kappa brackets at every
             smaller one, so a range's low end says where the grid stops.
             ci: the bootstrap intervals' coverage in percent (SPEC §2b: 95), above 0 and below 100.
+            predict_from: a measure result (its JSON) whose fits give the predicted envelopes (SPEC
+            §5: each sample's measured a_i, rho_jk = exp(-beta |j-k|), rho_0j = rho0 of the same
+            head there; heads whose decay fit is not ok have none), or "none" (the default): none.
             layer_windows: each layer's sliding window (0: none; a model's config says it:
             Mistral's sliding_window, Gemma-2/3's sliding layers), None: none, or the metadata's
             "layer_attention" as geoattn capture writes it; rows with weight on the keys a layer's
@@ -209,6 +213,8 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
         "controls": count(controls, "controls"), "bootstrap": bootstrap,
         "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "ci": ci, "envelopes": envelopes, "kappa": kappa,
         "kappa_scan": _kappa_scan(kappa_scan), "window_tokens": window_tokens,
+        "predict_from": (os.fspath(predict_from) if isinstance(predict_from, os.PathLike)
+                         else _checks.string(predict_from, "predict_from")),
         "metrics_memory_mb": count(metrics_memory_mb, "metrics_memory_mb"), "seed": count(seed, "seed")}
     native = core().metrics(
         alpha, values, positions, _docs(docs, W), settings, windows, _checks.string(source, "source"),

@@ -1,12 +1,13 @@
 """One page per run: a self-contained HTML report of a geoattn measure result.
 
-    geoattn-report RESULT.json [--taxonomy T.json] [--sinks S.json] [--bounds B.json] --out report.html
+    geoattn-report RESULT.json [--taxonomy T.json] [--sinks S.json] [--bounds B.json] [--verdicts V.json] --out report.html
     python3 -m geoattn.report ...     the same, from a checkout (PYTHONPATH=python)
 
 The page holds the run's settings and data (model, data files, windows, tokens, ctx, the N
 grid, controls, bootstrap, envelopes, timing), the summary per layer and per head (sortable by
-clicking a column header), the envelopes' verdicts (where each group's mean leaves them, the
-share of non-trivial bounds), the taxonomy with its threshold sensitivity (--taxonomy), the
+clicking a column header), the verdicts on the theory against the predicted envelopes where the
+run has them (geoattn.verdicts), the realized envelopes' reading (where each group's mean leaves
+them, the share of non-trivial bounds: a consistency check), the taxonomy with its threshold sensitivity (--taxonomy), the
 paper's figures (geoattn.figures) and, with --sinks, the sinks figures. Every image is an inline
 PNG (data: URL), the style and the sorting script are inline: the file opens from disk with no
 network.
@@ -18,6 +19,7 @@ page is written to a temporary file beside --out and renamed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from typing import NoReturn, Sequence
@@ -59,6 +61,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--taxonomy", metavar="JSON", help="geoattn taxonomy of this run")
     p.add_argument("--sinks", metavar="JSON", help="geoattn sinks result (its figures are added)")
     p.add_argument("--bounds", metavar="JSON", help="geoattn bounds: envelopes drawn in Fig. 5")
+    p.add_argument("--verdicts", metavar="JSON", help="the result's verdicts as geoattn.verdicts --record wrote "
+                   "them (default: computed from the result's state sidecar)")
     p.add_argument("--out", required=True, metavar="HTML", help="the page to write")
     return p.parse_args(argv)
 
@@ -105,9 +109,38 @@ def run_section(model: Model, inputs: dict) -> str:
         f'<div><h3>{H.esc(heading)}</h3>{H.kv_table(pairs)}</div>' for heading, pairs in parts) + "</div>"
 
 
+def theory_section(model: Model) -> str:
+    """SPEC §5's verdicts against the predicted envelopes (geoattn.verdicts, or the record
+    model.verdicts holds): the (head, N) cells per word for P and R, and per head its counts; or
+    why the run has none."""
+    doc = model.doc
+    if "predict_from" not in doc.get("settings", {}):
+        return ('<p class="note">This run has no predicted envelopes, so no verdict on the theory '
+                "(geoattn measure --predict-from RESULT.json: the fits of a run over the same windows).</p>")
+    from . import verdicts as V
+    v = model.verdicts
+    if v is None:
+        try:
+            v = V.envelope_verdicts(model.path)
+        except (OSError, ValueError, KeyError) as e:
+            return f'<p class="note">No verdicts: {H.esc(str(e))}</p>'
+    totals = [{"curve": key, **{w: c[w] for w in V.WORDS}} for key, c in v["counts"].items()]
+    heads = [{"head": f"L{h['layer']}H{h['head']}",
+              **{f"{key} {w}": h[key]["verdicts"].count(w) for key in ("P", "R") for w in V.WORDS}} for h in v["heads"]]
+    return (f'<p class="note">The measured means against Theorems 1-2 predicted from the fits of '
+            f"{H.esc(v['predict_from']['file'])} (each sample's measured a_i, rho_jk = exp(-beta |j-k|), "
+            f"rho_0j = rho0): {len(v['heads'])} heads with a prediction, {v['heads_without']} without. Per "
+            "(head, N) with 1 &lt; N &lt; n: above, below, within, or cannot decide, from the measured mean's "
+            "bootstrap band simultaneous over N with Benjamini-Hochberg across the run's "
+            f"{v['families']} families at {v['alpha']:g} (SPEC §5, §2b).</p>"
+            + H.data_table(totals, "theory-totals", sortable=False)
+            + f"<h3>Per head ({len(heads)})</h3>" + H.data_table(heads, "theory-heads"))
+
+
 def envelope_verdicts(model: Model) -> str:
     """Per group (global, each layer, the heads that leave one): the share of (sample, N) with
-    non-trivial lower bounds and the N where the mean leaves each envelope (SPEC §5)."""
+    non-trivial lower bounds and the N where the mean leaves each realized envelope (SPEC §5; a
+    consistency check)."""
     doc = model.doc
     if not isinstance(doc["global"].get("envelopes"), dict):
         return '<p class="note">This run has no envelopes (geoattn measure --envelopes off).</p>'
@@ -125,8 +158,8 @@ def envelope_verdicts(model: Model) -> str:
     leaving = [h for h in heads if any(v != "-" for k, v in h.items() if k.startswith("leaves "))]
     return (f'<p class="note">kappa = {H.esc(kappa)}. nontrivial_share: the share of (sample, N), '
             "1 &lt; N &lt; n, where the lower bounds say more than N/(q+1) and 0. leaves X: the N "
-            "where the mean P or R lies above an upper (below a lower) envelope X; above P_up0 or "
-            "R_up0 (kappa-free) comes from samples that select the sink. These are the realized "
+            "where the mean P or R lies above an upper (below a lower) envelope X; where the sink is "
+            "not selected P_up0 (kappa-free) restates P. These are the realized "
             "envelopes (each sample's own cosines): a consistency check of the algebra, not a test "
             "of the theory (SPEC §5).</p>"
             + H.data_table(groups, "envelopes-groups", sortable=False)
@@ -183,7 +216,8 @@ def build_page(model: Model, sinks: SinkModel | None, inputs: dict) -> str:
          + "<h3>Per layer</h3>" + H.data_table(per_layer, "layers")
          + f"<h3>Per head ({len(per_head)}; click a column header to sort)</h3>"
          + H.data_table(per_head, "heads")),
-        ("envelopes", "Envelopes", envelope_verdicts(model)),
+        ("theory", "Theory", theory_section(model)),
+        ("envelopes", "Realized envelopes", envelope_verdicts(model)),
         ("taxonomy", "Taxonomy", taxonomy_section(model)),
         ("figures", "Figures",
          draw(figures_cli.measure_drawers([model], figures_cli.DEFAULT_HEATMAP_N), captions)),
@@ -199,6 +233,20 @@ def write_whole(path: str, text: str) -> None:
         with open(staged.path(path, ".html.tmp"), "w", encoding="utf-8") as f:
             f.write(text)
     staged.commit()
+
+
+def read_verdicts(path: str, doc: dict) -> dict:
+    """--verdicts: a geoattn.verdicts record of this very result (its prediction's fingerprint,
+    N grid and documents), or a one-line error (exit 2)."""
+    try:
+        with open(path) as f:
+            v = json.load(f)
+        ours = doc["settings"]["predict_from"]["fingerprint"]
+        if v["predict_from"]["fingerprint"] != ours or v["n_grid"] != doc["n_grid"] or v["documents"] != doc["bootstrap"]["units"]:
+            fail(f"--verdicts {path}: not the verdicts of {doc['model']['path']}'s result (another prediction, grid or data)")
+        return v
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"--verdicts {path}: not a geoattn.verdicts record ({type(e).__name__}: {e})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -220,8 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair_bounds([model], bounds)
     if sinks is not None:
         make_labels([sinks], None, "--sinks")
+    if args.verdicts:
+        model.verdicts = read_verdicts(args.verdicts, model.doc)
     inputs = {"result": args.result, "--taxonomy": args.taxonomy, "--sinks": args.sinks,
-              "--bounds": args.bounds}
+              "--bounds": args.bounds, "--verdicts": args.verdicts}
     try:
         text = build_page(model, sinks, inputs)
         write_whole(out, text)

@@ -242,14 +242,49 @@ def per_layer(measure: str, taxonomy: str | None) -> int:
               "P>up .. R<lo: grid N where the mean leaves that envelope; P>up0, R>up0: N above the "
               "kappa-free upper envelope (-: not in this result). These are the realized envelopes "
               "(each sample's own cosines): a consistency check, not a test of the theory (SPEC §5)")
+        env = m["global"].get("envelopes") or {}
+        if isinstance(env.get("sink_in"), dict):
+            open_ = [g for g, x in enumerate(env.get("nontrivial") or []) if x is not None]
+            total = sum(env["samples"][g] for g in open_)
+            sink_in = sum(env["sink_in"]["samples"][g] for g in open_)
+            if total:
+                print(f"the sink is selected in {share(sink_in / total).strip()} of the (sample, N) with 1 < N < n; "
+                      "where it is not, the kappa-free upper envelope restates P (envelopes.sink_in, sink_out)")
         free = [h for h in m["heads"] if (leaving(h, "P_rmax", "P_up0", True) or 0)
                 + (leaving(h, "R_rmin", "R_up0", True) or 0)]
         if any(leaving(h, "P_rmax", "P_up0", True) is not None for h in m["heads"]):
             print(f"heads whose mean P or R lies above the kappa-free upper envelope at some N: "
                   f"{len(free)} of {len(m['heads'])}")
+    theory_lines(m, measure)
     if tax is not None:
         print_labels(tax, classes)
     return 0
+
+
+def theory_lines(m: dict, measure: str) -> None:
+    """The verdicts on the theory (SPEC §5: against the predicted envelopes, from intervals with the
+    multiplicity controlled; geoattn.verdicts), or that the result has none to give."""
+    if "envelopes" not in m["settings"]:
+        return
+    if "predict_from" not in m["settings"]:
+        print("theory: not tested here (no predicted envelopes: geoattn measure --predict-from RESULT.json, "
+              "the fits of a run over the same windows; the envelopes above are the realized ones)")
+        return
+    try:
+        from .verdicts import WORDS, envelope_verdicts  # numpy: only where there are verdicts to give
+    except ImportError as e:
+        print(f"theory: no verdicts here ({e}: geoattn.verdicts needs numpy)")
+        return
+    try:
+        v = envelope_verdicts(measure)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"theory: no verdicts ({e})")
+        return
+    print(f"theory (predicted envelopes, the fits of {v['predict_from']['file']}): {len(v['heads'])} heads with a "
+          f"prediction, {v['heads_without']} without (decay fit not ok); (head, N) cells, from intervals with the "
+          f"multiplicity over N and heads controlled (alpha {v['alpha']:g}):")
+    for key, c in v["counts"].items():
+        print(f"  {key}: " + ", ".join(f"{c[w]} {w}" for w in WORDS))
 
 
 if __name__ == "__main__":

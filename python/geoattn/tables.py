@@ -118,16 +118,16 @@ def intervals_note(result: dict, per: str = "head") -> str | None:
 
 
 def verdict(group: dict) -> str | None:
-    """The envelopes' reading of a group (SPEC §5; its envelopes.leaves): "within", or where its
-    mean leaves each envelope, e.g. "above R_up at N=2; above P_up0 at N=4,8"; None without
-    envelopes."""
+    """The realized envelopes' reading of a group (SPEC §5; its envelopes.leaves), a consistency
+    check and so in no verdict word: "inside", or where its mean leaves each envelope, e.g.
+    "mean > R_up at N=2; mean > P_up0 at N=4,8"; None without envelopes."""
     env = group.get("envelopes")
     leaves = env.get("leaves") if isinstance(env, dict) else None
     if not isinstance(leaves, dict):
         return None
-    parts = [f"{'above' if up else 'below'} {name} at N={','.join(str(x) for x in leaves[name])}"
+    parts = [f"mean {'>' if up else '<'} {name} at N={','.join(str(x) for x in leaves[name])}"
              for _, _, name, up in LEAVES if leaves.get(name)]
-    return "; ".join(parts) or "within"
+    return "; ".join(parts) or "inside"
 
 
 def _cells(group: dict, grid: Sequence[int], ns: Sequence[int]) -> dict:

@@ -36,7 +36,8 @@ PYPROJECT = os.path.join("python", "pyproject.toml")
 REGENERATE = "python3 scripts/docs/python_reference.py --write"
 # The modules after the package's own names, in this order: the first in full, the others as
 # tables of their exports.
-MODULES = ("geoattn.hf", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.tables", "geoattn.compare", "geoattn.report",
+MODULES = ("geoattn.hf", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.tables", "geoattn.compare", "geoattn.verdicts",
+           "geoattn.report",
            "geoattn.figures")
 FULL = ("geoattn.hf",)
 EXAMPLES = os.path.join("python", "examples")  # each file shown whole after geoattn.hf (its tests run it)

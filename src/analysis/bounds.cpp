@@ -56,13 +56,13 @@ double pair_p(double xi) {
 double pair_p_mode() { return std::sqrt(std::sqrt(2.0) - 1); }
 
 void append_bounds(BoundsCurves& c, double P_lo, double P_up, double R_lo, double R_up, double P_up0, double R_up0,
-                   bool open, bool nontrivial) {
+                   bool open, bool nontrivial, bool sink_in) {
   c.P_lo.push_back(P_lo), c.P_up.push_back(P_up), c.R_lo.push_back(R_lo), c.R_up.push_back(R_up);
   // Corollary 1 (eq. 16-17): F envelopes are 2x/(1+x) of the P and R bounds.
   c.F_rmax_lo.push_back(detail::f_of(P_lo)), c.F_rmax_up.push_back(detail::f_of(P_up));
   c.F_rmin_lo.push_back(detail::f_of(R_lo)), c.F_rmin_up.push_back(detail::f_of(R_up));
   c.P_up0.push_back(P_up0), c.R_up0.push_back(R_up0);
-  c.open.push_back(open), c.nontrivial.push_back(nontrivial);
+  c.open.push_back(open), c.nontrivial.push_back(nontrivial), c.sink_in.push_back(sink_in);
 }
 
 namespace {
@@ -459,18 +459,20 @@ std::vector<BoundsCurves> sample_bounds(const BoundsView& in, const std::vector<
   std::vector<BoundsCurves> out(kappas.size());
   std::vector<std::array<double, 4>> at(kappas.size());
   State state(in);
+  // 0 in I_N from N = sink_rank + 1 on (SPEC §2's order).
+  const auto sink_rank = std::find(in.order.begin(), in.order.end(), int64_t{0}) - in.order.begin();
   int64_t N = 0;
   for (const int64_t target : grid) {
     if (target > n) break;
     if (target == n) {  // SPEC §5: N = q+1 makes every bound 1, with no step to it
-      for (auto& curves : out) append_bounds(curves, 1, 1, 1, 1, 1, 1, false, false);
+      for (auto& curves : out) append_bounds(curves, 1, 1, 1, 1, 1, 1, false, false, true);
       continue;
     }
     while (N < target) state.add(in.order[static_cast<size_t>(N++)]);
     const auto free = state.bounds(kappas, at);
     for (size_t k = 0; k < kappas.size(); ++k) {
       const auto [P_lo, P_up, R_lo, R_up] = at[k];
-      append_bounds(out[k], P_lo, P_up, R_lo, R_up, free.P_up0, free.R_up0, free.open, free.nontrivial);
+      append_bounds(out[k], P_lo, P_up, R_lo, R_up, free.P_up0, free.R_up0, free.open, free.nontrivial, target > sink_rank);
     }
   }
   return out;

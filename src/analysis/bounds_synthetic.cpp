@@ -54,19 +54,29 @@ BoundsInput synthetic_sample(const AssumptionParams& p, uint64_t sample_index) {
   // SPEC §2: a_i = alpha_i ||v_i||.
   in.a = alpha.cwiseProduct(norm);
 
-  // Assumption 2: rho_jk = exp(-beta |j-k|) for j, k > 0, rho_0j = rho0, unit diagonal.
-  Eigen::VectorXd decay(n);
-  for (int64_t k = 0; k < n; ++k) decay[k] = std::exp(-p.beta * static_cast<double>(k));
-  in.rho.resize(n, n);
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t k = 0; k < n; ++k)
-      in.rho(j, k) = j == k ? 1.0 : (j == 0 || k == 0) ? p.rho0 : decay[std::abs(j - k)];
+  in.rho = assumption_rho(n, p.beta, p.rho0);  // Assumption 2
 
   // SPEC §2: I_N = top-N by alpha, ties lower position first.
   in.order.resize(static_cast<size_t>(n));
   std::iota(in.order.begin(), in.order.end(), int64_t{0});
   std::stable_sort(in.order.begin(), in.order.end(), [&](int64_t x, int64_t y) { return alpha[x] > alpha[y]; });
   return in;
+}
+
+// SPEC §5 (Assumption 2): rho_jk = exp(-beta |j-k|) for j, k > 0, rho_0j = rho_j0 = rho0, unit diagonal.
+void assumption_rho(Eigen::Ref<Eigen::MatrixXd> rho, double beta, double rho0) {
+  const int64_t n = rho.rows();
+  if (rho.cols() != n) fail("assumption rho: {} x {} is not square", rho.rows(), rho.cols());
+  std::vector<double> decay(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) decay[k] = std::exp(-beta * static_cast<double>(k));
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t j = 0; j < n; ++j) rho(j, k) = j == k ? 1.0 : (j == 0 || k == 0) ? rho0 : decay[std::abs(j - k)];
+}
+
+Eigen::MatrixXd assumption_rho(int64_t n, double beta, double rho0) {
+  Eigen::MatrixXd rho(n, n);
+  assumption_rho(rho, beta, rho0);
+  return rho;
 }
 
 BoundsCurves synthetic_bounds(const AssumptionParams& p, const std::vector<int64_t>& grid, const BoundsOptions& opt,

@@ -166,18 +166,18 @@ std::vector<std::vector<analysis::BoundsCurves>> tensor_sample_bounds(const torc
     per_kappa.push_back(torch::stack({P_lo, P_up, R_lo, R_up}, 1).masked_fill_(closed.unsqueeze(1), 1.0));
   }
 
-  // To the host: [K, S, 4, G] bounds, [S, 4, G] the kappa-free ones and the flags.
+  // To the host: [K, S, 4, G] bounds, [S, 5, G] the kappa-free ones and the flags.
   const auto bounds = detail::doubles_of(torch::stack(per_kappa));
-  const auto free =
-      detail::doubles_of(torch::stack({P_up0, R_up0, open.to(torch::kFloat64), nontrivial.to(torch::kFloat64)}, 1));
+  const auto free = detail::doubles_of(torch::stack(
+      {P_up0, R_up0, open.to(torch::kFloat64), nontrivial.to(torch::kFloat64), sink_in.to(torch::kFloat64)}, 1));
   std::vector<std::vector<analysis::BoundsCurves>> out(static_cast<size_t>(S),
                                                        std::vector<analysis::BoundsCurves>(kappas.size()));
   for (int64_t s = 0; s < S; ++s)
     for (size_t k = 0; k < kappas.size(); ++k)
       for (int64_t g = 0; g < G; ++g) {
         const auto at = [&](int64_t curve) { return bounds[((static_cast<int64_t>(k) * S + s) * 4 + curve) * G + g]; };
-        const auto fr = [&](int64_t curve) { return free[(s * 4 + curve) * G + g]; };
-        analysis::append_bounds(out[s][k], at(0), at(1), at(2), at(3), fr(0), fr(1), fr(2) != 0, fr(3) != 0);
+        const auto fr = [&](int64_t curve) { return free[(s * 5 + curve) * G + g]; };
+        analysis::append_bounds(out[s][k], at(0), at(1), at(2), at(3), fr(0), fr(1), fr(2) != 0, fr(3) != 0, fr(4) != 0);
       }
   return out;
 }

@@ -8,6 +8,8 @@
 
 #include "geoattn/metrics/core/window_assumptions.h"
 #include "geoattn/metrics/core/window_bounds.h"
+#include "geoattn/metrics/core/window_predicted.h"
+#include "geoattn/report/prediction_json.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/stopwatch.h"
@@ -64,6 +66,16 @@ MetricRun::MetricRun(WorkerPool& pool, const MetricSpec& spec, int64_t layers, i
     const auto level = spec.boot_level.value_or(metrics::auto_boot_level(layers, heads, G, spec.bootstrap));
     state_.units = metrics::UnitStats(layers, heads, G, level);
   }
+  // SPEC §5: the predicted envelopes, from the fits of the result --predict-from names.
+  if (!spec.predict_from.off()) {
+    const std::string flag = argument_name(spec.names, metrics::MetricParams::kPredictFrom);
+    if (!spec.envelopes_on())
+      fail("{}: the predicted envelopes are envelopes ({} off)", flag, argument_name(spec.names, metrics::MetricParams::kEnvelopes));
+    if (state_.assumptions.empty())
+      fail("{}: the predicted envelopes take the value norms of the last query's statistics (queries without T - 1)", flag);
+    prediction_ = report::read_prediction(spec.predict_from.text(), layers, heads, flag);
+    state_.predicted = metrics::EnvelopeStats(layers, heads, std::ssize(spec.grid), spec.kappa);
+  }
   // The envelopes at the kappa grid, per document at the bootstrap's level.
   if (const auto kappas = spec.kappas(); !kappas.empty())
     state_.kappa_scan = metrics::KappaStats(layers, heads, std::ssize(spec.grid), kappas,
@@ -108,6 +120,15 @@ void MetricRun::add_window(const io::FloatView& alpha, const io::FloatView& valu
         metrics::add_sample_bounds(m.bounds, envelopes, scan, row);
       },
       key, doc);
+  add_window_predicted(alpha, m, values.size(3));
+}
+
+void MetricRun::add_window_predicted(const io::FloatView& alpha, const metrics::WindowMetrics& m, int64_t d) {
+  if (state_.predicted.empty()) return;
+  const auto t = Clock::now();
+  metrics::add_window_predicted(pool_, alpha, m.value_norms, m.KV, d, spec_.queries, spec_.grid, spec_.windows(), prediction_,
+                                state_.predicted);
+  times_.envelopes += seconds_since(t);
 }
 
 void MetricRun::add_window_envelopes(const WindowBounds& bounds, uint64_t key, const std::string& doc) {
@@ -146,6 +167,7 @@ metrics::MetricSettings MetricRun::settings() const {
   s.bootstrap = {spec_.bootstrap, spec_.seed, std::nullopt, std::nullopt};
   if (!state_.envelopes.empty()) s.envelope_kappa = spec_.kappa;
   if (!state_.kappa_scan.empty()) s.kappa_scan = state_.kappa_scan.kappas();
+  if (!state_.predicted.empty()) s.prediction = prediction_;
   s.window_tokens = spec_.window_tokens;
   s.layer_windows = spec_.layer_windows;
   if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit, s.bootstrap.ci = spec_.ci;

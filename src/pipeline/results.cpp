@@ -49,7 +49,8 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
                                     const std::string& arrays_file, WorkerPool* pool) {
   return report::measure_json(state.metrics, report::to_json(state.run_info), &done.fits, done.bootstrap ? &*done.bootstrap : nullptr,
                               arrays, arrays_file, state.envelopes.empty() ? nullptr : &state.envelopes,
-                              done.kappa ? &*done.kappa : nullptr, pool);
+                              done.kappa ? &*done.kappa : nullptr, pool,
+                              state.predicted.empty() ? nullptr : &state.predicted);
 }
 
 SidecarWrite::SidecarWrite(const std::string& out, const metrics::RunState& state)

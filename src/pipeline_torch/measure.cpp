@@ -110,6 +110,9 @@ void add_window(MetricRun& run, const torch::Tensor& alpha, const torch::Tensor&
                                    row, {options.selection.tensor_path, options.selection.max_chunk_bytes});
       },
       key, doc);
+  // SPEC §5's predicted envelopes on the host, from alpha's rows there (small beside the values).
+  if (!run.state().predicted.empty())
+    run.add_window_predicted(model::float_view(alpha.to(torch::kCPU).contiguous()), m, values.size(3));
 }
 
 CaptureMetrics metrics_of_capture(WorkerPool& pool, const model::CaptureFile& capture, const std::vector<std::string>& docs,

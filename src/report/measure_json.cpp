@@ -80,17 +80,31 @@ void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupInter
   if (ci) array("sink_recall_corr_ci", 2, [&](int64_t g, int j) { return ci->corr[g][j]; });
 }
 
+// The realized envelopes' curves split by whether the sink is selected (SPEC §5), under
+// "sink_in" and "sink_out": the upper ones, where a mean can exceed them.
+constexpr std::array<int, 4> kSplitCurves = {1, 3, 8, 9};  // P_up, R_up, P_up0, R_up0 in kBoundsNames
+
 // SPEC §5: the means of the bounds of the group's own samples (`mean`: e.mean(layer, head)),
-// each array to array(name, value(g)) under "envelopes".
+// each array to array(name, value(g)) under "envelopes"; with `split`, the same split by whether
+// the sink is selected under "sink_in.<name>" and "sink_out.<name>".
 template <typename Array>
 void put_envelopes(const metrics::EnvelopeStats& e, const analysis::BoundsCurves& mean, int64_t layer, int64_t head,
-                   Array&& array) {
+                   bool split, Array&& array) {
   const auto samples = e.samples(layer, head);
   const auto fields = analysis::curve_fields(mean);
   array("samples", [&](int64_t g) { return static_cast<double>(samples[g]); });
   for (int k = 0; k < analysis::kBoundCurves; ++k) array(analysis::kBoundsNames[k], [&](int64_t g) { return (*fields[k])[g]; });
   const auto share = e.nontrivial(layer, head);
   array("nontrivial", [&](int64_t g) { return share[g]; });
+  if (!split) return;
+  for (const bool in : {true, false}) {
+    const std::string part = in ? "sink_in." : "sink_out.";
+    const auto n = e.samples_split(layer, head, in);
+    const auto m = e.mean_split(layer, head, in);
+    const auto curves = analysis::curve_fields(m);
+    array(part + "samples", [&](int64_t g) { return static_cast<double>(n[g]); });
+    for (const int k : kSplitCurves) array(part + analysis::kBoundsNames[k], [&](int64_t g) { return (*curves[k])[g]; });
+  }
 }
 
 // SPEC §5, "What the envelopes can say": the group's non-trivial share, and the N at which its
@@ -244,7 +258,7 @@ ordered_json kappa_range_json(const metrics::KappaRange& range, const metrics::K
 ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& run_info,
                           const std::vector<metrics::HeadFits>* fits, const metrics::BootstrapResult* boot,
                           MeasureArrays* arrays, const std::string& arrays_file, const metrics::EnvelopeStats* envelopes,
-                          const metrics::KappaRanges* kappa, WorkerPool* pool) {
+                          const metrics::KappaRanges* kappa, WorkerPool* pool, const metrics::EnvelopeStats* predicted) {
   check_run_info(run_info);
   ordered_json out = {{"schema", arrays ? kMeasureSchema : kMeasureSchemaInline}};
   for (const auto& [key, value] : run_info.items()) out[key] = value;
@@ -268,36 +282,48 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
   ordered_json global = ordered_json::object();
   put_group_inline(global, groups.global, boot ? &boot->global : nullptr, true);
   const int64_t G = std::ssize(agg.n_grid());
-  if (envelopes && (envelopes->layers() != agg.layers() || envelopes->heads() != agg.heads() || envelopes->grid_size() != G))
-    fail("internal: envelopes of {}x{} (grid {}) for {}x{} (grid {})", envelopes->layers(), envelopes->heads(),
-         envelopes->grid_size(), agg.layers(), agg.heads(), G);
-  // The envelopes of group (layer, head) under out["envelopes"]: each array to
-  // put_array(e, name, value) (into e itself, or into the arrays file), then the reading.
-  const auto put_group_envelopes = [&](ordered_json& out, int64_t layer, int64_t head, const GroupStats& s,
-                                       auto&& put_array) {
+  for (const auto* e : {envelopes, predicted})
+    if (e && (e->layers() != agg.layers() || e->heads() != agg.heads() || e->grid_size() != G))
+      fail("internal: envelopes of {}x{} (grid {}) for {}x{} (grid {})", e->layers(), e->heads(), e->grid_size(),
+           agg.layers(), agg.heads(), G);
+  // The envelopes `e` of group (layer, head) under out[key] ("envelopes", or "predicted_envelopes"
+  // with e = predicted): each array to put_array(e, name, value) (into e itself, or into the
+  // arrays file), then the reading (the realized envelopes' leaves; the predicted ones' verdicts
+  // read intervals, outside).
+  const auto put_group_envelopes = [&](const metrics::EnvelopeStats& stats, const char* key, ordered_json& out,
+                                       int64_t layer, int64_t head, const GroupStats& s, auto&& put_array) {
     ordered_json e = ordered_json::object();
-    const auto mean = envelopes->mean(layer, head);
-    put_envelopes(*envelopes, mean, layer, head, [&](const char* name, const auto& value) { put_array(e, name, value); });
-    put_envelope_reading(e, *envelopes, mean, layer, head, s, agg.n_grid());
-    out["envelopes"] = std::move(e);
+    const auto mean = stats.mean(layer, head);
+    put_envelopes(stats, mean, layer, head, &stats != predicted,
+                  [&](const std::string& name, const auto& value) { put_array(e, name, value); });
+    if (&stats == predicted) e["nontrivial_share"] = number(stats.nontrivial_share(layer, head));
+    else put_envelope_reading(e, stats, mean, layer, head, s, agg.n_grid());
+    out[key] = std::move(e);
   };
   // The arrays inline in `out`.
   const auto envelopes_inline = [&](ordered_json& out, int64_t layer, int64_t head, const GroupStats& s) {
-    put_group_envelopes(out, layer, head, s, [&](ordered_json& e, const char* name, const auto& value) {
-      ordered_json a = ordered_json::array();
-      for (int64_t g = 0; g < G; ++g) a.push_back(std::string_view(name) == "samples" ? ordered_json(static_cast<int64_t>(value(g))) : number(value(g)));
-      e[name] = std::move(a);
-    });
+    for (const auto& [stats, key] : {std::pair{envelopes, "envelopes"}, std::pair{predicted, "predicted_envelopes"}})
+      if (stats)
+        put_group_envelopes(*stats, key, out, layer, head, s, [&](ordered_json& e, const std::string& name, const auto& value) {
+          // "sink_in.P_up" nests: e["sink_in"]["P_up"].
+          const auto dot = name.find('.');
+          const std::string leaf = dot == std::string::npos ? name : name.substr(dot + 1);
+          ordered_json a = ordered_json::array();
+          for (int64_t g = 0; g < G; ++g) a.push_back(leaf == "samples" ? ordered_json(static_cast<int64_t>(value(g))) : number(value(g)));
+          (dot == std::string::npos ? e : e[name.substr(0, dot)])[leaf] = std::move(a);
+        });
   };
   // The arrays to entry `entry` of `table`, the reading into `out` (where the reader puts them back).
   const auto envelopes_split = [&](ordered_json& out, auto& table, int64_t entry, int64_t layer, int64_t head,
                                    const GroupStats& s) {
-    put_group_envelopes(out, layer, head, s, [&](ordered_json&, const char* name, const auto& value) {
-      double* dst = table.slot(std::string("envelopes.") + name, {G}, entry);
-      for (int64_t g = 0; g < G; ++g) dst[g] = value(g);
-    });
+    for (const auto& [stats, key] : {std::pair{envelopes, "envelopes"}, std::pair{predicted, "predicted_envelopes"}})
+      if (stats)
+        put_group_envelopes(*stats, key, out, layer, head, s, [&](ordered_json&, const std::string& name, const auto& value) {
+          double* dst = table.slot(std::string(key) + "." + name, {G}, entry);
+          for (int64_t g = 0; g < G; ++g) dst[g] = value(g);
+        });
   };
-  if (envelopes) envelopes_inline(global, -1, -1, groups.global);
+  if (envelopes || predicted) envelopes_inline(global, -1, -1, groups.global);
   if (kappa) global["kappa_range"] = kappa_range_object(kappa->global, nullptr);
 
   const int64_t L = agg.layers(), H = agg.heads();
@@ -310,8 +336,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     const GroupStats& layer_stats = groups.layers[static_cast<size_t>(l)];
     if (arrays) put_group_split(layer, layer_table, l, layer_stats, ci, true);
     else put_group_inline(layer, layer_stats, ci, true);
-    if (envelopes && arrays) envelopes_split(layer, layer_table, l, l, -1, layer_stats);
-    else if (envelopes) envelopes_inline(layer, l, -1, layer_stats);
+    if (arrays) envelopes_split(layer, layer_table, l, l, -1, layer_stats);
+    else envelopes_inline(layer, l, -1, layer_stats);
     if (kappa) layer["kappa_range"] = kappa_range_object(kappa->layers[l], nullptr);
     layers.push_back(std::move(layer));
   }
@@ -325,8 +351,8 @@ ordered_json measure_json(const metrics::Aggregator& agg, const ordered_json& ru
     ordered_json head = {{"layer", l}, {"head", h}};
     if (arrays) put_group_split(head, head_entries[i], i, agg.head_stats(l, h), hci, false);
     else put_group_inline(head, agg.head_stats(l, h), hci, false);
-    if (envelopes && arrays) envelopes_split(head, head_entries[i], i, l, h, agg.head_stats(l, h));
-    else if (envelopes) envelopes_inline(head, l, h, agg.head_stats(l, h));
+    if (arrays) envelopes_split(head, head_entries[i], i, l, h, agg.head_stats(l, h));
+    else envelopes_inline(head, l, h, agg.head_stats(l, h));
     if (kappa) head["kappa_range"] = kappa_range_object(kappa->heads[i], &kappa->failures[i]);
     if (with_fits) {
       // The fit arrays (mean_norm, c, mean_row) to the table as "fits.<part>.<key>", where the

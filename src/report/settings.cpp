@@ -4,6 +4,7 @@
 #include "geoattn/metrics/core/exact.h"
 #include "geoattn/metrics/run/metric_params.h"
 #include "geoattn/report/frame_config_json.h"
+#include "geoattn/report/prediction_json.h"
 
 namespace geoattn::report {
 
@@ -44,6 +45,7 @@ void put_json(ordered_json& j, const metrics::MetricSettings& s) {
   j[P::kBootstrap.key()] = bootstrap_json(s.bootstrap);
   if (s.envelope_kappa) j[P::kEnvelopes.key()] = {{P::kKappa.record_key(), *s.envelope_kappa}};
   if (!s.kappa_scan.empty()) j[P::kKappaScan.key()] = {{P::kKappaScan.record_key(), s.kappa_scan}};
+  if (s.prediction) j[P::kPredictFrom.key()] = prediction_json(*s.prediction);
   j[P::kWindowTokens.record_key()] = name_of(metrics::kWindowTokensNames, s.window_tokens);
   j["layer_windows"] = s.layer_windows;
 }
@@ -99,6 +101,7 @@ metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
     s.kappa_scan = k->get<std::vector<double>>(P::kKappaScan.record_key()).value_or(std::vector<double>{});
     if (s.kappa_scan.empty()) fail("settings.kappa_scan.kappas is not a list of kappas");
   }
+  if (const auto* f = r.find(P::kPredictFrom.key())) s.prediction = prediction_from_json(*f);
   // Results written before SPEC §1's window convention counted every key 0..q: causal.
   s.window_tokens =
       read_enum(r, P::kWindowTokens.record_key(), metrics::kWindowTokensNames).value_or(metrics::WindowTokens::Causal);

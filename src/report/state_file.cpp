@@ -181,6 +181,7 @@ void save_run_state(const std::string& path, const RunState& state, const Measur
   if (!state.units.empty()) std::ranges::move(state.units.arrays(), std::back_inserter(views));
   if (!state.envelopes.empty()) std::ranges::move(state.envelopes.arrays(), std::back_inserter(views));
   if (!state.kappa_scan.empty()) std::ranges::move(state.kappa_scan.arrays(), std::back_inserter(views));
+  if (!state.predicted.empty()) std::ranges::move(state.predicted.arrays("predicted"), std::back_inserter(views));
   save_state(path, state.metrics, to_json(info), tensor_blobs(views));
 }
 
@@ -242,16 +243,29 @@ RunState load_run_state(const std::string& path) {
     const auto& kappa = state.run_info.method.envelope_kappa;
     if (kappa.has_value() != (env_sums != nullptr) || (env_sums != nullptr) != (env_counts != nullptr))
       fail("envelope_sums, envelope_counts and settings.envelopes must come together");
-    if (kappa) {
-      const int64_t L = state.metrics.layers(), H = state.metrics.heads(), G = std::ssize(state.metrics.n_grid());
-      if (!file.header().find("envelope_open") || !file.header().find("envelope_nontrivial"))
-        fail("the envelopes have no envelope_open/envelope_nontrivial counts (an older geoattn wrote them without the "
-             "kappa-free envelopes; run it again)");
-      state.envelopes = EnvelopeStats::from_tensors(
-          L, H, G, *kappa, file.read<int64_t>("envelope_sums", io::Dtype::I64, {L, H, analysis::kBoundCurves, G, 2}),
-          file.read<int64_t>("envelope_counts", io::Dtype::I64, {L, H, G}),
-          file.read<int64_t>("envelope_open", io::Dtype::I64, {L, H, G}),
-          file.read<int64_t>("envelope_nontrivial", io::Dtype::I64, {L, H, G}));
+    const int64_t L = state.metrics.layers(), H = state.metrics.heads(), G = std::ssize(state.metrics.n_grid());
+    const auto envelopes_named = [&](const std::string& prefix) {
+      if (!file.header().find(prefix + "_open") || !file.header().find(prefix + "_nontrivial") ||
+          !file.header().find(prefix + "_sink_in_sums") || !file.header().find(prefix + "_sink_in_counts"))
+        fail("the envelopes have no {0}_open/{0}_nontrivial/{0}_sink_in_sums/{0}_sink_in_counts (an older geoattn "
+             "wrote them without the kappa-free envelopes or the split by the sink; run it again)", prefix);
+      return EnvelopeStats::from_tensors(
+          L, H, G, *kappa, file.read<int64_t>(prefix + "_sums", io::Dtype::I64, {L, H, analysis::kBoundCurves, G, 2}),
+          file.read<int64_t>(prefix + "_counts", io::Dtype::I64, {L, H, G}),
+          file.read<int64_t>(prefix + "_open", io::Dtype::I64, {L, H, G}),
+          file.read<int64_t>(prefix + "_nontrivial", io::Dtype::I64, {L, H, G}),
+          file.read<int64_t>(prefix + "_sink_in_sums", io::Dtype::I64, {L, H, analysis::kBoundCurves, G, 2}),
+          file.read<int64_t>(prefix + "_sink_in_counts", io::Dtype::I64, {L, H, G}));
+    };
+    if (kappa) state.envelopes = envelopes_named("envelope");
+    // The predicted envelopes: present exactly when the settings name their source (and so the envelopes' kappa).
+    const auto& prediction = state.run_info.method.prediction;
+    if (prediction.has_value() != (file.header().find("predicted_sums") != nullptr) || (prediction && !kappa))
+      fail("predicted_sums, settings.predict_from and settings.envelopes must come together");
+    if (prediction) {
+      if (prediction->layers != L || prediction->heads != H)
+        fail("settings.predict_from is for {}x{} heads, the state {}x{}", prediction->layers, prediction->heads, L, H);
+      state.predicted = envelopes_named("predicted");
     }
     // The envelopes at the kappa grid: present exactly when the settings list it.
     const auto& kappas = state.run_info.method.kappa_scan;

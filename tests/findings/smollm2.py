@@ -1,7 +1,9 @@
-"""The numbers docs/findings.md quotes of the committed smollm2 run (docs/findings/smollm2/): every part
-of common.py (its Mixer majority layers included)."""
+"""The claims docs/findings.md makes of the committed smollm2 run (docs/findings/smollm2/): every part of
+common.py, under its title."""
 import common
 
+TITLE = "SmolLM2-135M"
 
-def facts(run):
-    return common.facts(run, without=())
+
+def claims(run):
+    return common.claims(run, TITLE)

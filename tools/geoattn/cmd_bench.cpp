@@ -196,6 +196,8 @@ void run_bench(const BenchOptions& o) {
   const pipeline::MetricSpec spec = pipeline::metric_spec(o.metric, o.T, {o.T - 1}, ArgumentStyle::Flag);
   spec.validate(o.layers, o.heads, o.T);
   refuse_unused_metric_flags(o.given, spec);
+  if (!o.metric.predict_from.off())
+    fail("--predict-from: bench metrics times a synthetic capture, whose heads no result's fits describe");
   WorkerPool pool(o.threads);
   const int64_t B = o.heads * o.layers;
   const auto& grid = spec.grid;

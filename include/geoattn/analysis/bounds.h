@@ -63,11 +63,12 @@ inline BoundsView BoundsInput::view() const { return {a, rho, order, d, false}; 
 // F_rmax_* = 2x/(1+x) of P_*, F_rmin_* = 2x/(1+x) of R_* (Corollary 1). P_up0, R_up0: the
 // kappa-free upper bounds, the limits of P_up, R_up as kappa -> 0+ and so above them at every
 // kappa (SPEC §5, "What the envelopes can say"). Per grid index too, kappa-free: `open` (1 < N < n,
-// where the bounds are not 1 by definition) and `nontrivial` (open and Delta > 0, where the lower
-// bounds say more than N/(q+1) and 0), each 0 or 1.
+// where the bounds are not 1 by definition), `nontrivial` (open and Delta > 0, where the lower
+// bounds say more than N/(q+1) and 0) and `sink_in` (0 in I_N: SPEC §5 splits the realized
+// envelopes by it), each 0 or 1.
 struct BoundsCurves {
   std::vector<double> P_lo, P_up, R_lo, R_up, F_rmax_lo, F_rmax_up, F_rmin_lo, F_rmin_up, P_up0, R_up0;
-  std::vector<char> open, nontrivial;
+  std::vector<char> open, nontrivial, sink_in;
 };
 inline constexpr int kBoundCurves = 10;
 // The curves of a BoundsCurves with their JSON names, in one table (kBoundsNames[k] names
@@ -108,7 +109,7 @@ double pair_p_mode();
 // flags), with the F envelopes derived from them (Corollary 1): how every implementation fills
 // BoundsCurves.
 void append_bounds(BoundsCurves& c, double P_lo, double P_up, double R_lo, double R_up, double P_up0, double R_up0,
-                   bool open, bool nontrivial);
+                   bool open, bool nontrivial, bool sink_in);
 
 // Every quantity of SPEC §5 at one N, computed directly from the definitions (O(n^2); the
 // reference that sample_bounds is tested against, and what a reader can check by hand).
@@ -167,6 +168,12 @@ inline constexpr int64_t kMaxSyntheticT = 16384;
 // Synthetic samples a run may average: at T = 1024, 1000 take ~14 s on one core, this many ~25 min.
 inline constexpr int64_t kMaxSyntheticSamples = 100000;
 
+// Assumption 2 as a matrix, n x n: rho_jk = exp(-beta |j-k|) for j, k > 0, rho_0j = rho_j0 = rho0,
+// rho_jj = 1 (symmetric, unit diagonal). The synthetic mode's rho and the predicted envelopes' (SPEC
+// §5, "Which envelope tests the theory"); the second fills a caller's matrix, reused from sample to sample.
+Eigen::MatrixXd assumption_rho(int64_t n, double beta, double rho0);
+void assumption_rho(Eigen::Ref<Eigen::MatrixXd> rho, double beta, double rho0);
+
 // One synthetic sample (n = T tokens, q = T-1), deterministic in (seed, sample_index):
 //   alpha_i = profile_value(profile, i, T) normalised to sum 1 (Assumption 3);
 //   a_i = alpha_i ||v_i|| with ||v_0|| = lambda C and ||v_i|| = C g_i for i > 0 (Assumption 1),
@@ -174,8 +181,7 @@ inline constexpr int64_t kMaxSyntheticSamples = 100000;
 //     coefficient of variation exactly cv, always > 0; z_i standard normal by Box-Muller
 //     (z = sqrt(-2 log u1) cos(2 pi u2), u = (x >> 11 + 1/2) 2^-53 from std::mt19937_64)
 //     seeded with splitmix64(seed ^ splitmix64(sample_index)); cv = 0 gives g_i = 1;
-//   rho_jk = exp(-beta |j-k|) for j, k > 0 and rho_0j = rho_j0 = rho0 (Assumption 2),
-//     rho_jj = 1: symmetric with a unit diagonal. (It is a Gram matrix of unit vectors only
+//   rho = assumption_rho(n, beta, rho0) (Assumption 2): symmetric with a unit diagonal. (It is a Gram matrix of unit vectors only
 //     when rho0^2 1^T K^{-1} 1 <= 1 for K the exp(-beta|j-k|) block; the bounds do not need it.)
 //   order = top-N by alpha, ties lower position first; d = d.
 // geoattn::Error if the profile gives a negative alpha or a zero sum.

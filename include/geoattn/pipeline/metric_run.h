@@ -70,6 +70,10 @@ class MetricRun {
   // row in it.
   using WindowBounds = std::function<void(metrics::EnvelopeStats&, metrics::KappaStats*, int64_t scan_row)>;
   void add_window_envelopes(const WindowBounds& bounds, uint64_t key, const std::string& doc);
+  // SPEC §5's predicted envelopes of a window's samples (nothing without --predict-from): alpha
+  // [L, H, Q, T] every query row on the host, `m` the window's metrics (their value norms), d the
+  // head dimension.
+  void add_window_predicted(const io::FloatView& alpha, const metrics::WindowMetrics& m, int64_t d);
   // The run's windows, before the first: the kappa scan's per-document sums sized for their
   // units, or geoattn::Error naming the kappa scan's setting where they would not fit in memory.
   void expect_windows(const std::vector<uint64_t>& keys, const std::vector<std::string>& docs);
@@ -89,6 +93,7 @@ class MetricRun {
   WorkerPool& pool_;
   MetricSpec spec_;
   metrics::RunState state_;
+  metrics::Prediction prediction_;  // what --predict-from's result gives (empty: none)
   StageTimes times_;
 };
 

@@ -54,6 +54,9 @@ using MeasureArrays = std::vector<NamedArray>;
 // With `envelopes` (SPEC §5's bounds of the run's own samples), each group holds
 // "envelopes": {"samples": [G] (the samples reaching N), "P_lo", "P_up", "R_lo", "R_up",
 // "F_rmax_lo", "F_rmax_up", "F_rmin_lo", "F_rmin_up": [G] (means of per-sample bounds)}.
+// With `predicted` (SPEC §5's predicted envelopes), each group holds "predicted_envelopes" as
+// "envelopes" above (a head the prediction skips: samples 0, its means null) with its
+// "nontrivial_share"; the verdicts against them read intervals (python/geoattn/verdicts.py).
 // With `kappa`, each group holds "kappa_range" (kappa_range_json) and the
 // heads without one what fails.
 // With `arrays` (the layout geoattn writes), every array of a layer or a head goes there
@@ -66,7 +69,8 @@ nlohmann::ordered_json measure_json(const metrics::Aggregator& agg, const nlohma
                                     const metrics::BootstrapResult* bootstrap = nullptr,
                                     MeasureArrays* arrays = nullptr, const std::string& arrays_file = "",
                                     const metrics::EnvelopeStats* envelopes = nullptr,
-                                    const metrics::KappaRanges* kappa = nullptr, WorkerPool* pool = nullptr);
+                                    const metrics::KappaRanges* kappa = nullptr, WorkerPool* pool = nullptr,
+                                    const metrics::EnvelopeStats* predicted = nullptr);
 
 // A group's "kappa_range" ({lo, hi, ...}; `failure`: a head's, named when it
 // has no range).

@@ -208,16 +208,18 @@ def draw_own_envelopes(ax, m, g, key, lo, up):
     tag = (f"realized: the samples' own cosines, $\\kappa$ = {kappa:g}" if finite(kappa)
            else "realized: the samples' own cosines")
     e_up, e_lo, y = arr(env[up]), arr(env[lo]), arr(g[key])
-    ax.plot(m.grid, e_up, color=OWN_COLORS[0], ls=":", lw=1.8, label=f"upper bound ({tag})")
+    # Beside predicted envelopes the realized ones are drawn faint: a consistency check.
+    faint = 0.35 if isinstance(g.get("predicted_envelopes"), dict) else 1.0
+    ax.plot(m.grid, e_up, color=OWN_COLORS[0], ls=":", lw=1.8, alpha=faint, label=f"upper bound ({tag})")
     lower = f"lower bound ({tag})"
     share = env.get("nontrivial_share")
     if finite(share):
         lower += f"\nbounds non-trivial in {percent(share)} of (sample, $N$)"
-    ax.plot(m.grid, np.maximum(e_lo, 0.0), color=OWN_COLORS[1], ls="--", lw=1.6, label=lower)
+    ax.plot(m.grid, np.maximum(e_lo, 0.0), color=OWN_COLORS[1], ls="--", lw=1.6, alpha=faint, label=lower)
     up0 = up + "0"
     e_up0 = optional_curve(env, up0)
     if e_up0 is not None:
-        ax.plot(m.grid, e_up0, color=FREE_COLOR, ls="-.", lw=1.3, gid="kappa-free-upper",
+        ax.plot(m.grid, e_up0, color=FREE_COLOR, ls="-.", lw=1.3, alpha=faint, gid="kappa-free-upper",
                 label="upper bound, $\\kappa$-free ($\\kappa \\to 0^+$), realized:\n"
                       "a consistency check, not a test of the theory")
     which = key.split("_")[0]  # P or R: the legend gathers both panels' marks
@@ -231,6 +233,43 @@ def draw_own_envelopes(ax, m, g, key, lo, up):
         ax.plot(np.asarray(m.grid)[above], y[above], "D", color=FREE_COLOR, ms=4.5,
                 gid="above-kappa-free",
                 label=f"{which}: mean above the $\\kappa$-free bound ({int(above.sum())} of {len(y)} $N$)")
+
+
+PREDICTED_COLORS = ("tab:green", "darkgreen")  # upper, lower
+
+
+def verdict_counts(m):
+    """The run's verdicts on the theory (geoattn.verdicts: (head, N) cells per word, P and R), or
+    None without predicted envelopes or per-document sums."""
+    if "predict_from" not in (m.doc.get("settings") or {}):
+        return None
+    if m.verdicts is not None:
+        return m.verdicts
+    try:
+        from ..verdicts import envelope_verdicts
+        return envelope_verdicts(m.path)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def draw_predicted_envelopes(ax, m, g, key, lo, up, verdicts):
+    """SPEC §5's predicted envelopes (the result's "predicted_envelopes": each sample's measured
+    a_i with rho from its head's fitted decay and rho0), the one source of a verdict on the
+    theory; the legend gives the per-head verdicts' counts (geoattn.verdicts: intervals with the
+    multiplicity over N and heads controlled) for this curve."""
+    env = g.get("predicted_envelopes")
+    if not isinstance(env, dict):
+        return
+    source = os.path.basename(((m.doc.get("settings") or {}).get("predict_from") or {}).get("file", "?"))
+    ax.plot(m.grid, arr(env[up]), color=PREDICTED_COLORS[0], lw=1.8, gid="predicted-upper",
+            label=f"upper bound, predicted (fits of {source})")
+    ax.plot(m.grid, np.maximum(arr(env[lo]), 0.0), color=PREDICTED_COLORS[1], lw=1.5, ls=(0, (5, 2)),
+            gid="predicted-lower", label="lower bound, predicted")
+    if verdicts is not None:
+        which = key.split("_")[0]
+        c = verdicts["counts"][which]
+        words = ", ".join(f"{c[w]} {w}" for w in ("above", "below", "within", "cannot decide"))
+        ax.plot([], [], " ", label=f"{which} per head vs predicted, (head, $N$) cells:\n{words}")
 
 
 def windowed_layers(m):
@@ -260,16 +299,20 @@ def draw_windowed_range(ax, m):
 def fig5_pr_vs_n(models: Sequence[Model]) -> Figure | str:
     """Fig. 5: per model, the global P(r_max, N) and R(r_min, N) against N with their bootstrap
     bands (the title says when there are none, or few units), the random control, the
-    envelopes of its own samples (kappa and kappa-free) and those of its --bounds files."""
+    predicted envelopes where the result has them (SPEC §5: the theory's, with the per-head
+    verdicts counted), the realized envelopes of its own samples (kappa and kappa-free: a
+    consistency check) and those of its --bounds files."""
     fig, axes = new_figure(len(models), 2, w=6.2, h=3.5)
     for r, m in enumerate(models):
         g = m.doc["global"]
+        verdicts = verdict_counts(m)
         for c, (key, lo, up, sym, name) in enumerate((
                 ("P_rmax", "P_lo", "P_up", r"$P(r_{\max}, N)$", "Precision"),
                 ("R_rmin", "R_lo", "R_up", r"$R(r_{\min}, N)$", "Recall"))):
             ax = axes[r][c]
             draw_windowed_range(ax, m)
             draw_pr_panel(ax, m, g, key, m.grid)
+            draw_predicted_envelopes(ax, m, g, key, lo, up, verdicts)
             draw_own_envelopes(ax, m, g, key, lo, up)
             for k, (bp, b, why) in enumerate(m.bounds):
                 bg = b["bounds"] if b["source"] == "params" else b["global"]
@@ -295,8 +338,11 @@ def fig5_pr_vs_n(models: Sequence[Model]) -> Figure | str:
                         handles.append(hd)
                         names.append(nm)
                 outside_legend(ax, handles=handles, labels=names)
-    fig.suptitle("Fig. 5: separability against the number of selected tokens, with "
-                 "the realized envelopes of Theorems 1-2 (each sample's own cosines)", fontsize=11)
+    predicted = any(isinstance(m.doc["global"].get("predicted_envelopes"), dict) for m in models)
+    fig.suptitle("Fig. 5: separability against N; " + (
+        "green: Theorems 1-2 predicted from the fitted assumptions, faint: realized (a consistency check)" if predicted
+        else "Theorems 1-2 realized on each sample's own cosines (a consistency check, not a test of the theory)"),
+        fontsize=11)
     return fig
 
 

@@ -42,6 +42,7 @@ class Model:
         self.tax_path = None
         self.bounds = []  # (path, doc)
         self.label = None
+        self.verdicts = None  # a geoattn.verdicts record of this result (None: computed where needed)
 
     @property
     def model_path(self):

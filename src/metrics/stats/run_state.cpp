@@ -18,6 +18,10 @@ void RunState::merge(const RunState& other) {
   if (kappa_scan.empty() != other.kappa_scan.empty())
     fail("one run has the envelopes at a grid of kappas (the kappa range) and the other does not");
   kappa_scan.merge(other.kappa_scan);
+  // Predictions from different fits do not add up (settings.predict_from differ: refused before).
+  if (predicted.empty() != other.predicted.empty())
+    fail("one run has predicted envelopes (--predict-from) and the other does not");
+  predicted.merge(other.predicted);
 }
 
 void RunState::add_sample(const std::string& unit, int64_t layer, int64_t head, const SampleValues& sample) {

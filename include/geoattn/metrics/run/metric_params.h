@@ -9,6 +9,7 @@
 #include "geoattn/metrics/core/core_options.h"
 #include "geoattn/metrics/core/exact.h"
 #include "geoattn/metrics/core/grid.h"
+#include "geoattn/metrics/core/prediction.h"
 #include "geoattn/metrics/core/visible_keys.h"
 #include "geoattn/metrics/finalize/bootstrap.h"
 #include "geoattn/metrics/stats/kappa_stats.h"
@@ -35,7 +36,8 @@ struct MetricParams {
       kBootLevel{"bootstrap_level", "--bootstrap-level", "level"}, kBootUnit{"bootstrap_unit", "--bootstrap-unit", "unit"},
       kCi{"ci", "--ci"}, kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"},
       kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"},
-      kWindowTokens{"window_tokens", "--window-tokens"}, kKappaScan{"kappa_scan", "--kappa-scan", "kappas"};
+      kWindowTokens{"window_tokens", "--window-tokens"}, kKappaScan{"kappa_scan", "--kappa-scan", "kappas"},
+      kPredictFrom{"predict_from", "--predict-from"};
 
   NGrid n;                    // SPEC §2: the N grid, read where it is given (its text is recorded)
   Distance distance = Distance::Euclidean;
@@ -57,6 +59,9 @@ struct MetricParams {
   // The kappas of the envelopes for the kappa range each head allows, an opt-in diagnostic (SPEC
   // §5, "What the envelopes can say"): off (the default), auto or a list.
   KappaScan kappa_scan;
+  // SPEC §5, "Which envelope tests the theory": the result whose fits the predicted envelopes take
+  // (none: no predicted envelopes).
+  PredictFrom predict_from;
 
   // Every setting once, in the order --help lists them: visitor.parsed(name, field, help) (a
   // value read from its text once, where it is given: X::parse(text), field.text()),
@@ -104,6 +109,10 @@ void MetricParams::visit_settings(Self& p, Visitor&& v) {
              " where the envelopes are on), or a list like 0.25,0.5,1,2. A smaller kappa never tightens a bound (kappa "
              "-> 0+ gives the kappa-free envelopes every run reports), so a head that brackets at some kappa brackets "
              "at every small enough one: a range's low end says where the grid stops, not what the head needs");
+  v.parsed(kPredictFrom, p.predict_from,
+           "none, or a measure result (its JSON) whose fits give the predicted envelopes (SPEC §5): per sample the "
+           "measured a_i with rho_jk = exp(-beta |j-k|) and rho_0j = rho0 of the same head there (heads whose decay "
+           "fit is not ok have none, counted); the result of a first run over the same windows predicts in sample");
   v.choice(kWindowTokens, p.window_tokens, kWindowTokensNames,
            "a windowed layer's tokens (SPEC §1): visible (the keys its query sees, n = min(q + 1, W)) or causal "
            "(every key 0..q, those outside the window as alpha = 0: the older convention)");

@@ -8,6 +8,7 @@
 
 #include "geoattn/metrics/finalize/bootstrap.h"
 #include "geoattn/metrics/core/exact.h"
+#include "geoattn/metrics/core/prediction.h"
 #include "geoattn/metrics/run/run_info.h"
 #include "geoattn/metrics/stats/unit_stats.h"
 #include "geoattn/metrics/core/visible_keys.h"
@@ -44,6 +45,8 @@ struct MetricSettings {
   std::vector<int64_t> layer_windows;
   // The kappa grid of the envelopes for the kappa range (empty: not computed).
   std::vector<double> kappa_scan;
+  // SPEC §5: what the predicted envelopes took from --predict-from's result (none: not computed).
+  std::optional<Prediction> prediction;
   bool operator==(const MetricSettings&) const = default;
 };
 

@@ -5,6 +5,7 @@
 // The run's measurements and its envelopes come from the same samples. Pure C++.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "geoattn/analysis/bounds.h"
@@ -31,6 +32,11 @@ class EnvelopeStats : public HeadGrid {
   // layer (head = -1: every head's samples); of the run (layer = -1, head = -1).
   analysis::BoundsCurves mean(int64_t layer, int64_t head) const;
   std::vector<int64_t> samples(int64_t layer, int64_t head) const;
+  // SPEC §5: the same split by whether the sink is selected at N (0 in I_N, BoundsCurves::sink_in):
+  // the means over the samples with it in (sink_in true) or out, and their samples per N. The
+  // realized envelopes restate the samples' own distance comparisons where it is out.
+  analysis::BoundsCurves mean_split(int64_t layer, int64_t head, bool sink_in) const;
+  std::vector<int64_t> samples_split(int64_t layer, int64_t head, bool sink_in) const;
   // SPEC §5's non-trivial share of the same group: per N, the samples whose bounds are
   // non-trivial (Delta > 0) over those where N is open (1 < N < n; NaN where none is), and over
   // every (sample, N) of the group at once (NaN when no N is open).
@@ -38,12 +44,16 @@ class EnvelopeStats : public HeadGrid {
   double nontrivial_share(int64_t layer, int64_t head) const;
 
   // The state sidecar's arrays (report/state_file.h): "envelope_sums" I64 [L, H, 10, G, 2]
-  // (ExactSum [lo, hi] of analysis::kBoundsNames' curves), "envelope_counts" I64 [L, H, G] and
-  // "envelope_open", "envelope_nontrivial" I64 [L, H, G]; views of this object's own sums and counts.
-  std::vector<ArrayView> arrays() const;
+  // (ExactSum [lo, hi] of analysis::kBoundsNames' curves), "envelope_counts" I64 [L, H, G],
+  // "envelope_open", "envelope_nontrivial" I64 [L, H, G], and the same sums and counts of the
+  // samples with the sink in, "envelope_sink_in_sums", "envelope_sink_in_counts"; views of this
+  // object's own sums and counts.
+  // `prefix` names them ("predicted": the predicted envelopes' predicted_sums, ...).
+  std::vector<ArrayView> arrays(const std::string& prefix = "envelope") const;
   static EnvelopeStats from_tensors(int64_t layers, int64_t heads, int64_t grid_size, double kappa,
                                     const std::vector<int64_t>& sums, const std::vector<int64_t>& counts,
-                                    const std::vector<int64_t>& open, const std::vector<int64_t>& nontrivial);
+                                    const std::vector<int64_t>& open, const std::vector<int64_t>& nontrivial,
+                                    const std::vector<int64_t>& sink_in_sums, const std::vector<int64_t>& sink_in_counts);
 
  private:
   // The (layer, head) slots a mean reads: one, a layer's or all.
@@ -54,6 +64,8 @@ class EnvelopeStats : public HeadGrid {
   std::vector<ExactSum> sums_;   // [L, H, 8, G]
   std::vector<int64_t> counts_;  // [L, H, G]
   std::vector<int64_t> open_, nontrivial_;  // [L, H, G]: samples with 1 < N < n; of those, Delta > 0
+  std::vector<ExactSum> sums_in_;   // [L, H, 10, G]: of the samples with the sink in at N
+  std::vector<int64_t> counts_in_;  // [L, H, G]
 };
 
 // SPEC §5, "What the envelopes can say": the grid values N at which a group's measured means

@@ -21,6 +21,9 @@ struct RunState {
   UnitStats units;  // per-document sums for the bootstrap (empty: no bootstrap)
   EnvelopeStats envelopes;  // SPEC §5's bounds of the same samples (empty: not computed)
   KappaStats kappa_scan;    // the same at a grid of kappas, for the kappa range (empty: not computed)
+  // SPEC §5's predicted envelopes of the same samples, rho from fitted assumptions (empty: not
+  // computed; run_info.method.prediction says from what).
+  EnvelopeStats predicted;
 
   // geoattn::Error when the shapes differ or a document is in both.
   void merge(const RunState& other);

@@ -282,7 +282,8 @@ def theory_lines(m: dict, measure: str) -> None:
         return
     print(f"theory (predicted envelopes, the fits of {v['predict_from']['file']}): {len(v['heads'])} heads with a "
           f"prediction, {v['heads_without']} without (decay fit not ok); (head, N) cells, from intervals with the "
-          f"multiplicity over N and heads controlled (alpha {v['alpha']:g}):")
+          f"multiplicity over N and heads controlled (alpha {v['alpha']:g}"
+          + (f"; from few documents, {v['documents']}" if v.get("few_units") else "") + "):")
     for key, c in v["counts"].items():
         print(f"  {key}: " + ", ".join(f"{c[w]} {w}" for w in WORDS))
 

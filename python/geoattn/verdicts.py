@@ -41,6 +41,8 @@ __all__ = ["WORDS", "CURVES", "head_band", "envelope_verdicts", "main"]
 WORDS = ("above", "below", "within", "cannot decide")
 # (curve key in the verdicts, the measured curve, its lower and upper envelope)
 CURVES = (("P", "P_rmax", "P_lo", "P_up"), ("R", "R_rmin", "R_lo", "R_up"))
+# SPEC §2b: intervals from fewer documents than this are flagged as from few units.
+FEW_UNITS = 10
 # Replicates per chunk when building the replicates' standard errors ([chunk, U, G] at a time).
 _CHUNK = 128
 
@@ -101,6 +103,8 @@ def envelope_verdicts(json_path: str, alpha: float = 0.05, replicates: int | Non
     B = int(replicates if replicates is not None else boot.get("replicates", 2000))
     seed = int(seed if seed is not None else boot.get("seed", 0))
     U = len(units.ids)
+    if U < 2:  # SPEC §2b: no interval from fewer than 2 units, so no verdict
+        raise ValueError(f"{json_path}: {U} document: no intervals to read a verdict from (SPEC §2b)")
     rng = np.random.Generator(np.random.PCG64(seed))
     W = weights_of(rng.integers(0, U, size=(B, U)), U)
     n_grid = doc["n_grid"]
@@ -154,6 +158,7 @@ def envelope_verdicts(json_path: str, alpha: float = 0.05, replicates: int | Non
                 c["verdicts"][g] = word
     counts = {key: {w: sum(v == w for e in heads for v in e[key]["verdicts"]) for w in WORDS} for key, *_ in CURVES}
     return {"file": json_path, "n_grid": n_grid, "alpha": alpha, "replicates": B, "seed": seed, "documents": U,
+            "few_units": U < FEW_UNITS,
             "predict_from": {"file": source["file"], "fingerprint": source["fingerprint"]},
             "method": ("per head and curve, the studentized max-|t| bootstrap over the open N (documents resampled); "
                        "one family per (head, curve, word); Benjamini-Hochberg across all families"),

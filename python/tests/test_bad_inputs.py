@@ -313,6 +313,11 @@ CASES = [
     ("metrics", "kappa_scan", lambda e: metrics(kappa_scan="0x1p-2"), "ascending"),
     ("metrics", "kappa_scan", lambda e: metrics(kappa_scan="0.5,"), "ascending"),
     ("metrics", "kappa_scan", lambda e: metrics(kappa_scan=",".join(["1"] * 3000)), "..."),
+    ("metrics", "predict_from", lambda e: metrics(predict_from=e.file("nope.json")), "nope.json: cannot open"),
+    ("metrics", "predict_from", lambda e: metrics(predict_from=e.hollow), "not a measure result"),
+    ("metrics", "predict_from", lambda e: metrics(predict_from=42), "expected a string"),
+    ("metrics", "predict_from", lambda e: metrics(predict_from=""), "empty path"),
+    ("metrics", "predict_from", lambda e: metrics(predict_from=e.file("s.json"), envelopes="off"), "are envelopes"),
 ]
 
 

@@ -52,15 +52,15 @@ metrics::Prediction read_prediction(const std::string& path, int64_t layers, int
   try {
     doc = read_json_file(path);
   } catch (const Error& e) {
-    fail("{} {}", flag, e.what());  // "--predict-from PATH: not valid JSON"
+    fail("{}: {}", flag, e.what());  // "--predict-from: PATH: not valid JSON"
   }
   const auto model = doc.find("model");
   const auto all = doc.find("heads");
   if (!doc.is_object() || model == doc.end() || !model->is_object() || all == doc.end() || !all->is_array())
-    fail("{} {}: not a measure result (no model or heads)", flag, path);
+    fail("{}: {}: not a measure result (no model or heads)", flag, path);
   const int64_t L = model->value("layers", int64_t{-1}), H = model->value("heads", int64_t{-1});
   if (L != layers || H != heads)
-    fail("{} {}: its model has {} layers x {} heads, this run's {} x {}", flag, path, L, H, layers, heads);
+    fail("{}: {}: its model has {} layers x {} heads, this run's {} x {}", flag, path, L, H, layers, heads);
   metrics::Prediction p{path, fingerprint(path).hash, L, H, std::vector<std::optional<double>>(static_cast<size_t>(L * H)),
                         std::vector<std::optional<double>>(static_cast<size_t>(L * H))};
   std::vector<char> seen(static_cast<size_t>(L * H));
@@ -79,13 +79,13 @@ metrics::Prediction read_prediction(const std::string& path, int64_t layers, int
         if (decay.value("ok", false)) p.beta[i] = number_or_none(decay.at("beta"));
       }
     } catch (const json::exception& e) {
-      fail("{} {}: a head entry is malformed ({})", flag, path, e.what());
+      fail("{}: {}: a head entry is malformed ({})", flag, path, e.what());
     } catch (const Error& e) {
-      fail("{} {}: {}", flag, path, e.what());
+      fail("{}: {}: {}", flag, path, e.what());
     }
   }
   for (char s : seen)
-    if (!s) fail("{} {}: not every head of the model is listed", flag, path);
+    if (!s) fail("{}: {}: not every head of the model is listed", flag, path);
   return p;
 }
 

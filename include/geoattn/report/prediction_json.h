@@ -13,7 +13,7 @@
 namespace geoattn::report {
 
 // Per head of the result at `path`: beta where its fits.decay is ok, and its mean rho0.
-// geoattn::Error naming `flag` and the file when it is no measure result, or its model is not
+// geoattn::Error "<flag>: <path>: <problem>" when it is no measure result, or its model is not
 // `layers` x `heads`.
 metrics::Prediction read_prediction(const std::string& path, int64_t layers, int64_t heads, const std::string& flag);
 

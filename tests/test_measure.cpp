@@ -604,6 +604,14 @@ TEST(Measure, BadInputs) {
   EXPECT_EQ(err.rfind("geoattn: error: ", 0), 0u) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(std::filesystem::exists(tmp / "o.json"));
+  // A state sidecar beside the output that this geoattn cannot read (an older one's): one line
+  // naming it and --restart, which replaces it.
+  write_file(tmp / "o.state.safetensors", "not a state");
+  EXPECT_EQ(run("measure --quiet" + kModel + data + " --out " + (tmp / "o.json"), tmp, &err), 1);
+  EXPECT_NE(err.find("o.state.safetensors"), std::string::npos) << err;
+  EXPECT_NE(err.find("rerun with --restart"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(run("measure --quiet --restart" + kModel + data + " --out " + (tmp / "o.json"), tmp, &err), 0) << err;
 }
 
 namespace {

@@ -119,6 +119,7 @@ scripts/check-links.sh "$(python -c "import geoattn, os; print(os.path.dirname(g
 # The installed command and package, from outside the source tree.
 cd ~
 geoattn --version
+rm -f /tmp/bare.json /tmp/bare.*.safetensors  # a root kept from an earlier run holds its outputs
 geoattn measure --quiet --model geoattn/models/stories260K --data geoattn/data/tinystories/tinystories-sample.txt \
   --ctx 64 --max-windows 4 --bootstrap 100 --out /tmp/bare.json
 python -c "import json; j = json.load(open(\"/tmp/bare.json\")); print(\"bare-root: geoattn measure from PATH:\", j[\"data\"][\"windows\"], \"windows\")"

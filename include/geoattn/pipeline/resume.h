@@ -75,7 +75,15 @@ template <class State, class Load>
 int64_t resume(const std::string& state_file, const std::string& out, int64_t W, const Checkpointing& checkpoint,
                bool quiet, State& state, const Load& load) {
   if (checkpoint.restart || !std::filesystem::exists(state_file)) return 0;
-  State saved = load(state_file);
+  // A sidecar this geoattn cannot read (an older one's): the run would replace it, but whether it
+  // is a partial run to resume cannot be told, so the user says so.
+  State saved = [&] {
+    try {
+      return load(state_file);
+    } catch (const Error& e) {
+      fail("{} (to replace it and start over, rerun with --restart)", e.what());
+    }
+  }();
   release_input(state_file);
   const auto& d = saved.run_info.data;
   if (d.complete.value_or(true) || !same_identity(saved.run_info, state.run_info)) return 0;

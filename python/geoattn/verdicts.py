@@ -74,6 +74,11 @@ def head_band(units: UnitSums, layer: int, head: int, name: str, W: np.ndarray) 
     return {"m": m[0], "se": se[0], "reps": reps, "se_reps": se_reps}
 
 
+def _curve(values) -> np.ndarray:
+    """A result's curve as float64, NaN for its nulls."""
+    return np.array([np.nan if x is None else x for x in values], float)
+
+
 def _family(t: np.ndarray, z: np.ndarray, alpha: float) -> tuple[float, float]:
     """(p, critical) of a family: t [G] its standardized margins (NaN: not tested), z [B] the
     replicates' largest standardized deviation (the null's reach). p = (1 + #{z >= max t}) / (1 + B)."""
@@ -119,9 +124,7 @@ def envelope_verdicts(json_path: str, alpha: float = 0.05, replicates: int | Non
         entry = {"layer": l, "head": h}
         for key, name, lo_key, up_key in CURVES:
             b = head_band(units, l, h, name, W)
-            lo = np.array([np.nan if x is None else x for x in pe[lo_key]], float)
-            up = np.array([np.nan if x is None else x for x in pe[up_key]], float)
-            nontrivial = np.array([np.nan if x is None else x for x in pe["nontrivial"]], float)
+            lo, up, nontrivial = (_curve(pe[k]) for k in (lo_key, up_key, "nontrivial"))
             m, se, reps, se_reps = b["m"], b["se"], b["reps"], b["se_reps"]
             # Live N: open (the bounds are not 1 by definition: nontrivial defined), an envelope, a
             # standard error, and replicates that differ (compare_bootstrap.max_t's rules).

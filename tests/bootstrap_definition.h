@@ -11,7 +11,9 @@
 #include <numeric>
 #include <vector>
 
+#include "geoattn/analysis/taxonomy.h"
 #include "geoattn/metrics/finalize/bootstrap.h"
+#include "geoattn/metrics/stats/student_t.h"
 #include "geoattn/metrics/stats/unit_stats.h"
 #include "geoattn/util/random.h"
 
@@ -63,7 +65,48 @@ class BootstrapDefinition {
     return percentiles(std::move(means));
   }
 
+  // SPEC §6's slope against ln N of the mean curve `m` (cos(s, v_0) or cos(s, v_L)) over the
+  // groups `members`, per replicate (a replicate without a sample at some N leaves that N out),
+  // its interval, and SPEC §2b's two-sided p-value of the point slope (every document once): the
+  // Wald statistic with the replicates' standard deviation (divided by B - 1), times sqrt(U / (U
+  // - 1)), as its error, against Student's t with U - 1 degrees of freedom (wald_p_value).
+  struct Slope {
+    metrics::Interval interval;
+    double p;
+  };
+  Slope slope(const std::vector<int64_t>& members, int m, const std::vector<int64_t>& n_grid) const {
+    std::vector<double> slopes;
+    for (const auto& draw : draws_) slopes.push_back(slope_of(members, m, n_grid, draw));
+    const double point = slope_of(members, m, n_grid, std::vector<double>(order_.size(), 1.0));
+    double mean = 0, squares = 0, finite = 0;
+    for (const double x : slopes)
+      if (std::isfinite(x)) mean += x, ++finite;
+    mean /= finite;
+    for (const double x : slopes)
+      if (std::isfinite(x)) squares += (x - mean) * (x - mean);
+    const double sd = std::sqrt(squares / (finite - 1));
+    return {percentiles(slopes), metrics::wald_p_value(point, sd, units_.units())};
+  }
+
  private:
+  // The slope against ln N of the mean curve m of `members` under the weights `draw` (its
+  // documents in the order of their ids).
+  double slope_of(const std::vector<int64_t>& members, int m, const std::vector<int64_t>& n_grid,
+                  const std::vector<double>& draw) const {
+    const int64_t S = units_.stats_per_group(), G = units_.grid_size();
+    std::vector<double> y(static_cast<size_t>(G));
+    for (int64_t g = 0; g < G; ++g) {
+      double sum = 0, samples = 0;
+      for (size_t i = 0; i < order_.size(); ++i)
+        for (int64_t grp : members) {
+          sum += draw[i] * units_.unit_sums(order_[i])[grp * S + units_.curve_index(m, g)];
+          samples += draw[i] * group_samples(order_[i], grp, g);
+        }
+      y[g] = samples > 0 ? sum / samples : std::nan("");
+    }
+    return analysis::slope_vs_log_n(n_grid, y);
+  }
+
   metrics::Interval percentiles(std::vector<double> xs) const {
     std::erase_if(xs, [](double x) { return !std::isfinite(x); });
     if (xs.empty()) return {std::nan(""), std::nan("")};  // no replicate has a sample (a layer past its window)

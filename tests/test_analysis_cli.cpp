@@ -215,7 +215,7 @@ TEST_F(AnalysisCli, Taxonomy) {
   }
   // The sensitivity table on this real run: each row's heads are exactly those whose label
   // changes when `geoattn taxonomy --config` runs with that threshold moved.
-  ASSERT_EQ(t["sensitivity"].size(), 25u);  // 6 thresholds x 4 factors, and the Mixer's slopes by their signs
+  ASSERT_EQ(t["sensitivity"].size(), 29u);  // 7 thresholds x 4 factors, and the Mixer's slopes by their signs
   for (const auto& row : t["sensitivity"]) {
     if (row["factor"] != 1.25 && row["factor"] != 0.75) continue;
     const std::string name = row["threshold"], cfg = tmp / (name + ".json");

@@ -138,7 +138,12 @@ TEST(Cli, PythonCommandsRunTheirPackageScripts) {
   EXPECT_EQ(missing.code, 1);
   EXPECT_EQ(missing.err,
             "geoattn: error: geoattn report runs geoattn-report, of the Python package, and it cannot be started (No such "
-            "file or directory): pip install './python[figures]' puts it on PATH\n");
+            "file or directory): pip install './python[figures]' puts it on PATH, or from geoattn's checkout run "
+            "PYTHONPATH=python python3 -m geoattn.report (numpy needed)\n");
+  // That route runs (what the message names), from the checkout.
+  const std::string route = "cd " + std::string(GEOATTN_SOURCE_DIR) +
+                            " && PYTHONPATH=python python3 -m geoattn.report --help >/dev/null";
+  EXPECT_EQ(std::system(route.c_str()), 0) << route;
 }
 
 // The bench's figures go to docs/performance.md, not into tests; this runs it on a tiny shape so that the

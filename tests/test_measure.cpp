@@ -257,6 +257,37 @@ TEST(Measure, BootstrapOfARealCaptureEqualsItsDefinition) {
   }
 }
 
+// SPEC §6 with §2b: on the same real capture, every head's slopes against ln N of its mean
+// cos(s, v_0) and cos(s, v_L) curves have the interval and the p-value of their definition
+// (bootstrap_definition.h, replicate by replicate, within rounding: the replicate means are
+// summed in another order); the p-values the taxonomy adjusts across heads.
+TEST(Measure, SlopeTestsOfARealCaptureEqualTheirDefinition) {
+  TempDir tmp;
+  ASSERT_NO_FATAL_FAILURE(both_routes(tmp, 4, 64));
+  const auto state = geoattn::report::load_run_state(tmp / "x.state.safetensors");
+  const auto& units = state.units;
+  const int64_t B = 199;
+  const uint64_t seed = 11;
+  geoattn::WorkerPool pool(2);
+  const auto& n_grid = state.metrics.n_grid();
+  const auto boot = geoattn::metrics::bootstrap(pool, units, B, seed, n_grid);
+  const geoattn::testing::BootstrapDefinition definition(units, B, seed);
+  int64_t tested = 0, small = 0;
+  for (int64_t grp = 0; grp < units.groups(); ++grp)
+    for (int k = 0; k < 2; ++k) {
+      SCOPED_TRACE(::testing::Message() << "head group " << grp << " slope " << k);
+      const auto want = definition.slope({grp}, k == 0 ? geoattn::metrics::kCos_s_v0 : geoattn::metrics::kCos_s_vL, n_grid);
+      const auto& got = boot.heads[static_cast<size_t>(grp)];
+      EXPECT_NEAR(got.slope_p[k], want.p, 1e-9 * std::max(1.0, want.p));
+      EXPECT_NEAR(got.slope[k][0], want.interval[0], 1e-12);
+      EXPECT_NEAR(got.slope[k][1], want.interval[1], 1e-12);
+      ++tested, small += got.slope_p[k] < 0.05;
+    }
+  EXPECT_EQ(tested, 2 * units.groups());
+  EXPECT_GT(small, 0);  // both kinds occur on this capture
+  EXPECT_LT(small, tested);
+}
+
 // --ci (one entry in the table of settings, pipeline/metric_run.h): a run at another coverage
 // records it and its percentiles, its intervals are those of its definition at that coverage
 // from the same state, the point estimates do not move, a merge with a run at the SPEC's 95

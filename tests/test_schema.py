@@ -319,7 +319,7 @@ def main():
                     | {c + s for c in curves for s in ("", "_std", "_ci")}
                     | {c + s for c in controlled for s in ("_diff", "_diff_ci")}
                     | {y + s for y in scalars for s in ("", "_std", "_ci")}
-                    | {"cos_s_v0_slope_ci", "cos_s_vL_slope_ci"}  # SPEC §6's slopes' intervals
+                    | {"cos_s_v0_slope_ci", "cos_s_vL_slope_ci", "cos_s_v0_slope_p", "cos_s_vL_slope_p"}  # SPEC §6's slopes' intervals and p-values
                     | {"envelopes"})  # SPEC §5's bounds of the same samples (the kappa scan is opt-in)
         check(curves and scalars and set(raw["m"]["global"]) == expected,
               f"the full run's global keys are those of kCurveNames/kScalarNames "

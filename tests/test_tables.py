@@ -117,6 +117,7 @@ def check_cells(run_, table, ns, what):
         want["rho0_lo"], want["rho0_hi"] = hj.get("rho0_ci") or (None, None)
         t = run_.tax(l, h) if run_.t else {}
         want["label"], want["rule"] = t.get("label"), t.get("rule")
+        want["closest"], want["failed"] = t.get("closest"), t.get("failed")
         want["envelopes"] = run_.leaves("heads", l, h)
         for a in ("norms", "decay", "profile"):
             want[f"{a}_ok"] = hj["fits"][a]["ok"] if "fits" in hj else None
@@ -236,12 +237,12 @@ def stories260k_checks(src, bin_dir, env, tmp, tables):
         f"intervals: bootstrap percentiles {b['percentiles']} over {b['units']} {b['unit']}s"
     check(line in first.splitlines(), f"the text's intervals line: {line!r}")
 
-    # CSV: the Mixer heads, read back with the csv module.
+    # CSV: the Unlabelled heads closest to Mixer, read back with the csv module.
     rows_csv = list(csv.DictReader(open(os.path.join(out, "mixers.csv"), newline="")))
-    mixers = [(x["layer"], x["head"]) for x in r.t["heads"] if x["label"] == "Mixer"]
+    mixers = [(x["layer"], x["head"]) for x in r.t["heads"] if x["label"] == "Unlabelled" and x["closest"] == "Mixer"]
     table = {(x["layer"], x["head"]): x for x in default}
     check([(int(x["layer"]), int(x["head"])) for x in rows_csv] == mixers,
-          f"--filter label=Mixer --csv: the taxonomy's {len(mixers)} Mixer heads")
+          f"--filter label=Unlabelled --filter closest=Mixer --csv: the taxonomy's {len(mixers)} heads")
 
     def back(text, c):
         if text == "":
@@ -296,6 +297,16 @@ def stories260k_checks(src, bin_dir, env, tmp, tables):
           and len(got) == sum(1 for x in r.t["heads"] if x["label"] != "Unlabelled"),
           f"--filter label!=Unlabelled --columns: the {len(got)} labelled heads, three columns")
 
+    # closest and failed as columns, and a text filter by substring: the Unlabelled heads whose
+    # closest rule failed on a slope, as the taxonomy says.
+    p, _ = run(summary + ["--filter", "label=Unlabelled", "--filter", "failed~slope of", "--columns",
+                          "layer,head,closest,failed", "--csv"], src, env=env)
+    got = [(int(x["layer"]), int(x["head"]), x["closest"], x["failed"]) for x in csv.DictReader(io.StringIO(p.stdout))]
+    want = [(x["layer"], x["head"], x["closest"], x["failed"]) for x in r.t["heads"]
+            if x["label"] == "Unlabelled" and "slope of" in x["failed"]]
+    check(p.returncode == 0 and got == want, f"--filter 'failed~slope of': the taxonomy's {len(want)} heads, "
+                                             "with their closest rule and failed criterion")
+
     # A reader that has gone (| head -1 once it has its line): a pipe whose read end is closed
     # before the table is written, so that the first write fails. No traceback, SIGPIPE's code.
     read_end, write_end = os.pipe()
@@ -330,10 +341,16 @@ def stories260k_checks(src, bin_dir, env, tmp, tables):
             ("a filter without operator", ["--filter", "label"], "label"),
             ("a filter's value of the wrong type", ["--filter", "layer=three"], "three"),
             ("a filter on an unknown column", ["--filter", "kind=Mixer"], "kind"),
+            ("a label in another case (a filter that cannot match)", ["--filter", "label=retriever"], "'Retriever'"),
+            ("a value that is no label", ["--filter", "closest=Mixers"], "Mixers"),
+            ("~ on a number column", ["--filter", "rho0~0.5"], "~"),
             ("an unknown --columns entry", ["--columns", "layer,nope"], "nope"),
             ("--top 0", ["--top", "0"], "--top"),
             ("--desc without --sort", ["--desc"], "--sort")):
         rejected(summary + argv + ["--csv", "--out", o], src, name, env, o, what)
+    # A label filter without the taxonomy: the label column is empty, said so (it printed 0 rows).
+    rejected([sys.executable, os.path.join(src, "scripts", "summary.py"), r.m_path, "--filter", "label=Retriever",
+              "--csv", "--out", o], src, "--taxonomy", env, o, "a label filter without the taxonomy")
     for what, target in (("--out a folder", out), ("--out in a missing folder", os.path.join(out, "no", "t.csv"))):
         rejected(summary + ["--csv", "--out", target], src, "--out", env, None, what)
     rejected([sys.executable, os.path.join(src, "scripts", "summary.py"), os.path.join(out, "missing.json"),

@@ -135,14 +135,25 @@ TEST(Taxonomy, CatchAllHeadIsUnlabelled) {
   EXPECT_NE(q.failed.find("mean cos(s, v_L) 0.49 >= 0.5"), std::string::npos) << q.failed;
 }
 
-// SPEC §6: where the run has intervals, each slope's must exclude 0.
+// SPEC §6: where the run has intervals, each slope's must exclude 0 and its BH-adjusted p-value
+// (SPEC §2b, set by taxonomy() across heads) be at most mixer_slope_fdr.
 TEST(Taxonomy, MixerSignatureReadsTheIntervals) {
   HeadFeatures f = mixer();  // slopes -0.1 and +0.08
   f.slope_cos_v0_ci = std::array<double, 2>{-0.12, -0.08};
   f.slope_cos_vL_ci = std::array<double, 2>{0.05, 0.11};
+  f.slope_cos_v0_q = f.slope_cos_vL_q = 0.01;
   HeadLabel h = classify(f, {});
   EXPECT_EQ(h.label, "Mixer") << h.rule;
   EXPECT_TRUE(h.slopes_by_interval);
+  EXPECT_NE(h.rule.find("BH-adjusted p 0.01 <= 0.05"), std::string::npos) << h.rule;
+  // Both intervals clear 0, but one slope's adjusted p-value is past the level: not a Mixer, short
+  // by (0.24 - 0.05) / 0.95 = 0.2.
+  f.slope_cos_vL_q = 0.24;
+  h = classify(f, {});
+  EXPECT_EQ(h.label, "Unlabelled") << h.rule;
+  EXPECT_EQ(h.closest, "Mixer");
+  EXPECT_NE(h.failed.find("BH-adjusted p 0.24 <= 0.05"), std::string::npos) << h.failed;
+  f.slope_cos_vL_q = 0.01;
   // The point slope is positive but its interval holds 0: not a Mixer; 0.01 of the width 0.1 is
   // on the wrong side.
   f.slope_cos_vL_ci = std::array<double, 2>{-0.01, 0.09};
@@ -214,7 +225,7 @@ TEST(Taxonomy, ConfigRoundTripsAndDefaultsFileMatches) {
   EXPECT_EQ(back.reset_sink_ratio, 1.5);
   EXPECT_EQ(to_json(c).dump(),
             R"({"retriever_cos_vL_min":0.5,"reset_sink_ratio":1.5,"reset_cos_vL_max":0.3,"reset_n_max":32,)"
-            R"("reset_spread_entropy_min":0.9,"mixer_between_slack":1.0})");
+            R"("reset_spread_entropy_min":0.9,"mixer_between_slack":1.0,"mixer_slope_fdr":0.05})");
 
   std::ifstream in(std::string(GEOATTN_SOURCE_DIR) + "/configs/taxonomy.json");
   ASSERT_TRUE(in.good());
@@ -262,8 +273,9 @@ TEST(Taxonomy, ReportFromMeasureJson) {
   EXPECT_EQ(r["layers"].dump(),
             R"([{"layer":0,"Retriever":1,"Mixer":0,"Reset":1,"Unlabelled":0},{"layer":1,"Retriever":0,"Mixer":2,"Reset":1,"Unlabelled":0}])");
   EXPECT_EQ(r["totals"].dump(), R"({"heads":5,"Retriever":1,"Mixer":2,"Reset":2,"Unlabelled":0})");
-  EXPECT_EQ(r["sensitivity"].size(), 25u);
+  EXPECT_EQ(r["sensitivity"].size(), 29u);
   EXPECT_EQ(r["mixers"].dump(), R"({"by_interval":0,"by_sign":2})");  // SPEC §6: counted apart
+  EXPECT_EQ(r["slope_tests"]["tests"], 0);  // no p-values: no family
   EXPECT_EQ(r["heads"][2]["slopes_by"], "sign");
   EXPECT_EQ(r["heads"][1]["reset_branch"], "sink");
   EXPECT_TRUE(r["sensitivity"].back()["factor"].is_null());
@@ -271,7 +283,14 @@ TEST(Taxonomy, ReportFromMeasureJson) {
   json mx = measure_with({{0, mixer()}});
   mx["heads"][0]["cos_s_v0_slope_ci"] = {-0.12, -0.08};
   mx["heads"][0]["cos_s_vL_slope_ci"] = {-0.01, 0.09};
+  // An interval without its p-value is a result of an older geoattn: refused by name.
+  EXPECT_NE(error_of([&] { taxonomy_report(mx, {}); }).find("heads[0].cos_s_v0_slope_p is missing beside its interval"),
+            std::string::npos);
+  mx["heads"][0]["cos_s_v0_slope_p"] = 0.0;
+  mx["heads"][0]["cos_s_vL_slope_p"] = 0.08;
   const auto u = taxonomy_report(mx, {});
+  EXPECT_EQ(u["slope_tests"]["tests"], 2);
+  EXPECT_EQ(u["heads"][0]["features"]["slope_cos_vL_q"], 0.08);  // BH over 2: min(2 x 0.08 / 2, 1)
   EXPECT_EQ(u["heads"][0]["label"], "Unlabelled");
   EXPECT_EQ(u["heads"][0]["closest"], "Mixer");
   EXPECT_EQ(u["heads"][0]["features"]["slopes_by"], "interval");
@@ -375,9 +394,12 @@ TEST(Taxonomy, MixersBySignCountedApartAndTheirSensitivityRow) {
   HeadFeatures by_interval = mixer(), not_by_interval = mixer();
   by_interval.slope_cos_v0_ci = std::array<double, 2>{-0.12, -0.08};
   by_interval.slope_cos_vL_ci = std::array<double, 2>{0.05, 0.11};
+  by_interval.slope_cos_v0_p = by_interval.slope_cos_vL_p = 0.001;
   not_by_interval.slope_cos_v0_ci = std::array<double, 2>{-0.12, -0.08};
   not_by_interval.slope_cos_vL_ci = std::array<double, 2>{-0.01, 0.09};  // holds 0: not a Mixer by interval
+  not_by_interval.slope_cos_v0_p = 0.001, not_by_interval.slope_cos_vL_p = 0.3;
   const Taxonomy t = taxonomy({{0, 0, 3, by_interval}, {0, 1, 3, mixer()}, {0, 2, 3, not_by_interval}}, {});
+  EXPECT_EQ(t.slope_tests, 4);
   EXPECT_EQ(t.mixers_by_interval, 1);
   EXPECT_EQ(t.mixers_by_sign, 1);
   EXPECT_EQ(t.totals[1], 2);  // kHeadLabels[1] is Mixer
@@ -413,4 +435,54 @@ TEST(Taxonomy, LeaveOneOutDiagnosticFlagsWithoutRelabelling) {
   z.s_loo_last.assign(kGrid.size(), 0.2);
   EXPECT_NE(classify(z, {}).flag.find("a Reset expects the larger drop for the sink"), std::string::npos);
   EXPECT_EQ(taxonomy({{0, 0, 3, z}}, {}).flagged, 1);
+}
+
+// SPEC §2b: Benjamini-Hochberg's adjusted p-values equal their definition, q_i = min over the
+// p_j >= p_i of m p_j / rank(p_j), at most 1 (ties, NaNs left out of m and of the result).
+TEST(Taxonomy, BenjaminiHochbergEqualsItsDefinition) {
+  std::vector<double> p = {0.01, kNaN, 0.04, 0.04, 0.2, 0.0, 0.9, 0.03, 0.5, 0.011};
+  const auto q = bh_adjusted(p);
+  std::vector<double> finite;
+  for (const double x : p)
+    if (!std::isnan(x)) finite.push_back(x);
+  const double m = static_cast<double>(finite.size());
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (std::isnan(p[i])) {
+      EXPECT_TRUE(std::isnan(q[i]));
+      continue;
+    }
+    double want = 1.0;
+    for (const double pj : finite)
+      if (pj >= p[i]) {
+        const double rank = static_cast<double>(std::count_if(finite.begin(), finite.end(), [&](double x) { return x <= pj; }));
+        want = std::min(want, m * pj / rank);
+      }
+    EXPECT_NEAR(q[i], want, 1e-15) << i;
+  }
+}
+
+// SPEC §2b, §6: the slope tests are one family across heads. A head whose intervals clear 0 at
+// p = 0.04 is a Mixer alone, and is not among 19 heads whose slopes are noise (p = 0.5): its
+// adjusted p-value is 0.5; the sensitivity table names the level, and the head counted by its
+// signs changes label there.
+TEST(Taxonomy, SlopeTestsAreAdjustedAcrossHeads) {
+  HeadFeatures lone = mixer();
+  lone.slope_cos_v0_ci = std::array<double, 2>{-0.2, -0.001};
+  lone.slope_cos_vL_ci = std::array<double, 2>{0.001, 0.2};
+  lone.slope_cos_v0_p = lone.slope_cos_vL_p = 0.04;
+  EXPECT_EQ(taxonomy({{0, 0, 3, lone}}, {}).heads[0].label.label, "Mixer");
+  std::vector<TaxonomyInput> many = {{0, 0, 3, lone}};
+  HeadFeatures noise = mixer();
+  noise.slope_cos_v0_ci = std::array<double, 2>{-0.3, 0.1};
+  noise.slope_cos_vL_ci = std::array<double, 2>{-0.1, 0.3};
+  noise.slope_cos_v0_p = noise.slope_cos_vL_p = 0.5;
+  for (int64_t h = 1; h < 20; ++h) many.push_back({0, h, 3, noise});
+  const Taxonomy t = taxonomy(many, {});
+  EXPECT_EQ(t.slope_tests, 40);
+  EXPECT_EQ(t.heads[0].label.label, "Unlabelled") << t.heads[0].label.rule;
+  EXPECT_NEAR(t.heads[0].input.features.slope_cos_v0_q, 0.5, 1e-15);
+  EXPECT_EQ(t.mixers_by_interval, 0);
+  bool level_row = false;
+  for (const auto& r : t.sensitivity) level_row |= r.threshold == std::string("mixer_slope_fdr");
+  EXPECT_TRUE(level_row);
 }

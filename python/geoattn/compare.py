@@ -26,7 +26,9 @@ import math
 import sys
 from typing import Sequence
 
-import numpy as np
+from .console import numpy_for
+
+np = numpy_for(__name__, "geoattn.compare")  # one line, not a traceback, where numpy is missing
 
 from .compare_bootstrap import Family, benjamini_hochberg, difference, draws, max_t, pairing
 from .compare_settings import allowed_differences, refusal, setting

@@ -24,3 +24,25 @@ def stops_quietly(main: Callable[..., int]) -> Callable[..., int]:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return SIGPIPE_EXIT
     return run
+
+
+def missing_module(prog: str, error: ModuleNotFoundError) -> str:
+    """The one line a console script run as `python3 -m geoattn.X` stops with where this
+    interpreter lacks a module it needs (numpy on a pyenv python3 first on PATH), in place of the
+    import's traceback."""
+    return (f"{prog}: error: {error.name} is missing in {sys.executable}: install it there "
+            f"(pip install {error.name}) or run an interpreter that has it (Debian: /usr/bin/python3)")
+
+
+def numpy_for(module: str, prog: str):
+    """numpy, for a module that needs it at import (`module`: its __name__); run as `python3 -m
+    geoattn.X` (module "__main__") on an interpreter without numpy, the process stops with
+    missing_module's one line and exit code 2 instead of the import's traceback."""
+    try:
+        import numpy
+    except ModuleNotFoundError as missing:
+        if module != "__main__":
+            raise
+        print(missing_module(prog, missing), file=sys.stderr)
+        sys.exit(2)
+    return numpy

@@ -132,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ExplainError as e:
         print(f"{PROG}: error: {e.flag_text()}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as e:  # numpy (or matplotlib for --figure) missing in this interpreter
+        from .console import missing_module
+        print(missing_module(PROG, e), file=sys.stderr)
+        return 2
     written = staged.commit()
     print(table(out))
     for path in written:

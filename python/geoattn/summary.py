@@ -125,6 +125,10 @@ def print_labels(tax: dict, classes: Sequence[str]) -> None:
     print("labels: " + ", ".join(f"{c} {counts[c]}" for c in classes)
           + f" (of {totals.get('heads', len(heads))} heads)")
     mixers = tax.get("mixers")
+    tests = tax.get("slope_tests")
+    if isinstance(tests, dict) and tests.get("tests"):  # SPEC §2b: the Mixer's slope tests are one family
+        print(f"Mixer slope tests: {tests['tests']} slopes, adjusted by Benjamini-Hochberg across heads at "
+              f"{tests.get('fdr'):g}")
     if isinstance(mixers, dict) and mixers.get("by_sign"):  # SPEC §6: never pooled with those by interval
         print(f"Mixers by their slopes' intervals {mixers.get('by_interval')}, by their signs alone {mixers['by_sign']} "
               "(counted apart: the run has no head-level intervals for the latter)")

@@ -18,7 +18,7 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .results import load_measure
-from .summary import LEAVES, classes_of
+from .summary import CLASSES, LEAVES, classes_of
 
 if TYPE_CHECKING:
     import numpy
@@ -27,8 +27,11 @@ DEFAULT_N = (4, 16, 64)  # and the grid's largest N
 # The table's curves (SPEC §2): (column prefix, the result's key).
 CURVES = (("P", "P_rmax"), ("R", "R_rmin"), ("F", "F_rmax"))
 FITS = ("norms", "decay", "profile")  # SPEC §4's assumptions, as heads[].fits names them
-TEXT_COLUMNS = ("label", "rule", "envelopes")
-OPERATORS = ("!=", ">=", "<=", "=", ">", "<")  # longest first: "a>=1" is (a, >=, 1)
+TEXT_COLUMNS = ("label", "closest", "failed", "rule", "envelopes")
+# The text columns whose values come from a closed set (a filter on another value cannot match).
+LABEL_COLUMNS = ("label", "closest")
+# Longest first: "a>=1" is (a, >=, 1); "~" keeps the rows whose text contains the value.
+OPERATORS = ("!=", ">=", "<=", "=", ">", "<", "~")
 
 
 class TableError(ValueError):
@@ -75,8 +78,8 @@ def grid_n(grid: Sequence[int], n: Iterable[int] | None = None) -> list[int]:
 
 def columns(ns: Sequence[int], per: str = "head", classes: Sequence[str] = ()) -> list[str]:
     """The columns of a table over `ns`, in order: per head layer, head, per N P@N R@N F@N with
-    their _lo/_hi, rho0 (and its interval), label, rule, envelopes, norms_ok, decay_ok,
-    profile_ok; per layer the same less head, label, rule and the fits, plus a count per label
+    their _lo/_hi, rho0 (and its interval), label, closest and failed (an Unlabelled head's nearest
+    rule and its first failed criterion), rule, envelopes, norms_ok, decay_ok, profile_ok; per layer the same less head, label, rule and the fits, plus a count per label
     class of the taxonomy (`classes`)."""
     cols = ["layer"] + (["head"] if per == "head" else [])
     for x in ns:
@@ -84,7 +87,7 @@ def columns(ns: Sequence[int], per: str = "head", classes: Sequence[str] = ()) -
             cols += [f"{c}@{x}", f"{c}@{x}_lo", f"{c}@{x}_hi"]
     cols += ["rho0", "rho0_lo", "rho0_hi"]
     if per == "head":
-        cols += ["label", "rule", "envelopes"] + [f"{a}_ok" for a in FITS]
+        cols += ["label", "closest", "failed", "rule", "envelopes"] + [f"{a}_ok" for a in FITS]
     else:
         cols += ["envelopes"] + list(classes)
     return cols
@@ -92,7 +95,7 @@ def columns(ns: Sequence[int], per: str = "head", classes: Sequence[str] = ()) -
 
 def kind(column: str) -> str:
     """A column's type: "int" (layer, head, a label count), "bool" (a fit's ok), "str" (label,
-    rule, envelopes) or "float"."""
+    closest, failed, rule, envelopes) or "float"."""
     if column in TEXT_COLUMNS:
         return "str"
     if column.endswith("_ok"):
@@ -174,7 +177,8 @@ def rows(result: Any, taxonomy: Any = None, *, per: str = "head",
         lab = labels.get((h["layer"], h["head"]), {})
         fits = h.get("fits") if isinstance(h.get("fits"), dict) else {}
         row = {"layer": h["layer"], "head": h["head"], **_cells(h, grid, ns),
-               "label": lab.get("label"), "rule": lab.get("rule"), "envelopes": verdict(h)}
+               "label": lab.get("label"), "closest": lab.get("closest"), "failed": lab.get("failed"),
+               "rule": lab.get("rule"), "envelopes": verdict(h)}
         row.update({f"{a}_ok": (fits.get(a) or {}).get("ok") for a in FITS})
         out.append(row)
     return out
@@ -232,14 +236,16 @@ def top(table: Sequence[dict], k: int) -> list[dict]:
 
 def parse_filter(text: str, table: Sequence[dict]) -> tuple[str, str, Any]:
     """(column, operator, value) of a filter "COLUMN=VALUE" (also !=, <, <=, >, >= on a number
-    column); the value "null" matches a null cell. TableError naming the filter when it has no
-    operator, names no column of the table, or its value is not of the column's type."""
-    for op in OPERATORS:
-        if op in text:
-            column, value = (s.strip() for s in text.split(op, 1))
-            break
-    else:
-        raise TableError(f"--filter {text!r}: not COLUMN=VALUE (or !=, <, <=, >, >=)")
+    column, and COLUMN~TEXT: the text column contains TEXT); the value "null" matches a null cell.
+    TableError naming the filter when it has no operator, names no column of the table, its value
+    is not of the column's type, or it cannot match: a text column with no value in the table (no
+    taxonomy given for label), or a value of label or closest that is not a label (naming the
+    labels, and the spelling the value has in another case)."""
+    found = [(text.index(op), -len(op), op) for op in OPERATORS if op in text]
+    if not found:
+        raise TableError(f"--filter {text!r}: not COLUMN=VALUE (or !=, <, <=, >, >=, ~)")
+    op = min(found)[2]  # the first operator in the text, the longer one where two start there
+    column, value = (s.strip() for s in text.split(op, 1))
     if table and column not in table[0]:
         raise TableError(f"--filter {text!r}: unknown column {column!r} (columns: {', '.join(table[0])})")
     k = kind(column)
@@ -247,7 +253,9 @@ def parse_filter(text: str, table: Sequence[dict]) -> tuple[str, str, Any]:
         if op not in ("=", "!="):
             raise TableError(f"--filter {text!r}: null compares with = or != only")
         return column, op, None
-    if k in ("str", "bool") and op not in ("=", "!="):
+    if op == "~" and k != "str":
+        raise TableError(f"--filter {text!r}: ~ (contains) is for a text column ({', '.join(TEXT_COLUMNS)})")
+    if k in ("str", "bool") and op not in ("=", "!=", "~"):
         raise TableError(f"--filter {text!r}: {column} compares with = or != only")
     if k == "bool":
         if value.lower() not in ("true", "false"):
@@ -258,6 +266,17 @@ def parse_filter(text: str, table: Sequence[dict]) -> tuple[str, str, Any]:
             return column, op, float(value)
         except ValueError:
             raise TableError(f"--filter {text!r}: {value!r} is not a number") from None
+    present = sorted({r[column] for r in table if not _missing(r[column])})
+    if table and not present:
+        why = "give the taxonomy (--taxonomy) for the labels" if column in ("label", "closest", "failed", "rule") \
+            else "no row has a value there"
+        raise TableError(f"--filter {text!r}: the {column} column is empty: {why}")
+    known = sorted(set(CLASSES) | set(present), key=lambda c: (c not in CLASSES, c))
+    if column in LABEL_COLUMNS and op in ("=", "!=") and value not in known:
+        other = [v for v in known if v.lower() == value.lower()]
+        raise TableError(f"--filter {text!r}: {value!r} is not a label"
+                         + (f" (labels are written {other[0]!r})" if other else "")
+                         + f"; the labels: {', '.join(known)}")
     return column, op, value
 
 
@@ -268,6 +287,8 @@ def keep(table: Sequence[dict], column: str, op: str, value: Any) -> list[dict]:
         if value is None or _missing(x):
             same = _missing(x) and value is None
             return same if op == "=" else not same
+        if op == "~":
+            return value in x
         return {"=": x == value, "!=": x != value, "<": x < value, "<=": x <= value,
                 ">": x > value, ">=": x >= value}[op]
     return [r for r in table if ok(r[column])]

@@ -27,8 +27,9 @@ def add_flags(ap) -> None:
     order.add_argument("--asc", action="store_true", help="smallest first (the default)")
     t.add_argument("--top", type=int, metavar="K", help="the first K rows (after --filter and --sort)")
     t.add_argument("--filter", action="append", default=[], metavar="COLUMN=VALUE",
-                   help="keep the rows whose column equals VALUE (also !=, <, <=, >, >= on numbers; "
-                        "VALUE null matches an empty cell); repeatable, all must hold")
+                   help="keep the rows whose column equals VALUE (also !=, <, <=, >, >= on numbers, "
+                        "COLUMN~TEXT: a text column containing TEXT; VALUE null matches an empty cell); "
+                        "repeatable, all must hold (a range: two filters); a filter that cannot match is an error")
     t.add_argument("--columns", metavar="COLUMN,...", help="print only these columns, in this order "
                    "(default: all)")
     fmt = t.add_mutually_exclusive_group()

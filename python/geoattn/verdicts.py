@@ -29,7 +29,9 @@ import sys
 import warnings
 from typing import Sequence
 
-import numpy as np
+from .console import numpy_for
+
+np = numpy_for(__name__, "geoattn.verdicts")  # one line, not a traceback, where numpy is missing
 
 from .compare_bootstrap import ALIKE, _quantile, benjamini_hochberg, weights_of
 from .results import load_measure

@@ -47,18 +47,22 @@ double past(double value, double threshold) {
 double apart(double x, double y) { return std::isfinite(x) && std::isfinite(y) ? std::abs(x - y) : 1.0; }
 
 // SPEC §6, Mixer (ii): a slope that must be negative (sign = -1) or positive (+1): by its interval
-// when `by_interval`, else by its sign.
-Criterion slope_criterion(const char* name, double slope, const std::optional<std::array<double, 2>>& ci, int sign,
-                          bool by_interval) {
+// and its BH-adjusted p-value q (SPEC §2b) when `by_interval`, else by its sign.
+Criterion slope_criterion(const char* name, double slope, const std::optional<std::array<double, 2>>& ci, double q,
+                          int sign, bool by_interval, double fdr) {
   Criterion c;
   const char* want = sign < 0 ? "< 0" : "> 0";
   if (by_interval) {
     const double lo = (*ci)[0], hi = (*ci)[1];
-    c.holds = sign < 0 ? hi < 0 : lo > 0;
-    // The part of the interval on the wrong side of 0, over its width.
+    const bool clears = sign < 0 ? hi < 0 : lo > 0;
+    c.holds = clears && q <= fdr;
+    // The part of the interval on the wrong side of 0, over its width; where it clears 0 and q
+    // does not, how far q is past the level, over the rest of its range.
     const double wrong = sign < 0 ? std::max(0.0, hi - std::max(lo, 0.0)) : std::max(0.0, std::min(hi, 0.0) - lo);
-    c.shortfall = hi > lo ? wrong / (hi - lo) : 1.0;
-    c.text = fmt::format("slope of {} vs ln N {:.4g}, interval [{:.4g}, {:.4g}] {} (excluding 0)", name, slope, lo, hi, want);
+    c.shortfall = !clears ? (hi > lo ? wrong / (hi - lo) : 1.0) : c.holds ? 0.0 : (q - fdr) / std::max(1 - fdr, 1e-12);
+    c.text = fmt::format("slope of {} vs ln N {:.4g}, interval [{:.4g}, {:.4g}] {} (excluding 0), BH-adjusted p {:.3g} "
+                         "<= {:.3g}",
+                         name, slope, lo, hi, want, q, fdr);
   } else {
     c.holds = sign < 0 ? slope < 0 : slope > 0;
     c.shortfall = 1.0;
@@ -120,8 +124,10 @@ std::array<Rule, 3> rules(const HeadFeatures& f, HeadLabel& h, const TaxonomyCon
   const bool by_interval = h.slopes_by_interval && !cfg.mixer_slopes_by_sign;
   Rule mixer{"Mixer",
              {mixer_between(f, cfg),
-              slope_criterion("cos(s, v_0)", h.slope_cos_v0, f.slope_cos_v0_ci, -1, by_interval),
-              slope_criterion("cos(s, v_L)", h.slope_cos_vL, f.slope_cos_vL_ci, +1, by_interval)}};
+              slope_criterion("cos(s, v_0)", h.slope_cos_v0, f.slope_cos_v0_ci, f.slope_cos_v0_q, -1, by_interval,
+                              cfg.mixer_slope_fdr),
+              slope_criterion("cos(s, v_L)", h.slope_cos_vL, f.slope_cos_vL_ci, f.slope_cos_vL_q, +1, by_interval,
+                              cfg.mixer_slope_fdr)}};
   return {std::move(retriever), std::move(reset), std::move(mixer)};
 }
 
@@ -168,6 +174,20 @@ double row_entropy(const std::vector<double>& row) {
   return H / std::log(static_cast<double>(n));
 }
 
+// taxonomy.h: SPEC §2b, Benjamini-Hochberg adjusted p-values.
+std::vector<double> bh_adjusted(const std::vector<double>& p) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (std::isfinite(p[i])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> q(p.size(), kNaN);
+  const double m = static_cast<double>(order.size());
+  double running = 1.0;
+  for (size_t r = order.size(); r-- > 0;)  // q_(i) = min over j >= i of m p_(j) / j
+    q[order[r]] = running = std::min(running, m * p[order[r]] / static_cast<double>(r + 1));
+  return q;
+}
+
 // taxonomy.h: least-squares slope of y against ln(N) over the defined entries.
 double slope_vs_log_n(const std::vector<int64_t>& n_grid, const std::vector<double>& y) {
   std::vector<double> xs, ys;
@@ -202,7 +222,8 @@ HeadLabel classify(const HeadFeatures& f, const TaxonomyConfig& cfg) {
   const auto finite = [](const std::optional<std::array<double, 2>>& ci) {
     return ci && std::isfinite((*ci)[0]) && std::isfinite((*ci)[1]);
   };
-  h.slopes_by_interval = finite(f.slope_cos_v0_ci) && finite(f.slope_cos_vL_ci);
+  h.slopes_by_interval = finite(f.slope_cos_v0_ci) && finite(f.slope_cos_vL_ci) && std::isfinite(f.slope_cos_v0_q) &&
+                         std::isfinite(f.slope_cos_vL_q);
 
   const auto all = rules(f, h, cfg);  // fills h.reset_branch
   for (const Rule& r : all)
@@ -249,6 +270,14 @@ SensitivityRow changes_at(const Taxonomy& t, const TaxonomyConfig& moved, Sensit
 Taxonomy taxonomy(std::vector<TaxonomyInput> heads, const TaxonomyConfig& cfg) {
   Taxonomy out;
   out.config = cfg;
+  // SPEC §2b: the slope tests of all heads are one family; their p-values adjusted together.
+  std::vector<double> p;
+  for (const auto& in : heads) p.push_back(in.features.slope_cos_v0_p), p.push_back(in.features.slope_cos_vL_p);
+  const std::vector<double> q = bh_adjusted(p);
+  for (size_t k = 0; k < heads.size(); ++k) {
+    heads[k].features.slope_cos_v0_q = q[2 * k], heads[k].features.slope_cos_vL_q = q[2 * k + 1];
+    out.slope_tests += std::isfinite(p[2 * k]) + std::isfinite(p[2 * k + 1]);
+  }
   std::map<int64_t, LabelCounts> per_layer;
   for (auto& input : heads) {
     HeadLabel label = classify(input.features, cfg);

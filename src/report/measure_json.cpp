@@ -69,10 +69,13 @@ void put_group(ordered_json& out, const GroupStats& s, const metrics::GroupInter
             [&](int64_t g, int j) { return ci->diff[k][g][j]; });
     for (int k = 0; k < metrics::kScalarMetrics; ++k)
       out[std::string(kScalarNames[k]) + "_ci"] = interval(ci->scalar[k][0], ci->scalar[k][1]);
-    // SPEC §6: the intervals of the slopes against ln N of cos(s, v_0) and cos(s, v_L).
-    for (int k = 0; k < 2; ++k)
-      out[std::string(kCurveNames[k == 0 ? metrics::kCos_s_v0 : metrics::kCos_s_vL]) + "_slope_ci"] =
-          interval(ci->slope[k][0], ci->slope[k][1]);
+    // SPEC §6: the intervals of the slopes against ln N of cos(s, v_0) and cos(s, v_L), and
+    // their two-sided bootstrap p-values (SPEC §2b: the taxonomy adjusts them across heads).
+    for (int k = 0; k < 2; ++k) {
+      const std::string name(kCurveNames[k == 0 ? metrics::kCos_s_v0 : metrics::kCos_s_vL]);
+      out[name + "_slope_ci"] = interval(ci->slope[k][0], ci->slope[k][1]);
+      out[name + "_slope_p"] = number(ci->slope_p[k]);
+    }
   }
   if (!with_corr) return;
   // SPEC §3: corr(R(r_min, N), rho0) per N.

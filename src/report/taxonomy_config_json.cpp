@@ -17,6 +17,8 @@ namespace {
 void check_range(const std::string& key, double x) {
   if (key == "retriever_cos_vL_min" || key == "reset_cos_vL_max") {
     if (!(x >= -1 && x <= 1)) fail("taxonomy config: '{}' = {} must be a cosine in [-1, 1]", key, x);
+  } else if (key == "mixer_slope_fdr") {
+    if (!(x > 0 && x < 1)) fail("taxonomy config: '{}' = {} must be a level in (0, 1)", key, x);
   } else if (key == "mixer_between_slack") {
     if (!(x > 0) || !std::isfinite(x)) fail("taxonomy config: '{}' = {} must be a finite number > 0", key, x);
   } else if (!(x >= 0) || !std::isfinite(x)) {

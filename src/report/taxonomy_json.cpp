@@ -94,6 +94,21 @@ std::vector<analysis::TaxonomyInput> taxonomy_inputs(const ordered_json& measure
     };
     f.slope_cos_v0_ci = interval("cos_s_v0_slope_ci");
     f.slope_cos_vL_ci = interval("cos_s_vL_slope_ci");
+    // SPEC §2b: their p-values, which the taxonomy adjusts across heads; a result with intervals
+    // and no p-values is from an older geoattn, whose Mixers would go untested.
+    const auto p_value = [&](const char* key, bool with_interval) {
+      if (!h.contains(key) || h[key].is_null()) {
+        if (with_interval)
+          fail("taxonomy: {}.{} is missing beside its interval (a result of an older geoattn): run geoattn measure "
+               "again, or geoattn merge on its state sidecar",
+               where, key);
+        return kNaN;
+      }
+      if (!h[key].is_number()) fail("taxonomy: {}.{} must be a number or null, got {}", where, key, h[key].dump());
+      return h[key].get<double>();
+    };
+    f.slope_cos_v0_p = p_value("cos_s_v0_slope_p", f.slope_cos_v0_ci.has_value());
+    f.slope_cos_vL_p = p_value("cos_s_vL_slope_p", f.slope_cos_vL_ci.has_value());
     // SPEC §6's leave-one-out curves and Reset (b)'s mean row, where the result has them.
     const auto optional_curve = [&](const ordered_json& j, const std::string& at, const char* key, size_t size) {
       return j.is_object() && j.contains(key) ? need_curve(j, at, key, size) : std::vector<double>{};
@@ -129,6 +144,10 @@ ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
                              {"slope_cos_vL", number(lab.slope_cos_vL)},
                              {"slope_cos_v0_ci", interval_or_null(f.slope_cos_v0_ci)},
                              {"slope_cos_vL_ci", interval_or_null(f.slope_cos_vL_ci)},
+                             {"slope_cos_v0_p", number(f.slope_cos_v0_p)},
+                             {"slope_cos_vL_p", number(f.slope_cos_vL_p)},
+                             {"slope_cos_v0_q", number(f.slope_cos_v0_q)},
+                             {"slope_cos_vL_q", number(f.slope_cos_vL_q)},
                              {"slopes_by", lab.slopes_by_interval ? "interval" : "sign"},
                              {"median_cos_v0_small_n", number(lab.median_cos_v0_small_n)},
                              {"row_entropy", number(lab.row_entropy)},
@@ -163,6 +182,11 @@ ordered_json to_json(const analysis::Taxonomy& t, const ordered_json& model) {
           {"layers", std::move(layers)},
           {"totals", counts({{"heads", static_cast<int64_t>(t.heads.size())}}, t.totals)},
           {"mixers", {{"by_interval", t.mixers_by_interval}, {"by_sign", t.mixers_by_sign}}},
+          // SPEC §2b: the Mixer's slope tests by interval, one family adjusted across heads.
+          {"slope_tests",
+           {{"tests", t.slope_tests},
+            {"method", "Benjamini-Hochberg across every head's two slopes (two-sided Wald p-values, the bootstrap's standard error)"},
+            {"fdr", t.config.mixer_slope_fdr}}},
           {"flagged", t.flagged},
           {"sensitivity", std::move(sensitivity)}};
 }

@@ -254,6 +254,7 @@ def taxonomy(run):
     t = run["taxonomy"]
     n = {f"n_{k}": count(t["totals"][k]) for k in ("Retriever", "Mixer", "Reset", "Unlabelled")}
     n["mixers_by_interval"], n["mixers_by_sign"] = count(t["mixers"]["by_interval"]), count(t["mixers"]["by_sign"])
+    n["slope_tests"], n["slope_fdr"] = count(t["slope_tests"]["tests"]), f'{t["slope_tests"]["fdr"]:g}'
     branches = [h.get("reset_branch") for h in t["heads"] if h["label"] == "Reset"]
     n["reset_sink"], n["reset_spread"] = count(branches.count("sink")), count(branches.count("spread"))
     n["flagged"] = count(t["flagged"])
@@ -283,7 +284,8 @@ def taxonomy(run):
     verdict = "agrees" if start <= (last + 1) // 2 else "disagrees"
     return claim("taxonomy", "**Head classes** (geoattn's rules, SPEC §6; beside the paper's Fig. 8 only class by "
                  "class): {n_Retriever} Retriever (layers {layers_Retriever}); {n_Mixer} Mixer (layers {layers_Mixer}), "
-                 "{mixers_by_interval} by their slopes' intervals and {mixers_by_sign} by their signs; {n_Reset} Reset "
+                 "{mixers_by_interval} by their slopes' intervals (each slope's test adjusted by Benjamini-Hochberg across "
+                 "all {slope_tests} slopes of the heads, at {slope_fdr}) and {mixers_by_sign} by their signs; {n_Reset} Reset "
                  "(layers {layers_Reset}), {reset_sink} by the sink dominating and {reset_spread} by the mass broadly "
                  "spread; {n_Unlabelled} Unlabelled (closest to Retriever {closest_Retriever}, to Mixer {closest_Mixer}, "
                  "to Reset {closest_Reset}). The leave-one-out diagnostic flags {flagged} labels. Moving one criterion "

@@ -45,8 +45,9 @@ void hand_to_package(const Command& command, int argc, char** argv) {
   execvp(program.c_str(), args.data());
   std::fprintf(stderr,
                "geoattn: error: geoattn %s runs %s, of the Python package, and it cannot be started (%s): "
-               "pip install './python[figures]' puts it on PATH\n",
-               command.name, program.c_str(), std::strerror(errno));
+               "pip install './python[figures]' puts it on PATH, or from geoattn's checkout run "
+               "PYTHONPATH=python python3 -m geoattn.%s (numpy needed)\n",
+               command.name, program.c_str(), std::strerror(errno), command.name);
   std::_Exit(1);
 }
 

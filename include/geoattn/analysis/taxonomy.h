@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,7 @@ struct TaxonomyConfig {
   int64_t reset_n_max = 64;           // Reset: "small N"
   double reset_spread_entropy_min = 0.9;  // Reset (b): the mean row's normalized entropy >= this
   double mixer_between_slack = 1.0;   // Mixer (i): min(c_sink, c_rest) / this <= c_last <= this * max(c_sink, c_rest)
+  double mixer_slope_fdr = 0.05;      // Mixer (ii) by interval: a slope's BH-adjusted p-value <= this (SPEC §2b)
   // Not a threshold of the config file: the sensitivity table's row that reads the Mixer's slopes
   // by their signs where the run has intervals (SPEC §6, "intervals against signs").
   bool mixer_slopes_by_sign = false;
@@ -48,7 +50,8 @@ inline constexpr TaxonomyThreshold kTaxonomyThresholds[] = {
     {"reset_cos_vL_max", &TaxonomyConfig::reset_cos_vL_max, nullptr},
     {"reset_n_max", nullptr, &TaxonomyConfig::reset_n_max},
     {"reset_spread_entropy_min", &TaxonomyConfig::reset_spread_entropy_min, nullptr},
-    {"mixer_between_slack", &TaxonomyConfig::mixer_between_slack, nullptr}};
+    {"mixer_between_slack", &TaxonomyConfig::mixer_between_slack, nullptr},
+    {"mixer_slope_fdr", &TaxonomyConfig::mixer_slope_fdr, nullptr}};
 // The sensitivity table's one row that is not a factor on a threshold (SPEC §6: the Mixer's
 // slopes read by their signs, against their intervals).
 inline constexpr const char* kMixerSlopesBySign = "mixer_slopes_by_sign";
@@ -67,7 +70,15 @@ struct HeadFeatures {
   std::vector<double> mean_row;
   // The bootstrap intervals of the two slopes (the run's, SPEC §2b), where the run has them.
   std::optional<std::array<double, 2>> slope_cos_v0_ci, slope_cos_vL_ci;
+  // Their two-sided bootstrap p-values for "slope = 0" (the run's), and the same adjusted by
+  // Benjamini-Hochberg across every head's two slopes (taxonomy() sets q from p; NaN: none).
+  double slope_cos_v0_p = std::numeric_limits<double>::quiet_NaN(), slope_cos_vL_p = slope_cos_v0_p;
+  double slope_cos_v0_q = slope_cos_v0_p, slope_cos_vL_q = slope_cos_v0_p;
 };
+
+// SPEC §2b: Benjamini-Hochberg adjusted p-values (q_(i) = min over j >= i of m p_(j) / j, at most
+// 1) of the finite entries of p, m of them; NaN where p is NaN.
+std::vector<double> bh_adjusted(const std::vector<double>& p);
 
 // The labels classify gives, in the order results count them: the paper's three classes by
 // their signatures, then the heads that meet none.
@@ -105,14 +116,16 @@ double row_entropy(const std::vector<double>& row);
 //               reset_spread_entropy_min (reset_branch says which; a before b);
 //   Mixer:      (i) min(c_sink, c_rest) / s <= c_last <= s * max(c_sink, c_rest), s =
 //               mixer_between_slack, and (ii) slope_cos_v0 < 0 and slope_cos_vL > 0, each
-//               interval excluding 0 (hi < 0, lo > 0) where the features have both intervals,
-//               else the signs alone (slopes_by_interval says which);
+//               interval excluding 0 (hi < 0, lo > 0) and its BH-adjusted p-value (q) <=
+//               mixer_slope_fdr where the features have both intervals and both q (the test
+//               across heads, SPEC §2b), else the signs alone (slopes_by_interval says which);
 //   Unlabelled: none of these (a NaN feature fails the comparison it is in). `closest` is the
 //               rule with the smallest relative shortfall, the sum over its failed criteria of
 //               how far each misses (a threshold's: the distance past it over the threshold's
 //               size; two cosines compared: their difference, on the cosine's scale of 1; a
 //               slope's: the part of its interval on the wrong side of 0 over the interval's
-//               width, 1 when read by its sign), ties to the order above.
+//               width, or where the interval clears 0 and q does not, (q - fdr) / (1 - fdr);
+//               1 when read by its sign), ties to the order above.
 // The leave-one-out diagnostic (`flag`): a Retriever whose drop_last is not larger than its
 // drop_sink, or a Reset whose drop_sink is not larger than its drop_last, is flagged, not
 // relabelled.
@@ -158,6 +171,9 @@ struct Taxonomy {
   // SPEC §6: Mixers whose slopes were read by their intervals, and by their signs alone: two
   // counts never pooled (totals' Mixer is their sum).
   int64_t mixers_by_interval = 0, mixers_by_sign = 0;
+  // SPEC §2b: the family of the slope tests that BH adjusted (every head's two slopes with a
+  // p-value; 0 where the run has none).
+  int64_t slope_tests = 0;
   int64_t flagged = 0;  // labels whose leave-one-out diagnostic disagrees
   std::vector<SensitivityRow> sensitivity;
 };

@@ -12,6 +12,7 @@
 #include "geoattn/analysis/taxonomy.h"
 #include "resamples.h"
 #include "geoattn/metrics/stats/pearson.h"
+#include "geoattn/metrics/stats/student_t.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/nan.h"
 #include "geoattn/util/progress.h"
@@ -173,16 +174,31 @@ void block_intervals(const Block& r, int64_t g0, int64_t g1, Percentiles p, Grou
 }
 
 // SPEC §6: each replicate's slope against ln N of its mean cos(s, v_0) and cos(s, v_L) curves
-// (a replicate without a sample at some N leaves that N out, as the point estimate does).
-void slope_intervals(const Block& r, std::span<const int64_t> n_grid, Percentiles p, GroupIntervals& out) {
+// (a replicate without a sample at some N leaves that N out, as the point estimate does), and
+// SPEC §2b's Wald p-value of the point slope (from every document once: `point` the group's
+// sums, `total` its samples per N) with the replicates' standard deviation as its error.
+void slope_intervals(const Block& r, std::span<const int64_t> n_grid, const Eigen::RowVectorXd& point,
+                     const Eigen::RowVectorXd& total, Percentiles p, GroupIntervals& out) {
   const int64_t B = r.sums.rows(), G = r.u.grid_size();
   const std::vector<int64_t> grid(n_grid.begin(), n_grid.end());
   std::vector<double> xs(static_cast<size_t>(B)), low(xs.size()), high(xs.size()), y(static_cast<size_t>(G));
   for (int k = 0; k < 2; ++k) {
+    for (int64_t g = 0; g < G; ++g) y[g] = total(g) > 0 ? point(k * G + g) / total(g) : kNaN;
+    const double slope = analysis::slope_vs_log_n(grid, y);
+    double sum = 0;
+    int64_t finite = 0;
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t g = 0; g < G; ++g) y[g] = r.counts(b, g) > 0 ? r.sums(b, k * G + g) / r.counts(b, g) : kNaN;
       xs[b] = analysis::slope_vs_log_n(grid, y);
+      if (std::isfinite(xs[b])) sum += xs[b], ++finite;
     }
+    // The replicates' standard deviation (the finite ones, two passes, divided by their count less 1).
+    const double mean = finite ? sum / static_cast<double>(finite) : kNaN;
+    double squares = 0;
+    for (int64_t b = 0; b < B; ++b)
+      if (std::isfinite(xs[b])) squares += (xs[b] - mean) * (xs[b] - mean);
+    const double sd = finite > 1 ? std::sqrt(squares / static_cast<double>(finite - 1)) : kNaN;
+    out.slope_p[k] = wald_p_value(slope, sd, r.u.units());
     out.slope[k] = tails(xs.data(), B, low.data(), high.data(), p);
   }
 }
@@ -226,13 +242,17 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
   // Per layer, B x G: the samples per head of the layer in each replicate (a windowed layer's
   // samples stop at its window, SPEC §1).
   std::vector<Eigen::MatrixXd> head_counts;
+  std::vector<Eigen::RowVectorXd> head_totals;  // and 1 x G, with every document once (the point estimates)
   Eigen::MatrixXd all_counts = Eigen::MatrixXd::Zero(replicates, G);  // summed over layers
+  Eigen::RowVectorXd all_totals = Eigen::RowVectorXd::Zero(G);
   for (int64_t l = 0; l < L; ++l) {
     Eigen::MatrixXd C(U, G);
     for (int64_t i = 0; i < U; ++i)
       for (int64_t g = 0; g < G; ++g) C(i, g) = static_cast<double>(u.unit_count(order[i], l, g));
     head_counts.push_back(W * C);
     all_counts += head_counts.back();
+    head_totals.push_back(C.colwise().sum());
+    all_totals += head_totals.back();
   }
 
   // Every group to report: the whole model, the layers, the heads (as far as the level goes),
@@ -240,21 +260,22 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
   struct Job {
     std::vector<int64_t> members;
     Eigen::MatrixXd counts;
+    Eigen::RowVectorXd totals;
   };
   std::vector<Job> jobs;
   std::vector<int64_t> all(static_cast<size_t>(groups));
   std::iota(all.begin(), all.end(), 0);
-  jobs.push_back({all, all_counts * static_cast<double>(H)});
+  jobs.push_back({all, all_counts * static_cast<double>(H), all_totals * static_cast<double>(H)});
   if (u.level() != BootLevel::Global)
     for (int64_t l = 0; l < L; ++l) {
       std::vector<int64_t> members;
       if (u.level() == BootLevel::Layer) members = {l};
       else
         for (int64_t h = 0; h < H; ++h) members.push_back(l * H + h);
-      jobs.push_back({members, head_counts[l] * static_cast<double>(H)});
+      jobs.push_back({members, head_counts[l] * static_cast<double>(H), head_totals[l] * static_cast<double>(H)});
     }
   if (u.level() == BootLevel::Head)
-    for (int64_t grp = 0; grp < groups; ++grp) jobs.push_back({{grp}, head_counts[grp / H]});
+    for (int64_t grp = 0; grp < groups; ++grp) jobs.push_back({{grp}, head_counts[grp / H], head_totals[grp / H]});
 
   std::vector<GroupIntervals> results(jobs.size());
   for (auto& r : results) {
@@ -263,6 +284,7 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
     r.scalar.assign(kScalarMetrics, Interval{kNaN, kNaN});
     r.corr.assign(G, Interval{kNaN, kNaN});
     r.slope.fill(Interval{kNaN, kNaN});
+    r.slope_p.fill(kNaN);
   }
   // Work items: (job, block of grid indices); then a job's scalars, then (with n_grid) its
   // slopes over the whole grid. One [B x U] x [U x columns] product per item keeps the replicate
@@ -294,7 +316,7 @@ BootstrapResult bootstrap(WorkerPool& pool, const UnitStats& u, int64_t replicat
           for (size_t c = 0; c < columns.size(); ++c) X(i, static_cast<Eigen::Index>(c)) += sums[columns[c]];
         }
       const Block r{u, sums_of_replicates(W, X), columns, job.counts};
-      if (slopes) slope_intervals(r, n_grid, out.percentiles, results[item / blocks]);
+      if (slopes) slope_intervals(r, n_grid, X.colwise().sum(), job.totals, out.percentiles, results[item / blocks]);
       else block_intervals(r, g0, g1, out.percentiles, results[item / blocks]);
     }
   });

@@ -42,6 +42,8 @@ std::vector<analysis::TaxonomyInput> taxonomy_inputs(const Aggregator& agg, cons
       if (with_ci) {  // SPEC §6: the slopes' intervals, as the result JSON carries them
         const auto& slope = boot->heads[static_cast<size_t>(l * agg.heads() + h)].slope;
         f.slope_cos_v0_ci = slope[0], f.slope_cos_vL_ci = slope[1];
+        const auto& p = boot->heads[static_cast<size_t>(l * agg.heads() + h)].slope_p;  // SPEC §2b: for BH
+        f.slope_cos_v0_p = p[0], f.slope_cos_vL_p = p[1];
       }
       out.push_back(std::move(in));
     }

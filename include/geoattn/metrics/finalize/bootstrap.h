@@ -35,6 +35,10 @@ struct GroupIntervals {
   // [2]: the slopes against ln N of the mean cos(s, v_0) and cos(s, v_L) curves
   // (analysis::slope_vs_log_n, SPEC §6's Mixer signature), each replicate's from its own means.
   std::array<Interval, 2> slope{};
+  // [2]: the same slopes' two-sided p-values for "slope = 0": the Wald test with the replicates'
+  // standard deviation as the slope's standard error (wald_p_value, metrics/stats/student_t.h),
+  // the inputs of the taxonomy's Benjamini-Hochberg control across heads (SPEC §2b, §6).
+  std::array<double, 2> slope_p{};
 };
 
 // SPEC §2b: intervals only where the data has them. Below kMinIntervalUnits units there is no

@@ -10,11 +10,15 @@ cell_words, which ctest Findings runs on the committed records); with the envelo
 (fifty standard errors below one head's measured mean R at every N: "above" at its every live
 N; fifty above: "below"; the studentized band of 24 documents reaches past 10), and with the envelopes set to the measured means themselves (a null: no
 word but "cannot decide" anywhere); the same seed gives the same record; a result without
-predicted envelopes is refused in one line, and --record never replaces an input.
+predicted envelopes is refused in one line, and --record never replaces an input. Calibration over
+many nulls: 40 worlds of documents drawn with replacement from the run's, judged against envelopes
+at the run's own means (the worlds' truth), mark a cell in at most 4; with every head's R
+envelopes 4 standard errors below the mean, most (head, world) pairs read "above".
 
     tests/test_verdicts.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 """
 import copy
+import dataclasses
 import json
 import math
 import os
@@ -111,6 +115,44 @@ def main():
     nv = envelope_verdicts(out, doc=null)
     marked = sum(c[w] for c in nv["counts"].values() for w in ("above", "below", "within"))
     check(marked == 0, f"envelopes at the measured means (a null): {marked} cells marked")
+
+    # Calibration over many nulls (SPEC §2b): worlds of documents drawn with replacement from the
+    # run's, each judged against envelopes at the run's own means (the world's truth, so every
+    # "above" or "below" is a false mark). At most about 5% of the worlds may mark anything.
+    worlds, marking, cells, live = 40, 0, 0, 0
+    draw = np.random.Generator(np.random.PCG64(12345))
+    for k in range(worlds):
+        idx = draw.integers(0, U, size=U)
+        world = dataclasses.replace(u, ids=[u.ids[i] for i in idx], sums=u.sums[idx], counts=u.counts[idx])
+        wv = envelope_verdicts(out, replicates=400, seed=k, doc=null, units=world)
+        n = sum(c[w] for c in wv["counts"].values() for w in ("above", "below"))
+        marking, cells = marking + (n > 0), cells + n
+        live += sum(sum(h[key]["live"]) for h in wv["heads"] for key in ("P", "R"))
+    check(marking <= 4 and live > 0, f"{worlds} null worlds (documents redrawn, envelopes at the run's means): "
+                                     f"{marking} mark any cell ({cells} of {live} live cells in all), at most "
+                                     "about 5% allowed (4 of 40)")
+    # The same worlds with every head's R envelopes 4 standard errors below the run's mean: found
+    # ("above") in most heads. (One head alone is not: a family's bootstrap p-value is at least
+    # 1 / (B + 1), and Benjamini-Hochberg passes one family of F only at p <= alpha / F.)
+    shifted, found, heads_tried = copy.deepcopy(null), 0, 0
+    by_head = {(x["layer"], x["head"]): x for x in v["heads"]}
+    for h in shifted["heads"]:
+        vh = by_head.get((h["layer"], h["head"]))
+        if vh is None:
+            continue
+        pe = h["predicted_envelopes"]
+        for i, j in enumerate(vh["R"]["judged"]):
+            if j:
+                pe["R_up"][i] = pe["R_lo"][i] = vh["R"]["mean"][i] - 4 * vh["R"]["se"][i]
+    for k in range(10):
+        idx = draw.integers(0, U, size=U)
+        world = dataclasses.replace(u, ids=[u.ids[i] for i in idx], sums=u.sums[idx], counts=u.counts[idx])
+        wv = envelope_verdicts(out, replicates=400, seed=k, doc=shifted, units=world)
+        with_live = [x for x in wv["heads"] if any(x["R"]["live"])]
+        heads_tried += len(with_live)
+        found += sum(any(w == "above" for w in x["R"]["verdicts"]) for x in with_live)
+    check(found >= 0.6 * heads_tried, f"every head's R envelopes 4 standard errors below its mean: 'above' in {found} "
+                                      f"of {heads_tried} (head, world) pairs with a live N")
 
     rec1, rec2 = os.path.join(tmp, "v1.json"), os.path.join(tmp, "v2.json")
     env = package_env(src)

@@ -93,16 +93,17 @@ def _family(t: np.ndarray, z: np.ndarray, alpha: float) -> tuple[float, float]:
 
 
 def envelope_verdicts(json_path: str, alpha: float = 0.05, replicates: int | None = None, seed: int | None = None,
-                      doc: dict | None = None) -> dict:
+                      doc: dict | None = None, units: UnitSums | None = None) -> dict:
     """The verdicts of a measure result with predicted envelopes (module docstring). `replicates`
     and `seed` default to the run's bootstrap's; `doc`: the result as load_measure reads it (read
-    from json_path when None; its per-document sums are json_path's state sidecar's either way).
-    ValueError when the result has no predicted envelopes or no per-document sums at level head."""
+    from json_path when None); `units`: its per-document sums (json_path's state sidecar's when
+    None; a calibration passes documents drawn from them). ValueError when the result has no
+    predicted envelopes or no per-document sums at level head."""
     doc = load_measure(json_path) if doc is None else doc
     source = doc.get("settings", {}).get("predict_from")
     if source is None:
         raise ValueError(f"{json_path}: no predicted envelopes (run geoattn measure with --predict-from RESULT.json)")
-    units = read_unit_sums(json_path)
+    units = read_unit_sums(json_path) if units is None else units
     if units.level != "head":
         raise ValueError(f"{json_path}: the per-document sums are at level {units.level}; verdicts per head need "
                          "--bootstrap-level head")

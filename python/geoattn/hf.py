@@ -30,12 +30,16 @@ _HOOK = re.compile(r"blocks\.(\d+)\.attn\.hook_(?:pattern|v)")
 
 
 def capture(model: torch.nn.Module, input_ids: torch.Tensor, *, queries: str | Sequence[int] = "last",
-            dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+            dtype: torch.dtype | None = None, bos: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     """(alpha, values) of a transformers decoder on input_ids [windows, T] (or [T]).
 
     queries: "last", "all" or positions; dtype: of the returned tensors (default float32, as
     `geoattn capture` writes; the rows are the model's own, so a bf16 model gives bf16 rows
     widened: `geoattn capture --pattern-dtype run`). Everything stays on the model's device.
+    bos: every window must start with the model's BOS (config.bos_token_id), as geoattn's windows
+    do (SPEC §7: the command line puts it first), else ValueError naming it: a tokenizer that adds
+    none (transformers 5.x's LLaMA-2 one) would measure another window than the command line, the
+    sink moved; bos=False measures the ids as they are.
     """
     import torch
 
@@ -50,6 +54,10 @@ def capture(model: torch.nn.Module, input_ids: torch.Tensor, *, queries: str | S
     positions = _checks.query_positions(queries, None, T)
     dtype = torch.float32 if dtype is None else _checks.float_dtype(dtype, "dtype")
     device = _fits_model(model, ids)
+    if not isinstance(bos, bool):
+        raise ValueError(f"bos: expected True or False, got {bos!r}")
+    if bos:
+        _starts_with_bos(model, ids)
 
     rows, vals, order = [], [], {}
     select = torch.tensor(positions, device=device)
@@ -109,6 +117,20 @@ def _fits_model(model, ids):
         raise ValueError(f"input_ids: T = {ids.shape[1]}, longer than the model's {positions} positions "
                          "(config.max_position_embeddings)")
     return parameter.device
+
+
+def _starts_with_bos(model, ids):
+    """ValueError naming the first window of ids [W, T] that does not start with the model's BOS
+    (config.bos_token_id; nothing to check where the config has none)."""
+    bos = getattr(model.config, "bos_token_id", None)
+    if not isinstance(bos, int):
+        return
+    bad = (ids[:, 0] != bos).nonzero()
+    if bad.numel():
+        w = int(bad[0, 0])
+        raise ValueError(f"input_ids: window {w} starts with id {int(ids[w, 0])}, not the model's BOS {bos} "
+                         "(config.bos_token_id), where geoattn's windows start (SPEC §7; this tokenizer added "
+                         f"none): put {bos} first, or pass bos=False to measure the ids as they are")
 
 
 def _set_eager(model):

@@ -257,6 +257,8 @@ CASES = [
     ("hf.capture", "queries", lambda e: capture(queries=[]), "positions"),
     ("hf.capture", "dtype", lambda e: capture(dtype=torch.bool), "torch.float32"),
     ("hf.capture", "dtype", lambda e: capture(dtype="float16"), "torch.float16"),
+    ("hf.capture", "input_ids", lambda e: capture(input_ids=[2, 3]), "not the model's BOS 1"),
+    ("hf.capture", "bos", lambda e: capture(bos="no"), "True or False"),
 
     ("hf.from_cache", "cache", lambda e: hf.from_cache({}), "no blocks"),
     ("hf.from_cache", "cache", lambda e: hf.from_cache([1]), "dict"),
@@ -369,7 +371,8 @@ def test_good_inputs_run():
 
 
 def test_bounds_of_a_model_are_accepted():
-    alpha, values = capture(input_ids=[[0, VOCAB - 1] * (POSITIONS // 2)], queries="all", dtype=torch.float64)
+    alpha, values = capture(input_ids=[[0, VOCAB - 1] * (POSITIONS // 2)], queries="all", dtype=torch.float64,
+                            bos=False)
     assert alpha.dtype == values.dtype == torch.float64 and alpha.shape == (1, 2, 2, POSITIONS, POSITIONS)
     c = cache(layers=2)
     assert hf.from_cache(c, layers=1)[0].shape == (1, 1, 4, 1, 8)

@@ -2,12 +2,14 @@
 the README and in docs/getting-started.md, on the shipped stories15M (a Hugging Face folder),
 in a folder that holds the repository's files, with upstream transformers and its LLaMA
 tokenizer (sentencepiece)."""
+import json
 import os
 import subprocess
 import sys
 
 import pytest
 
+import geoattn
 from conftest import REPO, in_ci
 
 sys.path.insert(0, os.path.join(REPO, "tests"))
@@ -25,18 +27,52 @@ def needs(module):
         pytest.skip(f"{module} is not installed: the example reads the LLaMA tokenizer through it")
 
 
+# Appended to the example: its numbers, for the comparison with the command line's window.
+DUMP = """
+import json, numpy
+numpy.save("example_P.npy", result.heads["P_rmax"]); numpy.save("example_R.npy", result.heads["R_rmin"])
+json.dump({"totals": geoattn.taxonomy(result)["totals"], "ids": ids[0].tolist()}, open("example.json", "w"))
+"""
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_the_python_example_runs_as_written(page, tmp_path):
+def test_the_python_example_runs_as_written(page, tmp_path, geoattn_bin):
     needs("transformers")
     needs("sentencepiece")
     workspace(REPO, str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", block_after(os.path.join(REPO, page), "python-example", "python")],
-                          cwd=tmp_path, capture_output=True, text=True,
+    code = block_after(os.path.join(REPO, page), "python-example", "python")
+    done = subprocess.run([sys.executable, "-c", code + DUMP], cwd=tmp_path, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, f"{page}'s example: {done.stderr[-3000:]}"
     # It prints the labels of stories15M's 36 heads and the per-head curves' shape [L, H, N].
     last = done.stdout.strip().splitlines()[-1]
     assert "'heads': 36" in last and "(6, 6, " in last, last
+    # The same window as the command line's (BOS first, SPEC §7): its tokens, every head's P and R
+    # at every N, and the labels, against `geoattn measure` of the same file at T = 256.
+    import numpy as np
+    from geoattn.results import load_measure
+
+    out = tmp_path / "cli.json"
+    subprocess.run([geoattn_bin, "capture", "--quiet", "--model", "models/stories15M", "--data",
+                    "data/openwebtext/openwebtext-first100.txt", "--ctx", "256", "--max-windows", "1", "--out",
+                    str(tmp_path / "cli.safetensors")], cwd=tmp_path, check=True)
+    subprocess.run([geoattn_bin, "measure", "--quiet", "--model", "models/stories15M", "--data",
+                    "data/openwebtext/openwebtext-first100.txt", "--ctx", "256", "--max-windows", "1", "--out",
+                    str(out)], cwd=tmp_path, check=True)
+    subprocess.run([geoattn_bin, "taxonomy", "--quiet", "--from", str(out), "--out", str(tmp_path / "cli-tax.json")],
+                   cwd=tmp_path, check=True)
+    example = json.load(open(tmp_path / "example.json"))
+    tokens = geoattn.read_capture(str(tmp_path / "cli.safetensors"))["tokens"]
+    assert list(np.asarray(tokens).reshape(-1)) == example["ids"], "the example's window is not the command line's"
+    cli = load_measure(str(out))
+    for key, name in (("P_rmax", "example_P.npy"), ("R_rmin", "example_R.npy")):
+        mine = np.load(tmp_path / name)
+        theirs = np.full(mine.shape, np.nan)
+        for h in cli["heads"]:
+            theirs[h["layer"], h["head"]] = [np.nan if x is None else x for x in h[key]]
+        assert np.nanmax(np.abs(mine - theirs)) <= 1e-6, f"{key}: the example's differs from the command line's"
+    totals = json.load(open(tmp_path / "cli-tax.json"))["totals"]
+    assert example["totals"] == totals, (example["totals"], totals)
 
 
 # The TransformerLens example of docs/python.md, and its cache against geoattn.hf.capture of the

@@ -70,7 +70,7 @@ def test_a_family_without_a_cpp_forward_end_to_end(family):
     hooks = [out_proj(model, l).register_forward_pre_hook(lambda m, a, l=l: mixed.__setitem__(l, a[0].detach()))
              for l in range(3)]
     try:
-        alpha, values = geoattn.hf.capture(model, ids, queries="all")
+        alpha, values = geoattn.hf.capture(model, ids, queries="all", bos=False)  # random ids: no BOS first
     finally:
         for h in hooks:
             h.remove()
@@ -106,13 +106,13 @@ def test_from_cache_takes_transformer_lens_names():
     capture gives."""
     model, _ = tiny("granite")
     ids = torch.randint(0, 97, (1, 24), generator=torch.Generator().manual_seed(5))
-    full, values = geoattn.hf.capture(model, ids, queries="all")
+    full, values = geoattn.hf.capture(model, ids, queries="all", bos=False)  # random ids: no BOS first
     cache = {}
     for l in range(full.shape[1]):
         cache[f"blocks.{l}.attn.hook_pattern"] = full[:, l]              # [B, H, T, T]
         cache[f"blocks.{l}.attn.hook_v"] = values[:, l].transpose(1, 2)  # [B, T, KV, d]
     alpha, v = geoattn.hf.from_cache(cache, queries="last")
-    last, _ = geoattn.hf.capture(model, ids, queries="last")
+    last, _ = geoattn.hf.capture(model, ids, queries="last", bos=False)
     assert torch.equal(alpha, last) and torch.equal(v, values)
     same(without_run_info(geoattn.metrics(alpha, v, controls=0).doc),
          without_run_info(geoattn.metrics(last, values, controls=0).doc))

@@ -510,6 +510,18 @@ def label_checks(src, tmp, geoattn, a, a16):
     check(ok and "never pooled or compared as one" in p.stdout and "not compared" in p.stdout,
           f"labels read by interval (A) and by sign (B, --bootstrap-level layer): each run's counts, not compared "
           f"(Mixer {ja['totals']['Mixer']} by interval, {jl['totals']['Mixer']} by sign)")
+    # SPEC §6: taxonomies made by different rules (one threshold moved) are each counted, never compared.
+    cfg, tm = os.path.join(tmp, "moved.json"), os.path.join(tmp, "lmoved.json")
+    with open(cfg, "w") as f:
+        json.dump({"retriever_cos_vL_min": 0.4}, f)
+    run([geoattn, "taxonomy", "--from", a16, "--config", cfg, "--out", tm, "--quiet"], src)
+    out, p = compared(src, tmp, "labels-rule.json", a, a16, "--taxonomy-a", ta, "--taxonomy-b", tm, "--replicates", "50")
+    lab = out["labels"]
+    ok = (not lab["compared"] and "different rules (retriever_cos_vL_min 0.5 in A, 0.4 in B)" in (lab["why"] or "")
+          and all(q["totals"]["diff"] is None and not q["compared"] for q in lab["parts"])
+          and all(r["diff"] is None for q in lab["parts"] for r in q.get("layers", [])))
+    check(ok and "different rules" in p.stdout, f"taxonomies of different thresholds: each run's counts, not compared "
+                                                f"({lab['why']})")
 
 
 def signed(x):

@@ -241,17 +241,22 @@ def label_counts(tax_a: dict, tax_b: dict, per_layer: bool) -> dict:
         return row
 
     heads_a, heads_b = tax_a.get("heads", []), tax_b.get("heads", [])
+    rules = rule_difference(tax_a, tax_b)
     by_a = {m: sum(1 for h in heads_a if mode(h) == m) for m in dict.fromkeys(map(mode, heads_a))}
     by_b = {m: sum(1 for h in heads_b if mode(h) == m) for m in dict.fromkeys(map(mode, heads_b))}
     parts = []
     for m in sorted(set(by_a) | set(by_b), key=lambda m: ("interval", "sign").index(m) if m in ("interval", "sign") else 2):
         ha = [h for h in heads_a if mode(h) == m]
         hb = [h for h in heads_b if mode(h) == m]
-        part = {"slopes_by": m, "compared": bool(ha and hb), "totals": entry(ha, hb)}
+        part = {"slopes_by": m, "compared": bool(ha and hb) and rules is None, "totals": entry(ha, hb)}
+        if rules is not None:
+            part["totals"]["diff"] = part["totals"]["share_diff"] = None
         if per_layer:
             layers = sorted({h.get("layer") for h in ha + hb if isinstance(h.get("layer"), int)})
             part["layers"] = [dict(layer=l, **entry([h for h in ha if h.get("layer") == l],
                                                     [h for h in hb if h.get("layer") == l])) for l in layers]
+            for row in part["layers"] if rules is not None else ():
+                row["diff"] = row["share_diff"] = None
         parts.append(part)
     why = None
     if set(by_a) != set(by_b):
@@ -259,8 +264,25 @@ def label_counts(tax_a: dict, tax_b: dict, per_layer: bool) -> dict:
                "labels by interval are never pooled or compared as one (SPEC §6); only the heads read the same "
                "way in both are compared" + ("" if any(p["compared"] for p in parts) else ", and there are none")
                + " (measure both with --bootstrap-level head for intervals at every head)")
+    if rules is not None:
+        why = rules + ("; " + why if why else "")
     return {"classes": classes, "slopes_by": {"a": by_a, "b": by_b},
             "compared": any(p["compared"] for p in parts), "why": why, "parts": parts}
+
+
+def rule_difference(tax_a: dict, tax_b: dict) -> str | None:
+    """Why two taxonomies' labels are not made by one rule (SPEC §6: labels are compared only
+    between taxonomies of one rule), or None: thresholds that differ (their `config`), or slope
+    tests adjusted across heads in one and not in the other (`slope_tests`, SPEC §2b)."""
+    ca, cb = tax_a.get("config") or {}, tax_b.get("config") or {}
+    moved = [f"{k} {ca.get(k)} in A, {cb.get(k)} in B" for k in dict.fromkeys([*ca, *cb]) if ca.get(k) != cb.get(k)]
+    if ("slope_tests" in tax_a) != ("slope_tests" in tax_b):
+        moved.append("the Mixer's slope tests adjusted across heads in " + ("A" if "slope_tests" in tax_a else "B")
+                     + " only (a taxonomy of an older geoattn)")
+    if not moved:
+        return None
+    return ("the taxonomies were made by different rules (" + "; ".join(moved) + "): each run's counts, not compared "
+            "(run geoattn taxonomy on both with one config)")
 
 
 def _ways(by: dict) -> str:

@@ -3,12 +3,15 @@
     geoattn-report RESULT.json [--taxonomy T.json] [--sinks S.json] [--bounds B.json] [--verdicts V.json] --out report.html
     python3 -m geoattn.report ...     the same, from a checkout (PYTHONPATH=python)
 
-The page holds the run's settings and data (model, data files, windows, tokens, ctx, the N
-grid, controls, bootstrap, envelopes, timing), the summary per layer and per head (sortable by
-clicking a column header), the verdicts on the theory against the predicted envelopes where the
+The page opens on its answer (the run in three lines, the label shares, top-N against random,
+the verdicts on the theory), then the summary per layer and per head (sortable by clicking a
+column header; the layer, head, label and closest columns stay while it scrolls sideways; a
+label filter and a column chooser), the verdicts on the theory against the predicted envelopes where the
 run has them (geoattn.verdicts), the realized envelopes' reading (where each group's mean leaves
 them, the share of non-trivial bounds: a consistency check), the taxonomy with its threshold sensitivity (--taxonomy), the
-paper's figures (geoattn.figures) and, with --sinks, the sinks figures. Every image is an inline
+paper's figures (geoattn.figures), with --sinks the sinks figures, and last the run's settings and
+data (model, data files, windows, tokens, ctx, the N grid, controls, bootstrap, envelopes, timing)
+as tables; long lists are collapsed. Every image is an inline
 PNG (data: URL), the style and the sorting script are inline: the file opens from disk with no
 network.
 
@@ -109,21 +112,78 @@ def run_section(model: Model, inputs: dict) -> str:
         f'<div><h3>{H.esc(heading)}</h3>{H.kv_table(pairs)}</div>' for heading, pairs in parts) + "</div>"
 
 
-def theory_section(model: Model) -> str:
-    """SPEC §5's verdicts against the predicted envelopes (geoattn.verdicts, or the record
-    model.verdicts holds): the (head, N) cells per word for P and R, and per head its counts; or
-    why the run has none."""
-    doc = model.doc
-    if "predict_from" not in doc.get("settings", {}):
-        return ('<p class="note">This run has no predicted envelopes, so no verdict on the theory '
-                "(geoattn measure --predict-from RESULT.json: the fits of a run over the same windows).</p>")
-    from . import verdicts as V
-    v = model.verdicts
-    if v is None:
+def verdicts_of(model: Model) -> dict | str:
+    """SPEC §5's verdicts against the predicted envelopes (the record model.verdicts holds, or
+    geoattn.verdicts of the result), kept in model.verdicts; or the sentence saying why the run
+    has none."""
+    if "predict_from" not in model.doc.get("settings", {}):
+        return ("This run has no predicted envelopes, so no verdict on the theory (geoattn measure "
+                "--predict-from RESULT.json: the fits of a run over the same windows).")
+    if model.verdicts is None:
+        from . import verdicts as V
         try:
-            v = V.envelope_verdicts(model.path)
+            model.verdicts = V.envelope_verdicts(model.path)
         except (OSError, ValueError, KeyError) as e:
-            return f'<p class="note">No verdicts: {H.esc(str(e))}</p>'
+            return f"No verdicts: {e}"
+    return model.verdicts
+
+
+def answer_section(model: Model) -> str:
+    """What the page answers, first: the run in three lines, the label shares (SPEC §6), and the
+    readings with their words: top-N against random at a few N (SPEC §2b, the global difference's
+    interval) and the verdicts on the theory (SPEC §5)."""
+    doc, m, d, b = model.doc, model.doc["model"], model.doc["data"], model.doc.get("bootstrap") or {}
+    files = ", ".join(os.path.basename(f) for f in d.get("files") or []) or "-"
+    units = f"{b.get('units')} {b.get('unit', 'document')}s"
+    intervals = (b.get("why") or f"{b.get('replicates')} bootstrap replicates over {units}, intervals down to the "
+                 f"{b.get('level')} level") if b else "no bootstrap"
+    lines = [f"<b>{H.esc(m.get('path'))}</b>: {m.get('layers')} layers x {m.get('heads')} heads "
+             f"({m.get('kv_heads')} KV heads, head_dim {m.get('head_dim')}), T = {doc['settings'].get('ctx')}",
+             f"{d.get('windows')} windows ({d.get('tokens'):,} tokens) from {H.esc(files)}, {d.get('mode')} mode",
+             H.esc(intervals)]
+    out = "".join(f"<p>{x}</p>" for x in lines)
+    tax = model.taxonomy
+    if tax is not None:
+        totals, n = tax.get("totals") or {}, (tax.get("totals") or {}).get("heads") or 1
+        shares = ", ".join(f"{c} {totals.get(c, 0)} ({100 * totals.get(c, 0) / n:.1f}%)" for c in taxonomy_classes(tax))
+        tests = tax.get("slope_tests") or {}
+        out += (f"<p><b>Labels</b> (SPEC §6, of {n} heads): {H.esc(shares)}"
+                + (f"; the Mixer's slope tests adjusted across {tests['tests']} slopes" if tests.get("tests") else "")
+                + "</p>")
+    g, grid = doc["global"], doc["n_grid"]
+    reads = []
+    for N in (x for x in (4, 16, 64) if x in grid):
+        i = grid.index(N)
+        for key, name in (("P_rmax", "P"), ("R_rmin", "R")):
+            top, rnd, ci = g.get(key), g.get(f"{key}_random"), g.get(f"{key}_diff_ci")
+            if not top or not rnd or top[i] is None or rnd[i] is None:
+                continue
+            word = ""
+            if ci and ci[i] and None not in ci[i]:
+                lo, hi = ci[i]
+                word = " (above random)" if lo > 0 else " (below random)" if hi < 0 else " (cannot tell from random)"
+                word = f", difference [{lo:+.3f}, {hi:+.3f}]{word}"
+            reads.append(f"{name}@{N} {top[i]:.3f} against random {rnd[i]:.3f}{word}")
+    if reads:
+        out += ("<p><b>Top-N against random</b> (the whole model, SPEC §2b; per-cell intervals): "
+                + H.esc("; ".join(reads)) + "</p>")
+    v = verdicts_of(model)
+    if isinstance(v, str):
+        out += f"<p><b>Theory</b>: {H.esc(v)}</p>"
+    else:
+        words = "; ".join(f"{key}: " + ", ".join(f"{c[w]} {w}" for w in c) for key, c in v["counts"].items())
+        out += (f"<p><b>Theory</b> (Theorems 1-2 predicted from the fits, SPEC §5; (head, N) cells, Benjamini-"
+                f"Hochberg across {v['families']} families): {H.esc(words)}</p>")
+    return f'<div class="answer">{out}</div>'
+
+
+def theory_section(model: Model) -> str:
+    """SPEC §5's verdicts against the predicted envelopes (verdicts_of): the (head, N) cells per
+    word for P and R, and per head its counts; or why the run has none."""
+    from . import verdicts as V
+    v = verdicts_of(model)
+    if isinstance(v, str):
+        return f'<p class="note">{H.esc(v)}</p>'
     totals = [{"curve": key, **{w: c[w] for w in V.WORDS}} for key, c in v["counts"].items()]
     heads = [{"head": f"L{h['layer']}H{h['head']}",
               **{f"{key} {w}": h[key]["verdicts"].count(w) for key in ("P", "R") for w in V.WORDS}} for h in v["heads"]]
@@ -134,7 +194,8 @@ def theory_section(model: Model) -> str:
             "bootstrap band simultaneous over N with Benjamini-Hochberg across the run's "
             f"{v['families']} families at {v['alpha']:g} (SPEC §5, §2b).</p>"
             + H.data_table(totals, "theory-totals", sortable=False)
-            + f"<h3>Per head ({len(heads)})</h3>" + H.data_table(heads, "theory-heads"))
+            + f"<h3>Per head ({len(heads)})</h3>"
+            + H.collapsed(f"the {len(heads)} heads' counts", H.data_table(heads, "theory-heads", sticky=1), len(heads)))
 
 
 def envelope_verdicts(model: Model) -> str:
@@ -164,7 +225,7 @@ def envelope_verdicts(model: Model) -> str:
             "of the theory (SPEC §5).</p>"
             + H.data_table(groups, "envelopes-groups", sortable=False)
             + f"<h3>Heads whose mean leaves an envelope: {len(leaving)} of {len(heads)}</h3>"
-            + H.data_table(leaving, "envelopes-heads"))
+            + H.collapsed(f"the {len(leaving)} heads", H.data_table(leaving, "envelopes-heads", sticky=1), len(leaving)))
 
 
 def taxonomy_section(model: Model) -> str:
@@ -190,7 +251,8 @@ def taxonomy_section(model: Model) -> str:
                                 for c in r.get("heads") or []) or "-"}
             for r in tax.get("sensitivity") or []]
     body += ("<h3>Sensitivity</h3><p class=\"note\">how many heads change label when one threshold "
-             "is moved (factor x its value)</p>" + H.data_table(sens, "taxonomy-sensitivity"))
+             "is moved (factor x its value)</p>"
+             + H.collapsed(f"the {len(sens)} rows", H.data_table(sens, "taxonomy-sensitivity", sticky=2), len(sens), 40))
     return body
 
 
@@ -210,12 +272,15 @@ def build_page(model: Model, sinks: SinkModel | None, inputs: dict) -> str:
     per_layer = tables.rows(model.doc, model.taxonomy, per="layer")
     per_head = tables.rows(model.doc, model.taxonomy, per="head")
     note = tables.intervals_note(model.doc, "head")
+    first = ["layer", "head", "label", "closest"] if model.taxonomy is not None else ["layer", "head"]
+    head_columns = first + [c for c in (per_head[0] if per_head else {}) if c not in first]
     sections = [
-        ("run", "Run", run_section(model, inputs)),
+        ("answer", "At a glance", answer_section(model)),
         ("summary", "Summary", SUMMARY_NOTE + (f'<p class="note">{H.esc(note)}</p>' if note else "")
-         + "<h3>Per layer</h3>" + H.data_table(per_layer, "layers")
+         + "<h3>Per layer</h3>" + H.data_table(per_layer, "layers", sticky=1)
          + f"<h3>Per head ({len(per_head)}; click a column header to sort)</h3>"
-         + H.data_table(per_head, "heads")),
+         + H.data_table(per_head, "heads", columns=head_columns, sticky=len(first),
+                        filter_by="label" if model.taxonomy is not None else None, choosable=True)),
         ("theory", "Theory", theory_section(model)),
         ("envelopes", "Realized envelopes", envelope_verdicts(model)),
         ("taxonomy", "Taxonomy", taxonomy_section(model)),
@@ -224,6 +289,7 @@ def build_page(model: Model, sinks: SinkModel | None, inputs: dict) -> str:
     ]
     if sinks is not None:
         sections.append(("sinks", "Sinks", sinks_section(sinks, captions)))
+    sections.append(("run", "Run: settings, data, timing", run_section(model, inputs)))
     return H.page(f"geoattn report: {model.model_path}", sections)
 
 

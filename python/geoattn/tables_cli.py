@@ -73,6 +73,13 @@ def as_csv(table: Sequence[dict], cols: Sequence[str]) -> str:
     return buf.getvalue()
 
 
+def narrow_columns(cols: Sequence[str], labelled: bool) -> list[str]:
+    """The per-head text table's default columns among `cols`: layer, head, the label and the
+    closest rule (with a taxonomy), P@N and R@N at each N, rho0 (under 100 characters a row)."""
+    first = ["layer", "head"] + (["label", "closest"] if labelled else [])
+    return first + [c for c in cols if c[:2] in ("P@", "R@") and not c.endswith(("_lo", "_hi"))] + ["rho0"]
+
+
 def as_text(table: Sequence[dict], cols: Sequence[str], head: Sequence[str]) -> str:
     """The table as aligned text: the `head` lines, then a header and a line per row; numbers
     with three decimals, "-" for null, the rule (long) last."""
@@ -124,6 +131,9 @@ def run(args) -> int:
         table = tables.sort_rows(table, args.sort, descending=args.desc)
     if args.top is not None:
         table = tables.top(table, args.top)
+    narrow = not (args.csv or args.json) and args.columns is None and per == "head"
+    if narrow:  # the text's default: what fits 100 columns of terminal, the label first
+        args.columns = ",".join(narrow_columns(cols, args.taxonomy is not None))
     if args.columns is not None:
         chosen = [c.strip() for c in args.columns.split(",") if c.strip()]
         bad = [c for c in chosen if c not in cols] or ([] if chosen else ["(none)"])
@@ -148,6 +158,9 @@ def run(args) -> int:
                 f"intervals: {note}" if note else
                 f"intervals: bootstrap percentiles {m['bootstrap']['percentiles']} over "
                 f"{m['bootstrap']['units']} {m['bootstrap']['unit']}s"]
+        if narrow:
+            head.append("columns: the narrow view; F, the intervals, failed, rule, envelopes and the fits' ok with "
+                        "--columns, --csv or --json")
         text = as_text(table, cols, head)
     write(text, args.out)
     return 0

@@ -63,6 +63,14 @@ def run_doc_block(src, bin_dir, page, marker, timeout=600):
     return tmp, p
 
 
+def start(test_file):
+    """The start of a check script that runs the built geoattn: (t0, parsed args, source dir, geoattn,
+    early), early None to go on or the exit code to return (preamble's)."""
+    t0 = time.time()
+    args, src, _, geoattn = parse_args(test_file)
+    return t0, args, src, geoattn, preamble(t0, geoattn)
+
+
 def remove_scratch(tmp, keep):
     """A check script's scratch folder removed, or kept (--keep), saying where."""
     if keep:

@@ -11,8 +11,12 @@ members, K_out and K_in equal an exact rational computation (fractions) of every
 the Python API (geoattn.explain, check off): every head of every sample at several N against
 `metrics --n all`. Also: a near-tie made on purpose (a non-selected token given the same y as
 r_max's token) is listed, decided exactly and agrees with the core; the text decode for
-stories260K's tokenizer reproduces the text the binary tokenised (--text); the figure is a PNG;
-the JSON; --model/--data leaves nothing behind; bad input (head or window out of range, a
+stories260K's tokenizer reproduces the text the binary tokenised (--text); the context block
+(the document before the query) and the JSON's "context": the capture's tokens at the last 60
+positions and the query, decoded by the vocabulary, [bracketed] exactly where I_N is, the query
+<<marked>> once, alpha equal to the capture's; --color never/always/auto (a pty, NO_COLOR); the
+figure is a PNG, its labels the selected tokens' and the query's text, legible and inside the
+axes; the JSON; --model/--data leaves nothing behind; bad input (head or window out of range, a
 missing file, N too large) gives one stderr line, exit 2, nothing on stdout and nothing written;
 docs/explain.md's CLI block runs as written.
 
@@ -21,6 +25,8 @@ docs/explain.md's CLI block runs as written.
 import glob
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +38,8 @@ from script_test_util import (check, finish, package_env, parse_args, preamble, 
 DATA = "data/openwebtext/openwebtext-60docs.jsonl"
 MODEL = "models/stories260K"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+CONTEXT = 60  # the tokens before the query that the context block shows (docs/explain.md)
+ANSI = re.compile("\x1b\\[[0-9;]*m")
 TEXT = "Once upon a time, there was a little dog named Max. He liked to play in the park."
 # (layer, head, window, query, N): first and last layers, GQA pairs, both queries, N from 1 to n.
 CASES = [(0, 0, 0, 63, 1), (2, 5, 1, 63, 4), (1, 3, 0, 63, 5), (4, 7, 2, 40, 8), (3, 2, 2, 63, 16),
@@ -250,6 +258,179 @@ def check_text(geoattn, src, tmp):
     check(p2.returncode == 0 and "token ids" in out2, "without --model: token ids, said so")
 
 
+def document_lines(stdout):
+    """The context block's document lines (margin "  | " removed) and its heading, from the
+    command's stdout."""
+    lines = stdout.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("the document before the query"))
+    body = []
+    for line in lines[at + 1:]:
+        if not line.startswith("  | "):
+            break
+        body.append(line[4:])
+    return lines[at], body
+
+
+def expected_document(out, arrays, w, q, vocab):
+    """The document as the block should print it, built here from the capture's tokens: each
+    piece (↵ for a line break; " <id>" without a vocabulary), a leading space outside the marks,
+    [piece] where I_N is, <<piece>> at the query."""
+    chosen = {r["position"] for r in out["selected"]}
+    text = []
+    for pos in range(max(0, q - CONTEXT), q + 1):
+        tok = int(arrays["tokens"][w, pos])
+        piece = vocab.text(tok).replace("\n", "↵") if vocab else f" {tok}"
+        core = piece.lstrip(" ") or piece
+        lead = piece[:len(piece) - len(core)]
+        core = f"<<{core}>>" if pos == q else core
+        text.append(lead + (f"[{core}]" if pos in chosen else core))
+    return "".join(text)
+
+
+def run_tty(cmd, cwd, env):
+    """(exit code, stdout) of cmd with its stdout a terminal (a pty)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=slave, stderr=subprocess.DEVNULL)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            b = os.read(master, 65536)
+        except OSError:  # EIO: the command has closed the terminal
+            break
+        if not b:
+            break
+        chunks.append(b)
+    os.close(master)
+    return p.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
+
+
+def check_context(src, tmp, arrays):
+    """The context block and the JSON's "context" against the capture's tokens and alpha."""
+    sys.path.insert(0, os.path.join(src, "python"))
+    from geoattn.explain_text import load_vocabulary
+    vocab = load_vocabulary(os.path.join(src, MODEL))
+    cap = os.path.join(tmp, "c.safetensors")
+    # the last: position 1, before the block, is in I_N
+    for L, H, w, q, N, model in ((2, 5, 1, 63, 4, True), (4, 7, 2, 40, 8, True), (1, 3, 0, 63, 5, False),
+                                 (3, 2, 0, 63, 5, True)):
+        tag = f"context L{L}H{H} window {w} query {q} N {N}" + ("" if model else " (no --model)")
+        js = os.path.join(tmp, f"ctx{L}{H}{w}{q}.json")
+        argv = ["--capture", cap, "--head", f"{L}.{H}", "--window", str(w), "--query", str(q), "--n", str(N),
+                "--no-check", "--json", js] + (["--model", MODEL] if model else [])
+        p, _ = explain_cli(src, *argv, "--color", "never")
+        if not check(p.returncode == 0, f"{tag}: runs"):
+            print("  stderr:", p.stderr[-1500:])
+            continue
+        out = json.load(open(js))
+        qi = list(arrays["queries"]).index(q)
+        ctx = out["context"]
+        positions = list(range(max(0, q - CONTEXT), q + 1))
+        check([r["position"] for r in ctx] == positions
+              and [r["token"] for r in ctx] == [int(arrays["tokens"][w, i]) for i in positions]
+              and [r["text"] for r in ctx] == [vocab.text(int(arrays["tokens"][w, i])) if model else None
+                                               for i in positions],
+              f"{tag}: JSON context: positions {positions[0]}..{q}, the capture's tokens there, "
+              f"{'decoded by the vocabulary' if model else 'text null'}")
+        alpha = arrays["alpha"][w, L, H, qi]
+        rows = {r["position"]: r["alpha"] for r in out["selected"] + out["inside_r_max"] + out["inside_r_min"]}
+        check(all(r["alpha"] == float(alpha[r["position"]]) for r in ctx)
+              and all(r["alpha"] == rows[r["position"]] for r in ctx if r["position"] in rows),
+              f"{tag}: JSON context: every alpha equals the capture's and the explanation's rows "
+              f"({sum(r['position'] in rows for r in ctx)} shared)")
+        chosen = {r["position"] for r in out["selected"]}
+        check({r["position"] for r in ctx if r["selected"]} == chosen & set(positions),
+              f"{tag}: JSON context: selected exactly at I_N's positions in view "
+              f"({sorted(chosen & set(positions))}, {len(chosen - set(positions))} of I_N before)")
+        head, body = document_lines(p.stdout)
+        shown = "".join(body)
+        want = expected_document(out, arrays, w, q, vocab if model else None)
+        bracketed = re.findall(r"\[([^\[\]]*)\]", shown)
+        in_view = [r for r in ctx if r["selected"]]
+        pieces = [((r["text"].replace("\n", "↵").lstrip(" ") or r["text"]) if model else str(r["token"]))
+                  for r in in_view]
+        pieces = [f"<<{t}>>" if r["position"] == q else t for t, r in zip(pieces, in_view)]
+        check(shown == want and bracketed == pieces and shown.count("<<") == 1 and shown.count(">>") == 1
+              and all(len(line) <= 92 or "[" not in line for line in body),
+              f"{tag}: the printed document is the capture's tokens, [{len(bracketed)}] bracketed = I_N in view, "
+              f"the query marked once: {head} / ...{shown[-70:]!r}")
+        hidden = len(chosen - set(positions))
+        check(("not shown" in head) == (positions[0] > 0)
+              and (positions[0] == 0 or f"{hidden or 'none'} of I_N there" in head),
+              f"{tag}: the heading says what is not shown ({head!r})")
+        check("\x1b" not in p.stdout, f"{tag}: --color never: no ANSI escape")
+        p2, _ = explain_cli(src, *argv, "--color", "always")
+        plain = ANSI.sub("", p2.stdout).split("\n")
+        extra = [line for line in plain if line not in p.stdout.split("\n")]
+        top = out["selected"][0]
+        piece = (top["text"].lstrip(" ") or top["text"]) if model else str(top["token"])
+        strong = "\x1b[48;5;196;38;5;16m" + (f"<<{piece}>>" if top["position"] == q else piece)
+        check(p2.returncode == 0 and "\x1b[48;5;" in p2.stdout and len(extra) == 1
+              and extra[0].startswith("    background, alpha above:")
+              and (strong in p2.stdout or top["position"] not in positions),
+              f"{tag}: --color always: 256-colour backgrounds, the rank-1 token the strongest shade, "
+              f"the same text without them plus the shades' key")
+    p3, _ = explain_cli(src, "--capture", cap, "--head", "2.5", "--window", "1", "--n", "4", "--no-check")
+    env = package_env(src)
+    cmd = [sys.executable, "-m", "geoattn.explain", "--capture", cap, "--head", "2.5", "--window", "1", "--n", "4",
+           "--no-check"]
+    rc_tty, tty = run_tty(cmd, src, {k: v for k, v in env.items() if k != "NO_COLOR"})
+    rc_no, no = run_tty(cmd, src, {**env, "NO_COLOR": "1"})
+    check(p3.returncode == 0 and "\x1b" not in p3.stdout and rc_tty == 0 and "\x1b[48;5;" in tty
+          and rc_no == 0 and "\x1b" not in no and "<<" in no,
+          "--color auto (the default): none on a pipe, colours on a terminal, none on a terminal with NO_COLOR set")
+
+
+def check_figure_labels(src, tmp):
+    """The figure's labels, from the figure draw() makes (plt.close intercepted): the query's and
+    the selected tokens' text, fontsize >= 7, inside the axes, none over another."""
+    js = os.path.join(tmp, "fig.json")
+    p, _ = explain_cli(src, "--capture", os.path.join(tmp, "c.safetensors"), "--head", "2.5", "--window", "1",
+                       "--n", "6", "--model", MODEL, "--no-check", "--json", js)
+    code = f"""
+import json, sys
+sys.path.insert(0, {os.path.join(src, 'python')!r})
+from geoattn import explain_figure
+from geoattn.figures.common import import_plotting
+plt = import_plotting()["plt"]
+figs = []
+plt.close = lambda fig=None: figs.append(fig)
+out = json.load(open({js!r}))
+explain_figure.draw(out, {os.path.join(tmp, 'labels.png')!r})
+fig = [f for f in figs if hasattr(f, "axes")][-1]
+ax = fig.axes[0]
+r = fig.canvas.get_renderer()
+box = ax.get_window_extent(r)
+labels = []
+for t in ax.texts:
+    e = t.get_window_extent(r)
+    inside = e.x0 >= box.x0 - 1 and e.x1 <= box.x1 + 1 and e.y0 >= box.y0 - 1 and e.y1 <= box.y1 + 1
+    labels.append([t.get_text(), float(t.get_fontsize()), bool(inside), [float(v) for v in (e.x0, e.y0, e.x1, e.y1)]])
+print(json.dumps(labels))
+"""
+    out = json.load(open(js)) if p.returncode == 0 else None
+    p2, _ = run([sys.executable, "-c", code], src)
+    if not check(out is not None and p2.returncode == 0, "the figure's labels: drawn"):
+        print("  stderr:", p.stderr[-800:], p2.stderr[-1500:])
+        return
+    labels = json.loads(p2.stdout)
+
+    def short(text):
+        t = text.replace("\n", "↵").strip() or "␣"
+        return t if len(t) <= 12 else t[:11] + "…"
+    q = out["query"]
+    want = {"q: " + short(out["context"][-1]["text"])} | {short(r["text"]) for r in out["selected"] if r["position"] != q}
+    got = [t for t, _, _, _ in labels]
+    boxes = [b for _, _, _, b in labels]
+    overlap = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+               if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]
+    check(set(got) <= want and short(out["selected"][0]["text"]) in got and any(t.startswith("q: ") for t in got)
+          and all(size >= 7 for _, size, _, _ in labels) and all(inside for _, _, inside, _ in labels) and not overlap,
+          f"the figure labels {len(got)} points with their text ({got}; of {sorted(want)}), fontsize >= 7, "
+          f"inside the axes, none over another")
+
+
 def check_outputs(src, tmp):
     fig, js = os.path.join(tmp, "outs", "f.png"), os.path.join(tmp, "outs", "e.json")
     os.makedirs(os.path.dirname(fig))
@@ -283,6 +464,7 @@ def check_bad_input(src, tmp):
         "not a capture": (["--capture", os.path.join(tmp, "one.json"), "--head", "1.1", "--window", "0"], "one.json"),
         "N too large": (["--capture", cap, "--head", "1.1", "--window", "0", "--n", "65"], "--n"),
         "query not captured": (["--capture", cap, "--head", "1.1", "--window", "0", "--query", "7"], "--query"),
+        "unknown --color": (["--capture", cap, "--head", "1.1", "--window", "0", "--color", "blue"], "--color"),
         "window out of range (--data)": (["--model", MODEL, "--data", DATA, "--ctx", "64", "--window", "500",
                                           "--head", "1.1"], "--window"),
     }
@@ -331,6 +513,8 @@ def main():
         check_api_all_heads(geoattn, src, tmp, meta, arrays)
         check_near_tie(geoattn, src, tmp, meta, arrays)
         check_text(geoattn, src, tmp)
+        check_context(src, tmp, arrays)
+        check_figure_labels(src, tmp)
         check_outputs(src, tmp)
         check_bad_input(src, tmp)
         check_doc_block(src, bin_dir)

@@ -33,8 +33,8 @@ np = numpy_for(__name__, "geoattn.compare")  # one line, not a traceback, where 
 from .compare_bootstrap import Family, benjamini_hochberg, difference, draws, max_t, pairing
 from .compare_settings import allowed_differences, refusal, setting
 from .console import stops_quietly
-from .results import MEASURE_SCHEMAS
-from .staged import Staged, output_problem
+from .results import MEASURE_SCHEMAS, taxonomy_mismatch
+from .staged import Staged, output_clash, output_problem, result_files
 from .summary import classes_of
 from .unit_sums import LEVELS, StateError, UnitSums, read_unit_sums
 
@@ -143,6 +143,8 @@ def load_taxonomy(path: str, flag: str, doc: dict) -> dict:
     if setting(tax, "model.path") != setting(doc, "model.path") or len(tax.get("heads", [])) != heads:
         raise CompareError(f"{flag} {path}: not a taxonomy of that run (model {setting(tax, 'model.path')!r}, "
                            f"{len(tax.get('heads', []))} heads; the run: {setting(doc, 'model.path')!r}, {heads})")
+    if why := taxonomy_mismatch(tax, {(h["layer"], h["head"]): h for h in doc["heads"]}, "run " + flag[-1].upper()):
+        raise CompareError(f"{flag} {path}: {why}")
     return tax
 
 
@@ -505,11 +507,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parse_args(["-h"])
     try:
         with Staged(".geoattn-compare.") as staged:
-            out = compare(argv)
             args = parse_args(argv)
             for path in (args.out, args.figure):
                 if path and (why := output_problem(path)):
                     raise CompareError(f"{path}: {why}")
+            clash = output_clash([("--out", args.out), ("--figure", args.figure)],
+                                 result_files(args.a) + result_files(args.b) + [args.taxonomy_a, args.taxonomy_b])
+            if clash:
+                raise CompareError(clash)
+            out = compare(argv)
             if args.figure:
                 from .compare_figure import draw
                 draw(out, staged.path(args.figure, ".png"))

@@ -10,6 +10,7 @@ or tokenizers package needed): the vocabulary's pieces, each id's piece as text.
 
 A piece that is not whole UTF-8 on its own (one byte of a multi-byte character) shows its bytes
 as \\xNN. This is each id's piece, not a detokenised string: a word's leading space is kept.
+printable() shows a piece on one line (the context block, the figure's labels).
 """
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ import json
 import os
 import re
 
-__all__ = ["TokenizerError", "Vocabulary", "load_vocabulary"]
+__all__ = ["TokenizerError", "Vocabulary", "load_vocabulary", "printable"]
 
 _BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 _SP_BYTE = 6  # sentencepiece's ModelProto.SentencePiece.Type BYTE
+_SHOWN = {"\n": "↵", "\r": "␍", "\t": "⇥"}  # printable(): a line break, a carriage return, a tab
 
 
 class TokenizerError(ValueError):
@@ -141,3 +143,10 @@ def load_vocabulary(model_dir: str | os.PathLike) -> Vocabulary:
             except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
                 raise TokenizerError(f"{path}: not readable ({type(e).__name__}: {e})") from None
     raise TokenizerError(f"{model_dir}: no tokenizer.json or tokenizer.model")
+
+
+def printable(text: str) -> str:
+    """A piece on one line: a line break as ↵, a tab as ⇥, a carriage return as ␍, any other
+    control character (and ESC, so no piece can colour a terminal) as \\xNN."""
+    return "".join(_SHOWN.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 else c)
+                   for c in text)

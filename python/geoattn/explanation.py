@@ -1,9 +1,10 @@
 """The explanation of one sample (docs/explain.md) as a dict, what `geoattn-explain --json`
 writes: the top-N tokens by alpha with their alpha, ||alpha v|| and distance to s(N), r_max and
 r_min and the non-selected tokens inside each closed ball, P(r_max, N) and R(r_min, N) (SPEC §2),
-and the cross-check against `geoattn metrics` on a capture of that one sample. geoattn.explain
-is its function `explain`. numpy only; the cross-check and a run from --data need the geoattn
-binary.
+the document around the query (its last CONTEXT tokens and the query, each with its alpha and
+whether it is in I_N), and the cross-check against `geoattn metrics` on a capture of that one
+sample. geoattn.explain is its function `explain`. numpy only; the cross-check and a run from
+--data need the geoattn binary.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import tempfile
 __all__ = ["SCHEMA", "ExplainError", "explain"]
 
 SCHEMA = "geoattn.explain/1"
+CONTEXT = 60  # the tokens before the query in "context" (the document around it)
 
 
 _GIVEN = object()
@@ -84,6 +86,19 @@ def _token_row(sample, sel, k, vocab, rank=None):
     if rank is not None:
         row = {"rank": rank, **row, "in_r_min_ball": bool(sel.in_rmin[k])}
     return row
+
+
+def _context(sample, sel, n, vocab):
+    """The document around the query: the sample's last CONTEXT tokens before it and the query
+    itself (the last row), in position order, each with its text, alpha and whether it is in I_N."""
+    chosen = {int(k) for k in sel.order[:n]}
+    first = max(0, len(sample.positions) - 1 - CONTEXT)
+    rows = []
+    for k in range(first, len(sample.positions)):
+        tok = int(sample.tokens[k])
+        rows.append({"position": int(sample.positions[k]), "token": tok, "text": vocab.text(tok) if vocab else None,
+                     "alpha": float(sample.alpha[k]), "selected": k in chosen})
+    return rows
 
 
 def _cross_check(binary, cap, sample, N, P, R, tmp):
@@ -203,6 +218,7 @@ def explain(capture: str | os.PathLike | None = None, head: str | tuple = "0.0",
         out["inside_r_min"] = [_token_row(sample, sel, k, vocab) for k in rest if sel.in_rmin[k]]
         out["near_ties"] = [{"position": int(sample.positions[t["index"]]), "ball": t["ball"], "inside": t["inside"]}
                             for t in sel.near_ties]
+        out["context"] = _context(sample, sel, n, vocab)
         out["tokens"] = {"position": [int(sample.positions[k]) for k in sel.order],
                          "distance": [float(sel.D[k] ** 0.5) for k in sel.order]}
         out["check"] = _cross_check(binary, cap, sample, n, sel.P, sel.R, tmp) if check else \

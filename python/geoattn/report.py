@@ -33,7 +33,7 @@ from .figures import cli as figures_cli
 from .figures.common import import_plotting, taxonomy_classes
 from .figures.inputs import InputError, validate_bounds, validate_measure, validate_sinks, validate_taxonomy
 from .figures.runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
-from .staged import Staged, output_problem
+from .staged import Staged, output_clash, output_problem, result_files
 
 PROG = "geoattn-report"
 # The run's sections shown as key/value tables: (heading, key of the result JSON).
@@ -322,6 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = os.path.abspath(args.out)
     if why := output_problem(out):
         fail(f"--out {args.out}: {why}")
+    read = result_files(args.result) + result_files(args.sinks) + [args.taxonomy, args.bounds, args.verdicts]
+    if clash := output_clash([("--out", args.out)], read):
+        fail(clash)
     try:
         model = Model(args.result, validate_measure(args.result))
         if args.taxonomy:

@@ -172,3 +172,28 @@ def load_sinks(json_path: str | os.PathLike) -> dict[str, Any]:
         got = doc.get("schema") if isinstance(doc, dict) else None
         raise ValueError(f"{json_path}: not a geoattn sinks result (schema {got!r})")
     return dict(sink_arrays(doc), doc=doc)
+
+
+def taxonomy_mismatch(tax: dict, heads: dict, path: str) -> str | None:
+    """Why the taxonomy `tax` is not of the measure run whose heads are `heads` ({(layer, head):
+    the result's head entry}; `path` names the run), or None: its heads must be the run's heads,
+    and the features it copied from the run (samples, c_sink, c_last, c_rest) the run's numbers
+    (a taxonomy of another run over the same model has the same heads, not the same numbers)."""
+    import math
+
+    def finite(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    for h in tax.get("heads", []):
+        mh = heads.get((h.get("layer"), h.get("head")))
+        if mh is None:
+            return f"head (layer {h.get('layer')}, head {h.get('head')}) is not in {path}"
+        feats = h.get("features")
+        if not isinstance(feats, dict):
+            continue
+        for k in ("samples", "c_sink", "c_last", "c_rest"):
+            a, b = feats.get(k), mh.get(k)
+            if finite(a) and finite(b) and not math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12):
+                return (f"head L{h['layer']}H{h['head']} {k} is {a:.6g}, {path} has {b:.6g}: a taxonomy of "
+                        "another run")
+    return None

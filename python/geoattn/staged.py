@@ -23,6 +23,34 @@ def output_problem(path: str) -> str | None:
     return None
 
 
+def result_files(path: str | None) -> list[str]:
+    """A result JSON and its companions, the files a reader of it reads: X.json,
+    X.state.safetensors, X.curves.safetensors (none for None)."""
+    if not path:
+        return []
+    base = path[:-5] if path.endswith(".json") else path
+    return [path, base + ".state.safetensors", base + ".curves.safetensors"]
+
+
+def output_clash(outputs, inputs) -> str | None:
+    """Why the outputs [(flag, path or None)] cannot be written, or None: one of them is a file the
+    command reads (`inputs`, paths or None; compared by their real paths, a link or another spelling
+    included), or two of them are one path (one would replace the other). The same promise as the
+    C++ programs' (util/input_files.h), checked before any work, naming the flag and the file."""
+    read = {os.path.realpath(p) for p in inputs if p}
+    seen = {}
+    for flag, path in outputs:
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        if real in read:
+            return f"{flag} {path}: a file this command reads (its output would replace it)"
+        if real in seen:
+            return f"{flag} {path}: also the path of {seen[real]} (one output would replace the other)"
+        seen[real] = flag
+    return None
+
+
 class Staged:
     """The temporary files of one command's outputs, and the paths they become."""
 

@@ -17,7 +17,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from .results import load_measure
+from .results import load_measure, taxonomy_mismatch
 from .summary import CLASSES, LEAVES, classes_of
 
 if TYPE_CHECKING:
@@ -173,6 +173,9 @@ def rows(result: Any, taxonomy: Any = None, *, per: str = "head",
     if tax and set(labels) != {(h["layer"], h["head"]) for h in m["heads"]}:
         raise TableError(f"taxonomy: its heads are not the run's ({len(labels)} against "
                          f"{len(m['heads'])}; made from {tax.get('from')})")
+    if tax and (why := taxonomy_mismatch(tax, {(h["layer"], h["head"]): h for h in m["heads"]},
+                                         result if isinstance(result, str) else "the result")):
+        raise TableError(f"taxonomy: {why} (made from {tax.get('from')})")
     for h in m["heads"]:
         lab = labels.get((h["layer"], h["head"]), {})
         fits = h.get("fits") if isinstance(h.get("fits"), dict) else {}

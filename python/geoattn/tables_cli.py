@@ -10,7 +10,7 @@ import math
 from typing import Any, Sequence
 
 from . import tables
-from .staged import Staged, output_problem
+from .staged import Staged, output_clash, output_problem, result_files
 
 FLAGS = ("per", "n", "sort", "desc", "asc", "top", "filter", "columns", "csv", "json", "out")
 
@@ -118,6 +118,8 @@ def run(args) -> int:
     bad input, nothing written then."""
     if (args.desc or args.asc) and not args.sort:
         raise tables.TableError("--desc/--asc: give --sort COLUMN")
+    if clash := output_clash([("--out", args.out)], result_files(args.measure) + [args.taxonomy]):
+        raise tables.TableError(clash)
     per = args.per or "head"
     ns = _n_list(args.n) if args.n is not None else None
     m, _ = tables.load_doc(args.measure, "result", "geoattn.measure")

@@ -9,6 +9,7 @@ import os
 from typing import Sequence
 
 from ..results import sink_arrays
+from ..results import taxonomy_mismatch as results_taxonomy_mismatch
 from .common import fail, finite, head_name, is_number, note
 from .inputs import InputError
 
@@ -93,21 +94,8 @@ def same_file(a, b):
 
 
 def taxonomy_mismatch(model, tax):
-    """Why the taxonomy is not of this measure run, or None. Its heads must be the run's heads
-    and the features it reports (c_sink, c_last, c_rest, samples) the run's numbers."""
-    for h in tax["heads"]:
-        mh = model.by_lh.get((h["layer"], h["head"]))
-        if mh is None:
-            return f"head (layer {h['layer']}, head {h['head']}) is not in {model.path}"
-        feats = h.get("features")
-        if not isinstance(feats, dict):
-            continue
-        for k in ("samples", "c_sink", "c_last", "c_rest"):
-            a, b = feats.get(k), mh.get(k)
-            if finite(a) and finite(b) and not math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12):
-                return (f"head {head_name(h)} {k} is {a:.6g}, {model.path} has {b:.6g}: "
-                        "a taxonomy of another run")
-    return None
+    """Why the taxonomy is not of this measure run, or None (results.taxonomy_mismatch)."""
+    return results_taxonomy_mismatch(tax, model.by_lh, model.path)
 
 
 def check_taxonomy_fits(model, tax_path, tax):

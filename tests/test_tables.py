@@ -341,6 +341,7 @@ def stories260k_checks(src, bin_dir, env, tmp, tables):
     for what, argv, name in (
             ("an unknown --sort column", ["--sort", "F@17"], "F@17"),
             ("an N off the grid", ["--n", "4,20"], "N=20"),
+            ("an empty item in --n", ["--n", "4,,16"], "empty item"),
             ("a filter without operator", ["--filter", "label"], "label"),
             ("a filter's value of the wrong type", ["--filter", "layer=three"], "three"),
             ("a filter on an unknown column", ["--filter", "kind=Mixer"], "kind"),

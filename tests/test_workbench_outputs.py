@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """WorkbenchOutputs (ctest): the Python tools keep the command line's promise that no output
 replaces a file the command reads, nor another of its outputs (python/geoattn/staged.py's
-output_clash). On a real stories260K run and its taxonomy, each case of the held-out sweep (issue
-75): `geoattn-compare`, `geoattn-summary`, `geoattn-report` and `geoattn-explain` with --out,
+output_clash). On a real stories260K run and its taxonomy, each case of a held-out sweep of the
+workbench: `geoattn-compare`, `geoattn-summary`, `geoattn-report` and `geoattn-explain` with --out,
 --figure or --json onto a result, its state or arrays companion, a taxonomy, a capture, a data
 file or a model file, and two outputs onto one path: exit 2, one line naming the flag and the file,
 every input byte for byte as it was, and nothing written.
@@ -86,7 +86,7 @@ def main():
               f"{what}: exit {p.returncode}, one line ({lines[-1] if lines else ''}); inputs unchanged: {same}; "
               f"nothing written: {extra or 'yes'}")
     # A taxonomy of another run over the same model (the same heads, other numbers) is refused by
-    # name where it was read beside B's numbers (issue 75: the labels swapped without a word).
+    # name where it was read beside B's numbers: the labels swapped without a word, before.
     for what, cmd, names in (
             ("summary with B's taxonomy", py + ["geoattn.summary", "a.json", "tb.json", "--per", "head"],
              "a taxonomy of another run"),
@@ -98,6 +98,19 @@ def main():
         lines = p.stderr.strip().splitlines()
         check(p.returncode == 2 and len(lines) == 1 and names in lines[0] and not os.path.exists(os.path.join(tmp, "r.html")),
               f"{what}: exit {p.returncode}, one line ({lines[-1] if lines else ''})")
+    # A result whose heads are not in their canonical order (a head twice, a layer past the model):
+    # the Python readers refuse it as the C++ reader does; geoattn.taxonomy labelled it before.
+    import json
+    a = json.load(open(os.path.join(tmp, "a.json")))
+    for name, field, value in (("dup.json", "head", 0), ("l99.json", "layer", 99)):
+        bad = json.loads(json.dumps(a))
+        bad["heads"][1][field] = value
+        with open(os.path.join(tmp, name), "w") as f:
+            json.dump(bad, f)
+        p, _ = run(py + ["geoattn.summary", name, "--per", "head"], tmp, env=env)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and "heads[1] is not (layer 0, head 1)" in lines[0],
+              f"a result with heads[1] {field} {value}: refused in one line ({lines[-1] if lines else ''})")
     remove_scratch(tmp, args.keep)
     return finish(t0)
 

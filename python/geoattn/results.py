@@ -79,6 +79,11 @@ def inline_arrays(doc: dict, json_path: str | os.PathLike) -> dict:
     spec = doc.pop("arrays", None)
     if spec is None:
         return doc
+    # The arrays are in the heads' canonical order, as the C++ reader requires (report/measure_arrays.cpp).
+    H = doc["model"]["heads"]
+    for i, h in enumerate(doc["heads"]):
+        if (h.get("layer"), h.get("head")) != (i // H, i % H):
+            raise ValueError(f"{json_path}: heads[{i}] is not (layer {i // H}, head {i % H})")
     path = os.path.join(os.path.dirname(json_path), spec["file"])
     groups = {"layers": (doc["layers"], 1), "heads": (doc["heads"], 2)}
     for name, (shape, values) in _tensors(path).items():

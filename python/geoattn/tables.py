@@ -55,8 +55,8 @@ def load_doc(source: Any, what: str, schema: str) -> tuple[dict, str | None]:
             else:
                 with open(path, encoding="utf-8") as f:
                     doc = json.load(f)
-        except (OSError, ValueError, KeyError) as e:
-            raise TableError(f"{path}: {e}") from None
+        except (OSError, ValueError, KeyError) as e:  # named once: a reader's message may start with the path
+            raise TableError(str(e) if str(e).startswith(f"{path}: ") else f"{path}: {e}") from None
     if not str(doc.get("schema", "")).startswith(schema + "/"):
         raise TableError(f"{path or what}: not a {schema} JSON (schema {doc.get('schema')!r})")
     return doc, path

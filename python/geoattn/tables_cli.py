@@ -45,8 +45,11 @@ def wanted(args) -> bool:
 
 
 def _n_list(text: str) -> list[int]:
+    items = text.split(",")
+    if len(items) > 1 and any(not x.strip() for x in items):  # '4,,16': an empty item, as compare and the C++ flags say
+        raise tables.TableError(f"--n {text!r}: an empty item in the list")
     try:
-        out = [int(x) for x in text.split(",") if x.strip()]
+        out = [int(x) for x in items if x.strip()]
     except ValueError:
         raise tables.TableError(f"--n {text!r}: not a list of integers like 4,16,64") from None
     if not out:

@@ -209,12 +209,13 @@ void change_in_place(const std::string& path) {
 
 }  // namespace
 
-// Killed after a checkpoint, an input changed in place (the data, or the model's weights), the
-// same command again: refused in one line naming the changed file and --restart, the state kept;
-// with --restart, the numbers of a fresh run over the changed input.
+// Killed after a checkpoint, an input changed in place (the data, the model's weights, or its
+// config.json, which changes the model's description too and so once started over without a
+// word), the same command again: refused in one line naming the changed file and --restart, the
+// state kept; with --restart, the numbers of a fresh run over the changed input.
 TEST(RunInputs, ResumeOverAChangedInputIsRefused) {
   for (const std::string command : {"measure", "sinks"}) {
-    for (const std::string changed : {"d.jsonl", "model/model.safetensors"}) {
+    for (const std::string changed : {"d.jsonl", "model/model.safetensors", "model/config.json"}) {
       SCOPED_TRACE(command + ", " + changed + " changed");
       TempDir tmp;
       fs::create_directories(tmp / "model");
@@ -230,6 +231,13 @@ TEST(RunInputs, ResumeOverAChangedInputIsRefused) {
         std::string text = read_file(tmp / "d.jsonl");
         for (int i = 0; i < 2; ++i) text.erase(0, text.find('\n') + 1);
         write_file(tmp / "d.jsonl", text);
+      } else if (changed == "model/config.json") {
+        // Another rms_norm_eps: the model's numbers move.
+        std::string text = read_file(tmp / changed);
+        const std::string eps = "9.999999747378752e-06";
+        ASSERT_NE(text.find(eps), std::string::npos);
+        text.replace(text.find(eps), eps.size(), "2e-05");
+        write_file(tmp / changed, text);
       } else {
         change_in_place(tmp / changed);
       }

@@ -86,10 +86,14 @@ int64_t resume(const std::string& state_file, const std::string& out, int64_t W,
   }();
   release_input(state_file);
   const auto& d = saved.run_info.data;
-  if (d.complete.value_or(true) || !same_identity(saved.run_info, state.run_info)) return 0;
+  if (d.complete.value_or(true)) return 0;
   const int64_t done = d.windows_done.value_or(0);
-  if (done < 0 || done > W) fail("{}: {} windows done of {}", state_file, done, W);
+  // A file the partial run read that changed since (its data, its model's weights or config.json)
+  // is refused by name before the arguments are compared: a changed config.json changes the
+  // model's description too, and would otherwise start over without a word.
   check_unchanged(d.inputs, state_file, done);
+  if (!same_identity(saved.run_info, state.run_info)) return 0;
+  if (done < 0 || done > W) fail("{}: {} windows done of {}", state_file, done, W);
   saved.run_info = state.run_info;
   state = std::move(saved);
   if (!quiet) fmt::print(stderr, "resuming {} after {} of {} windows\n", out, done, W);

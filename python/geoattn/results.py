@@ -13,6 +13,7 @@ and nothing else for load_measure (numpy for read_arrays and load_sinks): no PyP
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -184,8 +185,6 @@ def taxonomy_mismatch(tax: dict, heads: dict, path: str) -> str | None:
     the result's head entry}; `path` names the run), or None: its heads must be the run's heads,
     and the features it copied from the run (samples, c_sink, c_last, c_rest) the run's numbers
     (a taxonomy of another run over the same model has the same heads, not the same numbers)."""
-    import math
-
     def finite(x):
         return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._safetensors import read_whole, tensors
+from .staged import result_files
 
 __all__ = ["UnitSums", "Group", "LEVELS", "StateError", "state_path", "read_state", "read_unit_sums"]
 
@@ -34,9 +35,8 @@ class StateError(ValueError):
 
 
 def state_path(json_path: str | os.PathLike) -> str:
-    """The state sidecar beside a result JSON: X.json -> X.state.safetensors."""
-    base = os.fspath(json_path)
-    return (base[:-5] if base.endswith(".json") else base) + ".state.safetensors"
+    """The state sidecar beside a result JSON: X.json -> X.state.safetensors (staged.result_files)."""
+    return result_files(os.fspath(json_path))[1]
 
 
 def read_state(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:

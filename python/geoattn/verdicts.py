@@ -35,7 +35,8 @@ np = numpy_for(__name__, "geoattn.verdicts")  # one line, not a traceback, where
 
 from .compare_bootstrap import ALIKE, _quantile, benjamini_hochberg, weights_of
 from .results import load_measure
-from .unit_sums import UnitSums, read_unit_sums, state_path
+from .staged import output_clash, result_files
+from .unit_sums import UnitSums, read_unit_sums
 
 __all__ = ["WORDS", "CURVES", "head_band", "envelope_verdicts", "main"]
 
@@ -184,12 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--record", metavar="PATH", help="write every verdict as JSON to PATH (whole or not at all; "
                     "docs/findings/MODEL/verdicts.json, which tests/check_findings.py re-derives its words from)")
     args = ap.parse_args(argv)
-    if args.record:
-        base = args.result[:-5] if args.result.endswith(".json") else args.result
-        inputs = {os.path.realpath(p) for p in (args.result, state_path(args.result), base + ".curves.safetensors")}
-        if os.path.realpath(args.record) in inputs:
-            print(f"geoattn.verdicts: --record {args.record}: an input of this run", file=sys.stderr)
-            return 2
+    if clash := output_clash([("--record", args.record)], result_files(args.result)):
+        print(f"geoattn.verdicts: {clash}", file=sys.stderr)
+        return 2
     try:
         v = envelope_verdicts(args.result, args.alpha, args.replicates, args.seed)
     except (ValueError, OSError) as e:

@@ -79,8 +79,9 @@ def write_run(path, ids, sums, counts, layers, heads, grid):
              ("unit_ids", "U8", [len(ids_raw)], ids_raw),
              ("unit_sums", "F64", list(sums.shape), np.ascontiguousarray(sums, "<f8").tobytes()),
              ("unit_counts", "I64", list(counts.shape), np.ascontiguousarray(counts, "<i8").tobytes())]
-    header, offset = {"__metadata__": {"n_grid": json.dumps(list(grid)), "curves": json.dumps(list(CURVES)),
-                                       "scalars": json.dumps(["rho0"])}}, 0
+    meta = {"format": "geoattn-state-1", "n_grid": json.dumps(list(grid)), "curves": json.dumps(list(CURVES)),
+            "scalars": json.dumps(["rho0"])}
+    header, offset = {"__metadata__": meta}, 0
     for name, dtype, shape, raw in blobs:
         header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
         offset += len(raw)
@@ -589,6 +590,37 @@ def doc_block(src, bin_dir):
     remove_scratch(tmp, False)
 
 
+def slim_checks(src, tmp, geoattn, a, a16):
+    """The slim sums file (scripts/slim_state.py) in place of A's state: compare's global and
+    layer cells equal those from the whole state; merge refuses it by name; compare runs against
+    the committed findings, which ship slim files."""
+    import shutil
+    folder = os.path.join(tmp, "slim")
+    os.makedirs(folder)
+    for suffix in (".json", ".curves.safetensors"):
+        shutil.copy(a[:-5] + suffix, os.path.join(folder, "a" + suffix))
+    slim = os.path.join(folder, "a.state.safetensors")
+    p, _ = run([plotter_python(), "scripts/slim_state.py", a[:-5] + ".state.safetensors", slim], src)
+    size, whole = (os.path.getsize(slim) if os.path.exists(slim) else 0), os.path.getsize(a[:-5] + ".state.safetensors")
+    check(p.returncode == 0 and 0 < size < whole / 4, f"slim_state.py writes the sums alone ({size} B of the state's {whole})")
+    full, _ = compared(src, tmp, "slim-full.json", a, a16, "--replicates", "300")
+    thin, _ = compared(src, tmp, "slim-thin.json", os.path.join(folder, "a.json"), a16, "--replicates", "300")
+    kinds = ("global", "layer")
+    pairs = list(zip(cells(full, kinds), cells(thin, kinds)))
+    worst = max(abs(x - y) for f, t in pairs for key in ("diff", "ci") for x, y in
+                zip(*([[v] if not isinstance(v, list) else v for v in (f[key], t[key])])) if x is not None and y is not None)
+    check(len(pairs) == 6 * 97 and worst <= 1e-12 and len(cells(thin, ("head",))) == 0,
+          f"compare from the slim file: its {len(pairs)} global and layer cells equal the whole state's (worst "
+          f"{worst:.1e}); no head cells")
+    p, _ = run([geoattn, "merge", "--out", os.path.join(tmp, "merged.json"), os.path.join(folder, "a.json")], src)
+    check(p.returncode != 0 and "a slim file of per-document sums" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+          and not os.path.exists(os.path.join(tmp, "merged.json")), f"merge refuses the slim file by name ({p.stderr.strip()})")
+    ship, _ = compared(src, tmp, "shipped.json", "docs/findings/gemma3/measure.json", "docs/findings/smollm2/measure.json",
+                       "--depth", "3", "--replicates", "200")
+    check(ship["pairing"] == "paired" and [e["group"] for e in ship["groups"]][:1] == ["global"],
+          "compare runs against the committed findings (gemma3 vs SmolLM2 by depth, from their slim files)")
+
+
 def main():
     args, src, bin_dir, geoattn = parse_args(__file__)
     t0 = time.time()
@@ -611,6 +643,7 @@ def main():
         refusal_checks(src, tmp, geoattn, a, h0)
         output_checks(src, tmp, a, a16)
         label_checks(src, tmp, geoattn, a, a16)
+        slim_checks(src, tmp, geoattn, a, a16)
         doc_block(src, bin_dir)
         worked_example(src, tmp, geoattn)
     finally:

@@ -1,10 +1,11 @@
-"""The header of a safetensors file, standard library only: the one reader of its layout that
-geoattn.results, geoattn.unit_sums and geoattn.capture_io share (8 bytes of little-endian
-length, that many bytes of JSON, then the tensors' bytes at their data offsets)."""
+"""The header of a safetensors file, standard library only: the one reader and writer of its
+layout that geoattn.results, geoattn.unit_sums and geoattn.capture_io share (8 bytes of
+little-endian length, that many bytes of JSON, then the tensors' bytes at their data offsets)."""
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 
 # A header past this size is not one geoattn writes (its captures' and sidecars' are kilobytes).
 MAX_HEADER = 1 << 24
@@ -42,3 +43,27 @@ def tensors(header: dict) -> list[tuple[str, str, list, int, int]]:
     """(name, dtype, shape, begin, end) of each tensor of a header, in its order; begin and end
     count from the data start."""
     return [(name, t["dtype"], t["shape"], *t["data_offsets"]) for name, t in header.items() if name != "__metadata__"]
+
+
+def write_file(path: str | os.PathLike, metadata: dict, blobs: list[tuple[str, str, list, bytes]]) -> None:
+    """Writes a safetensors file of `blobs` ((name, dtype, shape, bytes) each, in order) with the
+    __metadata__ `metadata` (its values as text): whole or not at all (a temporary file in the
+    path's folder, then renamed)."""
+    path = os.fspath(path)
+    header, offset = {"__metadata__": {k: str(v) for k, v in metadata.items()}}, 0
+    for name, dtype, shape, blob in blobs:
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(blob)]}
+        offset += len(blob)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    fd, tmp = tempfile.mkstemp(prefix=".geoattn.", suffix=".safetensors", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(len(text).to_bytes(8, "little") + text)
+            for blob in blobs:
+                f.write(blob[3])
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise

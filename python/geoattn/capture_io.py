@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._safetensors import read_header
+from ._safetensors import read_header, write_file
 
 __all__ = ["CAPTURE_TENSORS", "CaptureError", "Capture", "open_capture", "one_sample", "write_capture"]
 
@@ -92,23 +91,6 @@ def one_sample(cap: Capture, window: int, query: int) -> tuple[dict, dict]:
 
 def write_capture(path: str | os.PathLike, metadata: dict, arrays: dict) -> None:
     """Writes a capture file (a temporary file in path's folder, then renamed)."""
-    path = os.fspath(path)
-    header, blobs, offset = {"__metadata__": {k: str(v) for k, v in metadata.items()}}, [], 0
-    for name, (dtype, _) in CAPTURE_TENSORS.items():
-        blob = np.ascontiguousarray(arrays[name], _NUMPY[dtype]).tobytes()
-        header[name] = {"dtype": dtype, "shape": list(arrays[name].shape), "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    fd, tmp = tempfile.mkstemp(prefix=".capture.", suffix=".safetensors", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(len(text).to_bytes(8, "little") + text)
-            for blob in blobs:
-                f.write(blob)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    blobs = [(name, dtype, arrays[name].shape, np.ascontiguousarray(arrays[name], _NUMPY[dtype]).tobytes())
+             for name, (dtype, _) in CAPTURE_TENSORS.items()]
+    write_file(path, metadata, blobs)

@@ -8,7 +8,9 @@ as the C++ bootstrap builds them (src/metrics/finalize/bootstrap.cpp).
 
 A group's mean of a statistic per N is the sum over its documents of the statistic's sums,
 divided by the samples it holds: per layer, `unit_counts` times the heads of that layer in the
-group (SPEC §2b). numpy only.
+group (SPEC §2b). A slim file (`write_slim`) holds these sums alone, summed to layers: what
+compare and the figures need of a run, a tenth of the state, for results shipped to others.
+numpy only.
 """
 from __future__ import annotations
 
@@ -18,16 +20,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._safetensors import read_whole, tensors
+from ._safetensors import read_whole, tensors, write_file
 from .staged import result_files
 
-__all__ = ["UnitSums", "Group", "LEVELS", "StateError", "state_path", "read_state", "read_unit_sums"]
+__all__ = ["UnitSums", "Group", "LEVELS", "StateError", "state_path", "read_state", "read_unit_sums", "write_slim"]
 
 # unit_shape[3]: the bootstrap level (include/geoattn/metrics/stats/unit_stats.h, BootLevel).
 LEVELS = ("global", "layer", "head")
 # The sums behind corr(R, rho0) per N, between the curves and the scalars in a group's row.
 CORR_SUMS = 4
 _DTYPES = {"F64": "<f8", "I64": "<i8", "U8": "u1"}
+# The formats of a state sidecar read here: the run's whole state (src/report/state_file.cpp) and
+# the slim file of per-document sums alone (write_slim), which merge and resume refuse by name.
+STATE_FORMAT, SLIM_FORMAT = "geoattn-state-1", "geoattn-unit-sums-1"
 
 
 class StateError(ValueError):
@@ -131,6 +136,8 @@ def read_unit_sums(json_path: str | os.PathLike) -> UnitSums:
         meta, arrays = read_state(path)
     except (OSError, ValueError, KeyError) as e:
         raise StateError(f"{path}: not a readable state sidecar ({e})") from e
+    if meta.get("format") not in (STATE_FORMAT, SLIM_FORMAT):
+        raise StateError(f"{path}: not a geoattn state sidecar (format {meta.get('format')!r})")
     if "unit_sums" not in arrays:
         raise StateError(f"{path}: no per-document sums (the run had --bootstrap 0: rerun geoattn measure "
                          "with --bootstrap 2000, the default)")
@@ -142,3 +149,25 @@ def read_unit_sums(json_path: str | os.PathLike) -> UnitSums:
     return UnitSums(ids=ids, sums=arrays["unit_sums"], counts=counts, layers=layers, heads=heads,
                     level=LEVELS[level], n_grid=json.loads(meta["n_grid"]), curves=json.loads(meta["curves"]),
                     scalars=json.loads(meta["scalars"]))
+
+
+def write_slim(state: str | os.PathLike, out: str | os.PathLike) -> None:
+    """Writes the slim sums file of the state sidecar `state` to `out`: its per-document sums
+    summed over each layer's heads (bootstrap level layer), with its counts, document ids and
+    metadata; nothing else (StateError when it holds no per-document sums at level layer or head).
+    compare, at its global, depth and layer levels, reads it as it reads the state."""
+    meta, arrays = read_state(state)
+    if meta.get("format") != STATE_FORMAT or "unit_sums" not in arrays:
+        raise StateError(f"{state}: not a state sidecar with per-document sums (format {meta.get('format')!r})")
+    layers, heads, G, level = (int(x) for x in arrays["unit_shape"])
+    sums = arrays["unit_sums"]  # [U, groups, S]
+    if LEVELS[level] == "head":
+        sums = sums.reshape(sums.shape[0], layers, heads, sums.shape[2]).sum(axis=2)  # [U, L, S]
+    elif LEVELS[level] != "layer":
+        raise StateError(f"{state}: its per-document sums are at level {LEVELS[level]}, not layer or head")
+    shape = np.array([layers, heads, G, LEVELS.index("layer")], dtype="<i8")
+    blobs = [("unit_sums", "F64", sums.shape, np.ascontiguousarray(sums, "<f8").tobytes())]
+    blobs += [(name, dtype, arrays[name].shape, np.ascontiguousarray(arrays[name], _DTYPES[dtype]).tobytes())
+              for name, dtype in (("unit_counts", "I64"), ("unit_ids", "U8"))]
+    blobs.append(("unit_shape", "I64", shape.shape, shape.tobytes()))
+    write_file(out, {**meta, "format": SLIM_FORMAT}, blobs)

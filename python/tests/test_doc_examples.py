@@ -78,7 +78,8 @@ def test_the_python_example_runs_as_written(page, tmp_path, geoattn_bin):
 # The TransformerLens example of docs/python.md, and its cache against geoattn.hf.capture of the
 # same model: the two routes give the same alpha and values.
 CHECK_AGAINST_CAPTURE = """
-a2, v2 = geoattn.hf.capture(hf, ids)
+plain = AutoModelForCausalLM.from_pretrained("models/stories15M", torch_dtype=torch.float32)  # the bridge wraps hf
+a2, v2 = geoattn.hf.capture(plain, ids)
 print("diff", float((alpha - a2).abs().max()), float((values - v2).abs().max()))
 """
 

@@ -22,6 +22,9 @@ using nlohmann::ordered_json;
 
 namespace {
 constexpr const char* kStateFormat = "geoattn-state-1";
+// The slim file of per-document sums alone (python/geoattn/unit_sums.py, write_slim): compare
+// reads it; merging and resuming need the whole state, so it is refused here by name.
+constexpr const char* kSlimStateFormat = "geoattn-unit-sums-1";
 
 template <size_t N>
 ordered_json names_json(const std::array<std::string_view, N>& names) {
@@ -92,6 +95,9 @@ ExactSum halves(const std::vector<int64_t>& v, size_t i) {
 
 std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) {
   const auto& header = file.header();
+  if (meta_text(header, "format") == kSlimStateFormat)
+    fail("a slim file of per-document sums (format '{}'): geoattn compare reads it; merge and resume need the "
+         "whole state the run wrote", kSlimStateFormat);
   if (meta_text(header, "format") != kStateFormat)
     fail("not a geoattn state file (format '{}', expected '{}')", meta_text(header, "format"), kStateFormat);
   if (meta_json(header, "curves") != names_json(kCurveNames) || meta_json(header, "scalars") != names_json(kScalarNames))

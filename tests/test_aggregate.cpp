@@ -16,6 +16,7 @@
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/metrics/stats/aggregate.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/worker_pool.h"
@@ -32,6 +33,9 @@ using geoattn::testing::error_of;
 using geoattn::testing::write_file;
 
 namespace {
+
+// A run identity (report/run_identity.h) for the results written by hand here.
+constexpr const char* kRun = "00000000000000aa";
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -363,16 +367,25 @@ TEST(MeasureJson, ArraysFileReadsBackInline) {
   for (const auto* group : {&split["layers"], &split["heads"]})
     for (const auto& entry : *group)
       for (const auto& [key, value] : entry.items()) EXPECT_FALSE(value.is_array()) << key;
-  write_file(tmp / "r.json", split.dump());
-  geoattn::report::write_measure_arrays(tmp / "r.curves.safetensors", arrays);
+  write_file(tmp / "r.json", geoattn::report::with_run_id(split, kRun).dump());
+  geoattn::report::write_measure_arrays(tmp / "r.curves.safetensors", arrays, kRun);
   nlohmann::json back = geoattn::report::read_measure(tmp / "r.json"), want = inline_doc;
-  back.erase("schema"), want.erase("schema");
+  EXPECT_EQ(back["run_id"], kRun);
+  back.erase("schema"), want.erase("schema"), back.erase("run_id");
   EXPECT_EQ(back, want);  // as sorted maps: key order aside, the same document
+
+  // An arrays file of another run (another run_id) is refused, naming both files.
+  geoattn::report::write_measure_arrays(tmp / "r.curves.safetensors", arrays, "00000000000000bb");
+  const std::string other = error_of([&] { geoattn::report::read_measure(tmp / "r.json"); });
+  EXPECT_NE(other.find("r.json: "), std::string::npos) << other;
+  EXPECT_NE(other.find("r.curves.safetensors is not of this run (its run_id 00000000000000bb, the result's "
+                       "00000000000000aa)"), std::string::npos) << other;
 
   // A missing or foreign arrays file is an error naming it.
   std::filesystem::remove(tmp / "r.curves.safetensors");
   EXPECT_NE(error_of([&] { geoattn::report::read_measure(tmp / "r.json"); }).find("r.curves.safetensors"), std::string::npos);
-  geoattn::io::write_safetensors(tmp / "r.curves.safetensors", {{"weights", geoattn::io::Dtype::F64, {1}, &arrays[0].values[0]}});
+  geoattn::io::write_safetensors(tmp / "r.curves.safetensors", {{"weights", geoattn::io::Dtype::F64, {1}, &arrays[0].values[0]}},
+                                 {{"run_id", kRun}});
   EXPECT_NE(error_of([&] { geoattn::report::read_measure(tmp / "r.json"); }).find("'weights' is not layers.<key>"), std::string::npos);
   write_file(tmp / "b.json", "{\"schema\": \"geoattn.bounds/1\"}");
   EXPECT_NE(error_of([&] { geoattn::report::read_measure(tmp / "b.json"); }).find("expected schema 'geoattn.measure/2'"),
@@ -393,8 +406,8 @@ TEST(MeasureJson, FitArraysReadBackInline) {
   const ordered_json split = measure_json(agg, run_info(), &fits, nullptr, &arrays, "r.curves.safetensors");
   EXPECT_EQ(split["arrays"]["tensors"]["heads.fits.norms.mean_norm"].dump(), "[1,2,4]");
   EXPECT_FALSE(split["heads"][0]["fits"]["norms"].contains("mean_norm"));
-  write_file(tmp / "r.json", split.dump());
-  geoattn::report::write_measure_arrays(tmp / "r.curves.safetensors", arrays);
+  write_file(tmp / "r.json", geoattn::report::with_run_id(split, kRun).dump());
+  geoattn::report::write_measure_arrays(tmp / "r.curves.safetensors", arrays, kRun);
   nlohmann::json back = geoattn::report::read_measure(tmp / "r.json"), want = inline_doc;
   back.erase("schema"), want.erase("schema");
   EXPECT_EQ(back["heads"], want["heads"]);

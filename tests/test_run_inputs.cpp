@@ -349,3 +349,51 @@ TEST(RunInputs, StagedFilesAreWrittenInPlaceOnce) {
   for (const auto& e : fs::directory_iterator(tmp.path()))
     EXPECT_FALSE(geoattn::is_temporary_name(e.path().filename().string())) << e.path();
 }
+
+// Two runs onto one output: the second fails at once in one line saying that another run holds
+// it (util/atomic_file.h: hold_output), where the two raced on its files; once the holder is
+// done, the lock is gone and the output is free. Held here by this process, as a first run would.
+TEST(RunInputs, ASecondRunOntoAHeldOutputSaysAnotherRunHoldsIt) {
+  TempDir tmp;
+  make_inputs(tmp);
+  const std::string out = tmp / "held.json";
+  geoattn::hold_output(out);
+  const std::string run = "measure --quiet --model " + (tmp / "model") + " --data " + (tmp / "ok.bin") +
+                          " --ctx 16 --bootstrap 0 --controls 0 --out " + (tmp / "./held.json");  // another spelling
+  const auto before = snapshot(tmp.path());
+  const auto second = run_tool("geoattn " + run, tmp);
+  EXPECT_NE(second.code, 0);
+  EXPECT_NE(second.err.find("held.json: another geoattn run is writing this output now"), std::string::npos) << second.err;
+  EXPECT_EQ(std::count(second.err.begin(), second.err.end(), '\n'), 1) << second.err;
+  EXPECT_EQ(snapshot(tmp.path()), before);  // nothing written, the lock file aside unchanged
+  geoattn::release_held_outputs();
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    EXPECT_FALSE(geoattn::is_temporary_name(e.path().filename().string())) << e.path();
+  run_ok(run, tmp);
+  for (const auto& e : fs::directory_iterator(tmp.path()))  // the run's own lock went with it
+    EXPECT_FALSE(geoattn::is_temporary_name(e.path().filename().string())) << e.path();
+}
+
+// A result and its companions are one unit (report/run_identity.h): merge refuses a shard whose
+// state sidecar is another run's, naming both files, for measure and sinks alike.
+TEST(RunInputs, MergeRefusesAStateOfAnotherRun) {
+  TempDir tmp;
+  make_inputs(tmp);
+  fs::copy_file(tmp / "ms1.state.safetensors", tmp / "ms0.state.safetensors", fs::copy_options::overwrite_existing);
+  const auto measure = run_tool("geoattn merge " + (tmp / "ms0.json") + " " + (tmp / "ms1.json") + " --out " +
+                                    (tmp / "merged.json"), tmp);
+  EXPECT_NE(measure.code, 0);
+  EXPECT_NE(measure.err.find("ms0.json: " + (tmp / "ms0.state.safetensors") + " is not of this run"), std::string::npos)
+      << measure.err;
+  EXPECT_FALSE(fs::exists(tmp / "merged.json"));
+  for (const char* shard : {"0", "1"})
+    run_ok("sinks --quiet --model " + (tmp / "model") + " --data " + (tmp / "ok.bin") + " --ctx 16 --shard " + shard +
+               "/2 --out " + (tmp / ("s" + std::string(shard) + ".json")), tmp);
+  fs::copy_file(tmp / "s0.state.safetensors", tmp / "s1.state.safetensors", fs::copy_options::overwrite_existing);
+  const auto sinks = run_tool("geoattn merge " + (tmp / "s0.json") + " " + (tmp / "s1.json") + " --out " +
+                                  (tmp / "merged.json"), tmp);
+  EXPECT_NE(sinks.code, 0);
+  EXPECT_NE(sinks.err.find("s1.json: " + (tmp / "s1.state.safetensors") + " is not of this run"), std::string::npos)
+      << sinks.err;
+  EXPECT_FALSE(fs::exists(tmp / "merged.json"));
+}

@@ -580,6 +580,7 @@ nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse
 
 // The numbers of a result: everything but where the windows came from and how long it took.
 nlohmann::json numbers(nlohmann::json j) {
+  j.erase("run_id");  // a digest of the run's description, where the windows came from included
   for (const char* key : {"data", "timing", "model"}) j.erase(key);
   j["settings"].erase("ctx");
   j["settings"].erase("dtype");

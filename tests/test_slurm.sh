@@ -44,7 +44,7 @@ sys.path.insert(0, sys.argv[3])
 from geoattn.results import load_measure
 merged, one = (load_measure(p) for p in sys.argv[1:3])
 for j in (merged, one):
-    j.pop("data"); j.pop("timing")
+    j.pop("data"); j.pop("timing"); j.pop("run_id")  # a digest of the description, data included
 assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged shards differ from one run"
 print("slurm: 3 shard tasks + merge == one run")
 PY
@@ -56,7 +56,7 @@ python3 - "$tmp/sinks/merged.json" "$tmp/sinks-one.json" <<'PY'
 import json, sys
 merged, one = (json.load(open(p)) for p in sys.argv[1:3])
 for j in (merged, one):
-    j.pop("data"); j.pop("timing")
+    j.pop("data"); j.pop("timing"); j.pop("run_id")  # a digest of the description, data included
 assert merged["schema"] == "geoattn.sinks/1" and merged["windows"] == 8, (merged["schema"], merged["windows"])
 assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged sinks shards differ from one run"
 print("slurm: 3 sinks shard tasks + merge == one run")

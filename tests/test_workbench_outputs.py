@@ -5,7 +5,9 @@ output_clash). On a real stories260K run and its taxonomy, each case of a held-o
 workbench: `geoattn-compare`, `geoattn-summary`, `geoattn-report` and `geoattn-explain` with --out,
 --figure or --json onto a result, its state or arrays companion, a taxonomy, a capture, a data
 file or a model file, and two outputs onto one path: exit 2, one line naming the flag and the file,
-every input byte for byte as it was, and nothing written.
+every input byte for byte as it was, and nothing written. Then a result beside a companion of
+another run (B's state or arrays file under A's name): every reader, C++ and Python, refuses it in
+one line naming both files; a result from before the run id is read with one warning line.
 
     tests/test_workbench_outputs.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 """
@@ -111,8 +113,63 @@ def main():
         lines = p.stderr.strip().splitlines()
         check(p.returncode == 2 and len(lines) == 1 and "heads[1] is not (layer 0, head 1)" in lines[0],
               f"a result with heads[1] {field} {value}: refused in one line ({lines[-1] if lines else ''})")
+    companion_checks(src, tmp, geoattn, env, py)
     remove_scratch(tmp, args.keep)
     return finish(t0)
+
+
+def companion_checks(src, tmp, geoattn, env, py):
+    """A's result beside B's state or arrays file (its run_id another): refused by every reader,
+    naming both files; A without its run_id (an older geoattn's): read, with one warning line."""
+    import json
+    import shutil
+    for kind, theirs in (("state", "b.state.safetensors"), ("curves", "b.curves.safetensors")):
+        folder = os.path.join(tmp, f"swapped-{kind}")
+        os.makedirs(folder)
+        for f in ("a.json", "a.state.safetensors", "a.curves.safetensors", "ta.json"):
+            shutil.copy(os.path.join(tmp, f), folder)
+        shutil.copy(os.path.join(tmp, theirs), os.path.join(folder, f"a.{kind}.safetensors"))
+        readers = {"state": [("compare", py + ["geoattn.compare", "a.json", "../b.json"]),
+                             ("verdicts", py + ["geoattn.verdicts", "a.json"]),
+                             ("merge (C++)", [geoattn, "merge", "a.json", "--out", "m.json"])],
+                   "curves": [("summary", py + ["geoattn.summary", "a.json", "--per", "head"]),
+                              ("report", py + ["geoattn.report", "a.json", "--out", "r.html"]),
+                              ("the figures", [sys.executable, os.path.join(src, "scripts", "plot_figures.py"), "--measure",
+                                               "a.json", "--out", "figs"]),
+                              ("geoattn.load", [sys.executable, "-c", "import geoattn, sys\ntry:\n geoattn.load('a.json')\n"
+                                                "except ValueError as e:\n sys.exit(str(e))"]),
+                              ("taxonomy (C++)", [geoattn, "taxonomy", "--from", "a.json", "--out", "t.json"])]}[kind]
+        for what, cmd in readers:
+            p, _ = run(cmd, folder, env=env)
+            lines = p.stderr.strip().splitlines()
+            line = lines[-1] if lines else ""
+            check(p.returncode != 0 and len(lines) == 1 and "a.json" in line and f"a.{kind}.safetensors is not of this run"
+                  in line and not {"m.json", "r.html", "figs", "t.json"} & set(os.listdir(folder)),
+                  f"{what} with B's {kind} file as A's: exit {p.returncode}, one line naming both ({line})")
+    # A taxonomy of A relabelled by its run id as B's: refused by its run id alone.
+    tax = json.load(open(os.path.join(tmp, "ta.json")))
+    tax["run_id"] = json.load(open(os.path.join(tmp, "b.json")))["run_id"]
+    with open(os.path.join(tmp, "ta-other.json"), "w") as f:
+        json.dump(tax, f)
+    p, _ = run(py + ["geoattn.summary", "a.json", "ta-other.json", "--per", "head"], tmp, env=env)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and f"a taxonomy of another run (run_id {tax['run_id']}" in lines[0],
+          f"a taxonomy carrying another run's id: refused ({lines[-1] if lines else ''})")
+    # An older result (no run_id): read, one warning line, its companions unchecked.
+    old = json.load(open(os.path.join(tmp, "a.json")))
+    del old["run_id"]
+    folder = os.path.join(tmp, "older")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "a.json"), "w") as f:
+        json.dump(old, f)
+    for f in ("a.state.safetensors", "a.curves.safetensors"):
+        shutil.copy(os.path.join(tmp, f), folder)
+    for what, cmd in (("summary", py + ["geoattn.summary", "a.json", "--per", "head"]),
+                      ("taxonomy (C++)", [geoattn, "taxonomy", "--quiet", "--from", "a.json", "--out", "t.json"])):
+        p, _ = run(cmd, folder, env=env)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 0 and len(lines) == 1 and "a.json: no run_id (an older geoattn wrote it)" in lines[0],
+              f"{what} of a result without a run id: read, one warning line ({lines[-1] if lines else ''})")
 
 
 if __name__ == "__main__":

@@ -49,8 +49,10 @@ class Measure:
     to_json()         that JSON's text;  save(path): the CLI's three files (JSON, arrays, state)
     """
 
-    def __init__(self, doc: dict | None = None, native: Any = None, arrays: dict | None = None):
+    def __init__(self, doc: dict | None = None, native: Any = None, arrays: dict | None = None,
+                 inputs: Sequence[str] = ()):
         self._doc, self._native, self._arrays = doc, native, arrays
+        self._inputs = list(inputs)  # the files the run read (save never writes over one)
 
     @property
     def doc(self) -> dict:
@@ -105,18 +107,25 @@ class Measure:
     def save(self, path: str | os.PathLike) -> None:
         """Writes what `geoattn metrics --out path` writes: path, its arrays file
         (X.curves.safetensors) and its state sidecar (X.state.safetensors, which geoattn merge
-        reads), each whole or not at all."""
-        _save(self._native, path)
+        reads), each whole or not at all; a ValueError naming the file where one of them is a
+        file the run read (predict_from's result or a companion of it), as the CLI refuses it."""
+        _save(self._native, path, self._inputs)
 
     def __repr__(self):
         d = self.doc
         return f"<geoattn.Measure: {len(d['layers'])} layers, {len(d['heads'])} heads, N grid of {len(d['n_grid'])}>"
 
 
-def _save(native, path):
+def _save(native, path, inputs=()):
+    from .staged import output_clash, result_files
+
     if native is None:
         raise ValueError("save: this result was loaded from files; they are its saved form")
     path = _checks.path(path, "path")
+    written = result_files(os.fspath(path))
+    if why := output_clash([("the result", written[0]), ("its state", written[1]), ("its arrays", written[2])],
+                           [f for i in inputs for f in result_files(os.fspath(i))]):
+        raise ValueError(f"path: {why}")
     try:
         native.save(path)
     except ValueError as e:  # the C++ names the file it could not write
@@ -219,7 +228,7 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     native = core().metrics(
         alpha, values, positions, _docs(docs, W), settings, windows, _checks.string(source, "source"),
         _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
-    return Measure(native=native)
+    return Measure(native=native, inputs=[] if settings["predict_from"] == "none" else [settings["predict_from"]])
 
 
 _DEFAULTS = {name: p.default for name, p in inspect.signature(metrics).parameters.items()}
@@ -460,7 +469,7 @@ def _read_result(path, name):
     try:
         return _load(path)
     except (OSError, ValueError, SchemaError, RecursionError) as e:  # JSON errors are ValueErrors
-        why = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:160]
+        why = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:400]
         raise ValueError(f"{name}: {path}: not a readable geoattn result ({why})") from None
 
 

@@ -33,7 +33,7 @@ np = numpy_for(__name__, "geoattn.compare")  # one line, not a traceback, where 
 from .compare_bootstrap import Family, benjamini_hochberg, difference, draws, max_t, pairing
 from .compare_settings import allowed_differences, refusal, setting
 from .console import stops_quietly
-from .results import MEASURE_SCHEMAS, taxonomy_mismatch
+from .results import MEASURE_SCHEMAS, RUN_ID, taxonomy_mismatch
 from .staged import Staged, output_clash, output_problem, result_files
 from .summary import classes_of
 from .unit_sums import LEVELS, StateError, UnitSums, read_unit_sums
@@ -121,7 +121,7 @@ def load_run(path: str) -> tuple[dict, UnitSums]:
     if not all(isinstance(model.get(k), int) for k in ("layers", "heads")) or not isinstance(doc.get("n_grid"), list):
         raise CompareError(f"{path}: no model.layers, model.heads or n_grid")
     try:
-        u = read_unit_sums(path)
+        u = read_unit_sums(path, doc)
     except StateError as e:
         raise CompareError(str(e)) from None
     if (u.layers, u.heads, u.n_grid) != (model["layers"], model["heads"], doc["n_grid"]):
@@ -143,7 +143,8 @@ def load_taxonomy(path: str, flag: str, doc: dict) -> dict:
     if setting(tax, "model.path") != setting(doc, "model.path") or len(tax.get("heads", [])) != heads:
         raise CompareError(f"{flag} {path}: not a taxonomy of that run (model {setting(tax, 'model.path')!r}, "
                            f"{len(tax.get('heads', []))} heads; the run: {setting(doc, 'model.path')!r}, {heads})")
-    if why := taxonomy_mismatch(tax, {(h["layer"], h["head"]): h for h in doc["heads"]}, "run " + flag[-1].upper()):
+    if why := taxonomy_mismatch(tax, {(h["layer"], h["head"]): h for h in doc["heads"]}, "run " + flag[-1].upper(),
+                                doc.get(RUN_ID)):
         raise CompareError(f"{flag} {path}: {why}")
     return tax
 

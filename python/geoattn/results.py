@@ -15,16 +15,17 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
-from ._safetensors import read_whole, tensors
+from ._safetensors import read_header, read_whole, tensors
 from .schema import load_schema
 
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["MEASURE_SCHEMAS", "SINKS_SCHEMA", "FRAME_TYPES", "SINK_CONVENTIONS", "SINK_NAMES", "read_arrays",
-           "inline_arrays", "load_measure", "sink_arrays", "load_sinks"]
+__all__ = ["MEASURE_SCHEMAS", "SINKS_SCHEMA", "FRAME_TYPES", "SINK_CONVENTIONS", "SINK_NAMES", "RUN_ID", "read_arrays",
+           "check_companion", "inline_arrays", "load_measure", "sink_arrays", "load_sinks"]
 
 MEASURE_SCHEMAS = ("geoattn.measure/2", "geoattn.measure/1")  # /1: every array inline
 SINKS_SCHEMA = "geoattn.sinks/1"
@@ -38,6 +39,29 @@ SINK_NAMES = {c: {"graph": tuple(k for k in _SINKS_DEFS[f"graph_entry_{c}"]["req
                   "reference": tuple(_SINKS_DEFS[f"head_reference_{c}"]["required"]),
                   "row_score": _SINKS_DEFS[f"dormant_{c}"]["required"][0]}
               for c in SINK_CONVENTIONS}
+
+
+# A run's identity (docs/results.md, "One run, its files"; include/geoattn/report/run_identity.h):
+# the key in a result JSON, in its companions' __metadata__, and in a taxonomy (the run it labels).
+RUN_ID = "run_id"
+_WARNED: set = set()
+
+
+def check_companion(json_path: str | os.PathLike, result_id: str | None, companion: str | os.PathLike,
+                    companion_id: str | None) -> None:
+    """A ValueError naming both files when `companion` (its header's run_id `companion_id`) is
+    not of the result at json_path (`result_id`); a result without one (an older geoattn's) gets
+    one warning line on stderr per file and its companion is read unchecked. The C++ readers'
+    rule (report/run_identity.h), in their words."""
+    if result_id is None:
+        if os.fspath(json_path) not in _WARNED:
+            _WARNED.add(os.fspath(json_path))
+            print(f"geoattn: warning: {os.fspath(json_path)}: no run_id (an older geoattn wrote it): "
+                  f"{os.fspath(companion)} is read without checking that it is of the same run", file=sys.stderr)
+        return
+    if companion_id != result_id:
+        raise ValueError(f"{os.fspath(json_path)}: {os.fspath(companion)} is not of this run (its run_id "
+                         f"{companion_id or 'none'}, the result's {result_id}): a companion of another run beside it")
 
 
 def _tensors(path):
@@ -86,6 +110,7 @@ def inline_arrays(doc: dict, json_path: str | os.PathLike) -> dict:
         if (h.get("layer"), h.get("head")) != (i // H, i % H):
             raise ValueError(f"{json_path}: heads[{i}] is not (layer {i // H}, head {i % H})")
     path = os.path.join(os.path.dirname(json_path), spec["file"])
+    check_companion(json_path, doc.get(RUN_ID), path, read_header(path)[0].get("__metadata__", {}).get(RUN_ID))
     groups = {"layers": (doc["layers"], 1), "heads": (doc["heads"], 2)}
     for name, (shape, values) in _tensors(path).items():
         group, _, key = name.partition(".")
@@ -180,11 +205,15 @@ def load_sinks(json_path: str | os.PathLike) -> dict[str, Any]:
     return dict(sink_arrays(doc), doc=doc)
 
 
-def taxonomy_mismatch(tax: dict, heads: dict, path: str) -> str | None:
+def taxonomy_mismatch(tax: dict, heads: dict, path: str, run_id: str | None = None) -> str | None:
     """Why the taxonomy `tax` is not of the measure run whose heads are `heads` ({(layer, head):
-    the result's head entry}; `path` names the run), or None: its heads must be the run's heads,
-    and the features it copied from the run (samples, c_sink, c_last, c_rest) the run's numbers
-    (a taxonomy of another run over the same model has the same heads, not the same numbers)."""
+    the result's head entry}; `path` names the run; `run_id` its identity, RUN_ID), or None: the
+    run it labels must be this one where both say which, its heads must be the run's heads, and
+    the features it copied from the run (samples, c_sink, c_last, c_rest) the run's numbers (a
+    taxonomy of another run over the same model has the same heads, not the same numbers)."""
+    if run_id is not None and tax.get(RUN_ID) is not None and tax[RUN_ID] != run_id:
+        return f"a taxonomy of another run (run_id {tax[RUN_ID]}; {path}: {run_id})"
+
     def finite(x):
         return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 

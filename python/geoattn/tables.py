@@ -17,7 +17,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from .results import load_measure, taxonomy_mismatch
+from .results import RUN_ID, load_measure, taxonomy_mismatch
 from .summary import CLASSES, LEAVES, classes_of
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def rows(result: Any, taxonomy: Any = None, *, per: str = "head",
         raise TableError(f"taxonomy: its heads are not the run's ({len(labels)} against "
                          f"{len(m['heads'])}; made from {tax.get('from')})")
     if tax and (why := taxonomy_mismatch(tax, {(h["layer"], h["head"]): h for h in m["heads"]},
-                                         result if isinstance(result, str) else "the result")):
+                                         result if isinstance(result, str) else "the result", m.get(RUN_ID))):
         raise TableError(f"taxonomy: {why} (made from {tax.get('from')})")
     for h in m["heads"]:
         lab = labels.get((h["layer"], h["head"]), {})

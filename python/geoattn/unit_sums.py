@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._safetensors import read_whole, tensors, write_file
+from .results import RUN_ID, check_companion
 from .staged import result_files
 
 __all__ = ["UnitSums", "Group", "LEVELS", "StateError", "state_path", "read_state", "read_unit_sums", "write_slim"]
@@ -125,9 +126,10 @@ class UnitSums:
             return self.group_sums(group, name).sum(axis=0) / self.group_samples(group, name).sum(axis=0)
 
 
-def read_unit_sums(json_path: str | os.PathLike) -> UnitSums:
-    """The per-document sums of the measure result at json_path, from its state sidecar;
-    StateError (saying which flag writes them) when the sidecar or its sums are missing."""
+def read_unit_sums(json_path: str | os.PathLike, doc: dict | None = None) -> UnitSums:
+    """The per-document sums of the measure result at json_path (`doc`: its JSON, where already
+    read), from its state sidecar, which must be of its run (results.check_companion); StateError
+    (saying which flag writes them) when the sidecar or its sums are missing or of another run."""
     path = state_path(json_path)
     if not os.path.exists(path):
         raise StateError(f"{json_path}: no state sidecar {os.path.basename(path)} beside it "
@@ -138,6 +140,13 @@ def read_unit_sums(json_path: str | os.PathLike) -> UnitSums:
         raise StateError(f"{path}: not a readable state sidecar ({e})") from e
     if meta.get("format") not in (STATE_FORMAT, SLIM_FORMAT):
         raise StateError(f"{path}: not a geoattn state sidecar (format {meta.get('format')!r})")
+    if doc is None:
+        with open(json_path, encoding="utf-8") as f:
+            doc = json.load(f)
+    try:
+        check_companion(json_path, doc.get(RUN_ID) if isinstance(doc, dict) else None, path, meta.get(RUN_ID))
+    except ValueError as e:
+        raise StateError(str(e)) from None
     if "unit_sums" not in arrays:
         raise StateError(f"{path}: no per-document sums (the run had --bootstrap 0: rerun geoattn measure "
                          "with --bootstrap 2000, the default)")

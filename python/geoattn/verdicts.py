@@ -34,7 +34,7 @@ from .console import numpy_for
 np = numpy_for(__name__, "geoattn.verdicts")  # one line, not a traceback, where numpy is missing
 
 from .compare_bootstrap import ALIKE, _quantile, benjamini_hochberg, weights_of
-from .results import load_measure
+from .results import RUN_ID, load_measure
 from .staged import output_clash, result_files
 from .unit_sums import UnitSums, read_unit_sums
 
@@ -101,10 +101,10 @@ def envelope_verdicts(json_path: str, alpha: float = 0.05, replicates: int | Non
     None; a calibration passes documents drawn from them). ValueError when the result has no
     predicted envelopes or no per-document sums at level head."""
     doc = load_measure(json_path) if doc is None else doc
+    units = read_unit_sums(json_path, doc) if units is None else units
     source = doc.get("settings", {}).get("predict_from")
     if source is None:
         raise ValueError(f"{json_path}: no predicted envelopes (run geoattn measure with --predict-from RESULT.json)")
-    units = read_unit_sums(json_path) if units is None else units
     if units.level != "head":
         raise ValueError(f"{json_path}: the per-document sums are at level {units.level}; verdicts per head need "
                          "--bootstrap-level head")
@@ -164,7 +164,7 @@ def envelope_verdicts(json_path: str, alpha: float = 0.05, replicates: int | Non
             for g in np.nonzero(np.isfinite(t) & (t > critical))[0]:
                 c["verdicts"][g] = word
     counts = {key: {w: sum(v == w for e in heads for v in e[key]["verdicts"]) for w in WORDS} for key, *_ in CURVES}
-    return {"file": json_path, "n_grid": n_grid, "alpha": alpha, "replicates": B, "seed": seed, "documents": U,
+    return {"file": json_path, **({RUN_ID: doc[RUN_ID]} if RUN_ID in doc else {}), "n_grid": n_grid, "alpha": alpha, "replicates": B, "seed": seed, "documents": U,
             "few_units": U < FEW_UNITS,
             "predict_from": {"file": source["file"], "fingerprint": source["fingerprint"]},
             "method": ("per head and curve, the studentized max-|t| bootstrap over the open N (documents resampled); "

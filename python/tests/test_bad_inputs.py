@@ -82,6 +82,7 @@ class Env:
         self.measure = metrics()
         self.sinks = sinks()
         self.sinks.save(self.file("s.json"))
+        self.measure.save(self.file("fits.json"))  # a result a run can predict from
         self.deep = self.write("deep.json", "[" * 100000 + "]" * 100000)
         self.broken = self.write("broken.json", "{")
         self.a_list = self.write("list.json", "[1]")
@@ -239,6 +240,10 @@ CASES = [
     ("Measure.save", "path", lambda e: e.measure.save(e.file("m.json\0x")), "NUL"),
     ("Measure.save", "path", lambda e: e.measure.save(e.file(os.path.join("no", "m.json"))), "does not exist"),
     ("Measure.save", "save", lambda e: e.loaded.save(e.file("again.json")), "loaded from files"),
+    ("Measure.save", "path", lambda e: metrics(predict_from=e.file("fits.json")).save(e.file("fits.json")),
+     "fits.json: a file this command reads"),
+    ("Measure.save", "path", lambda e: metrics(predict_from=e.file("fits.json")).save(e.file("fits.state.safetensors")),
+     "fits.state.safetensors: a file this command reads"),
     ("Sinks.save", "path", lambda e: e.sinks.save(e.folder), "folder"),
     ("Sinks.save", "path", lambda e: e.sinks.save(""), "empty"),
 

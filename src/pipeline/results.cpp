@@ -9,6 +9,7 @@
 
 #include "geoattn/metrics/finalize/bootstrap.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/pipeline/shard_set.h"
@@ -54,9 +55,9 @@ nlohmann::ordered_json results_json(const metrics::RunState& state, const Finali
 }
 
 SidecarWrite::SidecarWrite(const std::string& out, const metrics::RunState& state)
-    : written_(std::async(std::launch::async, [path = files_.staged(state_path(out)), &state, info = state.run_info] {
-        report::save_run_state(path, state, info);
-      })) {}
+    : run_id_(report::run_identity(state)),
+      written_(std::async(std::launch::async, [path = files_.staged(state_path(out)), &state, info = state.run_info,
+                                               id = run_id_] { report::save_run_state(path, state, info, id); })) {}
 
 void SidecarWrite::wait() {
   if (written_.valid()) written_.get();
@@ -68,8 +69,9 @@ void write_results(const std::string& out, const metrics::RunState& state, const
   // Three files, all or none; the JSON, which names the arrays file, comes last.
   report::MeasureArrays arrays;
   const std::string arrays_file = report::arrays_path(out);
-  const auto json = results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string(), pool);
-  report::write_measure_arrays(sidecar.files().staged(arrays_file), arrays);
+  const auto json = report::with_run_id(
+      results_json(state, done, &arrays, std::filesystem::path(arrays_file).filename().string(), pool), sidecar.run_id());
+  report::write_measure_arrays(sidecar.files().staged(arrays_file), arrays, sidecar.run_id());
   sidecar.wait();
   write_file_atomic(sidecar.files().staged(out), [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
   sidecar.files().commit();

@@ -2,6 +2,7 @@
 
 #include "geoattn/pipeline/results.h"
 #include "geoattn/report/frame_config_json.h"
+#include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/sinks_json.h"
@@ -17,9 +18,10 @@ metrics::SinkRule builtin_sink_rule() {
 }
 
 void write_sinks(const std::string& out, const metrics::SinkRun& run) {
-  const auto json = report::sinks_report(run);
+  const std::string run_id = report::run_identity(run);
+  const auto json = report::with_run_id(report::sinks_report(run), run_id);
   OutputFiles files;  // the JSON and its state sidecar, both or neither
-  report::save_sink_state(files.staged(state_path(out)), run);
+  report::save_sink_state(files.staged(state_path(out)), run, run_id);
   write_file_atomic(files.staged(out), [&](std::ostream& stream) { stream << json.dump(1) << "\n"; });
   files.commit();
 }

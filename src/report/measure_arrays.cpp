@@ -10,6 +10,7 @@
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/report/measure_json.h"
+#include "geoattn/report/run_identity.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
 #include "json_number.h"
@@ -18,11 +19,11 @@ namespace geoattn::report {
 
 using nlohmann::ordered_json;
 
-void write_measure_arrays(const std::string& path, const MeasureArrays& arrays) {
+void write_measure_arrays(const std::string& path, const MeasureArrays& arrays, const std::string& run_id) {
   std::vector<io::TensorBlob> blobs;
   blobs.reserve(arrays.size());
   for (const auto& a : arrays) blobs.push_back({a.name, io::Dtype::F64, a.shape, a.values.data()});
-  io::write_safetensors(path, blobs, {{"schema", kMeasureSchema}});
+  io::write_safetensors(path, blobs, {{"schema", kMeasureSchema}, {kRunIdKey, run_id}});
 }
 
 namespace {
@@ -67,6 +68,7 @@ void inline_measure_arrays(ordered_json& doc, const std::string& json_path) {
     if (heads[i].value("layer", int64_t{-1}) != i / H || heads[i].value("head", int64_t{-1}) != i % H)
       fail("{}: heads[{}] is not (layer {}, head {})", json_path, i, i / H, i % H);
   io::SafetensorsFile file(path);  // fails naming the file when missing or malformed
+  check_companion(json_path, run_id_of(doc), path, run_id_of(file.header()));
   for (const auto& t : file.header().tensors) {
     const auto dot = t.name.find('.');
     const std::string group = t.name.substr(0, dot), key = dot == std::string::npos ? "" : t.name.substr(dot + 1);

@@ -7,6 +7,7 @@
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
 #include "geoattn/report/run_info_json.h"
+#include "geoattn/report/run_identity.h"
 #include "geoattn/report/state_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -34,11 +35,11 @@ int64_t integer(const ordered_json& j, const char* key) {
 }
 }  // namespace
 
-void save_sink_state(const std::string& path, const metrics::SinkRun& run) {
+void save_sink_state(const std::string& path, const metrics::SinkRun& run, const std::string& run_id) {
   const auto& shape = run.stats.shape();
   ordered_json texts = ordered_json::object();
   for (const auto& [id, text] : run.token_text) texts[std::to_string(id)] = text;
-  const std::map<std::string, std::string> metadata = {
+  std::map<std::string, std::string> metadata = {
       {"format", kSinkStateFormat},
       {"shape", ordered_json{{"layers", shape.layers}, {"heads", shape.heads}, {"kv_heads", shape.kv_heads},
                              {"T", shape.T}, {"taus", shape.taus}, {"residual", shape.residual}}
@@ -48,6 +49,7 @@ void save_sink_state(const std::string& path, const metrics::SinkRun& run) {
       {"run_info", to_json(run.run_info).dump()},
       {"token_text", texts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
   };
+  if (!run_id.empty()) metadata[kRunIdKey] = run_id;
   const auto views = run.stats.arrays();  // alive until the file is written: derived arrays live in them
   io::write_safetensors(path, tensor_blobs(views), metadata);
 }

@@ -8,6 +8,7 @@
 
 #include "geoattn/io/safetensors.h"
 #include "geoattn/io/safetensors_writer.h"
+#include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -128,10 +129,10 @@ std::pair<Aggregator, ordered_json> read_state(const io::SafetensorsFile& file) 
 }  // namespace
 
 void save_state(const std::string& path, const Aggregator& agg, const ordered_json& run_info,
-                const std::vector<io::TensorBlob>& extra) {
+                const std::vector<io::TensorBlob>& extra, const std::string& run_id) {
   const int64_t L = agg.layers(), H = agg.heads(), G = static_cast<int64_t>(agg.n_grid().size());
   const int64_t M = agg.head_stats(0, 0).slots();
-  const std::map<std::string, std::string> metadata = {
+  std::map<std::string, std::string> metadata = {
       {"format", kStateFormat},
       {"layers", std::to_string(L)},
       {"heads", std::to_string(H)},
@@ -140,6 +141,7 @@ void save_state(const std::string& path, const Aggregator& agg, const ordered_js
       {"scalars", names_json(kScalarNames).dump()},
       {"run_info", run_info.dump()},
   };
+  if (!run_id.empty()) metadata[kRunIdKey] = run_id;
   std::vector<io::TensorBlob> tensors = {
       head_rows<int64_t>("counts", io::Dtype::I64, {L, H, M}, agg,
                         [](const GroupStats& s, int64_t* row) {
@@ -181,17 +183,19 @@ std::vector<io::TensorBlob> tensor_blobs(const std::vector<ArrayView>& arrays) {
   return out;
 }
 
-void save_run_state(const std::string& path, const RunState& state, const MeasureInfo& info) {
+void save_run_state(const std::string& path, const RunState& state, const MeasureInfo& info, const std::string& run_id) {
   std::vector<ArrayView> views;  // alive until the file is written: derived arrays live in them
   if (!state.assumptions.empty()) views = state.assumptions.arrays();
   if (!state.units.empty()) std::ranges::move(state.units.arrays(), std::back_inserter(views));
   if (!state.envelopes.empty()) std::ranges::move(state.envelopes.arrays(), std::back_inserter(views));
   if (!state.kappa_scan.empty()) std::ranges::move(state.kappa_scan.arrays(), std::back_inserter(views));
   if (!state.predicted.empty()) std::ranges::move(state.predicted.arrays("predicted"), std::back_inserter(views));
-  save_state(path, state.metrics, to_json(info), tensor_blobs(views));
+  save_state(path, state.metrics, to_json(info), tensor_blobs(views), run_id);
 }
 
-void save_run_state(const std::string& path, const RunState& state) { save_run_state(path, state, state.run_info); }
+void save_run_state(const std::string& path, const RunState& state) {
+  save_run_state(path, state, state.run_info, run_identity(state));
+}
 
 namespace {
 // With per-document sums, the result JSON runs the bootstrap with the run's

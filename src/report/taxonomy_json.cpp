@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "geoattn/report/run_identity.h"
 #include "geoattn/report/taxonomy_config_json.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/nan.h"
@@ -256,6 +257,8 @@ ordered_json taxonomy_report(const ordered_json& measure, const analysis::Taxono
     }
     add_kappa_tables(out, ranges);
   }
+  // The run it labels (report/run_identity.h), which the readers of both check.
+  if (const auto id = run_id_of(measure)) out = with_run_id(out, *id);
   return out;
 }
 

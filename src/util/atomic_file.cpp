@@ -1,6 +1,8 @@
 #include "geoattn/util/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -16,6 +18,7 @@
 #include <string_view>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/hash64.h"
 #include "geoattn/util/input_files.h"
 
 namespace geoattn {
@@ -114,6 +117,69 @@ void forget_staged(const std::string& tmp) {
 }
 
 }  // namespace
+
+namespace {
+// The outputs this process holds (hold_output): each lock file, its descriptor and its slot.
+struct HeldOutput {
+  std::string lock;
+  int fd;
+  size_t slot;
+};
+std::mutex held_mutex;
+std::vector<HeldOutput>& held_outputs() {
+  static std::vector<HeldOutput> all;
+  return all;
+}
+extern "C" void release_held_outputs_at_exit() { release_held_outputs(); }
+}  // namespace
+
+void release_held_outputs() {
+  const std::lock_guard<std::mutex> lock(held_mutex);
+  for (const HeldOutput& h : held_outputs()) {
+    ::unlink(h.lock.c_str());  // still held: no other run can have taken it
+    ::close(h.fd);
+    untrack(h.slot);
+  }
+  held_outputs().clear();
+}
+
+void hold_output(const std::string& out) {
+  std::error_code ec;
+  const fs::path where = fs::weakly_canonical(fs::absolute(out, ec), ec);
+  Hash64 hash;
+  hash.add(where.string());
+  const fs::path parent = fs::path(out).parent_path();
+  const std::string name = fmt::format("{}lock-{:016x}{}", kTemporaryPrefix, hash.value(), kTemporarySuffix);
+  const std::string lock = parent.empty() ? name : (parent / name).string();
+  {
+    const std::lock_guard<std::mutex> guard(held_mutex);
+    for (const HeldOutput& h : held_outputs())
+      if (h.lock == lock) return;  // held already
+  }
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) fail("{}: cannot write in {} ({})", out, parent.empty() ? "." : parent.string(), std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK)
+        fail("{}: another geoattn run is writing this output now (it holds {}): wait for it to end, or choose another --out",
+             out, lock);
+      ::unlink(lock.c_str());  // no locks in this folder: written unlocked
+      return;
+    }
+    struct stat held {}, named {};
+    if (::fstat(fd, &held) == 0 && ::stat(lock.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino) {
+      const std::lock_guard<std::mutex> guard(held_mutex);
+      if (held_outputs().empty()) std::atexit(release_held_outputs_at_exit);
+      held_outputs().push_back({lock, fd, track(lock)});
+      return;
+    }
+    ::close(fd);  // its holder removed it as we opened it: lock the one there now
+  }
+  fail("{}: cannot lock {} (it keeps being replaced)", out, lock);
+}
 
 bool is_temporary_name(const std::string& filename) {
   return filename.starts_with(kTemporaryPrefix) && filename.ends_with(kTemporarySuffix);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "geoattn/util/error.h"
+#include "geoattn/util/hash64.h"
 #include "geoattn/util/result_files.h"
 
 namespace geoattn {
@@ -88,34 +89,9 @@ void check_not_input(const std::string& output) {
 
 namespace {
 
-// A 64-bit hash of byte blocks (not cryptographic: it tells a changed file from the one a run
-// started on): each 8-byte word multiplied in, the tail and the length last.
-class Hash {
- public:
-  void add(const unsigned char* p, size_t n) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      mix(w);
-    }
-    uint64_t tail = 0;
-    std::memcpy(&tail, p + i, n - i);
-    mix(tail ^ (uint64_t{n - i} << 56));
-    mix(n);
-  }
-  uint64_t value() const { return h_; }
-
- private:
-  void mix(uint64_t w) {
-    h_ ^= w * 0xbf58476d1ce4e5b9ULL;
-    h_ = ((h_ << 27) | (h_ >> 37)) * 0x94d049bb133111ebULL;
-  }
-  uint64_t h_ = 0x6a09e667f3bcc909ULL;
-};
 
 // Hashes [offset, offset + bytes) of `fd` into `hash`; false on a read error.
-bool hash_range(int fd, int64_t offset, int64_t bytes, Hash& hash, std::vector<unsigned char>& buffer) {
+bool hash_range(int fd, int64_t offset, int64_t bytes, Hash64& hash, std::vector<unsigned char>& buffer) {
   while (bytes > 0) {
     const auto want = static_cast<size_t>(std::min<int64_t>(bytes, static_cast<int64_t>(buffer.size())));
     const ssize_t got = ::pread(fd, buffer.data(), want, offset);
@@ -140,7 +116,7 @@ FileFingerprint fingerprint(const std::string& path) {
   const int64_t size = st.st_size;
   constexpr int64_t kEnd = int64_t{1} << 20, kBlock = int64_t{64} << 10, kBlocks = 62;
   std::vector<unsigned char> buffer(static_cast<size_t>(kEnd));
-  Hash hash;
+  Hash64 hash;
   bool ok = true;
   if (size <= kFullHashBytes) {
     ok = hash_range(fd, 0, size, hash, buffer);

@@ -36,6 +36,7 @@ namespace {
 // destructors, which in Debian's LibTorch unregister every operator kernel one by one (0.1-0.2 s).
 [[noreturn]] void leave(int code) {
   std::fflush(nullptr);
+  release_held_outputs();
   std::_Exit(code);
 }
 

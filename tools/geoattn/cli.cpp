@@ -56,6 +56,7 @@ void refuse_unused_input_flags(const InputOptions& o) { refuse_unused(o.given, o
 
 void check_outputs_of(const std::string& out, const std::vector<std::string>& inputs) {
   check_outputs({out, report::arrays_path(out), state_path(out)}, inputs);
+  hold_output(out);  // a second run onto `out` meanwhile fails at once, naming it
 }
 
 void add_output_options(CLI::App& cmd, std::string& out, bool& quiet, const std::string& what) {

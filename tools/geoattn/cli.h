@@ -207,7 +207,7 @@ void add_device_option(CLI::App& cmd, arch::Device& device);
 void add_threads_option(CLI::App& cmd, int& threads);
 // Before a run: `out` and the files written beside it (X.curves.safetensors, X.state.safetensors)
 // can be written without harm to `inputs` or to anything that is not a regular file
-// (util/atomic_file.h: check_outputs).
+// (util/atomic_file.h: check_outputs); then `out` is held for this run (hold_output).
 void check_outputs_of(const std::string& out, const std::vector<std::string>& inputs);
 
 // --out FILE (required; `what` says what is written there) and --quiet (no progress line).

@@ -7,6 +7,8 @@
 #include "commands.h"
 #include "geoattn/pipeline/shard_set.h"
 #include "geoattn/pipeline/sink_files.h"
+#include "geoattn/io/safetensors.h"
+#include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
 #include "geoattn/report/sinks_json.h"
@@ -27,8 +29,9 @@ struct MergeOptions {
 };
 
 // Each input is a result JSON of measure (metrics, merge) or of sinks, all of one kind, with its
-// state sidecar beside it: the JSON is read and named first, so that a missing or broken one is
-// said as such, not as a sidecar's problem. Returns whether they are sinks results.
+// state sidecar beside it, of its run (report/run_identity.h): the JSON is read and named first,
+// so that a missing or broken one is said as such, not as a sidecar's problem. Returns whether
+// they are sinks results.
 bool check_inputs(const std::vector<std::string>& inputs) {
   check_distinct_files(inputs, "merge");
   std::optional<bool> sinks;
@@ -40,6 +43,8 @@ bool check_inputs(const std::vector<std::string>& inputs) {
     if (sinks && *sinks != is_sinks) fail("{}: a {} result among {} results", input, is_sinks ? "sinks" : "measure",
                                           *sinks ? "sinks" : "measure");
     sinks = is_sinks;
+    const io::SafetensorsFile state(state_path(input));  // its header alone; fails naming the file
+    report::check_companion(input, report::run_id_of(j), state_path(input), report::run_id_of(state.header()));
   }
   return *sinks;
 }

@@ -54,9 +54,12 @@ class SidecarWrite {
   SidecarWrite(const std::string& out, const metrics::RunState& state);
   void wait();
   OutputFiles& files() { return files_; }
+  // The run's identity (report/run_identity.h), in the state and in what write_results writes.
+  const std::string& run_id() const { return run_id_; }
 
  private:
   OutputFiles files_;  // destroyed after the writer has finished
+  std::string run_id_;
   std::future<void> written_;
 };
 // Stages the result JSON and its arrays file beside `sidecar`'s state, then commits the three

@@ -79,11 +79,13 @@ nlohmann::ordered_json kappa_range_json(const metrics::KappaRange& range, const 
 // The files beside a result X.json (util/result_files.h).
 using geoattn::arrays_path;
 using geoattn::sibling_path;
-// Writes `arrays` (float64, atomically) as a safetensors file numpy and PyTorch read directly.
-void write_measure_arrays(const std::string& path, const MeasureArrays& arrays);
+// Writes `arrays` (float64, atomically) as a safetensors file numpy and PyTorch read directly,
+// the run's identity (report/run_identity.h) in its __metadata__.
+void write_measure_arrays(const std::string& path, const MeasureArrays& arrays, const std::string& run_id);
 
 // A measure result as one inline JSON (every array back in its layer and head), from a file of
-// either schema; the arrays file is found beside the JSON. geoattn::Error naming the file.
+// either schema; the arrays file is found beside the JSON and must be of its run (run_id,
+// report/run_identity.h). geoattn::Error naming the file.
 nlohmann::ordered_json read_measure(const std::string& json_path);
 // The same for a document already parsed from `json_path`.
 void inline_measure_arrays(nlohmann::ordered_json& doc, const std::string& json_path);

@@ -9,8 +9,8 @@
 
 namespace geoattn::report {
 
-// Written atomically.
-void save_sink_state(const std::string& path, const metrics::SinkRun& run);
+// Written atomically, with the run's identity (report/run_identity.h) in "run_id" where given.
+void save_sink_state(const std::string& path, const metrics::SinkRun& run, const std::string& run_id = "");
 // geoattn::Error naming the file on anything malformed.
 metrics::SinkRun load_sink_state(const std::string& path);
 // Whether a state sidecar is a sinks state (else a measure state).

@@ -25,18 +25,21 @@ namespace geoattn::report {
 // __metadata__: "format" = "geoattn-state-1", "layers", "heads" (decimal), and the JSON texts
 // "n_grid", "curves", "scalars" (the metric names, so a state of other metrics is refused)
 // and "run_info" (report/run_info_json.h). Written atomically.
-// `extra`: further tensors of the same run (the assumption stats, run_state.h), stored beside.
+// `extra`: further tensors of the same run (the assumption stats, run_state.h), stored beside;
+// `run_id` (report/run_identity.h), where given, in "run_id".
 void save_state(const std::string& path, const metrics::Aggregator& agg, const nlohmann::ordered_json& run_info,
-                const std::vector<io::TensorBlob>& extra = {});
+                const std::vector<io::TensorBlob>& extra = {}, const std::string& run_id = "");
 // Validates format, names, shapes against layers/heads/grid and the values: geoattn::Error
 // naming the file.
 std::pair<metrics::Aggregator, nlohmann::ordered_json> load_state(const std::string& path);
 
 // The state sidecar of a metric run: the above, with the assumption stats and the per-document
 // sums of the bootstrap beside it, and the typed run_info (`info`: another description of the
-// same run, as a writer on another thread holds it while the state's own is filled in).
+// same run, as a writer on another thread holds it while the state's own is filled in), and the
+// run's identity (report/run_identity.h; computed from the state where not given).
 void save_run_state(const std::string& path, const metrics::RunState& state);
-void save_run_state(const std::string& path, const metrics::RunState& state, const metrics::MeasureInfo& info);
+void save_run_state(const std::string& path, const metrics::RunState& state, const metrics::MeasureInfo& info,
+                    const std::string& run_id);
 // geoattn::Error naming the file on anything malformed.
 metrics::RunState load_run_state(const std::string& path);
 

@@ -20,6 +20,15 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
 // check_outputs({path}, {}).
 void check_output_path(const std::string& path);
 
+// Holds the output `out` for this process until it exits: an exclusive lock (flock) on a file
+// beside it (`.geoattn-lock-<16 hex of its path>.tmp`, removed at exit and on the signals above),
+// so that a second run onto the same output fails at once, in one line naming the output, where
+// two runs would otherwise race on its files. A folder whose files cannot be locked (no flock
+// there) is written unlocked.
+void hold_output(const std::string& out);
+// Lets go of every output held (at exit, and before std::_Exit, which skips atexit).
+void release_held_outputs();
+
 // Whether a file name is one of those temporary names (a file geoattn left, or is writing now).
 bool is_temporary_name(const std::string& filename);
 

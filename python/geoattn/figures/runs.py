@@ -8,7 +8,7 @@ import math
 import os
 from typing import Sequence
 
-from ..results import sink_arrays
+from ..results import RUN_ID, sink_arrays
 from ..results import taxonomy_mismatch as results_taxonomy_mismatch
 from .common import fail, finite, head_name, is_number, note
 from .inputs import InputError
@@ -95,7 +95,7 @@ def same_file(a, b):
 
 def taxonomy_mismatch(model, tax):
     """Why the taxonomy is not of this measure run, or None (results.taxonomy_mismatch)."""
-    return results_taxonomy_mismatch(tax, model.by_lh, model.path)
+    return results_taxonomy_mismatch(tax, model.by_lh, model.path, model.doc.get(RUN_ID))
 
 
 def check_taxonomy_fits(model, tax_path, tax):

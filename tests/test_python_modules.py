@@ -9,8 +9,8 @@ matplotlib) and with the interpreter running this test. The scripts plot_figures
 summary.py (scripts/) are thin entry points: they re-export the package's names and keep their
 command lines, as `python3 -m geoattn.schema` keeps the schema check's (the commands of
 python/pyproject.toml run the same functions: PythonReference checks that each names one). Each
-function and class of geoattn.figures is defined in one of its modules only. Needs no geoattn
-binary.
+function and class of geoattn.figures is defined in one of its modules only. The package's
+import graph (every import statement, deferred ones too) has no cycle. Needs no geoattn binary.
 
     tests/test_python_modules.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 """
@@ -140,6 +140,59 @@ def check_one_definition(src):
                                f"defined once ({twice})")
 
 
+def import_graph(src):
+    """{module: the package modules it imports}, from every import statement of python/geoattn
+    (inside functions too: a cycle hidden by a deferred import is still one)."""
+    root = os.path.join(src, "python")
+    names = {}
+    for path in glob.glob(os.path.join(root, "geoattn", "**", "*.py"), recursive=True):
+        rel = os.path.relpath(path, root)[:-3].split(os.sep)
+        names[".".join(rel[:-1] if rel[-1] == "__init__" else rel)] = (path, rel[-1] == "__init__")
+    graph = {}
+    for module, (path, is_package) in names.items():
+        package = module if is_package else module.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, ast.ImportFrom):
+                base = package
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                target = (base + ("." + node.module if node.module else "")) if node.level else node.module
+                for alias in node.names:  # `from . import tables`: the submodule, where it is one
+                    edges.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in names else target)
+            elif isinstance(node, ast.Import):
+                edges.update(a.name for a in node.names)
+        graph[module] = {e for e in edges if e in names and e != module}
+    return graph
+
+
+def cycles(graph):
+    """Every module of the graph that lies on a cycle, with one cycle through it."""
+    found = {}
+    for start in sorted(graph):
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(graph[node]):
+                if nxt == start:
+                    found.setdefault(start, path + [start])
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+    return found
+
+
+def check_no_import_cycle(src):
+    """No module of the package imports, through any chain (a package's __init__ aside, which
+    only gathers the public names), one that imports it back."""
+    graph = {m: {e for e in edges if e not in ("geoattn", "geoattn.figures")} for m, edges in import_graph(src).items()}
+    found = cycles(graph)
+    check(len(graph) > 30 and not found, f"the package's import graph ({len(graph)} modules, "
+          f"{sum(map(len, graph.values()))} imports) has no cycle: {list(found.values())[:3] or 'none'}")
+    planted = dict(graph, **{"geoattn.results": graph["geoattn.results"] | {"geoattn.tables"}})
+    check("geoattn.results" in cycles(planted), "the check finds a planted cycle (results -> tables -> results)")
+
+
 def main():
     _, src, _, _ = parse_args(__file__)
     t0 = time.time()
@@ -147,6 +200,7 @@ def main():
         check_imports(src, exe)
     check_entry_points(src)
     check_one_definition(src)
+    check_no_import_cycle(src)
     return finish(t0)
 
 

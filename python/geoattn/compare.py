@@ -30,21 +30,19 @@ from .console import numpy_for
 
 np = numpy_for(__name__, "geoattn.compare")  # one line, not a traceback, where numpy is missing
 
-from .compare_bootstrap import Family, benjamini_hochberg, difference, draws, max_t, pairing
+from .compare_bootstrap import CURVES, PER_CELL, Family, benjamini_hochberg, difference, draws, max_t, pairing
 from .compare_settings import allowed_differences, refusal, setting
 from .console import stops_quietly
 from .results import MEASURE_SCHEMAS, RUN_ID, taxonomy_mismatch
 from .staged import Staged, output_clash, output_problem, result_files
-from .summary import classes_of
+from .vocabulary import classes_of
 from .unit_sums import LEVELS, StateError, UnitSums, read_unit_sums
 
 __all__ = ["CURVES", "SCALARS", "CompareError", "compare", "main", "marked", "parse_grid", "table"]
 
 PROG = "geoattn-compare"
 SCHEMA = "geoattn.compare/2"
-PER_CELL = "per cell (no multiplicity control)"
 FAMILY_WISE = "family-wise"
-CURVES = ("P_rmax", "R_rmin", "F_rmax", "F_rmin")  # the curves compared, per N
 SCALARS = ("rho0",)                                # the scalars compared
 
 

@@ -37,7 +37,10 @@ import numpy as np
 
 from .unit_sums import Group, UnitSums
 
-__all__ = ["Pairing", "pairing", "draws", "weights_of", "replicate_means", "difference", "PERCENTILES",
+CURVES = ("P_rmax", "R_rmin", "F_rmax", "F_rmin")  # the curves compared, per N
+PER_CELL = "per cell (no multiplicity control)"  # the view that marks each cell alone
+
+__all__ = ["CURVES", "PER_CELL", "Pairing", "pairing", "draws", "weights_of", "replicate_means", "difference", "PERCENTILES",
            "Family", "max_t", "benjamini_hochberg", "ALIKE"]
 
 # SPEC §2b: 95% percentile intervals.

@@ -7,6 +7,7 @@ reaches past them (a large critical value, where few documents differ) is clippe
 imported here only."""
 from __future__ import annotations
 
+from .compare_bootstrap import CURVES, PER_CELL
 from .figures.common import import_plotting
 
 __all__ = ["draw"]
@@ -16,7 +17,6 @@ def draw(out: dict, path: str) -> None:
     """Draws the comparison `out` (geoattn.compare's JSON) as a PNG at path."""
     plotting = import_plotting()
     np, plt = plotting["np"], plotting["plt"]
-    from .compare import CURVES, PER_CELL
     per_cell = out["marks"]["view"] == PER_CELL
     key = "ci" if per_cell else "band"
 

@@ -20,16 +20,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .console import stops_quietly
 from .results import inline_arrays
+from .tables import TableError
+from .tables_cli import add_flags, run, wanted
+from .vocabulary import LEAVES, classes_of
 
 if TYPE_CHECKING:
     import argparse
 
 SMALL_N = (1, 2, 4, 8, 16)
-# The envelopes a mean can leave (SPEC §5): (column, curve, envelope key, above it?).
-LEAVES = (("P>up", "P_rmax", "P_up", True), ("P<lo", "P_rmax", "P_lo", False),
-          ("R>up", "R_rmin", "R_up", True), ("R<lo", "R_rmin", "R_lo", False),
-          ("P>up0", "P_rmax", "P_up0", True), ("R>up0", "R_rmin", "R_up0", True))
-CLASSES = ("Retriever", "Mixer", "Reset", "Unlabelled")  # a taxonomy's, in its order
 USAGE = "usage: scripts/summary.py MEASURE.json [TAXONOMY.json]"
 
 
@@ -107,15 +105,6 @@ def count(x: int | None, width: int) -> str:
     return f"{'-' if x is None else x:>{width}}"
 
 
-def classes_of(tax: dict) -> list[str]:
-    """The label classes of a taxonomy in order: those its totals count (four in a current
-    taxonomy, three in an older one), then any other label of its heads."""
-    found = [k for k in (tax.get("totals") or {}) if k != "heads"]
-    found += [h["label"] for h in tax.get("heads", []) if h.get("label") not in found]
-    order = [c for c in CLASSES if c in found]
-    return order + sorted(set(found) - set(order))
-
-
 def print_labels(tax: dict, classes: Sequence[str]) -> None:
     """The taxonomy's totals per class, where its Unlabelled heads came closest, and its
     sensitivity table (threshold, factor, the moved value, how many heads change label)."""
@@ -162,8 +151,6 @@ def parser(prog: str) -> argparse.ArgumentParser:
     (geoattn.tables_cli); an error is one line "summary: error: ..." and exit code 2."""
     import argparse
 
-    from .tables_cli import add_flags
-
     class Parser(argparse.ArgumentParser):
         def error(self, message):
             fail(message)
@@ -188,10 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.exit(__doc__ + "\n" + USAGE)
     prog = "scripts/summary.py" if os.path.basename(sys.argv[0]) == "summary.py" else "geoattn-summary"
     args = parser(prog).parse_args(argv)
-    from .tables_cli import wanted
     if wanted(args):
-        from .tables import TableError
-        from .tables_cli import run
         try:
             return run(args)
         except TableError as e:

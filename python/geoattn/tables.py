@@ -18,7 +18,7 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .results import RUN_ID, load_measure, taxonomy_mismatch
-from .summary import CLASSES, LEAVES, classes_of
+from .vocabulary import CLASSES, LEAVES, classes_of
 
 if TYPE_CHECKING:
     import numpy

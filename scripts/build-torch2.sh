@@ -5,7 +5,7 @@
 #                  with TORCH2_SPEC (default torch==2.14.1, CUDA 13.0) and
 #                  scripts/requirements-hf5.txt (transformers 5.x, pytest, scikit-build-core).
 #   No CUDA toolkit is needed: geoattn compiles no CUDA code, and a CUDA wheel's libraries serve
-#   at run time. The Python module geoattn._core is built too (GEOATTN_PYTHON), against that venv's torch;
+#   at run time. The Python module geoattn._native is built too (GEOATTN_PYTHON), against that venv's torch;
 #   ctest runs its pytest suite (python/tests).
 #     --test       run the suite with ctest afterwards (on CPU: no GPU is needed): every test
 #                  that links LibTorch or runs the binary, the Python package's pytest too

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 #include "core_kernels.h"
 #include "geoattn/metrics/core/grid.h"
 

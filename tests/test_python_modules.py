@@ -2,7 +2,7 @@
 """PythonModules (ctest): the pure-Python part of the package geoattn (python/geoattn).
 
 geoattn.results, geoattn.schema, geoattn.summary and geoattn.figures import with nothing but
-the standard library: no compiled module (geoattn._core), no torch (not even through the
+the standard library: no compiled module (geoattn._native), no torch (not even through the
 package's __init__), and numpy/matplotlib only once a figure is drawn
 (geoattn.figures.import_plotting). Checked with the system python3 (Debian's, with numpy +
 matplotlib) and with the interpreter running this test. The scripts plot_figures.py and
@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(src, "python"))
 import geoattn
 package = set(sys.modules)
 import geoattn.results, geoattn.schema, geoattn.summary, geoattn.figures
-before = sorted(m for m in ("torch", "geoattn._core") if m in sys.modules)
+before = sorted(m for m in ("torch", "geoattn._native") if m in sys.modules)
 before += sorted(m for m in ("numpy", "matplotlib") if m in set(sys.modules) - package)
 compiled = sorted(n for n, m in sys.modules.items() if n.split(".")[0] == "geoattn"
                   and not (getattr(m, "__file__", None) or "").endswith(".py"))
@@ -43,7 +43,7 @@ same = {
     "summary": summary.main is geoattn.summary.main,
 }
 out = {"package": os.path.dirname(geoattn.__file__), "before": before, "compiled": compiled,
-       "after": sorted(m for m in ("torch", "geoattn._core") if m in sys.modules), "same": same,
+       "after": sorted(m for m in ("torch", "geoattn._native") if m in sys.modules), "same": same,
        "drawers": [list(f.measure_drawers([], 8)), list(f.sink_drawers([]))],
        "figures": [list(f.FIGURES), list(f.SINK_FIGURES)]}
 try:
@@ -77,10 +77,10 @@ def check_imports(src, exe):
     here = os.path.realpath(os.path.join(src, "python", "geoattn"))
     check(os.path.realpath(got["package"]) == here,
           f"{exe}: geoattn is this checkout's python/geoattn ({got['package']})")
-    check(got["before"] == [], f"{exe}: importing them pulls in no torch or geoattn._core, "
+    check(got["before"] == [], f"{exe}: importing them pulls in no torch or geoattn._native, "
                                f"and they import no numpy or matplotlib ({got['before']})")
     check(got["compiled"] == [], f"{exe}: no compiled geoattn module imported ({got['compiled']})")
-    check(got["after"] == [], f"{exe}: no torch / geoattn._core after the scripts and drawing "
+    check(got["after"] == [], f"{exe}: no torch / geoattn._native after the scripts and drawing "
                               f"set-up ({got['after']})")
     for script, ok in got["same"].items():
         check(ok, f"{exe}: scripts/{script}.py re-exports the package's names")

@@ -62,7 +62,7 @@ def main(argv=None):
     r = geoattn.metrics(c["alpha"], c["values"], **kw)
     typed = best(a.repeats, lambda: geoattn.taxonomy(r))
     fits = best(a.repeats, lambda: geoattn.fits(r))
-    via_json = best(a.repeats, lambda: json.loads(geoattn._native.core().taxonomy(r.to_json(), "")))
+    via_json = best(a.repeats, lambda: json.loads(geoattn._loader.native().taxonomy(r.to_json(), "")))
     print(f"  geoattn.taxonomy(r)    {typed:7.3f} s   from the result's structs (no JSON); through its JSON text "
           f"{via_json:.3f} s")
     print(f"  geoattn.fits(r)        {fits:7.3f} s   from the result's structs (no JSON)")

@@ -1,13 +1,13 @@
 """The package's PEP 517 build backend: scikit-build-core, with one addition. LibTorch is taken
 from the torch of the environment the package is installed into, never from a second torch that
-pip's isolated build environment would download: geoattn._core and the geoattn binary link the
+pip's isolated build environment would download: geoattn._native and the geoattn binary link the
 very libtorch*.so that `import torch` loads beside them.
 
 pip isolates a build with the target environment's own interpreter and two variables
 (PYTHONPATH, PYTHONNOUSERSITE); without them that interpreter sees its torch. Other front ends
 (python -m build, uv) build in a separate environment: there, GEOATTN_TORCH_PYTHON names the
-Python whose torch to use, or else the build asks for a torch of its own, and geoattn._core
-refuses to load beside a different one (geoattn/_native.py)."""
+Python whose torch to use, or else the build asks for a torch of its own, and geoattn._native
+refuses to load beside a different one (geoattn/_loader.py)."""
 import os
 import subprocess
 import sys

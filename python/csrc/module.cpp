@@ -1,4 +1,4 @@
-// geoattn._core: the CLI's pipeline (metric run, bootstrap, fits, sinks, taxonomy) over tensors
+// geoattn._native: the CLI's pipeline (metric run, bootstrap, fits, sinks, taxonomy) over tensors
 // handed over from Python, built against the PyTorch of the importing interpreter
 // (python/CMakeLists.txt). The checks that name a Python argument live in geoattn/_checks.py,
 // those of the tensors' values in C++ (check_capture, the CLI's); this file converts and calls,

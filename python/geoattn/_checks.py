@@ -11,7 +11,7 @@ FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 # The C++ types the integers end in (pybind11 refuses anything wider with a TypeError).
 INT64_MAX, UINT64_MAX = 2**63 - 1, 2**64 - 1
 # The tensors' values (finite, attention rows) are checked by the C++ core, as a capture file's
-# are: geoattn._core.check_capture (model/capture_tensor_checks.h).
+# are: geoattn._native.check_capture (model/capture_tensor_checks.h).
 
 
 def short(value, limit=60):

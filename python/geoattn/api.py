@@ -1,6 +1,6 @@
 """The metric functions: geoattn.metrics, sinks, taxonomy, fits, read_capture and load. Each
 checks its arguments (ValueError naming the argument, before any work), hands the tensors to
-the C++ pipeline the CLI runs (geoattn._core, without a copy where the dtype allows) and wraps
+the C++ pipeline the CLI runs (geoattn._native, without a copy where the dtype allows) and wraps
 what comes back. No number is computed in Python."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from . import _checks
-from ._native import core
+from ._loader import native
 
 if TYPE_CHECKING:
     import numpy
@@ -198,9 +198,9 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     _same_device(values, "values", alpha)
     values = _kv_values(values, H, kv_map)
     positions = _checks.query_positions(queries, Q, T)
-    core().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
+    native().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
     spec = _grid_spec(n)
-    table = core().settings()["metrics"]  # each setting's choices and range, from the C++ table of settings
+    table = native().settings()["metrics"]  # each setting's choices and range, from the C++ table of settings
     for name, value in (("distance", distance), ("bootstrap_level", bootstrap_level),
                         ("bootstrap_unit", bootstrap_unit), ("envelopes", envelopes), ("window_tokens", window_tokens)):
         _checks.choice(value, name, tuple(table[name]["choices"]))
@@ -214,10 +214,10 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
                    bootstrap_unit=bootstrap_unit, ci=ci)
     windows = _layer_windows(layer_windows, L)
     try:  # SPEC §1: no weight on the keys a windowed layer hides (the CLI's check of a capture's windows)
-        core().check_layer_windows(alpha, positions, windows, "alpha", "layer_windows")
+        native().check_layer_windows(alpha, positions, windows, "alpha", "layer_windows")
     except ValueError as e:
         raise _checks.named("layer_windows", e) from None
-    settings = {  # by Python name, as the C++ table of settings reads them (_core.settings()["metrics"])
+    settings = {  # by Python name, as the C++ table of settings reads them (_native.settings()["metrics"])
         "n": spec, "distance": distance, "decay_k": count(decay_k, "decay_k"),
         "controls": count(controls, "controls"), "bootstrap": bootstrap,
         "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "ci": ci, "envelopes": envelopes, "kappa": kappa,
@@ -225,9 +225,9 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
         "predict_from": (os.fspath(predict_from) if isinstance(predict_from, os.PathLike)
                          else _checks.string(predict_from, "predict_from")),
         "metrics_memory_mb": count(metrics_memory_mb, "metrics_memory_mb"), "seed": count(seed, "seed")}
-    native = core().metrics(
+    native = native().metrics(
         alpha, values, positions, _docs(docs, W), settings, windows, _checks.string(source, "source"),
-        _metadata(metadata), _checks.integer(threads, "threads", 0, core().MAX_THREADS))
+        _metadata(metadata), _checks.integer(threads, "threads", 0, native().MAX_THREADS))
     return Measure(native=native, inputs=[] if settings["predict_from"] == "none" else [settings["predict_from"]])
 
 
@@ -313,7 +313,7 @@ def _grid_spec(n):
         if not n:
             raise ValueError("n: [], expected at least one N")
         n = ",".join(str(_checks.integer(x, "n", 1)) for x in n)
-    return n  # read once, by the core (_core.metrics), which names n in its errors
+    return n  # read once, by the core (_native.metrics), which names n in its errors
 
 
 def _metadata(metadata):
@@ -376,14 +376,14 @@ def sinks(attn: Tensor, values: Tensor, *, convention: str = "geoattn", eps: flo
         raise ValueError(f"values: shape {list(values.shape)} does not fit attn {list(attn.shape)}")
     _same_device(values, "values", attn)
     values = _kv_values(values, H, None)
-    core().check_capture(attn, values, list(range(T)), "attn", "values")  # the CLI's checks of a capture file
+    native().check_capture(attn, values, list(range(T)), "attn", "values")  # the CLI's checks of a capture file
     if residual is not None:
         residual = _checks.tensor(residual, "residual")
         _checks.rank(residual, "residual", ("windows", "layers", "T", "D"))
         if tuple(residual.shape[:3]) != (W, L, T):
             raise ValueError(f"residual: shape {list(residual.shape)} does not fit attn {list(attn.shape)}")
         _same_device(residual, "residual", attn)
-        core().check_finite(residual, "residual", "position")
+        native().check_finite(residual, "residual", "position")
     if tokens is not None:
         tokens = _checks.token_ids(tokens, "tokens")
         if tuple(tokens.shape) != (W, T):
@@ -395,16 +395,16 @@ def sinks(attn: Tensor, values: Tensor, *, convention: str = "geoattn", eps: flo
     taus = [_checks.fraction(t, "taus") for t in taus]
     if not taus:
         raise ValueError("taus: [], expected at least one threshold in [0, 1)")
-    settings = {  # by Python name, as the C++ table of settings reads them (_core.settings()["sinks"])
+    settings = {  # by Python name, as the C++ table of settings reads them (_native.settings()["sinks"])
         "convention": _checks.string(convention, "convention"),
         "eps": _checks.fraction(eps, "eps"),
         "taus": taus,
         "profile_positions": _checks.integer(profile_positions, "profile_positions", 1),
     }
-    native = core().sinks(attn, values, residual, tokens, settings,
+    native = native().sinks(attn, values, residual, tokens, settings,
                           _checks.json_object(config, "config", "a frame rule as configs/sinks.json"), "config",
                           _checks.string(source, "source"), _metadata(metadata),
-                          _checks.integer(threads, "threads", 0, core().MAX_THREADS))
+                          _checks.integer(threads, "threads", 0, native().MAX_THREADS))
     return Sinks(native=native)
 
 
@@ -419,7 +419,7 @@ def taxonomy(result: Measure | str | os.PathLike, config: dict | None = None) ->
     config = _checks.json_object(config, "config", "thresholds as configs/taxonomy.json")
     try:
         # A result in memory: classified from its structs, no JSON text either way.
-        return native.taxonomy(config) if native is not None else json.loads(core().taxonomy(text, config))
+        return native.taxonomy(config) if native is not None else json.loads(native().taxonomy(text, config))
     except ValueError as e:  # the result was read and checked above: the rest is the config's
         raise _checks.named("config", e) from None
 
@@ -450,7 +450,7 @@ def read_capture(path: str | os.PathLike) -> dict[str, Any]:
     tensors), "queries", "docs" (lists), "metadata" (dict)}: what geoattn.metrics takes."""
     path = _checks.path(path, "path")
     try:
-        return core().read_capture(path)
+        return native().read_capture(path)
     except ValueError as e:  # the C++ names the file
         raise _checks.named("path", e) from None
 

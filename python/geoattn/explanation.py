@@ -164,7 +164,7 @@ def explain(capture: str | os.PathLike | None = None, head: str | tuple = "0.0",
     sample (binary `geoattn`, else the package's, the checkout's or PATH's). ExplainError on
     bad input."""
     from .capture_io import CaptureError, open_capture
-    from .explain_core import sample_of, select
+    from .explain_sample import sample_of, select
     from .explain_text import TokenizerError, load_vocabulary
 
     _check_arguments(capture, window, query, n, model, data, ctx, window_tokens, check, geoattn)

@@ -1,5 +1,5 @@
 """What the package's tests share: the repository, the geoattn binary of the same build
-(GEOATTN_BIN, set by ctest beside GEOATTN_CORE), and captures made by that binary."""
+(GEOATTN_BIN, set by ctest beside GEOATTN_NATIVE), and captures made by that binary."""
 import json
 import os
 import subprocess

@@ -387,16 +387,16 @@ def test_bounds_of_a_model_are_accepted():
 def test_a_module_built_for_another_torch_is_refused(monkeypatch):
     """The installed package records the torch it linked (geoattn/_build_info.py) and refuses to
     load beside another, in one line that says to reinstall, rather than crash in the loader."""
-    from geoattn import _native
-    if os.environ.get("GEOATTN_CORE"):
-        pytest.skip("GEOATTN_CORE: the module of a build tree, not an installed package")
+    from geoattn import _loader
+    if os.environ.get("GEOATTN_NATIVE"):
+        pytest.skip("GEOATTN_NATIVE: the module of a build tree, not an installed package")
     try:
         from geoattn import _build_info
     except ImportError:
         pytest.skip("no installed package (geoattn/_build_info.py)")
     assert _build_info.TORCH_VERSION == torch.__version__
     monkeypatch.setattr(_build_info, "TORCH_VERSION", "0.0.0")
-    monkeypatch.setattr(_native, "_core", None)
+    monkeypatch.setattr(_loader, "_module", None)
     with pytest.raises(ImportError, match=r"^geoattn was built against torch 0\.0\.0, and this environment has torch "
                                           r".*: reinstall geoattn here \(pip install --force-reinstall \./python\)$"):
-        _native.core()
+        _loader.native()

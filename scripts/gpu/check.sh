@@ -70,7 +70,7 @@ t=$SECONDS
 ctest --test-dir "$BUILD_DIR" -R 'CudaMatchesCpu' --output-on-failure -j4 >"$OUT/tests.log" 2>&1
 ctest_rc=$?
 if "$PYTHON" -c 'import pytest' 2>/dev/null; then
-  GEOATTN_CORE=$(ls "$BUILD_DIR"/python/geoattn/_core*.so) GEOATTN_BIN=$BUILD_DIR/bin/geoattn PYTHONPATH=python \
+  GEOATTN_NATIVE=$(ls "$BUILD_DIR"/python/geoattn/_native*.so) GEOATTN_BIN=$BUILD_DIR/bin/geoattn PYTHONPATH=python \
     "$PYTHON" -m pytest -q -p no:cacheprovider python/tests/test_metrics.py -k cuda -rs >>"$OUT/tests.log" 2>&1
   pytest_rc=$?
 else

@@ -1,13 +1,13 @@
 #pragma once
 // The metric core as tensor operations (core_tensor.cpp), internal to src/metrics_torch: what
-// runs on CUDA (and on CPU for tests). Same inputs and counts as core_cpu (src/metrics/core/core.h,
-// found through the private include folder of geoattn_metrics_torch), exactly, on tensors of the
-// compute device.
+// runs on CUDA (and on CPU for tests). Same inputs and counts as core_cpu
+// (geoattn/metrics/core/detail/core.h, the metrics layer's internal header), exactly, on tensors of
+// the compute device.
 #include <torch/torch.h>
 
 #include <vector>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 
 namespace geoattn::metrics::detail {
 

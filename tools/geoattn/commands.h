@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli.h"
+#include "command_table.h"  // GEOATTN_COMMANDS: the table itself
 
 namespace geoattn::cli {
 
@@ -19,26 +20,6 @@ enum class Needs { Plain, Torch, Python };
 
 // The --help group of the Python commands.
 inline constexpr const char* kPythonGroup = "Subcommands of the Python package (geoattn-NAME, docs/python-tools.md)";
-
-// X(name, needs, description): add_<name> binds its flags and action (cmd_<name>.cpp).
-#define GEOATTN_COMMANDS(X)                                                                                          \
-  X(capture, Torch, "Run a checkpoint and save attention rows and value states (safetensors)")                       \
-  X(inspect, Torch, "Describe and fully validate a checkpoint; predict its memory")                                 \
-  X(measure, Torch, "Top-N Precision/Recall/F for every head over a text shard -> JSON")                             \
-  X(metrics, Plain, "Top-N Precision/Recall/F of a capture file (geoattn capture layout) -> JSON")                   \
-  X(merge, Plain, "Merge result JSONs of shards of one measure or sinks run (their .state.safetensors sidecars)")    \
-  X(bounds, Torch, "Theorems 1-2 / Corollary 1 bounds beside the measured P and R (SPEC §5)")                        \
-  X(taxonomy, Plain,                                                                                                 \
-    "Label every head Retriever / Mixer / Reset by its signature, or Unlabelled, from a measure JSON, with the "    \
-    "labels' sensitivity to the thresholds (SPEC §6)")                                                              \
-  X(sinks, Torch,                                                                                                    \
-    "Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference points, "         \
-    "attention graph, frame types) -> JSON")                                                                         \
-  X(bench, Torch, "Benchmarks (the figures of docs/performance.md)")                                                 \
-  X(summary, Python, "The per-layer summary of a result, or its per-head table: sort, filter, CSV, JSON")           \
-  X(explain, Python, "One head's top-N selection token by token: alpha, distances, r_min, r_max, figure")          \
-  X(compare, Python, "Two runs side by side: B - A per layer and N, bootstrap intervals over documents")            \
-  X(report, Python, "One self-contained HTML page of a run: settings, tables, verdicts, figures")
 
 // add_<name>(cmd, action): the flags of command `cmd` (named and described from the table), and
 // its action into `action` once they are parsed (none for a Python command).

@@ -10,7 +10,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 #include "core_gram.h"
 #include "core_kernels.h"
 #include "geoattn/metrics/core/metric_names.h"

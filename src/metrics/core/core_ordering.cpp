@@ -10,12 +10,12 @@
 // Where a grid value comes 2d or more steps after the one before, c can be made again there from
 // s(N) instead, c_k = <s(N), v_k> (OrderingPlan says where). O(n^2) per ordering at most, no d
 // factor; the d factor is paid once per block, in the Gram product.
-#include "core_ordering.h"
+#include "geoattn/metrics/core/detail/core_ordering.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 #include "core_kernels.h"
 
 namespace geoattn::metrics::detail {

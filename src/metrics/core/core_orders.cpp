@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 #include "geoattn/metrics/core/metric_names.h"
 #include "geoattn/util/random.h"
 

@@ -3,7 +3,7 @@
 // to src/metrics: window_bounds.cpp and window_metrics.cpp run it.
 #include <vector>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 #include "geoattn/metrics/core/window_bounds.h"
 
 namespace geoattn::metrics::detail {

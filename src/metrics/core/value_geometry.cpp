@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 
 namespace geoattn::metrics::detail {
 

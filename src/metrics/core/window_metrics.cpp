@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 #include "sample_bounds_hook.h"
 #include "geoattn/arch/config.h"
 #include "geoattn/metrics/core/metric_names.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <optional>
 
-#include "core.h"
+#include "geoattn/metrics/core/detail/core.h"
 #include "geoattn/analysis/bounds.h"
 #include "geoattn/arch/config.h"
 #include "geoattn/metrics/core/window_bounds.h"

@@ -1,4 +1,5 @@
 #pragma once
+// Internal to the metrics layer (detail/, as core.h beside it).
 // One ordering of one sample on CPU, internal to src/metrics (the algorithm of core_cpu.cpp's
 // header comment): the ball counts at every grid N, and for ordering 0 (top-N) the s(N)
 // diagnostics and the sample's scalars, over one block's prepared arrays.

@@ -1,5 +1,7 @@
 #pragma once
-// The metric core on CPU, internal to src/metrics, in plain C++ (no LibTorch): the fused loops
+// Internal to the metrics layer (detail/: not an interface; its users are src/metrics/core/ and
+// the tensor path of src/metrics_torch/, the layer above, which shares its inputs and counts).
+// The metric core on CPU, in plain C++ (no LibTorch): the fused loops
 // over one Gram matrix per value block (core_cpu.cpp: the scheduling over the pool;
 // core_ordering.cpp: one ordering; core_kernels.cpp: the loops), the orderings (top-N and the
 // control's permutations), the curves from the counts and SPEC §4's value statistics. The tensor
@@ -10,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "core_ordering.h"
+#include "geoattn/metrics/core/detail/core_ordering.h"
 #include "geoattn/metrics/core/core_options.h"
 #include "geoattn/metrics/core/window_metrics.h"
 #include "geoattn/io/float_view.h"

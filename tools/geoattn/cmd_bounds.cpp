@@ -45,8 +45,9 @@ std::vector<int64_t> grid_at(const BoundsOptions& o, int64_t T) {
 
 // Where the paper's main text and its appendix differ, SPEC §5 follows the appendix.
 nlohmann::ordered_json settings_info(const BoundsOptions& o) {
-  return {{"n", o.metric.n.text()},
-          {"kappa", o.metric.kappa},
+  using P = metrics::MetricParams;  // the settings' record keys, as measure records them
+  return {{P::kN.record_key(), o.metric.n.text()},
+          {P::kKappa.record_key(), o.metric.kappa},
           {"queries", o.loop.queries.text()},
           {"conventions",
            {{"Delta0", "a_0^2 - (S_in rho_out)^2 (appendix eq. 29; the main text writes rho_in)"},
@@ -71,7 +72,7 @@ struct MeasuredBounds {
     metrics::add_window_bounds(pool, model::float_view(a), model::float_view(v), queries, grid, windows, bounds);
   }
   void describe(nlohmann::ordered_json& settings) const {
-    settings["window_tokens"] = name_of(metrics::kWindowTokensNames, windows.tokens);
+    settings[metrics::MetricParams::kWindowTokens.record_key()] = name_of(metrics::kWindowTokensNames, windows.tokens);
     settings["layer_windows"] = windows.windows;
   }
 };

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from typing import Sequence
 
 # A header past this size is not one geoattn writes (its captures' and sidecars' are kilobytes).
 MAX_HEADER = 1 << 24
@@ -45,12 +46,13 @@ def tensors(header: dict) -> list[tuple[str, str, list, int, int]]:
     return [(name, t["dtype"], t["shape"], *t["data_offsets"]) for name, t in header.items() if name != "__metadata__"]
 
 
-def write_file(path: str | os.PathLike, metadata: dict, blobs: list[tuple[str, str, list, bytes]]) -> None:
+def write_file(path: str | os.PathLike, metadata: dict, blobs: Sequence[tuple[str, str, Sequence[int], bytes]]) -> None:
     """Writes a safetensors file of `blobs` ((name, dtype, shape, bytes) each, in order) with the
     __metadata__ `metadata` (its values as text): whole or not at all (a temporary file in the
     path's folder, then renamed)."""
     path = os.fspath(path)
-    header, offset = {"__metadata__": {k: str(v) for k, v in metadata.items()}}, 0
+    header: dict[str, dict] = {"__metadata__": {k: str(v) for k, v in metadata.items()}}
+    offset = 0
     for name, dtype, shape, blob in blobs:
         header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(blob)]}
         offset += len(blob)
@@ -60,8 +62,8 @@ def write_file(path: str | os.PathLike, metadata: dict, blobs: list[tuple[str, s
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(len(text).to_bytes(8, "little") + text)
-            for blob in blobs:
-                f.write(blob[3])
+            for _, _, _, data in blobs:
+                f.write(data)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -225,10 +225,10 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
         "predict_from": (os.fspath(predict_from) if isinstance(predict_from, os.PathLike)
                          else _checks.string(predict_from, "predict_from")),
         "metrics_memory_mb": count(metrics_memory_mb, "metrics_memory_mb"), "seed": count(seed, "seed")}
-    native = native().metrics(
+    run = native().metrics(
         alpha, values, positions, _docs(docs, W), settings, windows, _checks.string(source, "source"),
         _metadata(metadata), _checks.integer(threads, "threads", 0, native().MAX_THREADS))
-    return Measure(native=native, inputs=[] if settings["predict_from"] == "none" else [settings["predict_from"]])
+    return Measure(native=run, inputs=[] if settings["predict_from"] == "none" else [settings["predict_from"]])
 
 
 _DEFAULTS = {name: p.default for name, p in inspect.signature(metrics).parameters.items()}
@@ -401,11 +401,11 @@ def sinks(attn: Tensor, values: Tensor, *, convention: str = "geoattn", eps: flo
         "taus": taus,
         "profile_positions": _checks.integer(profile_positions, "profile_positions", 1),
     }
-    native = native().sinks(attn, values, residual, tokens, settings,
-                          _checks.json_object(config, "config", "a frame rule as configs/sinks.json"), "config",
-                          _checks.string(source, "source"), _metadata(metadata),
-                          _checks.integer(threads, "threads", 0, native().MAX_THREADS))
-    return Sinks(native=native)
+    run = native().sinks(attn, values, residual, tokens, settings,
+                         _checks.json_object(config, "config", "a frame rule as configs/sinks.json"), "config",
+                         _checks.string(source, "source"), _metadata(metadata),
+                         _checks.integer(threads, "threads", 0, native().MAX_THREADS))
+    return Sinks(native=run)
 
 
 def taxonomy(result: Measure | str | os.PathLike, config: dict | None = None) -> dict:
@@ -414,12 +414,12 @@ def taxonomy(result: Measure | str | os.PathLike, config: dict | None = None) ->
     file), and the sensitivity of the labels to each threshold; config: thresholds as
     configs/taxonomy.json (default built in). Returns the JSON `geoattn taxonomy` writes, as a dict."""
     result = _measure(result, "taxonomy")
-    native = result._native
-    text = None if native is not None else result.to_json()
+    run = result._native
+    text = None if run is not None else result.to_json()
     config = _checks.json_object(config, "config", "thresholds as configs/taxonomy.json")
     try:
         # A result in memory: classified from its structs, no JSON text either way.
-        return native.taxonomy(config) if native is not None else json.loads(native().taxonomy(text, config))
+        return run.taxonomy(config) if run is not None else json.loads(native().taxonomy(text, config))
     except ValueError as e:  # the result was read and checked above: the rest is the config's
         raise _checks.named("config", e) from None
 
@@ -432,7 +432,7 @@ def fits(result: Measure | str | os.PathLike) -> list[dict]:
     return [{"layer": h["layer"], "head": h["head"], **h.get("fits", {})} for h in result.doc["heads"]]
 
 
-def _measure(result, function):
+def _measure(result, function) -> Measure:
     """The measure result `function` takes: result itself (a Measure), or the file at that path
     read as geoattn.load reads it; a ValueError naming "result" for anything else."""
     where = ""

@@ -55,7 +55,7 @@ def open_capture(path: str | os.PathLike) -> Capture:
         raise CaptureError(f"{path}: not a readable capture file ({type(e).__name__}: {e})") from None
     if (header.get("__metadata__") or {}).get("format") != "geoattn-capture-1":
         raise CaptureError(f"{path}: not a geoattn capture file (no format geoattn-capture-1 in its header)")
-    arrays = {}
+    arrays: dict[str, np.ndarray] = {}
     for name, (dtype, rank) in CAPTURE_TENSORS.items():
         t = header.get(name)
         if not isinstance(t, dict) or t.get("dtype") != dtype or len(t.get("shape", ())) != rank:

@@ -36,7 +36,7 @@ from .console import stops_quietly
 from .results import MEASURE_SCHEMAS, RUN_ID, taxonomy_mismatch
 from .staged import Staged, output_clash, output_problem, result_files
 from .vocabulary import classes_of
-from .unit_sums import LEVELS, StateError, UnitSums, read_unit_sums
+from .unit_sums import LEVELS, Group, StateError, UnitSums, read_unit_sums
 
 __all__ = ["CURVES", "SCALARS", "CompareError", "compare", "main", "marked", "parse_grid", "table"]
 
@@ -94,8 +94,8 @@ def parse_grid(text: str, common: list) -> list:
     out = []
     for part in text.split(","):
         try:
-            lo, _, hi = part.partition(":")
-            lo, hi = int(lo), int(hi or lo)
+            first, _, last = part.partition(":")
+            lo, hi = int(first), int(last or first)
         except ValueError:
             raise CompareError(f"--n {text}: '{part}' is not N or a:b") from None
         picked = [n for n in common if lo <= n <= hi]
@@ -115,7 +115,7 @@ def load_run(path: str) -> tuple[dict, UnitSums]:
     if not isinstance(doc, dict) or doc.get("schema") not in MEASURE_SCHEMAS:
         got = doc.get("schema") if isinstance(doc, dict) else None
         raise CompareError(f"{path}: not a geoattn measure result (schema {got!r})")
-    model = doc.get("model") if isinstance(doc.get("model"), dict) else {}
+    model = doc["model"] if isinstance(doc.get("model"), dict) else {}
     if not all(isinstance(model.get(k), int) for k in ("layers", "heads")) or not isinstance(doc.get("n_grid"), list):
         raise CompareError(f"{path}: no model.layers, model.heads or n_grid")
     try:
@@ -150,7 +150,7 @@ def load_taxonomy(path: str, flag: str, doc: dict) -> dict:
 def groups_to_compare(a: UnitSums, b: UnitSums, args) -> list:
     """[(entry, group of A, group of B)]: the whole model, then the layers (or the depth bins),
     then the heads where both runs have them and the shapes match."""
-    out = [({"group": "global"}, a.global_group(), b.global_group())]
+    out: list[tuple[dict, Group, Group]] = [({"group": "global"}, a.global_group(), b.global_group())]
     if args.whole:
         return out
     level = min(LEVELS.index(a.level), LEVELS.index(b.level))

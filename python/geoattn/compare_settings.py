@@ -8,6 +8,8 @@ different things would be the setting's, not the models' or the documents'.
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["MUST_MATCH", "MAY_DIFFER", "setting", "refusal", "allowed_differences"]
 
 # (path in the result JSON, why it must match): each changes what P, R, F or rho0 measure.
@@ -37,11 +39,12 @@ MAY_DIFFER = (
 
 def setting(doc: dict, path: str):
     """The value at a dotted path of a result JSON (None where missing)."""
+    value: Any = doc
     for key in path.split("."):
-        if not isinstance(doc, dict):
+        if not isinstance(value, dict):
             return None
-        doc = doc.get(key)
-    return doc
+        value = value.get(key)
+    return value
 
 
 def refusal(a: dict, b: dict) -> str | None:

@@ -146,7 +146,8 @@ def select(sample: Sample, N: int) -> Selection:
     # SPEC §2: |fl(E_k) - E_k| <= gamma_{2N+d+6} (a_k^2 + 2 a_k S_N); decided past twice the bounds
     m = 2 * N + d + 6
     B = 2.0 * (m * _U / (1 - m * _U)) * (a * a + 2.0 * a * a[selected].sum()) * (1 + 16 * _U)
-    exact, near = _Exact(y, [int(i) for i in selected]), []
+    exact = _Exact(y, [int(i) for i in selected])
+    near: list[dict] = []
     in_rmax, in_rmin = np.zeros(n, bool), np.zeros(n, bool)
     in_rmax[selected] = True
     # SPEC §2: K_out = #{j not in I_N : D_j <= r_max^2}, r_max^2 = max_{i in I_N} D_i

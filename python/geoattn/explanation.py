@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from typing import cast
 
 __all__ = ["SCHEMA", "ExplainError", "explain"]
 
@@ -177,10 +178,12 @@ def explain(capture: str | os.PathLike | None = None, head: str | tuple = "0.0",
         if data is not None:
             if binary is None:
                 raise ExplainError("geoattn", "data needs the geoattn binary, and none was found (give its path)")
+            model = cast("str | os.PathLike", model)  # _check_arguments: data needs model
             capture = os.path.join(tmp, "capture.safetensors")
             _run([binary, "capture", "--model", os.fspath(model), "--data", os.fspath(data),
                   "--ctx", str(1024 if ctx is None else ctx), "--max-windows", str(window + 1),
                   "--queries", "last" if query is None else str(query), "--quiet", "--out", capture], "geoattn capture")
+        capture = cast("str | os.PathLike", capture)  # _check_arguments: a capture, or data (its capture made above)
         try:
             cap = open_capture(capture)
         except CaptureError as e:

@@ -59,7 +59,9 @@ def capture(model: torch.nn.Module, input_ids: torch.Tensor, *, queries: str | S
     if bos:
         _starts_with_bos(model, ids)
 
-    rows, vals, order = [], [], {}
+    rows: list[torch.Tensor] = []
+    vals: list[torch.Tensor] = []
+    order: dict[int, int] = {}
     select = torch.tensor(positions, device=device)
 
     def wrap(original):
@@ -75,8 +77,8 @@ def capture(model: torch.nn.Module, input_ids: torch.Tensor, *, queries: str | S
             return out, weights
         return eager_attention_forward
 
-    files = {sys.modules[type(m).__module__] for m in model.modules()}
-    files = [f for f in files if callable(getattr(f, "eager_attention_forward", None))]
+    modules = {sys.modules[type(m).__module__] for m in model.modules()}
+    files: list[Any] = [f for f in modules if callable(getattr(f, "eager_attention_forward", None))]
     if not files:
         raise ValueError(f"model: {type(model).__name__}'s attention does not go through transformers' "
                          "eager_attention_forward (geoattn.hf.from_cache takes hooked tensors instead)")

@@ -163,7 +163,8 @@ def sink_arrays(doc: dict) -> dict[str, Any]:
     taus = [float(t) for t in doc["settings"]["taus"]]
     convention = doc["settings"]["convention"]
     names = SINK_NAMES[convention]
-    out = {k: np.full((L, H), np.nan) for k in ("mass0", "rho0", "lambda", names["row_score"], "col_score")}
+    scores = ("mass0", "rho0", "lambda", names["row_score"], "col_score")
+    out: dict[str, Any] = {k: np.full((L, H), np.nan) for k in scores}
     out.update(convention=convention, names=names)
     out.update(dormant=np.zeros((L, H), bool), anchor_token=np.full((L, H), -1, np.int64),
                alpha=np.full((L, H, P), np.nan), head_sink_rate=np.full((L, H, P), np.nan),
@@ -225,7 +226,8 @@ def taxonomy_mismatch(tax: dict, heads: dict, path: str, run_id: str | None = No
         if not isinstance(feats, dict):
             continue
         for k in ("samples", "c_sink", "c_last", "c_rest"):
-            a, b = feats.get(k), mh.get(k)
+            a: Any = feats.get(k)
+            b = mh.get(k)
             if finite(a) and finite(b) and not math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12):
                 return (f"head L{h['layer']}H{h['head']} {k} is {a:.6g}, {path} has {b:.6g}: a taxonomy of "
                         "another run")

@@ -32,11 +32,12 @@ QUICK = {"$ref", "type", "items", "prefixItems", "minItems", "maxItems"}  # see 
 KEYWORDS = ANNOTATIONS | QUICK | {"const", "enum", "minimum", "maximum", "pattern", "properties",
                                   "patternProperties", "additionalProperties", "required", "allOf",
                                   "if", "then", "else"}
-PY_TYPES = {"object": {dict}, "array": {list}, "string": {str}, "boolean": {bool},
-            "integer": {int}, "number": {int, float}, "null": {type(None)}}
+PY_TYPES: dict[str, set[type]] = {"object": {dict}, "array": {list}, "string": {str}, "boolean": {bool},
+                                  "integer": {int}, "number": {int, float}, "null": {type(None)}}
 JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer",
               float: "number", type(None): "null"}
-_files, _quick = {}, {}  # path -> schema; id(schema) -> (schema, its quick test or None)
+_files: dict[str, dict] = {}  # path -> schema
+_quick: dict[int, tuple] = {}  # id(schema) -> (schema, its quick test or None)
 
 
 class SchemaError(Exception):

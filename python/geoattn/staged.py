@@ -38,7 +38,7 @@ def output_clash(outputs, inputs) -> str | None:
     included), or two of them are one path (one would replace the other). The same promise as the
     C++ programs' (util/input_files.h), checked before any work, naming the flag and the file."""
     read = {os.path.realpath(p) for p in inputs if p}
-    seen = {}
+    seen: dict[str, str] = {}
     for flag, path in outputs:
         if not path:
             continue
@@ -55,7 +55,8 @@ class Staged:
     """The temporary files of one command's outputs, and the paths they become."""
 
     def __init__(self, prefix: str) -> None:
-        self.prefix, self.files = prefix, []
+        self.prefix = prefix
+        self.files: list[tuple[str, str]] = []  # (temporary file, final path)
 
     def path(self, final: str, suffix: str) -> str:
         """An empty temporary file in final's folder, to be written now and moved to final by commit()."""

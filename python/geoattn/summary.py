@@ -121,7 +121,7 @@ def print_labels(tax: dict, classes: Sequence[str]) -> None:
     if isinstance(mixers, dict) and mixers.get("by_sign"):  # SPEC §6: never pooled with those by interval
         print(f"Mixers by their slopes' intervals {mixers.get('by_interval')}, by their signs alone {mixers['by_sign']} "
               "(counted apart: the run has no head-level intervals for the latter)")
-    closest = {}
+    closest: dict[str, int] = {}
     for h in heads:
         if h.get("label") == "Unlabelled" and isinstance(h.get("closest"), str):
             closest[h["closest"]] = closest.get(h["closest"], 0) + 1

@@ -27,11 +27,14 @@ import math
 import os
 import sys
 import warnings
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .console import numpy_for
 
-np = numpy_for(__name__, "geoattn.verdicts")  # one line, not a traceback, where numpy is missing
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = numpy_for(__name__, "geoattn.verdicts")  # one line, not a traceback, where numpy is missing
 
 from .compare_bootstrap import ALIKE, _quantile, benjamini_hochberg, weights_of
 from .results import RUN_ID, load_measure
@@ -117,7 +120,8 @@ def envelope_verdicts(json_path: str, alpha: float = 0.05, replicates: int | Non
     rng = np.random.Generator(np.random.PCG64(seed))
     W = weights_of(rng.integers(0, U, size=(B, U)), U)
     n_grid = doc["n_grid"]
-    tests, heads = [], []  # tests: (head index, curve key, word, t [G], z [B])
+    tests: list[tuple] = []  # (head index, curve key, word, t [G], z [B])
+    heads: list[dict] = []
     without = 0
     for hd in doc["heads"]:
         pe = hd.get("predicted_envelopes")

@@ -141,6 +141,9 @@ fi
 echo "bare-root: without libarchive: $(cat /tmp/owt.err)" >&2
 GEOATTN_BIN=$(command -v geoattn) python -m pytest -q -p no:cacheprovider geoattn/python/tests
 echo "bare-root: installed package tests done at ${SECONDS} s" >&2
+# The package type-checks (its [tool.mypy] in python/pyproject.toml): every error fails CI.
+(cd geoattn/python && python -m mypy --cache-dir=/dev/null)
+echo "bare-root: mypy passed on the package" >&2
 
 # The suite that links LibTorch, in the build folder of the wheel.
 # (Configured again with the venv'"'"'s cmake and ninja: those of pip'"'"'s build environment are gone.)

@@ -156,15 +156,15 @@ def measure_drawers(models: Sequence[Model], heatmap_n: float) -> dict[str, Call
 def sink_drawers(sinks: Sequence[SinkModel]) -> dict[str, Callable[[], Figure | str]]:
     """{figure name: drawer} of the --sinks figures, in the order of SINK_FIGURES."""
     drawers = {
-        "sinks_heatmaps": fig_sinks_heatmaps,
-        "sinks_mass_lambda": fig_sinks_mass_lambda,
-        "sinks_dormant": fig_sinks_dormant,
-        "sinks_graph": fig_sinks_graph,
-        "sinks_frames": fig_sinks_frames,
-        "sinks_anchor_tokens": fig_sinks_anchor_tokens,
-        "sinks_profile": fig_sinks_profile,
+        "sinks_heatmaps": lambda: fig_sinks_heatmaps(sinks),
+        "sinks_mass_lambda": lambda: fig_sinks_mass_lambda(sinks),
+        "sinks_dormant": lambda: fig_sinks_dormant(sinks),
+        "sinks_graph": lambda: fig_sinks_graph(sinks),
+        "sinks_frames": lambda: fig_sinks_frames(sinks),
+        "sinks_anchor_tokens": lambda: fig_sinks_anchor_tokens(sinks),
+        "sinks_profile": lambda: fig_sinks_profile(sinks),
     }
-    return {name: (lambda f=drawers[name]: f(sinks)) for name in SINK_FIGURES}
+    return {name: drawers[name] for name in SINK_FIGURES}
 
 
 def save_figure(name, result, folder):

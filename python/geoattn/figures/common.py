@@ -52,7 +52,7 @@ def finite(x):
     return x is not None and is_number(x) and math.isfinite(x)
 
 
-_plotting = {}  # "np": numpy, "plt": matplotlib.pyplot, once import_plotting has run
+_plotting: dict[str, Any] = {}  # "np": numpy, "plt": matplotlib.pyplot, once import_plotting has run
 
 
 def import_plotting() -> dict[str, Any]:

@@ -32,7 +32,7 @@ def fig_heatmap(models: Sequence[Model], want_n: float) -> Figure | str:
     fig, axes = new_figure(len(models), cols, w=w, h=h)
     from matplotlib.colors import ListedColormap, BoundaryNorm
     from matplotlib.patches import Patch
-    extra = {}
+    extra: dict[str, str] = {}
     for r, m in enumerate(models):
         n_val = nearest_n(m.grid, want_n)
         j = m.grid.index(n_val)

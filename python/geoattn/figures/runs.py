@@ -39,11 +39,11 @@ class Model:
         self.by_lh = {(h["layer"], h["head"]): h for h in doc["heads"]}
         self.layer_list = sorted(doc["layers"], key=lambda g: g["layer"])
         self.layer_ids = list(range(self.layers))
-        self.taxonomy = None
-        self.tax_path = None
-        self.bounds = []  # (path, doc)
-        self.label = None
-        self.verdicts = None  # a geoattn.verdicts record of this result (None: computed where needed)
+        self.taxonomy: dict | None = None
+        self.tax_path: str | None = None
+        self.bounds: list[tuple[str, dict, str]] = []  # (path, doc, legend tag)
+        self.label: str | None = None
+        self.verdicts: dict | None = None  # a geoattn.verdicts record of this result (None: computed where needed)
 
     @property
     def model_path(self):
@@ -69,7 +69,7 @@ class SinkModel:
         self.layers = len(self.layer_ids)
         self.heads = doc["heads_n"]
         self.config = doc["rule"]["config"]
-        self.label = None
+        self.label: str | None = None
 
     @property
     def model_path(self):

@@ -5,7 +5,7 @@ regimes per layer and P, R against N averaged per regime.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from .common import (LABEL_COLORS, REGIMES, UNLABELLED, arr, empty_panel, finite, head_name,
                      is_number, label_color, log_n_axis, new_figure, np, optional_curve,
@@ -171,17 +171,18 @@ def fig8_labels_by_layer(models: Sequence[Model]) -> Figure | str:
     if not with_tax:
         return "no --taxonomy given"
     fig, axes = new_figure(1, len(with_tax), w=5.0, h=3.8)
-    extra = {}
+    extra: dict[str, str] = {}
     for c, m in enumerate(with_tax):
         ax = axes[0][c]
-        layers = sorted(m.taxonomy["layers"], key=lambda g: g["layer"])
-        labels = taxonomy_classes(m.taxonomy)
+        tax = cast(dict, m.taxonomy)  # with_tax: not None
+        layers = sorted(tax["layers"], key=lambda g: g["layer"])
+        labels = taxonomy_classes(tax)
         x = np.array([g["layer"] for g in layers])
         bottom = np.zeros(len(layers))
         for lab in labels:
             counts = np.array([g.get(lab, 0) for g in layers], dtype=float)
             name = f"{lab} ({int(counts.sum())}"
-            name += (unlabelled_note(m.taxonomy) if lab == UNLABELLED else "") + ")"
+            name += (unlabelled_note(tax) if lab == UNLABELLED else "") + ")"
             ax.bar(x, counts, bottom=bottom, color=label_color(lab, extra), width=0.8,
                    edgecolor="white", lw=0.4, label=name)
             bottom += counts
@@ -194,7 +195,7 @@ def fig8_labels_by_layer(models: Sequence[Model]) -> Figure | str:
         ax.set_ylim(0, max(bottom.max() * (1.3 if len(labels) > 3 else 1.18), 1))
         ax.grid(axis="x", visible=False)
         title = f"{m.label}: head regimes by layer"
-        sens = sensitivity_note(m.taxonomy)
+        sens = sensitivity_note(tax)
         if sens:
             title += "\n" + sens
         ax.set_title(title, fontsize=9 if sens else None)
@@ -210,10 +211,10 @@ def fig11_regimes(models: Sequence[Model]) -> Figure | str:
     if not with_tax:
         return "no --taxonomy given"
     fig, axes = new_figure(len(with_tax), 2, w=6.0, h=3.5)
-    extra = {}
+    extra: dict[str, str] = {}
     for r, m in enumerate(with_tax):
         labels = m.labels_of_heads()
-        groups = {}
+        groups: dict[str, list[dict]] = {}
         for h in m.head_list:
             lab = labels.get((h["layer"], h["head"]))
             if lab is not None:

@@ -349,3 +349,78 @@ TEST(TypedSettings, ShardReadOnce) {
     EXPECT_NE(error_of([&] { (void)pipeline::Shard::parse(bad); }).find("is not i/n with 0 <= i < n"), std::string::npos)
         << bad;
 }
+
+namespace {
+// Every entry of a settings table (visit_settings), whatever it takes.
+struct CollectNames {
+  std::vector<geoattn::FieldName> names;
+  template <typename T>
+  void parsed(geoattn::FieldName n, const T&, const std::string&) { names.push_back(n); }
+  template <typename E, size_t N>
+  void choice(geoattn::FieldName n, const E&, const geoattn::EnumName<E> (&)[N], const std::string&) { names.push_back(n); }
+  template <typename E, size_t N>
+  void choice(geoattn::FieldName n, const std::optional<E>&, const geoattn::EnumName<E> (&)[N], const std::string&) {
+    names.push_back(n);
+  }
+  template <typename T>
+  void number(geoattn::FieldName n, const T&, T, T, const std::string&, geoattn::LowBound = geoattn::LowBound::Closed) {
+    names.push_back(n);
+  }
+  void list(geoattn::FieldName n, const std::vector<double>&, const std::string&) { names.push_back(n); }
+};
+
+// The subschema at a dotted path of a schema's "settings" ($refs within the file followed), or null.
+const nlohmann::json* schema_at(const nlohmann::json& schema, const std::string& path) {
+  const nlohmann::json* node = &schema.at("$defs").at("settings");
+  size_t begin = 0;
+  while (true) {
+    while (node->contains("$ref")) {
+      const std::string ref = node->at("$ref").get<std::string>();  // "#/$defs/name"
+      node = &schema.at("$defs").at(ref.substr(ref.rfind('/') + 1));
+    }
+    const size_t dot = path.find('.', begin);
+    const std::string key = path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (!node->contains("properties") || !node->at("properties").contains(key)) return nullptr;
+    node = &node->at("properties").at(key);
+    if (dot == std::string::npos) return node;
+    begin = dot + 1;
+  }
+}
+
+template <typename Settings>
+void walk_table(const std::string& schema_file, const std::string& python_function, const std::string& command) {
+  using geoattn::testing::read_file;
+  using geoattn::testing::source;
+  CollectNames c;
+  const Settings defaults;
+  Settings::visit_settings(defaults, c);
+  ASSERT_GE(c.names.size(), 4u);
+  const auto schema = nlohmann::json::parse(read_file(source("docs/schema/" + schema_file)));
+  const std::string cli = read_file(source("docs/cli.md"));
+  const size_t section = cli.find("## geoattn " + command);
+  ASSERT_NE(section, std::string::npos) << command;
+  const std::string help = cli.substr(section, cli.find("\n## ", section + 1) - section);
+  const std::string api = read_file(source("python/geoattn/api.py"));
+  const size_t def = api.find("def " + python_function + "(");
+  ASSERT_NE(def, std::string::npos) << python_function;
+  const std::string signature = api.substr(def, api.find(") ->", def) - def);
+  for (const geoattn::FieldName& n : c.names) {
+    SCOPED_TRACE(std::string(n.python));
+    // A flag with its help line in `geoattn COMMAND --help` (docs/cli.md is that text).
+    EXPECT_NE(help.find("\n  " + std::string(n.flag) + " "), std::string::npos) << n.flag << " not in docs/cli.md";
+    // A Python keyword of the function on the same core.
+    EXPECT_NE(signature.find(" " + std::string(n.python) + ": "), std::string::npos) << "geoattn." << python_function;
+    // A recorded key in the result's schema, unless it changes no number.
+    if (n.recorded_in == geoattn::kNotRecorded) continue;
+    EXPECT_NE(schema_at(schema, n.record_path()), nullptr) << n.record_path() << " not in " << schema_file;
+  }
+}
+}  // namespace
+
+// A setting is one entry (metric_params.h, sink_settings.h): walking the tables, every entry has a
+// flag with its help line in docs/cli.md, a keyword of geoattn.metrics / geoattn.sinks, and a
+// recorded key in the result's JSON Schema (its record_path), or says that it is not recorded.
+TEST(TypedSettings, EveryEntryHasAFlagAKeywordAndARecordedKey) {
+  walk_table<geoattn::metrics::MetricParams>("geoattn.measure-2.schema.json", "metrics", "measure");
+  walk_table<geoattn::metrics::SinkSettings>("geoattn.sinks-1.schema.json", "sinks", "sinks");
+}

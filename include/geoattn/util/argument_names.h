@@ -15,10 +15,18 @@ enum class ArgumentStyle { Flag, Python };
 // A number setting's lower bound: reached (low <= x) or not (low < x, as kappa > 0).
 enum class LowBound { Closed, Open };
 
+// `recorded_in`: the object of "settings" it is recorded inside ("bootstrap"), empty at the top
+// level, kNotRecorded for a setting that changes no number (the working memory).
+inline constexpr std::string_view kNotRecorded = "-";
 struct FieldName {
-  std::string_view python, flag, recorded_as = {};
+  std::string_view python, flag, recorded_as = {}, recorded_in = {};
   std::string key() const { return std::string(python); }
   std::string record_key() const { return std::string(recorded_as.empty() ? python : recorded_as); }
+  // Where a result records it: "n", "bootstrap.level"; empty when it is not recorded.
+  std::string record_path() const {
+    if (recorded_in == kNotRecorded) return "";
+    return recorded_in.empty() ? record_key() : std::string(recorded_in) + "." + record_key();
+  }
 };
 inline std::string argument_name(ArgumentStyle style, FieldName field) {
   return std::string(style == ArgumentStyle::Python ? field.python : field.flag);

@@ -31,13 +31,16 @@ struct MetricParams {
   // Recorded (report/settings.cpp) under these names, controls and bootstrap as objects of their
   // count and seed, the envelopes as an object of their kappa where they ran, and the kappa scan
   // as an object of its kappas; metrics_memory_mb changes no number and is not recorded.
+  // (The seed is recorded in controls and in bootstrap alike; its path names the latter.)
   static constexpr FieldName kN{"n", "--n"}, kDistance{"distance", "--distance"}, kDecayK{"decay_k", "--decay-k"},
-      kControls{"controls", "--controls", "random_permutations"}, kBootstrap{"bootstrap", "--bootstrap", "replicates"},
-      kBootLevel{"bootstrap_level", "--bootstrap-level", "level"}, kBootUnit{"bootstrap_unit", "--bootstrap-unit", "unit"},
-      kCi{"ci", "--ci"}, kSeed{"seed", "--seed"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory"},
-      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa"},
-      kWindowTokens{"window_tokens", "--window-tokens"}, kKappaScan{"kappa_scan", "--kappa-scan", "kappas"},
-      kPredictFrom{"predict_from", "--predict-from"};
+      kControls{"controls", "--controls", "random_permutations", "controls"},
+      kBootstrap{"bootstrap", "--bootstrap", "replicates", "bootstrap"},
+      kBootLevel{"bootstrap_level", "--bootstrap-level", "level", "bootstrap"},
+      kBootUnit{"bootstrap_unit", "--bootstrap-unit", "unit", "bootstrap"}, kCi{"ci", "--ci", {}, "bootstrap"},
+      kSeed{"seed", "--seed", {}, "bootstrap"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory", {}, kNotRecorded},
+      kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa", {}, "envelopes"},
+      kWindowTokens{"window_tokens", "--window-tokens"}, kKappaScan{"kappa_scan", "--kappa-scan", "kappas", "kappa_scan"},
+      kPredictFrom{"predict_from", "--predict-from", "file", "predict_from"};
 
   NGrid n;                    // SPEC §2: the N grid, read where it is given (its text is recorded)
   Distance distance = Distance::Euclidean;

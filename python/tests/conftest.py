@@ -56,9 +56,10 @@ def stories15m_capture(geoattn_bin, tmp_path_factory):
 
 
 def without_run_info(doc):
-    """A result without what describes the run rather than its numbers (paths, times)."""
+    """A result without what describes the run rather than its numbers (paths, times, and the run's
+    identity, a digest of that description: docs/results.md)."""
     doc = dict(doc)
-    for k in ("model", "data", "timing", "from"):
+    for k in ("model", "data", "timing", "from", "run_id"):
         doc.pop(k, None)
     return doc
 

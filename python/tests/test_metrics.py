@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import geoattn
+from geoattn._safetensors import read_header, read_whole
 from conftest import read_json, run, without_run_info
 
 
@@ -191,9 +192,13 @@ def test_save_writes_the_cli_files(cli_result, py_result, tmp_path):
     mine, cli = read_json(out), read_json(cli_result[0])
     assert mine.pop("arrays")["file"] == "py.curves.safetensors" and cli.pop("arrays")["file"] == "m.curves.safetensors"
     same(without_run_info(mine), without_run_info(cli))
-    with open(tmp_path / "py.curves.safetensors", "rb") as a, open(str(cli_result[0]).replace(".json", ".curves.safetensors"), "rb") as b:
-        assert a.read() == b.read()
-    assert (tmp_path / "py.state.safetensors").exists()
+    # The arrays file: the CLI's bytes, but for the run id in its header (each file names its own run).
+    ours, theirs = tmp_path / "py.curves.safetensors", str(cli_result[0]).replace(".json", ".curves.safetensors")
+    (h1, d1), (h2, d2) = read_whole(ours), read_whole(theirs)
+    m1, m2 = h1.pop("__metadata__"), h2.pop("__metadata__")
+    assert m1.pop("run_id") == mine["run_id"] and m2.pop("run_id") == cli["run_id"]
+    assert m1 == m2 and h1 == h2 and d1 == d2
+    assert read_header(tmp_path / "py.state.safetensors")[0]["__metadata__"]["run_id"] == mine["run_id"]
 
 
 class _NoJson:

@@ -379,21 +379,21 @@ TEST(RunInputs, ASecondRunOntoAHeldOutputSaysAnotherRunHoldsIt) {
 TEST(RunInputs, MergeRefusesAStateOfAnotherRun) {
   TempDir tmp;
   make_inputs(tmp);
-  fs::copy_file(tmp / "ms1.state.safetensors", tmp / "ms0.state.safetensors", fs::copy_options::overwrite_existing);
-  const auto measure = run_tool("geoattn merge " + (tmp / "ms0.json") + " " + (tmp / "ms1.json") + " --out " +
-                                    (tmp / "merged.json"), tmp);
-  EXPECT_NE(measure.code, 0);
-  EXPECT_NE(measure.err.find("ms0.json: " + (tmp / "ms0.state.safetensors") + " is not of this run"), std::string::npos)
-      << measure.err;
-  EXPECT_FALSE(fs::exists(tmp / "merged.json"));
+  // `from`'s state copied over `to`'s: merging the two names `to`'s JSON and its state.
+  const auto refused = [&](const std::string& from, const std::string& to, const std::string& first,
+                           const std::string& second) {
+    fs::copy_file(tmp / (from + ".state.safetensors"), tmp / (to + ".state.safetensors"),
+                  fs::copy_options::overwrite_existing);
+    const auto r = run_tool("geoattn merge " + (tmp / (first + ".json")) + " " + (tmp / (second + ".json")) + " --out " +
+                                (tmp / "merged.json"), tmp);
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find(to + ".json: " + (tmp / (to + ".state.safetensors")) + " is not of this run"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(tmp / "merged.json"));
+  };
+  refused("ms1", "ms0", "ms0", "ms1");
   for (const char* shard : {"0", "1"})
     run_ok("sinks --quiet --model " + (tmp / "model") + " --data " + (tmp / "ok.bin") + " --ctx 16 --shard " + shard +
                "/2 --out " + (tmp / ("s" + std::string(shard) + ".json")), tmp);
-  fs::copy_file(tmp / "s0.state.safetensors", tmp / "s1.state.safetensors", fs::copy_options::overwrite_existing);
-  const auto sinks = run_tool("geoattn merge " + (tmp / "s0.json") + " " + (tmp / "s1.json") + " --out " +
-                                  (tmp / "merged.json"), tmp);
-  EXPECT_NE(sinks.code, 0);
-  EXPECT_NE(sinks.err.find("s1.json: " + (tmp / "s1.state.safetensors") + " is not of this run"), std::string::npos)
-      << sinks.err;
-  EXPECT_FALSE(fs::exists(tmp / "merged.json"));
+  refused("s0", "s1", "s0", "s1");
 }

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ._safetensors import read_header, read_whole, tensors
+from ._safetensors import read_whole, tensors
 from .schema import load_schema
 
 if TYPE_CHECKING:
@@ -67,10 +67,14 @@ def check_companion(json_path: str | os.PathLike, result_id: str | None, compani
 def _tensors(path):
     """{name: (shape, flat float64 values)} of a safetensors file of F64 tensors, standard
     library only (array.array)."""
+    return _decode(path, *read_whole(path))
+
+
+def _decode(path, header: dict, data: bytes) -> dict:
+    """_tensors of a file already read whole (read_whole's header and data)."""
     import array
     import sys
 
-    header, data = read_whole(path)
     out = {}
     for name, dtype, shape, begin, end in tensors(header):
         if dtype != "F64":
@@ -110,9 +114,10 @@ def inline_arrays(doc: dict, json_path: str | os.PathLike) -> dict:
         if (h.get("layer"), h.get("head")) != (i // H, i % H):
             raise ValueError(f"{json_path}: heads[{i}] is not (layer {i // H}, head {i % H})")
     path = os.path.join(os.path.dirname(json_path), spec["file"])
-    check_companion(json_path, doc.get(RUN_ID), path, read_header(path)[0].get("__metadata__", {}).get(RUN_ID))
+    header, data = read_whole(path)  # read once: its run id checked, then its tensors
+    check_companion(json_path, doc.get(RUN_ID), path, header.get("__metadata__", {}).get(RUN_ID))
     groups = {"layers": (doc["layers"], 1), "heads": (doc["heads"], 2)}
-    for name, (shape, values) in _tensors(path).items():
+    for name, (shape, values) in _decode(path, header, data).items():
         group, _, key = name.partition(".")
         if group not in groups or not key:
             raise ValueError(f"{path}: tensor {name!r} is not layers.<key> or heads.<key>")

@@ -211,8 +211,8 @@ TEST(Measure, TaxonomyAndFitsFromTheRunEqualThoseOfItsFiles) {
   const auto doc = geoattn::report::read_measure(tmp / "x.json");
   // The slopes' intervals from the bootstrap recomputed from the state (SPEC §6's Mixer reads them).
   geoattn::WorkerPool pool(2);
-  const auto& boot = state.run_info.method.bootstrap;
-  const auto intervals = geoattn::metrics::bootstrap(pool, state.units, boot.replicates, boot.seed, state.metrics.n_grid());
+  const auto& boot = state.run_info.method.params;
+  const auto intervals = geoattn::metrics::bootstrap(pool, state.units, boot.bootstrap, boot.seed, state.metrics.n_grid());
   const auto fits = geoattn::metrics::fit_heads(pool, state.assumptions);  // Reset (b) reads their mean rows
   auto inputs = geoattn::metrics::taxonomy_inputs(state.metrics, &intervals, &fits);
   ASSERT_EQ(inputs.size(), doc["heads"].size());
@@ -313,10 +313,10 @@ TEST(Measure, CoverageIsOneSettingEndToEnd) {
   EXPECT_NE(c["global"]["P_rmax_ci"], x["global"]["P_rmax_ci"]);
   // The intervals of the 80% run from its state, against their definition at 80%.
   const auto state = geoattn::report::load_run_state(tmp / "ci80.state.safetensors");
-  EXPECT_EQ(state.run_info.method.bootstrap.ci, 80.0);
+  EXPECT_EQ(state.run_info.method.params.ci, 80.0);
   const auto& units = state.units;
-  const auto& b = state.run_info.method.bootstrap;
-  const geoattn::testing::BootstrapDefinition definition(units, b.replicates, b.seed, 80);
+  const auto& b = state.run_info.method.params;
+  const geoattn::testing::BootstrapDefinition definition(units, b.bootstrap, b.seed, 80);
   std::vector<int64_t> all(static_cast<size_t>(units.groups()));
   std::iota(all.begin(), all.end(), 0);
   const int64_t G = units.grid_size();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -34,11 +35,12 @@ metrics::MeasureInfo measure_info() {
   info.data = {metrics::WindowData{{"a.txt", "b.jsonl"}, io::WindowMode::Stream, io::OffsetMode::Hashed, 7, 64, "1/2"},
                12, 12 * 256, std::nullopt, true};
   info.command = {256, std::string("last"), arch::ForwardDtype::Bf16};
-  info.method.n = "1:16,32";
-  info.method.decay_k = 8;
-  info.method.distance = metrics::Distance::Cosine;
-  info.method.controls = {4, 7};
-  info.method.bootstrap = {200, 7, metrics::BootLevel::Layer, metrics::BootUnit::Window};
+  auto& p = info.method.params;
+  p.n = metrics::NGrid::parse("1:16,32");
+  p.decay_k = 8;
+  p.distance = metrics::Distance::Cosine;
+  p.controls = 4, p.seed = 7;
+  p.bootstrap = 200, p.boot_level = metrics::BootLevel::Layer, p.boot_unit = metrics::BootUnit::Window;
   info.timing.device = arch::Device{arch::Device::Kind::Cuda, 1};
   info.timing.batch = 2;
   info.timing.seconds_total = 1.5;
@@ -151,7 +153,7 @@ TEST(RunInfo, SameRunNamesTheDifference) {
   EXPECT_FALSE(report::same_run(a, b, &why));
   EXPECT_EQ(why, "settings.ctx differs: 256 vs 512");
   b = measure_info();
-  b.method.distance = metrics::Distance::Euclidean;
+  b.method.params.distance = metrics::Distance::Euclidean;
   EXPECT_FALSE(report::same_run(a, b, &why));
   EXPECT_EQ(why, R"(settings.distance differs: "cosine" vs "euclidean")");
 }
@@ -423,4 +425,62 @@ void walk_table(const std::string& schema_file, const std::string& python_functi
 TEST(TypedSettings, EveryEntryHasAFlagAKeywordAndARecordedKey) {
   walk_table<geoattn::metrics::MetricParams>("geoattn.measure-2.schema.json", "metrics", "measure");
   walk_table<geoattn::metrics::SinkSettings>("geoattn.sinks-1.schema.json", "sinks", "sinks");
+}
+
+// The record is one walk of the table (report/settings.cpp): a run's settings, every recorded
+// entry off its default, are written and read back to the same record and the same text; a
+// change to any one recorded entry is a different record; and an entry the run left unread
+// (metrics::kMetricUnused) is not in the file.
+TEST(TypedSettings, TheRecordRoundTripsThroughTheTableWalk) {
+  metrics::MeasureInfo info = measure_info();
+  auto& p = info.method.params;
+  p.ci = 90, p.envelopes = true, p.kappa = 0.5, p.kappa_scan = metrics::KappaScan::of({0.5, 1, 2});
+  p.window_tokens = metrics::WindowTokens::Causal;
+  info.method.layer_windows = {0, 4};
+  const auto written = [](const metrics::MeasureInfo& i) { return report::to_json(i); };
+  const ordered_json j = written(info);
+  const metrics::MeasureInfo back = report::measure_info_from_json(through_text(j));
+  EXPECT_EQ(back, info);
+  EXPECT_EQ(written(back).dump(), j.dump());
+  const auto& s = j.at("settings");
+  EXPECT_EQ(s.at("controls").dump(), R"({"random_permutations":4,"seed":7})");
+  EXPECT_EQ(s.at("bootstrap").dump(), R"({"replicates":200,"seed":7,"level":"layer","unit":"window","ci":90.0})");
+  EXPECT_EQ(s.at("envelopes").dump(), R"({"kappa":0.5})");
+  EXPECT_EQ(s.at("kappa_scan").dump(), R"({"kappas":[0.5,1.0,2.0]})");
+  EXPECT_EQ(s.at("window_tokens"), "causal");
+  EXPECT_FALSE(s.contains("metrics_memory_mb"));
+
+  // Each recorded entry changed alone: another record (and the same after its round trip).
+  const std::vector<std::function<void(metrics::MetricParams&)>> changes = {
+      [](auto& q) { q.n = metrics::NGrid::parse("1:8"); },
+      [](auto& q) { q.decay_k = 9; },
+      [](auto& q) { q.distance = metrics::Distance::Euclidean; },
+      [](auto& q) { q.controls = 5; },
+      [](auto& q) { q.bootstrap = 201; },
+      [](auto& q) { q.seed = 8; },
+      [](auto& q) { q.boot_level = metrics::BootLevel::Head; },
+      [](auto& q) { q.boot_unit = metrics::BootUnit::Document; },
+      [](auto& q) { q.ci = 80; },
+      [](auto& q) { q.envelopes = false; },
+      [](auto& q) { q.kappa = 2; },
+      [](auto& q) { q.kappa_scan = metrics::KappaScan::of({0.5, 1}); },
+      [](auto& q) { q.window_tokens = metrics::WindowTokens::Visible; },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    metrics::MeasureInfo other = info;
+    changes[i](other.method.params);
+    EXPECT_FALSE(other == info) << i;
+    EXPECT_EQ(report::measure_info_from_json(through_text(written(other))), other) << i;
+  }
+  // The working memory changes no number: not recorded, not compared.
+  metrics::MeasureInfo memory = info;
+  memory.method.params.metrics_memory_mb = 1;
+  EXPECT_EQ(memory, info);
+
+  // Unread entries are left out: no bootstrap, no level, unit or ci; no envelopes, no kappa.
+  p.bootstrap = 0, p.envelopes = false;
+  const ordered_json none = written(info).at("settings");
+  EXPECT_EQ(none.at("bootstrap").dump(), R"({"replicates":0,"seed":7})");
+  EXPECT_FALSE(none.contains("envelopes"));
+  EXPECT_EQ(report::measure_info_from_json(through_text(written(info))), info);
 }

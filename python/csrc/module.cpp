@@ -14,6 +14,7 @@
 
 #include "geoattn/metrics/core/grid.h"
 #include "geoattn/metrics/finalize/taxonomy_inputs.h"
+#include "geoattn/metrics/run/metric_params.h"
 #include "geoattn/metrics/stats/unit_stats.h"
 #include "geoattn/model/capture_tensor_checks.h"
 #include "geoattn/model/capture_file.h"
@@ -107,11 +108,21 @@ Settings settings_of(const py::dict& given, const char* function) {
 }
 
 // The table of settings for Python: per Python name its default, its choices (a choice) or its
-// range (a number), and its help.
+// range (a number), its help, where a result records it, and the setting and value that leave
+// it unread (metrics::kMetricUnused: "unread_with").
 struct Describe {
   py::dict& out;
   void put(FieldName name, py::dict entry, const std::string& help) {
     entry["help"] = help;
+    entry["record_path"] = name.record_path();
+    for (const metrics::MetricUnused& rule : metrics::kMetricUnused)
+      if (rule.setting.python == name.python) {
+        py::dict unread;
+        unread["setting"] = std::string(rule.when.python);
+        unread["value"] = std::string(rule.value);
+        unread["why"] = std::string(rule.why);
+        entry["unread_with"] = unread;
+      }
     out[py::str(std::string(name.python))] = entry;
   }
   template <typename T>

@@ -4,7 +4,6 @@ the C++ pipeline the CLI runs (geoattn._native, without a copy where the dtype a
 what comes back. No number is computed in Python."""
 from __future__ import annotations
 
-import inspect
 import json
 import numbers
 import os
@@ -199,57 +198,53 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     values = _kv_values(values, H, kv_map)
     positions = _checks.query_positions(queries, Q, T)
     native().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
-    spec = _grid_spec(n)
-    table = native().settings()["metrics"]  # each setting's choices and range, from the C++ table of settings
-    for name, value in (("distance", distance), ("bootstrap_level", bootstrap_level),
-                        ("bootstrap_unit", bootstrap_unit), ("envelopes", envelopes), ("window_tokens", window_tokens)):
-        _checks.choice(value, name, tuple(table[name]["choices"]))
-
-    def count(value, name):  # an integer setting within its range
-        return _checks.integer(value, name, table[name]["min"], table[name]["max"])
-
-    bootstrap, kappa = count(bootstrap, "bootstrap"), _checks.positive(kappa, "kappa")
-    ci = _checks.between(ci, "ci", table["ci"]["min"], table["ci"]["max"])
-    _refuse_unused(envelopes=envelopes, kappa=kappa, bootstrap=bootstrap, bootstrap_level=bootstrap_level,
-                   bootstrap_unit=bootstrap_unit, ci=ci)
+    table = native().settings()["metrics"]  # each setting's choices, range and rules, from the C++ table of settings
+    given = {"n": _grid_spec(n), "distance": distance, "decay_k": decay_k, "controls": controls, "bootstrap": bootstrap,
+             "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "ci": ci, "envelopes": envelopes,
+             "kappa": kappa, "kappa_scan": _kappa_scan(kappa_scan), "window_tokens": window_tokens,
+             "predict_from": (os.fspath(predict_from) if isinstance(predict_from, os.PathLike)
+                              else _checks.string(predict_from, "predict_from")),
+             "metrics_memory_mb": metrics_memory_mb, "seed": seed}
+    settings = {name: _checked(given[name], name, entry) for name, entry in table.items()}  # as the table reads them
+    _refuse_unused(table, settings)
     windows = _layer_windows(layer_windows, L)
     try:  # SPEC §1: no weight on the keys a windowed layer hides (the CLI's check of a capture's windows)
         native().check_layer_windows(alpha, positions, windows, "alpha", "layer_windows")
     except ValueError as e:
         raise _checks.named("layer_windows", e) from None
-    settings = {  # by Python name, as the C++ table of settings reads them (_native.settings()["metrics"])
-        "n": spec, "distance": distance, "decay_k": count(decay_k, "decay_k"),
-        "controls": count(controls, "controls"), "bootstrap": bootstrap,
-        "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "ci": ci, "envelopes": envelopes, "kappa": kappa,
-        "kappa_scan": _kappa_scan(kappa_scan), "window_tokens": window_tokens,
-        "predict_from": (os.fspath(predict_from) if isinstance(predict_from, os.PathLike)
-                         else _checks.string(predict_from, "predict_from")),
-        "metrics_memory_mb": count(metrics_memory_mb, "metrics_memory_mb"), "seed": count(seed, "seed")}
     run = native().metrics(
         alpha, values, positions, _docs(docs, W), settings, windows, _checks.string(source, "source"),
         _metadata(metadata), _checks.integer(threads, "threads", 0, native().MAX_THREADS))
     return Measure(native=run, inputs=[] if settings["predict_from"] == "none" else [settings["predict_from"]])
 
 
-_DEFAULTS = {name: p.default for name, p in inspect.signature(metrics).parameters.items()}
+def _checked(value, name, entry):
+    """A setting checked as its table entry says: one of its choices, an integer within its
+    range, a number above or within its range; a text as it is (the core reads it)."""
+    if "choices" in entry:
+        return _checks.choice(value, name, tuple(entry["choices"]))
+    if "min" not in entry:
+        return value
+    if isinstance(entry["default"], int) and not isinstance(entry["default"], bool):
+        return _checks.integer(value, name, entry["min"], entry["max"])
+    if entry.get("min_exclusive"):
+        return _checks.positive(value, name) if entry["min"] == 0 else _checks.between(value, name, entry["min"], entry["max"])
+    return _checks.between(value, name, entry["min"], entry["max"])
 
-# Settings a run leaves unread, refused by name as the CLI refuses their flags (given a value
-# other than their default, which is all Python can tell): (argument, when, why, unread(args)).
-_UNUSED = (
-    ("kappa", "envelopes='off'", "kappa is the envelopes' constant (SPEC §5)",
-     lambda a: a["envelopes"] == "off" and a["kappa"] != _DEFAULTS["kappa"]),
-    ("bootstrap_level", "bootstrap=0", "no intervals",
-     lambda a: a["bootstrap"] == 0 and a["bootstrap_level"] != _DEFAULTS["bootstrap_level"]),
-    ("bootstrap_unit", "bootstrap=0", "no intervals",
-     lambda a: a["bootstrap"] == 0 and a["bootstrap_unit"] != _DEFAULTS["bootstrap_unit"]),
-    ("ci", "bootstrap=0", "no intervals", lambda a: a["bootstrap"] == 0 and a["ci"] != _DEFAULTS["ci"]),
-)
 
-
-def _refuse_unused(**args):
-    for name, when, why, unread in _UNUSED:
-        if unread(args):
-            raise ValueError(f"{name}: {_checks.short(args[name])} is not used with {when} ({why}): leave it out")
+def _refuse_unused(table, settings):
+    """Settings a run leaves unread, refused by name as the CLI refuses their flags (given a value
+    other than their default, which is all Python can tell): the rules of the C++ table's entries
+    (each entry's "unread_with": the setting and value that leave it unread, and why)."""
+    for name, entry in table.items():
+        rule = entry.get("unread_with")
+        if not rule or settings[name] == entry["default"]:
+            continue
+        when = rule["setting"]
+        if str(settings[when]) == rule["value"]:
+            shown = repr(rule["value"]) if "choices" in table[when] else rule["value"]
+            raise ValueError(f"{name}: {_checks.short(settings[name])} is not used with {when}={shown} "
+                             f"({rule['why']}): leave it out")
 
 
 def _kappa_scan(kappa_scan):

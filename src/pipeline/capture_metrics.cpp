@@ -61,7 +61,7 @@ CaptureMetrics capture_windows(WorkerPool& pool, const CaptureShape& shape, cons
   MetricRun run(pool, spec, L, H, T);
   run.expect_windows(keys, docs);
   for (int64_t w = 0; w < W; ++w) add_window(run, w, keys[w], docs[w]);
-  const metrics::MetricSettings settings = run.settings();
+  const metrics::MetricRecord settings = run.settings();
   CaptureMetrics out{std::move(run.state()), {}, {}};
   out.times = run.times();  // every stage of the windows, the envelopes included
   out.times.load = load_s;

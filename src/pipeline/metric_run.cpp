@@ -158,19 +158,14 @@ void MetricRun::add_window(const metrics::WindowMetrics& m, const io::FloatView&
   times_.aggregate += seconds_since(t);
 }
 
-metrics::MetricSettings MetricRun::settings() const {
-  metrics::MetricSettings s;
-  s.n = spec_.n.text();
-  s.decay_k = spec_.decay_k;
-  s.distance = spec_.distance;
-  s.controls = {spec_.controls, spec_.seed};
-  s.bootstrap = {spec_.bootstrap, spec_.seed, std::nullopt, std::nullopt};
-  if (!state_.envelopes.empty()) s.envelope_kappa = spec_.kappa;
-  if (!state_.kappa_scan.empty()) s.kappa_scan = state_.kappa_scan.kappas();
+metrics::MetricRecord MetricRun::settings() const {
+  // The settings as given, with what the run made of auto and of the scan.
+  metrics::MetricRecord s{spec_, spec_.layer_windows, std::nullopt};
+  s.params.envelopes = !state_.envelopes.empty();
+  s.params.boot_level = state_.units.empty() ? std::nullopt : std::optional(state_.units.level());
+  s.params.kappa_scan = metrics::KappaScan::of(state_.kappa_scan.empty() ? std::vector<double>{} : state_.kappa_scan.kappas());
+  s.params.metrics_memory_mb = metrics::MetricParams{}.metrics_memory_mb;  // changes no number: not recorded
   if (!state_.predicted.empty()) s.prediction = prediction_;
-  s.window_tokens = spec_.window_tokens;
-  s.layer_windows = spec_.layer_windows;
-  if (!state_.units.empty()) s.bootstrap.level = state_.units.level(), s.bootstrap.unit = spec_.boot_unit, s.bootstrap.ci = spec_.ci;
   return s;
 }
 

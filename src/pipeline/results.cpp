@@ -24,9 +24,9 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   Finalized done;
   auto t = Clock::now();
   if (!state.units.empty()) {
-    const auto& b = state.run_info.method.bootstrap;
-    done.bootstrap = metrics::bootstrap(pool, state.units, b.replicates, b.seed, state.metrics.n_grid(),
-                                        name_of(metrics::kBootUnitNames, b.unit.value_or(metrics::BootUnit::Document)), b.ci, quiet);
+    const auto& b = state.run_info.method.params;
+    done.bootstrap = metrics::bootstrap(pool, state.units, b.bootstrap, b.seed, state.metrics.n_grid(),
+                                        name_of(metrics::kBootUnitNames, b.boot_unit), b.ci, quiet);
   }
   if (times) times->bootstrap += seconds_since(t);
   t = Clock::now();
@@ -35,11 +35,11 @@ Finalized finalize(WorkerPool& pool, const metrics::RunState& state, StageTimes*
   // The kappa each head allows, with the metric bootstrap's resamples.
   t = Clock::now();
   if (!state.kappa_scan.empty()) {
-    const auto& b = state.run_info.method.bootstrap;
+    const auto& b = state.run_info.method.params;
     // Resampled only where the metric bootstrap has intervals (SPEC §2b).
     const bool resample = done.bootstrap && done.bootstrap->status.intervals;
     done.kappa = metrics::kappa_ranges(pool, state.metrics, state.kappa_scan, resample ? &state.units : nullptr,
-                                       b.replicates, b.seed, b.ci, quiet);
+                                       b.bootstrap, b.seed, b.ci, quiet);
     if (!done.fits.empty()) metrics::name_failing_assumptions(*done.kappa, done.fits);
   }
   if (times) times->bootstrap += seconds_since(t);

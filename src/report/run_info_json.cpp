@@ -230,7 +230,7 @@ ordered_json to_json(const metrics::MeasureInfo& info) { return run_info_json(in
 ordered_json to_json(const metrics::SinkInfo& info) { return run_info_json(info); }
 
 metrics::MeasureInfo measure_info_from_json(const ordered_json& j) {
-  return read_run_info<metrics::MetricSettings>(
+  return read_run_info<metrics::MetricRecord>(
       j, [](io::ConfigReader& r, const ordered_json&) { return read_metric_settings(r); });
 }
 

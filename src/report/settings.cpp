@@ -1,6 +1,10 @@
 // The "settings" block of results and sidecars <-> the typed settings (metrics/run/run_info.h).
 #include "geoattn/report/settings.h"
 
+#include <limits>
+#include <map>
+#include <string_view>
+
 #include "geoattn/metrics/core/exact.h"
 #include "geoattn/metrics/run/metric_params.h"
 #include "geoattn/report/frame_config_json.h"
@@ -11,21 +15,127 @@ namespace geoattn::report {
 using nlohmann::ordered_json;
 
 namespace {
-// The metric settings' keys: metric_params.h's descriptor (a setting's object is keyed by its
-// name, its value inside by its record key).
 using P = metrics::MetricParams;
 
-ordered_json controls_json(const metrics::ControlSettings& s) {
-  return {{P::kControls.record_key(), s.random_permutations}, {P::kSeed.record_key(), s.seed}};
+// One walk of the settings table writes the record: each entry the run read at its path
+// (FieldName::record_path, and also_in), the table's facts where it places them. An on/off
+// setting is the presence of its object (the envelopes: their kappa inside).
+struct RecordWriter {
+  const metrics::MetricRecord& rec;
+  const P& p = rec.params;
+  ordered_json& j;
+  std::map<std::string_view, ordered_json> defaults;  // each entry's default as recorded (left_out_at_default)
+
+  void put(FieldName name, const ordered_json& value) {
+    if (name.record_path().empty() || metrics::metric_unread(p, name)) return;
+    if (name.left_out_at_default && defaults.count(name.python) && defaults.at(name.python) == value) return;
+    (name.recorded_in.empty() ? j : j[std::string(name.recorded_in)])[name.record_key()] = value;
+    if (!name.also_in.empty()) j[std::string(name.also_in)][name.record_key()] = value;
+  }
+  void fact(const char* key, const char* text) { j[key] = text; }
+  void parsed(FieldName name, const metrics::NGrid& field, const std::string&) { put(name, field.text()); }
+  void parsed(FieldName name, const metrics::KappaScan& field, const std::string&) {
+    if (!field.list().empty()) put(name, field.list());
+  }
+  void parsed(FieldName name, const metrics::PredictFrom&, const std::string&) {  // what the prediction took
+    if (rec.prediction) j[std::string(name.recorded_in)] = prediction_json(*rec.prediction);
+  }
+  template <typename E, size_t N>
+  void choice(FieldName name, const E& field, const EnumName<E> (&names)[N], const std::string&) {
+    put(name, name_of(names, field));
+  }
+  void choice(FieldName, const std::optional<bool>&, const EnumName<bool> (&)[2], const std::string&) {}
+  template <typename E, size_t N>
+  void choice(FieldName name, const std::optional<E>& field, const EnumName<E> (&names)[N], const std::string&) {
+    if (field) put(name, name_of(names, *field));  // as run: none where it did not run
+  }
+  template <typename T>
+  void number(FieldName name, const T& field, T, T, const std::string&, LowBound = LowBound::Closed) {
+    put(name, field);
+  }
+};
+
+// Each number entry's default, as the writer records it.
+struct Defaults {
+  std::map<std::string_view, ordered_json>& out;
+  template <typename T>
+  void parsed(FieldName, const T&, const std::string&) {}
+  template <typename E, typename Names>
+  void choice(FieldName, const E&, const Names&, const std::string&) {}
+  template <typename T>
+  void number(FieldName name, const T& field, T, T, const std::string&, LowBound = LowBound::Closed) {
+    out[name.python] = field;
+  }
+};
+
+// A number as the table spells an `absent` value ("0").
+template <typename T>
+std::optional<T> parse_number(std::string_view text) {
+  return nlohmann::json::parse(text).get<T>();
 }
 
-ordered_json bootstrap_json(const metrics::BootstrapSettings& s) {
-  ordered_json j = {{P::kBootstrap.record_key(), s.replicates}, {P::kSeed.record_key(), s.seed}};
-  if (s.level) j[P::kBootLevel.record_key()] = metrics::boot_level_name(*s.level);
-  if (s.unit) j[P::kBootUnit.record_key()] = name_of(metrics::kBootUnitNames, *s.unit);
-  if (s.ci != metrics::kSpecCi) j[P::kCi.record_key()] = s.ci;
-  return j;
-}
+// The same walk reads it back: an entry a file omits reads as its `absent` spelling or its
+// default, a value of the wrong type or out of its range is an error naming it.
+struct RecordReader {
+  io::ConfigReader& top;
+  metrics::MetricRecord& rec;
+  std::map<std::string, std::optional<io::ConfigReader>> objects;
+
+  io::ConfigReader* in(std::string_view object) {
+    if (object.empty()) return &top;
+    auto it = objects.find(std::string(object));
+    if (it == objects.end()) it = objects.emplace(std::string(object), top.object(object)).first;
+    return it->second ? &*it->second : nullptr;
+  }
+  // The entry where the file has it (the seed: in bootstrap, else in controls).
+  template <typename T>
+  std::optional<T> get(FieldName name) {
+    if (name.record_path().empty()) return std::nullopt;
+    if (io::ConfigReader* r = in(name.recorded_in))
+      if (auto value = r->get<T>(name.record_key())) return value;
+    if (io::ConfigReader* r = name.also_in.empty() ? nullptr : in(name.also_in)) return r->get<T>(name.record_key());
+    return std::nullopt;
+  }
+  void parsed(FieldName name, metrics::NGrid& field, const std::string&) {
+    if (const auto text = get<std::string>(name)) field = metrics::NGrid::parse(*text);
+  }
+  void parsed(FieldName name, metrics::KappaScan& field, const std::string&) {
+    const auto kappas = get<std::vector<double>>(name);
+    if (!kappas && !in(name.recorded_in)) return;
+    if (!kappas || kappas->empty()) fail("settings.{} is not a list of kappas", name.record_path());
+    field = metrics::KappaScan::of(*kappas);
+  }
+  void parsed(FieldName name, metrics::PredictFrom& field, const std::string&) {
+    if (const auto* f = top.find(name.recorded_in)) {
+      rec.prediction = prediction_from_json(*f);
+      if (!rec.prediction->file.empty()) field = metrics::PredictFrom::parse(rec.prediction->file);
+    }
+  }
+  template <typename E, size_t N>
+  void choice(FieldName name, E& field, const EnumName<E> (&names)[N], const std::string&) {
+    io::ConfigReader* r = in(name.recorded_in);
+    if (auto value = r ? read_enum(*r, name.record_key(), names) : std::nullopt) field = *value;
+    else if (!name.absent.empty()) field = *value_of(names, name.absent);
+  }
+  void choice(FieldName name, std::optional<bool>& field, const EnumName<bool> (&)[2], const std::string&) {
+    field = top.object(name.key()).has_value();  // on where its object is
+  }
+  template <typename E, size_t N>
+  void choice(FieldName name, std::optional<E>& field, const EnumName<E> (&names)[N], const std::string&) {
+    io::ConfigReader* r = in(name.recorded_in);
+    field = r ? read_enum(*r, name.record_key(), names) : std::nullopt;
+  }
+  template <typename T>
+  void number(FieldName name, T& field, T low, T high, const std::string&, LowBound bound = LowBound::Closed) {
+    auto value = get<T>(name);
+    if (!value && !name.absent.empty()) value = parse_number<T>(name.absent);
+    if (!value) return;
+    if (!(bound == LowBound::Open ? *value > low : *value >= low) || !(*value <= high))
+      fail("settings.{} is {}, not a number {} {}{}", name.record_path(), *value, bound == LowBound::Open ? ">" : ">=",
+           low, high == std::numeric_limits<T>::max() ? "" : fmt::format(" and <= {}", high));
+    field = *value;
+  }
+};
 }  // namespace
 
 void put_json(ordered_json& j, const metrics::CommandSettings& s) {
@@ -34,19 +144,11 @@ void put_json(ordered_json& j, const metrics::CommandSettings& s) {
   if (s.dtype) j["dtype"] = name_of(arch::kForwardDtypeNames, *s.dtype);
 }
 
-void put_json(ordered_json& j, const metrics::MetricSettings& s) {
-  j[P::kN.record_key()] = s.n;
-  j[P::kDecayK.record_key()] = s.decay_k;
-  j[P::kDistance.record_key()] = name_of(metrics::kDistanceNames, s.distance);
-  j["ball"] = "closed (paper appendix A.1)";
-  j["comparisons"] = metrics::kComparisons;
-  j["metrics_precision"] = "float64";
-  j[P::kControls.key()] = controls_json(s.controls);
-  j[P::kBootstrap.key()] = bootstrap_json(s.bootstrap);
-  if (s.envelope_kappa) j[P::kEnvelopes.key()] = {{P::kKappa.record_key(), *s.envelope_kappa}};
-  if (!s.kappa_scan.empty()) j[P::kKappaScan.key()] = {{P::kKappaScan.record_key(), s.kappa_scan}};
-  if (s.prediction) j[P::kPredictFrom.key()] = prediction_json(*s.prediction);
-  j[P::kWindowTokens.record_key()] = name_of(metrics::kWindowTokensNames, s.window_tokens);
+void put_json(ordered_json& j, const metrics::MetricRecord& s) {
+  std::map<std::string_view, ordered_json> defaults;
+  const P table_defaults;
+  P::visit_settings(table_defaults, Defaults{defaults});
+  P::visit_settings(s.params, RecordWriter{s, s.params, j, std::move(defaults)});
   j["layer_windows"] = s.layer_windows;
 }
 
@@ -75,36 +177,9 @@ metrics::CommandSettings read_command_settings(io::ConfigReader& r) {
   return s;
 }
 
-metrics::MetricSettings read_metric_settings(io::ConfigReader& r) {
-  const P defaults;  // what a key a file omits reads as
-  metrics::MetricSettings s;
-  s.n = r.get_or<std::string>(P::kN.record_key(), "");
-  s.decay_k = r.get_or<int64_t>(P::kDecayK.record_key(), defaults.decay_k);
-  s.distance = read_enum(r, P::kDistance.record_key(), metrics::kDistanceNames).value_or(defaults.distance);
-  if (auto c = r.object(P::kControls.key())) {
-    s.controls.random_permutations = c->get_or<int64_t>(P::kControls.record_key(), 0);
-    s.controls.seed = c->get_or<uint64_t>(P::kSeed.record_key(), 0);
-  }
-  if (auto b = r.object(P::kBootstrap.key())) {
-    s.bootstrap.replicates = b->get_or<int64_t>(P::kBootstrap.record_key(), 0);
-    s.bootstrap.seed = b->get_or<uint64_t>(P::kSeed.record_key(), 0);
-    s.bootstrap.level = read_enum(*b, P::kBootLevel.record_key(), metrics::kBootLevelNames);
-    s.bootstrap.unit = read_enum(*b, P::kBootUnit.record_key(), metrics::kBootUnitNames);
-    s.bootstrap.ci = b->get_or<double>(P::kCi.record_key(), metrics::kSpecCi);  // absent: the SPEC's, as every earlier file
-    if (!(s.bootstrap.ci > 0 && s.bootstrap.ci < 100)) fail("settings.bootstrap.ci is not a number from 0 to 100 (exclusive)");
-  }
-  if (auto e = r.object(P::kEnvelopes.key())) {
-    s.envelope_kappa = e->get<double>(P::kKappa.record_key());
-    if (!s.envelope_kappa || !(*s.envelope_kappa > 0)) fail("settings.envelopes.kappa is not a number > 0");
-  }
-  if (auto k = r.object(P::kKappaScan.key())) {
-    s.kappa_scan = k->get<std::vector<double>>(P::kKappaScan.record_key()).value_or(std::vector<double>{});
-    if (s.kappa_scan.empty()) fail("settings.kappa_scan.kappas is not a list of kappas");
-  }
-  if (const auto* f = r.find(P::kPredictFrom.key())) s.prediction = prediction_from_json(*f);
-  // Results written before SPEC §1's window convention counted every key 0..q: causal.
-  s.window_tokens =
-      read_enum(r, P::kWindowTokens.record_key(), metrics::kWindowTokensNames).value_or(metrics::WindowTokens::Causal);
+metrics::MetricRecord read_metric_settings(io::ConfigReader& r) {
+  metrics::MetricRecord s;
+  P::visit_settings(s.params, RecordReader{r, s, {}});
   s.layer_windows = r.get_or<std::vector<int64_t>>("layer_windows", {});
   return s;
 }

@@ -199,7 +199,7 @@ void save_run_state(const std::string& path, const RunState& state) {
 
 namespace {
 // With per-document sums, the result JSON runs the bootstrap with the run's
-// settings.bootstrap.{replicates, seed} (metrics::BootstrapSettings, read by pipeline::finalize):
+// settings.bootstrap.{replicates, seed} (metrics::MetricRecord, read by pipeline::finalize):
 // they must be there, checked here so that a bad sidecar is one clear error.
 void check_bootstrap_settings(const nlohmann::ordered_json& run_info) {
   const auto settings = run_info.find("settings");
@@ -250,7 +250,7 @@ RunState load_run_state(const std::string& path) {
     // SPEC §5's envelopes of the samples: present exactly when the settings name their kappa.
     const io::TensorInfo* env_sums = file.header().find("envelope_sums");
     const io::TensorInfo* env_counts = file.header().find("envelope_counts");
-    const auto& kappa = state.run_info.method.envelope_kappa;
+    const auto kappa = state.run_info.method.envelope_kappa();
     if (kappa.has_value() != (env_sums != nullptr) || (env_sums != nullptr) != (env_counts != nullptr))
       fail("envelope_sums, envelope_counts and settings.envelopes must come together");
     const int64_t L = state.metrics.layers(), H = state.metrics.heads(), G = std::ssize(state.metrics.n_grid());
@@ -278,7 +278,7 @@ RunState load_run_state(const std::string& path) {
       state.predicted = envelopes_named("predicted");
     }
     // The envelopes at the kappa grid: present exactly when the settings list it.
-    const auto& kappas = state.run_info.method.kappa_scan;
+    const auto& kappas = state.run_info.method.params.kappa_scan.list();
     if (kappas.empty() != (file.header().find("kappa_sums") == nullptr))
       fail("kappa_sums and settings.kappa_scan must come together");
     if (!kappas.empty()) {

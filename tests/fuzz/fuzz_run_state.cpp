@@ -26,8 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!state.units.empty()) {
       // As pipeline/results.cpp (finalize): the replicates and seed come from the run's settings
       // (load_run_state checked them); a few replicates are enough here.
-      const auto& b = state.run_info.method.bootstrap;
-      boot = metrics::bootstrap(pool, state.units, std::min<int64_t>(b.replicates, 3), b.seed);
+      const auto& b = state.run_info.method.params;
+      boot = metrics::bootstrap(pool, state.units, std::min<int64_t>(b.bootstrap, 3), b.seed);
     }
     const auto fits = state.assumptions.empty() ? std::vector<metrics::HeadFits>{} : metrics::fit_heads(pool, state.assumptions);
     const auto result = report::measure_json(state.metrics, report::to_json(state.run_info), &fits, boot ? &*boot : nullptr);

@@ -62,20 +62,12 @@ void add_metric_flags(CLI::App& cmd, MetricFlags& f, std::initializer_list<Field
   metrics::MetricParams::visit_settings(f, FlagBinder{cmd, wanted});
 }
 
-namespace {
-using pipeline::MetricSpec;
-constexpr UnusedFlag<MetricSpec> kUnusedMetricFlags[] = {
-    // SPEC §5: kappa is the envelopes' constant, and nothing else reads it.
-    {"--kappa", "with the envelopes off (--envelopes off): kappa is their constant",
-     [](const MetricSpec& s) { return !s.envelopes_on(); }},
-    {"--bootstrap-level", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
-    {"--bootstrap-unit", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
-    {"--ci", "with --bootstrap 0 (no intervals)", [](const MetricSpec& s) { return s.bootstrap == 0; }},
-};
-}  // namespace
-
-void refuse_unused_metric_flags(const GivenFlags& given, const MetricSpec& spec) {
-  refuse_unused(given, spec, kUnusedMetricFlags);
+// The table's rules (metrics::kMetricUnused): "--kappa: not used with --envelopes off (kappa is
+// the envelopes' constant, SPEC §5): leave it out".
+void refuse_unused_metric_flags(const GivenFlags& given, const pipeline::MetricSpec& spec) {
+  for (const metrics::MetricUnused& rule : metrics::kMetricUnused)
+    if (given.has(std::string(rule.setting.flag)) && rule.unread(spec))
+      refuse_flag(std::string(rule.setting.flag), fmt::format("with {} {} ({})", rule.when.flag, rule.value, rule.why));
 }
 
 }  // namespace geoattn::cli

@@ -13,7 +13,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/core/window_metrics.h"
 #include "geoattn/metrics/run/metric_params.h"
-#include "geoattn/metrics/run/metric_settings.h"
+#include "geoattn/metrics/run/metric_record.h"
 #include "geoattn/metrics/stats/run_state.h"
 #include "geoattn/pipeline/stage_times.h"
 #include "geoattn/util/argument_names.h"
@@ -87,7 +87,7 @@ class MetricRun {
   metrics::RunState& state() { return state_; }
   StageTimes& times() { return times_; }
   // The metric run's "settings" (after the command's own).
-  metrics::MetricSettings settings() const;
+  metrics::MetricRecord settings() const;
 
  private:
   WorkerPool& pool_;

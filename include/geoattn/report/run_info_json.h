@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "geoattn/metrics/run/metric_settings.h"
+#include "geoattn/metrics/run/metric_record.h"
 #include "geoattn/metrics/run/run_info.h"
 #include "geoattn/metrics/sinks/sink_settings.h"
 

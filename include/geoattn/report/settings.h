@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoattn/io/config_reader.h"
-#include "geoattn/metrics/run/metric_settings.h"
+#include "geoattn/metrics/run/metric_record.h"
 #include "geoattn/metrics/run/run_info.h"
 #include "geoattn/metrics/sinks/sink_settings.h"
 #include "geoattn/util/error.h"
@@ -15,15 +15,17 @@ namespace geoattn::report {
 
 // Writers append their entries to `j` (an object), in the files' order.
 void put_json(nlohmann::ordered_json& j, const metrics::CommandSettings& s);
-// Also writes the fixed facts of the method: ball, comparisons, metrics_precision.
-void put_json(nlohmann::ordered_json& j, const metrics::MetricSettings& s);
+// The metric record by the walk of its table (metrics::MetricParams::visit_settings): each
+// recorded entry at its path, the facts the table places among them (ball, comparisons,
+// metrics_precision), then the layers' windows.
+void put_json(nlohmann::ordered_json& j, const metrics::MetricRecord& s);
 void put_json(nlohmann::ordered_json& j, const metrics::SinkSettings& s);
 
 // Readers of a settings object: a key of the wrong type or an unknown name is a geoattn::Error
 // naming it; a missing key keeps its default (files of older versions lack some); keys of the
 // other parts, and of older versions, are skipped.
 metrics::CommandSettings read_command_settings(io::ConfigReader& r);
-metrics::MetricSettings read_metric_settings(io::ConfigReader& r);
+metrics::MetricRecord read_metric_settings(io::ConfigReader& r);
 // `ordered`: the same object as read, in its order (the rule's notes and sweep keep theirs).
 metrics::SinkSettings read_sink_settings(io::ConfigReader& r, const nlohmann::ordered_json& ordered);
 

@@ -16,10 +16,14 @@ enum class ArgumentStyle { Flag, Python };
 enum class LowBound { Closed, Open };
 
 // `recorded_in`: the object of "settings" it is recorded inside ("bootstrap"), empty at the top
-// level, kNotRecorded for a setting that changes no number (the working memory).
+// level, kNotRecorded for a setting that changes no number (the working memory); `also_in`: a
+// second object that records it too (the seed, in "controls" besides "bootstrap"); `absent`: what
+// a result that omits it meant, as its flag takes it (files from before the setting; empty: its
+// default); `left_out_at_default`: recorded only off its default (which such files meant).
 inline constexpr std::string_view kNotRecorded = "-";
 struct FieldName {
-  std::string_view python, flag, recorded_as = {}, recorded_in = {};
+  std::string_view python, flag, recorded_as = {}, recorded_in = {}, also_in = {}, absent = {};
+  bool left_out_at_default = false;
   std::string key() const { return std::string(python); }
   std::string record_key() const { return std::string(recorded_as.empty() ? python : recorded_as); }
   // Where a result records it: "n", "bootstrap.level"; empty when it is not recorded.

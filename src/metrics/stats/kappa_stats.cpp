@@ -6,6 +6,9 @@
 #include <functional>
 #include <iterator>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <nlohmann/json.hpp>
 
 #include "geoattn/util/error.h"
@@ -32,6 +35,14 @@ KappaScan KappaScan::parse(const std::string& text) {
   if (!list || std::adjacent_find(list->begin(), list->end(), std::greater_equal<double>()) != list->end())
     fail("'{}' is not auto, off or a list of ascending kappas > 0 (e.g. 0.25,0.5,1,2)", echoed(text));
   scan.list_ = *list;
+  return scan;
+}
+
+KappaScan KappaScan::of(const std::vector<double>& kappas) {
+  KappaScan scan;
+  if (kappas.empty()) return scan;
+  scan.text_ = fmt::format("{}", fmt::join(kappas, ","));
+  scan.list_ = kappas;
   return scan;
 }
 

@@ -28,18 +28,23 @@ inline constexpr EnumName<bool> kOnOffNames[] = {{true, "on"}, {false, "off"}};
 // takes its keyword arguments, their defaults and choices (python/csrc/module.cpp, checked by
 // python/tests/test_defaults.py); validate() checks them together.
 struct MetricParams {
-  // Recorded (report/settings.cpp) under these names, controls and bootstrap as objects of their
-  // count and seed, the envelopes as an object of their kappa where they ran, and the kappa scan
-  // as an object of its kappas; metrics_memory_mb changes no number and is not recorded.
-  // (The seed is recorded in controls and in bootstrap alike; its path names the latter.)
+  // Recorded (report/settings.cpp, by the walk below) under these names and paths: controls and
+  // bootstrap as objects of their count and seed, the envelopes as an object of their kappa where
+  // they ran (their on/off is that object's presence), the kappa scan as an object of its kappas,
+  // predict_from as what the prediction took (report/prediction_json.h); metrics_memory_mb
+  // changes no number and is not recorded. An entry that MetricUnused says the run left unread
+  // is not recorded either.
   static constexpr FieldName kN{"n", "--n"}, kDistance{"distance", "--distance"}, kDecayK{"decay_k", "--decay-k"},
-      kControls{"controls", "--controls", "random_permutations", "controls"},
-      kBootstrap{"bootstrap", "--bootstrap", "replicates", "bootstrap"},
+      // A result without controls or bootstrap ran none.
+      kControls{"controls", "--controls", "random_permutations", "controls", {}, "0"},
+      kBootstrap{"bootstrap", "--bootstrap", "replicates", "bootstrap", {}, "0"},
       kBootLevel{"bootstrap_level", "--bootstrap-level", "level", "bootstrap"},
-      kBootUnit{"bootstrap_unit", "--bootstrap-unit", "unit", "bootstrap"}, kCi{"ci", "--ci", {}, "bootstrap"},
-      kSeed{"seed", "--seed", {}, "bootstrap"}, kMetricsMemory{"metrics_memory_mb", "--metrics-memory", {}, kNotRecorded},
+      kBootUnit{"bootstrap_unit", "--bootstrap-unit", "unit", "bootstrap"}, kCi{"ci", "--ci", {}, "bootstrap", {}, {}, true},
+      kSeed{"seed", "--seed", {}, "bootstrap", "controls"},
+      kMetricsMemory{"metrics_memory_mb", "--metrics-memory", {}, kNotRecorded},
       kEnvelopes{"envelopes", "--envelopes"}, kKappa{"kappa", "--kappa", {}, "envelopes"},
-      kWindowTokens{"window_tokens", "--window-tokens"}, kKappaScan{"kappa_scan", "--kappa-scan", "kappas", "kappa_scan"},
+      // Results from before SPEC §1's window convention counted every key 0..q: causal.
+      kWindowTokens{"window_tokens", "--window-tokens", {}, {}, {}, "causal"}, kKappaScan{"kappa_scan", "--kappa-scan", "kappas", "kappa_scan"},
       kPredictFrom{"predict_from", "--predict-from", "file", "predict_from"};
 
   NGrid n;                    // SPEC §2: the N grid, read where it is given (its text is recorded)
@@ -66,11 +71,12 @@ struct MetricParams {
   // (none: no predicted envelopes).
   PredictFrom predict_from;
 
-  // Every setting once, in the order --help lists them: visitor.parsed(name, field, help) (a
-  // value read from its text once, where it is given: X::parse(text), field.text()),
-  // .choice(name, field, names, help) (an optional field takes "auto" too) and
-  // .number(name, field, low, high, help); the field's initializer is its default. `Self` is
-  // MetricParams or const MetricParams.
+  // Every setting once, in the order --help lists them and a result records them:
+  // visitor.parsed(name, field, help) (a value read from its text once, where it is given:
+  // X::parse(text), field.text()), .choice(name, field, names, help) (an optional field takes
+  // "auto" too) and .number(name, field, low, high, help); the field's initializer is its
+  // default. A visitor with .fact(key, text) also sees the constants a result records among
+  // them (record_fact). `Self` is MetricParams or const MetricParams.
   template <typename Self, typename Visitor>
   static void visit_settings(Self& p, Visitor&& v);
   int64_t chunk_bytes() const { return metrics_memory_mb << 20; }
@@ -81,14 +87,25 @@ struct MetricParams {
   void validate(int64_t layers, int64_t heads, int64_t T, int64_t queries, int64_t grid, ArgumentStyle style) const;
 };
 
+// A constant a result records among the settings, for a visitor that writes the record (one
+// with .fact); every other visitor passes it by.
+template <typename Visitor>
+void record_fact(Visitor& v, const char* key, const char* text) {
+  if constexpr (requires { v.fact(key, text); }) v.fact(key, text);
+}
+
 template <typename Self, typename Visitor>
 void MetricParams::visit_settings(Self& p, Visitor&& v) {
   constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
   v.parsed(kN, p.n, "N grid: default, all, or a list like 1:16,24,32");
-  v.choice(kDistance, p.distance, kDistanceNames, "euclidean (the paper) or cosine (SPEC §2b)");
   v.number(kDecayK, p.decay_k, int64_t{1}, kMost, "largest lag k of the decay fit c(k), at most max(64, T - 1) (SPEC §4)");
+  v.choice(kDistance, p.distance, kDistanceNames, "euclidean (the paper) or cosine (SPEC §2b)");
+  record_fact(v, "ball", "closed (paper appendix A.1)");
+  record_fact(v, "comparisons", kComparisons);
+  record_fact(v, "metrics_precision", "float64");
   v.number(kControls, p.controls, int64_t{0}, kMost, "random-selection permutations per sample (SPEC §2b; 0: none)");
   v.number(kBootstrap, p.bootstrap, int64_t{0}, kMost, "bootstrap replicates over documents (SPEC §2b; 0: none)");
+  v.number(kSeed, p.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(), "seed of the controls and the bootstrap");
   v.choice(kBootLevel, p.boot_level, kBootLevelNames,
            "finest level with intervals: head, layer, global, or auto (head while heads x grid x replicates stay "
            "small, else layer; not with --bootstrap 0)");
@@ -122,7 +139,29 @@ void MetricParams::visit_settings(Self& p, Visitor&& v) {
   v.number(kMetricsMemory, p.metrics_memory_mb, int64_t{1}, kMost >> 20,
            "MiB of working memory for the metric core on a GPU (it chunks over heads to stay under it; on CPU: a T x T "
            "Gram matrix per thread)");
-  v.number(kSeed, p.seed, uint64_t{0}, std::numeric_limits<uint64_t>::max(), "seed of the controls and the bootstrap");
+}
+
+// A setting the run leaves unread while another has a value: its flag or keyword is refused
+// where given (tools/geoattn/metric_flags.cpp; geoattn.metrics through geoattn.settings_table),
+// and a result does not record it. `setting` is unread with `when` at `value` (as its flag takes it).
+struct MetricUnused {
+  FieldName setting, when;
+  std::string_view value, why;
+  bool (*unread)(const MetricParams&);
+};
+inline constexpr MetricUnused kMetricUnused[] = {
+    // SPEC §5: kappa is the envelopes' constant, and nothing else reads it.
+    {MetricParams::kKappa, MetricParams::kEnvelopes, "off", "kappa is the envelopes' constant, SPEC §5",
+     [](const MetricParams& p) { return p.envelopes == false; }},
+    {MetricParams::kBootLevel, MetricParams::kBootstrap, "0", "no intervals", [](const MetricParams& p) { return p.bootstrap == 0; }},
+    {MetricParams::kBootUnit, MetricParams::kBootstrap, "0", "no intervals", [](const MetricParams& p) { return p.bootstrap == 0; }},
+    {MetricParams::kCi, MetricParams::kBootstrap, "0", "no intervals", [](const MetricParams& p) { return p.bootstrap == 0; }},
+};
+// Whether `p` leaves the setting `name` unread (kMetricUnused).
+inline bool metric_unread(const MetricParams& p, FieldName name) {
+  for (const MetricUnused& rule : kMetricUnused)
+    if (rule.setting.python == name.python && rule.unread(p)) return true;
+  return false;
 }
 
 }  // namespace geoattn::metrics

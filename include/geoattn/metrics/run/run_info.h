@@ -1,6 +1,6 @@
 #pragma once
 // What a run records about itself in its result and its state sidecar, typed: "model", "data",
-// "settings" (the command's own, then its method's: the metric run's, metric_settings.h, or the
+// "settings" (the command's own, then its method's: the metric run's, metric_record.h, or the
 // sinks', sink_settings.h), "timing".
 // Spelled as JSON only at the file boundary (report/run_info_json.h, report/settings.h), where
 // resume and merge also compare runs. Pure C++ (no LibTorch).
@@ -98,7 +98,7 @@ struct Timing {
   bool operator==(const Timing&) const = default;
 };
 
-// The whole description; `Method` is the method's settings: MetricSettings (metric_settings.h,
+// The whole description; `Method` is the method's settings: MetricRecord (metric_record.h,
 // MeasureInfo) or SinkSettings (sink_settings.h, SinkInfo).
 template <typename Method>
 struct RunInfo {

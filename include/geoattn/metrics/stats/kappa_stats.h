@@ -40,6 +40,8 @@ class KappaScan {
  public:
   // geoattn::Error naming no setting on any other text.
   static KappaScan parse(const std::string& text);
+  // The kappas a run ran its envelopes at (empty: off), as a result records them.
+  static KappaScan of(const std::vector<double>& kappas);
   bool off() const { return text_ == "off"; }
   bool automatic() const { return text_ == "auto"; }
   const std::vector<double>& list() const { return list_; }  // a list's kappas (empty: off or auto)

@@ -8,7 +8,7 @@
 #include "geoattn/metrics/stats/assumption_stats.h"
 #include "geoattn/metrics/stats/envelope_stats.h"
 #include "geoattn/metrics/stats/kappa_stats.h"
-#include "geoattn/metrics/run/metric_settings.h"
+#include "geoattn/metrics/run/metric_record.h"
 #include "geoattn/metrics/run/run_info.h"
 #include "geoattn/metrics/stats/unit_stats.h"
 

@@ -10,7 +10,9 @@ summary.py (scripts/) are thin entry points: they re-export the package's names 
 command lines, as `python3 -m geoattn.schema` keeps the schema check's (the commands of
 python/pyproject.toml run the same functions: PythonReference checks that each names one). Each
 function and class of geoattn.figures is defined in one of its modules only. The package's
-import graph (every import statement, deferred ones too) has no cycle. Needs no geoattn binary.
+import graph (every import statement, deferred ones too) has no cycle, and geoattn.io (the
+readers of files) is its lowest layer: it imports only itself and the standard library. Needs no
+geoattn binary.
 
     tests/test_python_modules.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 """
@@ -193,6 +195,35 @@ def check_no_import_cycle(src):
     check("geoattn.results" in cycles(planted), "the check finds a planted cycle (results -> tables -> results)")
 
 
+def io_outside(graph, files):
+    """{module of geoattn.io: what it imports beyond geoattn.io and the standard library}."""
+    def inside(e):
+        return e == "geoattn.io" or e.startswith("geoattn.io.")
+    stdlib = set(getattr(sys, "stdlib_module_names", ())) | {"__future__"}  # Python 3.10+: the names
+    out = {m: sorted(e for e in graph[m] if not inside(e)) for m in graph if inside(m)}
+    for m, path in files.items():
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            out[m] += [n for n in names if len(stdlib) > 1 and n.split(".")[0] not in stdlib and not inside(n)]
+    return {m: e for m, e in out.items() if e}
+
+
+def check_io_is_lowest(src):
+    """geoattn.io, the package's readers of files, is its lowest layer: its modules import each
+    other and the standard library only (no module above them, no numpy)."""
+    graph = import_graph(src)
+    folder = os.path.join(src, "python", "geoattn", "io")
+    files = {"geoattn.io" + ("" if f == "__init__.py" else "." + f[:-3]): os.path.join(folder, f)
+             for f in os.listdir(folder) if f.endswith(".py")}
+    found = io_outside(graph, files)
+    check(len(files) >= 3 and set(files) <= set(graph) and not found,
+          f"geoattn.io ({len(files)} modules) imports only itself and the standard library"
+          + (f" ({found})" if found else ""))
+    planted = dict(graph, **{"geoattn.io.errors": graph["geoattn.io.errors"] | {"geoattn.results"}})
+    check("geoattn.io.errors" in io_outside(planted, files), "the check finds a planted import (io.errors -> results)")
+
+
 def main():
     _, src, _, _ = parse_args(__file__)
     t0 = time.time()
@@ -201,6 +232,7 @@ def main():
     check_entry_points(src)
     check_one_definition(src)
     check_no_import_cycle(src)
+    check_io_is_lowest(src)
     return finish(t0)
 
 

@@ -390,7 +390,8 @@ const nlohmann::json* schema_at(const nlohmann::json& schema, const std::string&
 }
 
 template <typename Settings>
-void walk_table(const std::string& schema_file, const std::string& python_function, const std::string& command) {
+void walk_table(const std::string& schema_file, const std::string& python_function, const std::string& command,
+                bool compared = false) {
   using geoattn::testing::read_file;
   using geoattn::testing::source;
   CollectNames c;
@@ -414,16 +415,25 @@ void walk_table(const std::string& schema_file, const std::string& python_functi
     EXPECT_NE(signature.find(" " + std::string(n.python) + ": "), std::string::npos) << "geoattn." << python_function;
     // A recorded key in the result's schema, unless it changes no number.
     if (n.recorded_in == geoattn::kNotRecorded) continue;
-    EXPECT_NE(schema_at(schema, n.record_path()), nullptr) << n.record_path() << " not in " << schema_file;
+    const nlohmann::json* node = schema_at(schema, n.record_path());
+    EXPECT_NE(node, nullptr) << n.record_path() << " not in " << schema_file;
+    // How two runs compared may differ in it (geoattn.compare_settings reads it): its own rule,
+    // or its object's.
+    if (!compared || node == nullptr) continue;
+    const std::string path = n.record_path();
+    const nlohmann::json* object = schema_at(schema, path.substr(0, path.find('.')));
+    EXPECT_TRUE(node->contains("x-compare") || (object != nullptr && object->contains("x-compare")))
+        << path << " has no x-compare (must_match or may_differ) in " << schema_file;
   }
 }
 }  // namespace
 
 // A setting is one entry (metric_params.h, sink_settings.h): walking the tables, every entry has a
 // flag with its help line in docs/cli.md, a keyword of geoattn.metrics / geoattn.sinks, and a
-// recorded key in the result's JSON Schema (its record_path), or says that it is not recorded.
+// recorded key in the result's JSON Schema (its record_path), or says that it is not recorded; a
+// recorded metric setting says there whether two runs compared must share it (x-compare).
 TEST(TypedSettings, EveryEntryHasAFlagAKeywordAndARecordedKey) {
-  walk_table<geoattn::metrics::MetricParams>("geoattn.measure-2.schema.json", "metrics", "measure");
+  walk_table<geoattn::metrics::MetricParams>("geoattn.measure-2.schema.json", "metrics", "measure", true);
   walk_table<geoattn::metrics::SinkSettings>("geoattn.sinks-1.schema.json", "sinks", "sinks");
 }
 

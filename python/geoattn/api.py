@@ -457,22 +457,29 @@ def load(path: str | os.PathLike) -> Measure | Sinks:
     return _read_result(path, "path")
 
 
-def _read_result(path, name):
+def _read_result(path: Any, name: str) -> Measure | Sinks:
+    """The result at path (_load's), or a ValueError "NAME: PATH: not a readable geoattn result
+    (why)", one line."""
+    from .io.errors import ReadError
     from .schema import SchemaError
 
     path = _checks.path(path, name)
     try:
         return _load(path)
     except (OSError, ValueError, SchemaError, RecursionError) as e:  # JSON errors are ValueErrors
-        why = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:400]
+        why = ("nested too deeply" if isinstance(e, RecursionError)
+               else e.problem if isinstance(e, ReadError) and e.path == os.fsdecode(path)  # named once
+               else " ".join(str(e).split())[:400])
         raise ValueError(f"{name}: {path}: not a readable geoattn result ({why})") from None
 
 
-def _load(path):
+def _load(path: str) -> Measure | Sinks:
+    """A measure or sinks result, checked against its schema (a measure's arrays file read too);
+    geoattn.io reads the JSON (a ReadError naming the file when it cannot)."""
     from . import results, schema
+    from .io.json_doc import read_json_value
 
-    with open(path, encoding="utf-8") as f:
-        raw = json.load(f)
+    raw = read_json_value(path)
     kind = raw.get("schema") if isinstance(raw, dict) else None
     if kind == results.SINKS_SCHEMA:
         schema.validate(raw, "geoattn.sinks-1.schema.json")

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._safetensors import read_header, write_file
+from .io.errors import ReadError
+from .io.safetensors import read_header, write_file
 
 __all__ = ["CAPTURE_TENSORS", "CaptureError", "Capture", "open_capture", "one_sample", "write_capture"]
 
@@ -51,6 +52,8 @@ def open_capture(path: str | os.PathLike) -> Capture:
     try:
         header, start = read_header(path)
         size = os.path.getsize(path)
+    except ReadError as e:  # geoattn.io's words, the file named once
+        raise CaptureError(f"{path}: not a readable capture file ({e.problem})") from None
     except (OSError, ValueError) as e:
         raise CaptureError(f"{path}: not a readable capture file ({type(e).__name__}: {e})") from None
     if (header.get("__metadata__") or {}).get("format") != "geoattn-capture-1":

@@ -33,6 +33,8 @@ np = numpy_for(__name__, "geoattn.compare")  # one line, not a traceback, where 
 from .compare_bootstrap import CURVES, PER_CELL, Family, benjamini_hochberg, difference, draws, max_t, pairing
 from .compare_settings import allowed_differences, refusal, setting
 from .console import stops_quietly
+from .io.errors import ReadError
+from .io.json_doc import read_json
 from .results import MEASURE_SCHEMAS, RUN_ID, taxonomy_mismatch
 from .staged import Staged, output_clash, output_problem, result_files
 from .vocabulary import classes_of
@@ -108,13 +110,9 @@ def parse_grid(text: str, common: list) -> list:
 def load_run(path: str) -> tuple[dict, UnitSums]:
     """A measure JSON and its per-document sums (CompareError naming the file)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise CompareError(f"{path}: {e}") from None
-    if not isinstance(doc, dict) or doc.get("schema") not in MEASURE_SCHEMAS:
-        got = doc.get("schema") if isinstance(doc, dict) else None
-        raise CompareError(f"{path}: not a geoattn measure result (schema {got!r})")
+        doc = read_json(path, MEASURE_SCHEMAS)
+    except ReadError as e:
+        raise CompareError(str(e)) from None
     model = doc["model"] if isinstance(doc.get("model"), dict) else {}
     if not all(isinstance(model.get(k), int) for k in ("layers", "heads")) or not isinstance(doc.get("n_grid"), list):
         raise CompareError(f"{path}: no model.layers, model.heads or n_grid")
@@ -131,12 +129,9 @@ def load_run(path: str) -> tuple[dict, UnitSums]:
 def load_taxonomy(path: str, flag: str, doc: dict) -> dict:
     """A taxonomy JSON of the run `doc` (CompareError naming the flag)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            tax = json.load(f)
-    except (OSError, ValueError) as e:
-        raise CompareError(f"{flag} {path}: {e}") from None
-    if not isinstance(tax, dict) or not str(tax.get("schema", "")).startswith("geoattn.taxonomy/"):
-        raise CompareError(f"{flag} {path}: not a geoattn taxonomy result")
+        tax = read_json(path, "geoattn.taxonomy")
+    except ReadError as e:
+        raise CompareError(f"{flag} {e}") from None
     heads = doc["model"]["layers"] * doc["model"]["heads"]
     if setting(tax, "model.path") != setting(doc, "model.path") or len(tax.get("heads", [])) != heads:
         raise CompareError(f"{flag} {path}: not a taxonomy of that run (model {setting(tax, 'model.path')!r}, "

@@ -10,29 +10,44 @@ from __future__ import annotations
 
 from typing import Any
 
+from .vocabulary import MEASURE_SCHEMA_FILE
+
 __all__ = ["MUST_MATCH", "MAY_DIFFER", "setting", "refusal", "allowed_differences"]
 
+
+def _settings_rules() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(must match, may differ) of every key of a result's "settings": each key's own rule in the
+    measure schema (its "x-compare", docs/schema/geoattn.measure-2.schema.json), the one place a
+    setting says how two runs compared may differ in it (ctest TypedSettings walks the table of
+    settings and finds each recorded entry's rule there)."""
+    from .schema import load_schema
+
+    schema, _ = load_schema(MEASURE_SCHEMA_FILE)
+    must: list[tuple[str, str]] = []
+    may: list[tuple[str, str]] = []
+
+    def walk(node: dict, path: str) -> None:
+        while "$ref" in node and "properties" not in node and "x-compare" not in node:
+            node = schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
+        rule = node.get("x-compare")
+        if rule:
+            (must if "must_match" in rule else may).append((path, rule.get("must_match") or rule["may_differ"]))
+            return
+        for key, sub in node.get("properties", {}).items():
+            walk(sub, f"{path}.{key}")
+
+    walk(schema["$defs"]["settings"], "settings")
+    return must, may
+
+
+_MUST, _MAY = _settings_rules()
 # (path in the result JSON, why it must match): each changes what P, R, F or rho0 measure.
-MUST_MATCH = (
-    ("settings.ctx", "the window length T sets the grid's reach and each query's keys"),
-    ("settings.queries", "the query positions are the samples averaged"),
-    ("settings.distance", "euclidean and cosine balls select different tokens (SPEC §2b)"),
-    ("settings.ball", "a closed or open ball counts ties differently"),
-    ("settings.window_tokens", "a windowed layer's tokens (SPEC §1)"),
-    ("settings.metrics_precision", "the metrics' precision"),
-    ("settings.bootstrap.unit", "what a replicate resamples (document or window)"),
+MUST_MATCH = tuple(_MUST) + (
     ("data.mode", "doc windows open a document, stream windows cut their concatenation"),
     ("data.offset", "where a document's window starts"),
 )
 # Settings that may differ, and why a difference in them is not the setting's (docs/compare.md).
-MAY_DIFFER = (
-    ("model", "what is compared"),
-    ("settings.dtype", "the forward's dtype (reported: a comparison of one model in two dtypes measures the dtype)"),
-    ("settings.n", "only the N both grids hold are compared"),
-    ("settings.controls", "the random-selection control adds its own curves, which are not compared"),
-    ("settings.bootstrap.level", "compared at the coarser of the two levels"),
-    ("settings.bootstrap.replicates, seed, ci", "the runs' own intervals are not read"),
-    ("settings.decay_k, envelopes, kappa_scan", "fits and bounds are not compared"),
+MAY_DIFFER = (("model", "what is compared"),) + tuple(_MAY) + (
     ("data.files, shard, max_windows, seed", "which documents: paired on the shared ones, else unpaired"),
 )
 

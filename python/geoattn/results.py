@@ -12,13 +12,13 @@ and nothing else for load_measure (numpy for read_arrays and load_sinks): no PyP
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ._safetensors import read_whole, tensors
+from .io.json_doc import read_json
+from .io.safetensors import read_whole, tensors
 from .schema import load_schema
 
 if TYPE_CHECKING:
@@ -137,12 +137,9 @@ def inline_arrays(doc: dict, json_path: str | os.PathLike) -> dict:
 
 
 def load_measure(json_path: str | os.PathLike) -> dict:
-    """A measure result with its arrays inline (the layout of geoattn.measure/1)."""
-    with open(json_path, encoding="utf-8") as f:
-        doc = json.load(f)
-    if not isinstance(doc, dict) or doc.get("schema") not in MEASURE_SCHEMAS:
-        raise ValueError(f"{json_path}: not a geoattn measure result (schema {doc.get('schema')!r})")
-    return inline_arrays(doc, json_path)
+    """A measure result with its arrays inline (the layout of geoattn.measure/1); a
+    geoattn.io.ReadError (a ValueError) naming the file when it cannot be read or is not one."""
+    return inline_arrays(read_json(json_path, MEASURE_SCHEMAS), json_path)
 
 
 def sink_arrays(doc: dict) -> dict[str, Any]:
@@ -202,12 +199,9 @@ def sink_arrays(doc: dict) -> dict[str, Any]:
 
 
 def load_sinks(json_path: str | os.PathLike) -> dict[str, Any]:
-    """A geoattn sinks result: sink_arrays of it, with the document itself under "doc"."""
-    with open(json_path, encoding="utf-8") as f:
-        doc = json.load(f)
-    if not isinstance(doc, dict) or doc.get("schema") != SINKS_SCHEMA:
-        got = doc.get("schema") if isinstance(doc, dict) else None
-        raise ValueError(f"{json_path}: not a geoattn sinks result (schema {got!r})")
+    """A geoattn sinks result: sink_arrays of it, with the document itself under "doc"; a
+    geoattn.io.ReadError (a ValueError) naming the file when it cannot be read or is not one."""
+    doc = read_json(json_path, SINKS_SCHEMA)
     return dict(sink_arrays(doc), doc=doc)
 
 

@@ -12,13 +12,14 @@ per-layer) table of geoattn.tables instead (docs/tables.md).
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Sequence
 
 from .console import stops_quietly
+from .io.errors import ReadError
+from .io.json_doc import read_json
 from .results import inline_arrays
 from .tables import TableError
 from .tables_cli import add_flags, run, wanted
@@ -31,7 +32,7 @@ SMALL_N = (1, 2, 4, 8, 16)
 USAGE = "usage: scripts/summary.py MEASURE.json [TAXONOMY.json]"
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Exits with "summary: error: message" on stderr, one line, exit code 2 (bad input)."""
     sys.stderr.write(f"summary: error: {message}\n")
     sys.exit(2)
@@ -39,16 +40,11 @@ def fail(message: str) -> None:
 
 def load(path: str | os.PathLike, schema: str) -> dict:
     """The JSON document at path; exits (fail) with one line naming the file when it cannot be
-    read or its "schema" is not `schema`/<version>."""
+    read or its "schema" is not `schema`/<version> (geoattn.io.read_json's words)."""
     try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"{path}: {e}")
-    if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith(schema + "/"):
-        got = doc.get("schema") if isinstance(doc, dict) else None
-        fail(f"{path}: not a {schema} JSON (schema {got!r})")
-    return doc
+        return read_json(path, schema)
+    except ReadError as e:
+        fail(str(e))
 
 
 def outside(group: dict) -> int | None:

@@ -12,11 +12,11 @@ Python's json for the rows (geoattn.results reads the arrays file); numpy only f
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from .io.json_doc import read_json
 from .results import RUN_ID, load_measure, taxonomy_mismatch
 from .vocabulary import CLASSES, LEAVES, classes_of
 
@@ -49,12 +49,8 @@ def load_doc(source: Any, what: str, schema: str) -> tuple[dict, str | None]:
         doc, path = source, None
     else:
         path = os.fspath(source)
-        try:
-            if schema == "geoattn.measure":
-                doc = load_measure(path)
-            else:
-                with open(path, encoding="utf-8") as f:
-                    doc = json.load(f)
+        try:  # a file that cannot be read: geoattn.io's ReadError, a ValueError, "PATH: problem"
+            doc = load_measure(path) if schema == "geoattn.measure" else read_json(path, schema)
         except (OSError, ValueError, KeyError) as e:  # named once: a reader's message may start with the path
             raise TableError(str(e) if str(e).startswith(f"{path}: ") else f"{path}: {e}") from None
     if not str(doc.get("schema", "")).startswith(schema + "/"):

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._safetensors import read_whole, tensors, write_file
+from .io.errors import ReadError
+from .io.json_doc import read_json_value
+from .io.safetensors import read_whole, tensors, write_file
 from .results import RUN_ID, check_companion
 from .staged import result_files
 
@@ -137,12 +139,12 @@ def read_unit_sums(json_path: str | os.PathLike, doc: dict | None = None) -> Uni
     try:
         meta, arrays = read_state(path)
     except (OSError, ValueError, KeyError) as e:
-        raise StateError(f"{path}: not a readable state sidecar ({e})") from e
+        why = e.problem if isinstance(e, ReadError) else e  # geoattn.io's words, the file named once
+        raise StateError(f"{path}: not a readable state sidecar ({why})") from e
     if meta.get("format") not in (STATE_FORMAT, SLIM_FORMAT):
         raise StateError(f"{path}: not a geoattn state sidecar (format {meta.get('format')!r})")
     if doc is None:
-        with open(json_path, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = read_json_value(json_path)
     try:
         check_companion(json_path, doc.get(RUN_ID) if isinstance(doc, dict) else None, path, meta.get(RUN_ID))
     except ValueError as e:

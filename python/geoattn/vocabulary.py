@@ -1,10 +1,13 @@
 """The names geoattn's results use, once for every reader: a taxonomy's label classes (SPEC §6)
-in their order, and the envelope leaves a result counts (SPEC §5: how many N leave each bound).
+in their order, the envelope leaves a result counts (SPEC §5: how many N leave each bound), and
+the schema file of a result.
 Standard library only.
 """
 from __future__ import annotations
 
-__all__ = ["CLASSES", "LEAVES", "classes_of"]
+__all__ = ["CLASSES", "LEAVES", "MEASURE_SCHEMA_FILE", "classes_of"]
+
+MEASURE_SCHEMA_FILE = "geoattn.measure-2.schema.json"  # the schema of a result as geoattn writes it
 
 CLASSES = ("Retriever", "Mixer", "Reset", "Unlabelled")  # a taxonomy's, in its order
 # The envelopes a mean can leave (SPEC §5): (column, curve, envelope key, above it?).

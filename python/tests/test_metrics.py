@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import geoattn
-from geoattn._safetensors import read_header, read_whole
+from geoattn.io.safetensors import read_header, read_whole
 from conftest import read_json, run, without_run_info
 
 

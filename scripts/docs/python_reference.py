@@ -12,7 +12,7 @@ SOURCE_DIR: the repository (default: the one this script is in). The page: the c
 python/pyproject.toml's [project.scripts] (each with its function and the first paragraph of
 its module's docstring), the package docstring, then each name of geoattn.__all__ in its order (functions with their signatures as
 written, the classes Measure and Sinks with their public methods and properties), then the
-module geoattn.hf whole and the examples of python/examples (each file whole); then the readers and figures (geoattn.results, geoattn.schema,
+module geoattn.hf whole and the examples of python/examples (each file whole); then the readers and figures (geoattn.io, geoattn.results, geoattn.schema,
 geoattn.summary, geoattn.figures): each one's docstring and a table of what it exports (its
 __all__ where it has one, else every name without a leading underscore; geoattn.figures: the
 names its __init__ exports, from its modules), the signature and the docstring's first
@@ -41,7 +41,7 @@ PYPROJECT = os.path.join("python", "pyproject.toml")
 REGENERATE = "python3 scripts/docs/python_reference.py --write"
 # The modules after the package's own names, in this order: the first in full, the others as
 # tables of their exports.
-MODULES = ("geoattn.hf", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.tables", "geoattn.compare", "geoattn.verdicts",
+MODULES = ("geoattn.hf", "geoattn.io", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.tables", "geoattn.compare", "geoattn.verdicts",
            "geoattn.report",
            "geoattn.figures")
 FULL = ("geoattn.hf",)

@@ -5,15 +5,17 @@ InputError naming the file.
 """
 from __future__ import annotations
 
-import json
 import os
+from typing import Any
 
 from .. import schema as schemas
+from ..io.errors import ReadError
+from ..io.json_doc import Schema, read_json
 from ..results import MEASURE_SCHEMAS, SINKS_SCHEMA, inline_arrays
+from ..vocabulary import MEASURE_SCHEMA_FILE
 
 BOUNDS_SCHEMA = "geoattn.bounds/1"
 TAXONOMY_SCHEMA = "geoattn.taxonomy/1"
-MEASURE_SCHEMA_FILE = "geoattn.measure-2.schema.json"  # the file as geoattn writes it
 MEASURE_INLINE_SCHEMA_FILE = "geoattn.measure-inline.schema.json"  # arrays inline (also /1)
 BOUNDS_SCHEMA_FILE = "geoattn.bounds-1.schema.json"
 TAXONOMY_SCHEMA_FILE = "geoattn.taxonomy-1.schema.json"
@@ -30,33 +32,13 @@ class InputError(Exception):
         super().__init__(f"{path}: {problem}")
 
 
-def load_json(path, schema):
+def load_json(path: str | os.PathLike, schema: Schema) -> dict[str, Any]:
     """The JSON object at path whose "schema" is `schema` (or one of a tuple of them); an
-    InputError naming the file otherwise."""
+    InputError naming the file otherwise (geoattn.io.read_json's words)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise InputError(path, "no such file")
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a JSON file")
-    except PermissionError:
-        raise InputError(path, "permission denied")
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text")
-    except json.JSONDecodeError as e:
-        raise InputError(path, f"invalid JSON: {e.msg} at line {e.lineno} column {e.colno}")
-    except OSError as e:
-        raise InputError(path, e.strerror or str(e))
-    if not isinstance(doc, dict):
-        raise InputError(path, f"not a JSON object (expected schema {schema})")
-    got = doc.get("schema")
-    if got is None:
-        raise InputError(path, f'no "schema" key (expected {schema})')
-    expected = schema if isinstance(schema, tuple) else (schema,)
-    if got not in expected:
-        raise InputError(path, f'schema is "{got}", expected "{expected[0]}"')
-    return doc
+        return read_json(path, schema)
+    except ReadError as e:
+        raise InputError(e.path, e.problem) from None
 
 
 def check_schema(path, doc, schema_file):

@@ -1,43 +1,56 @@
 """The header of a safetensors file, standard library only: the one reader and writer of its
 layout that geoattn.results, geoattn.unit_sums and geoattn.capture_io share (8 bytes of
-little-endian length, that many bytes of JSON, then the tensors' bytes at their data offsets)."""
+little-endian length, that many bytes of JSON, then the tensors' bytes at their data offsets).
+A file that is not one is a ReadError naming it."""
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-from typing import Sequence
+from typing import IO, Sequence
+
+from .errors import ReadError, os_problem
 
 # A header past this size is not one geoattn writes (its captures' and sidecars' are kilobytes).
 MAX_HEADER = 1 << 24
 
 
-def _header(f, path) -> tuple[dict, int]:
+def _header(f: IO[bytes], path: str | os.PathLike) -> tuple[dict, int]:
     """(header, data_start) read from the open file f, at its start (read_header's)."""
     head = f.read(8)
     n = int.from_bytes(head, "little")
     if len(head) < 8 or not 0 < n < MAX_HEADER:
-        raise ValueError(f"{os.fspath(path)}: not a safetensors file (a header of {n} bytes)")
-    header = json.loads(f.read(n))
+        raise ReadError(path, f"not a safetensors file (a header of {n} bytes)")
+    try:
+        header = json.loads(f.read(n))
+    except (ValueError, RecursionError) as e:  # not UTF-8, not JSON (a ValueError each), too deep
+        why = "nested too deeply" if isinstance(e, RecursionError) else e
+        raise ReadError(path, f"not a safetensors file (its header is not JSON: {why})") from None
     if not isinstance(header, dict):
-        raise ValueError(f"{os.fspath(path)}: not a safetensors file (its header is not a JSON object)")
+        raise ReadError(path, "not a safetensors file (its header is not a JSON object)")
     return header, 8 + n
 
 
 def read_header(path: str | os.PathLike) -> tuple[dict, int]:
     """(header, data_start): the JSON header of the safetensors file at path, and the file
-    offset its data offsets count from. OSError when it cannot be read; ValueError, naming the
-    file, when it does not start with a header."""
-    with open(path, "rb") as f:
-        return _header(f, path)
+    offset its data offsets count from; a ReadError (a ValueError) naming the file when it
+    cannot be read or does not start with a header."""
+    try:
+        with open(path, "rb") as f:
+            return _header(f, path)
+    except OSError as e:
+        raise ReadError(path, os_problem(e, "a safetensors file")) from None
 
 
 def read_whole(path: str | os.PathLike) -> tuple[dict, bytes]:
     """(header, data): read_header's header and the tensors' bytes after it, the file read once;
-    the tensors' data offsets index data."""
-    with open(path, "rb") as f:
-        header, _ = _header(f, path)
-        return header, f.read()
+    the tensors' data offsets index data (a ReadError as read_header's)."""
+    try:
+        with open(path, "rb") as f:
+            header, _ = _header(f, path)
+            return header, f.read()
+    except OSError as e:
+        raise ReadError(path, os_problem(e, "a safetensors file")) from None
 
 
 def tensors(header: dict) -> list[tuple[str, str, list, int, int]]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the per-layer summary of a geoattn run: geoattn.summary (python/geoattn/summary.py).
+"""Prints the per-layer summary of a geoattn run: geoattn.summary (python/geoattn/tools/summary/).
 
     scripts/summary.py out/measure.json [out/taxonomy.json]
     scripts/summary.py --help

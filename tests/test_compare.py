@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare (ctest): geoattn-compare (python/geoattn/compare.py) on real runs of stories260K.
+"""Compare (ctest): geoattn-compare (python/geoattn/tools/compare/) on real runs of stories260K.
 
 First, on constructed runs (a measure JSON and a state sidecar written here from drawn per-document
 sums, so the truth is known): a null (two samples of one distribution) that the per-cell view

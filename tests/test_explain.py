@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Explain (ctest): geoattn-explain (python/geoattn/explain.py) on real captures of stories260K.
+"""Explain (ctest): geoattn-explain (python/geoattn/tools/explain/) on real captures of stories260K.
 
 Captures three 64-token windows at two queries with the built geoattn, then for several (layer,
 head, window, query, N) runs the command with --json and checks, each against a second route:
@@ -309,7 +309,7 @@ def run_tty(cmd, cwd, env):
 def check_context(src, tmp, arrays):
     """The context block and the JSON's "context" against the capture's tokens and alpha."""
     sys.path.insert(0, os.path.join(src, "python"))
-    from geoattn.explain_text import load_vocabulary
+    from geoattn.tools.explain.text import load_vocabulary
     vocab = load_vocabulary(os.path.join(src, MODEL))
     cap = os.path.join(tmp, "c.safetensors")
     # the last: position 1, before the block, is in I_N
@@ -391,7 +391,7 @@ def check_figure_labels(src, tmp):
     code = f"""
 import json, sys
 sys.path.insert(0, {os.path.join(src, 'python')!r})
-from geoattn import explain_figure
+from geoattn.tools.explain import figure as explain_figure
 from geoattn.figures.common import import_plotting
 plt = import_plotting()["plt"]
 figs = []

@@ -5,14 +5,20 @@ geoattn.results, geoattn.schema, geoattn.summary and geoattn.figures import with
 the standard library: no compiled module (geoattn._native), no torch (not even through the
 package's __init__), and numpy/matplotlib only once a figure is drawn
 (geoattn.figures.import_plotting). Checked with the system python3 (Debian's, with numpy +
-matplotlib) and with the interpreter running this test. The scripts plot_figures.py and
+matplotlib) and with the interpreter running this test; so do the console tools' packages
+geoattn.tools.summary, .tables, .explain and .report. The scripts plot_figures.py and
 summary.py (scripts/) are thin entry points: they re-export the package's names and keep their
 command lines, as `python3 -m geoattn.schema` keeps the schema check's (the commands of
 python/pyproject.toml run the same functions: PythonReference checks that each names one). Each
 function and class of geoattn.figures is defined in one of its modules only. The package's
-import graph (every import statement, deferred ones too) has no cycle, and geoattn.io (the
-readers of files) is its lowest layer: it imports only itself and the standard library. Needs no
-geoattn binary.
+import graph (every import statement, deferred ones too) has no cycle, and it is in layers:
+geoattn.io (the readers of files) is the lowest, importing only itself and the standard library;
+then the numerics (the package's top-level modules), which import io and each other; then the
+console tools (geoattn.tools.NAME, one package each, its command line in cli.py) and
+geoattn.figures, which import those below and geoattn.figures but no other tool, save the
+exceptions CROSS_TOOL names with their reasons; no library module imports a command line
+(a tool's cli), geoattn.tools itself imports nothing, and nothing in the package imports the old
+module paths kept as re-exports (SHIMS). Needs no geoattn binary.
 
     tests/test_python_modules.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 """
@@ -33,6 +39,7 @@ sys.path.insert(0, os.path.join(src, "python"))
 import geoattn
 package = set(sys.modules)
 import geoattn.results, geoattn.schema, geoattn.summary, geoattn.figures
+import geoattn.tools.summary, geoattn.tools.tables, geoattn.tools.explain, geoattn.tools.report
 before = sorted(m for m in ("torch", "geoattn._native") if m in sys.modules)
 before += sorted(m for m in ("numpy", "matplotlib") if m in set(sys.modules) - package)
 compiled = sorted(n for n, m in sys.modules.items() if n.split(".")[0] == "geoattn"
@@ -72,8 +79,8 @@ def interpreters():
 def check_imports(src, exe):
     p, _ = run([exe, "-c", PROBE, src], src)
     why = f" {p.stderr[-800:]}" if p.returncode else ""
-    if not check(p.returncode == 0, f"{exe}: geoattn.results, .schema, .summary, .figures and "
-                                    f"the scripts import{why}"):
+    if not check(p.returncode == 0, f"{exe}: geoattn.results, .schema, .summary, .figures, the tools "
+                                    f"summary, tables, explain, report and the scripts import{why}"):
         return
     got = json.loads(p.stdout.strip().splitlines()[-1])
     here = os.path.realpath(os.path.join(src, "python", "geoattn"))
@@ -142,6 +149,11 @@ def check_one_definition(src):
                                f"defined once ({twice})")
 
 
+# The package's modules with no source file in python/geoattn (the compiled module, and the file
+# the build writes): `from . import _native` imports that module, not the package's __init__.
+NOT_SOURCE = ("geoattn._native", "geoattn._build_info")
+
+
 def import_graph(src):
     """{module: the package modules it imports}, from every import statement of python/geoattn
     (inside functions too: a cycle hidden by a deferred import is still one)."""
@@ -161,7 +173,8 @@ def import_graph(src):
                     base = base.rpartition(".")[0]
                 target = (base + ("." + node.module if node.module else "")) if node.level else node.module
                 for alias in node.names:  # `from . import tables`: the submodule, where it is one
-                    edges.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in names else target)
+                    full = f"{target}.{alias.name}"
+                    edges.add(full if full in names or full in NOT_SOURCE else target)
             elif isinstance(node, ast.Import):
                 edges.update(a.name for a in node.names)
         graph[module] = {e for e in edges if e in names and e != module}
@@ -191,8 +204,8 @@ def check_no_import_cycle(src):
     found = cycles(graph)
     check(len(graph) > 30 and not found, f"the package's import graph ({len(graph)} modules, "
           f"{sum(map(len, graph.values()))} imports) has no cycle: {list(found.values())[:3] or 'none'}")
-    planted = dict(graph, **{"geoattn.results": graph["geoattn.results"] | {"geoattn.tables"}})
-    check("geoattn.results" in cycles(planted), "the check finds a planted cycle (results -> tables -> results)")
+    planted = dict(graph, **{"geoattn.results": graph["geoattn.results"] | {"geoattn.tools.tables.lib"}})
+    check("geoattn.results" in cycles(planted), "the check finds a planted cycle (results -> tools.tables.lib -> results)")
 
 
 def io_outside(graph, files):
@@ -224,6 +237,105 @@ def check_io_is_lowest(src):
     check("geoattn.io.errors" in io_outside(planted, files), "the check finds a planted import (io.errors -> results)")
 
 
+# The old module paths of the console tools, kept as thin re-exports of geoattn.tools.NAME for
+# `python3 -m geoattn.NAME` and `from geoattn.NAME import ...`: nothing in the package imports them.
+SHIMS = ("geoattn.compare", "geoattn.summary", "geoattn.tables", "geoattn.explain", "geoattn.report",
+         "geoattn.verdicts")
+# The imports from one console tool (or geoattn.figures) into another tool that the layers allow:
+# (importing module or package, imported tool) -> why. Any other is a breach.
+CROSS_TOOL = {
+    ("geoattn.tools.summary.cli", "geoattn.tools.tables"):
+        "geoattn-summary's command line hosts the per-head table's flags (--per, --sort, ...) and runs it",
+    ("geoattn.tools.summary.lib", "geoattn.tools.verdicts"): "the summary's theory lines count the verdicts",
+    ("geoattn.tools.report.lib", "geoattn.tools.tables"): "the page's summary tables are the table's rows",
+    ("geoattn.tools.report.lib", "geoattn.tools.verdicts"): "the page's theory section shows the verdicts",
+    ("geoattn.figures.curves", "geoattn.tools.verdicts"): "Fig. 5's legend counts the verdicts on the theory",
+}
+
+
+def _within(module, prefix):
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def layer(module):
+    """The layer of a module of the package: "package" (geoattn's __init__, which gathers the public
+    names), "io", "numerics" (a top-level module), "shim" (SHIMS), "tools" (geoattn.tools' __init__),
+    "geoattn.figures", or the tool's package ("geoattn.tools.compare", ...)."""
+    if module == "geoattn":
+        return "package"
+    if _within(module, "geoattn.io"):
+        return "io"
+    if module in SHIMS:
+        return "shim"
+    if module == "geoattn.tools":
+        return "tools"
+    if module.startswith("geoattn.tools."):
+        return ".".join(module.split(".")[:3])
+    if _within(module, "geoattn.figures"):
+        return "geoattn.figures"
+    return "numerics"
+
+
+def layer_breaches(graph):
+    """[(module, import, why not)] of each import of the graph that the layers forbid."""
+    out = []
+    for m in sorted(graph):
+        lm = layer(m)
+        for e in sorted(graph[m]):
+            le = layer(e)
+            cli = e.startswith("geoattn.tools.") and e.endswith(".cli")
+            if lm == "package":
+                continue
+            if lm == "tools":
+                out.append((m, e, "geoattn.tools imports nothing"))
+            elif le == "shim":
+                out.append((m, e, "an old module path (a re-export): import geoattn.tools.NAME"))
+            elif lm == "shim":
+                if le != "geoattn.tools" + m[len("geoattn"):]:
+                    out.append((m, e, "a re-export imports its own tool only"))
+            elif cli and not m.endswith(".cli"):
+                out.append((m, e, "a library imports no command line"))
+            elif lm == "io":
+                if le != "io":
+                    out.append((m, e, "geoattn.io imports only itself"))
+            elif lm == "numerics":
+                if le not in ("io", "numerics"):
+                    out.append((m, e, "a numerics module imports only io and the numerics"))
+            elif le not in ("io", "numerics", "geoattn.figures", lm) and not any(
+                    _within(m, a) and _within(e, b) for a, b in CROSS_TOOL):
+                out.append((m, e, f"{lm} imports no other tool (CROSS_TOOL names the exceptions)"))
+    return out
+
+
+def check_layers(src):
+    """The layers: io < numerics < the tools and geoattn.figures (module docstring), each tool one
+    package with its command line in cli.py, geoattn.tools' __init__ importing nothing."""
+    graph = import_graph(src)
+    tools = sorted({layer(m) for m in graph if m.startswith("geoattn.tools.")})
+    found = layer_breaches(graph)
+    check(len(tools) >= 6 and not found, f"the layers hold: io < {sum(layer(m) == 'numerics' for m in graph)} "
+          f"numerics modules < {len(tools)} tools and geoattn.figures, {len(CROSS_TOOL)} named exceptions"
+          + (f" (breaches: {found[:5]})" if found else ""))
+    folder = os.path.join(src, "python", "geoattn", "tools")
+    no_cli = [t for t in tools if not os.path.exists(os.path.join(folder, t.split(".")[-1], "cli.py"))]
+    check(not no_cli, f"each tool's command line is its cli.py ({no_cli or 'all have one'})")
+    with open(os.path.join(folder, "__init__.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    check(ast.get_docstring(tree) and not imports, "geoattn.tools' __init__: a docstring, no import")
+    unused = [k for k in CROSS_TOOL if not any(_within(m, k[0]) and _within(e, k[1]) for m in graph for e in graph[m])]
+    check(not unused, f"each exception of CROSS_TOOL is used ({unused or 'all'})")
+    planted = {
+        "geoattn.results": "geoattn.tools.tables.lib",             # numerics -> a tool
+        "geoattn.tools.compare.lib": "geoattn.tools.compare.cli",  # a library -> its command line
+        "geoattn.tools.report.lib": "geoattn.tools.compare",       # a tool -> another, not named
+        "geoattn.figures.runs": "geoattn.summary",                 # -> an old module path
+    }
+    for m, e in planted.items():
+        check(any(b[:2] == (m, e) for b in layer_breaches(dict(graph, **{m: graph[m] | {e}}))),
+              f"the check finds a planted breach ({m} -> {e})")
+
+
 def main():
     _, src, _, _ = parse_args(__file__)
     t0 = time.time()
@@ -233,6 +345,7 @@ def main():
     check_one_definition(src)
     check_no_import_cycle(src)
     check_io_is_lowest(src)
+    check_layers(src)
     return finish(t0)
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Report (ctest): geoattn-report (python/geoattn/report.py) on real runs, checked in a browser.
+"""Report (ctest): geoattn-report (python/geoattn/tools/report/) on real runs, checked in a browser.
 
 Runs docs/report.md's CLI block (stories260K: measure, taxonomy, sinks, the page), then opens
 the page in chromium --headless over the DevTools protocol (tests/cdp_client.py): no console

@@ -417,7 +417,7 @@ void walk_table(const std::string& schema_file, const std::string& python_functi
     if (n.recorded_in == geoattn::kNotRecorded) continue;
     const nlohmann::json* node = schema_at(schema, n.record_path());
     EXPECT_NE(node, nullptr) << n.record_path() << " not in " << schema_file;
-    // How two runs compared may differ in it (geoattn.compare_settings reads it): its own rule,
+    // How two runs compared may differ in it (geoattn.tools.compare.settings reads it): its own rule,
     // or its object's.
     if (!compared || node == nullptr) continue;
     const std::string path = n.record_path();

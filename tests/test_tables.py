@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables (ctest): the per-head table of geoattn-summary (python/geoattn/tables.py, tables_cli.py)
+"""Tables (ctest): the per-head table of geoattn-summary (python/geoattn/tools/tables/)
 on real runs.
 
 Runs docs/tables.md's CLI block (a stories260K measure with the bootstrap per head, its taxonomy,

@@ -14,6 +14,6 @@ matplotlib; the metric functions need it (pip install ./python).
 """
 from .api import Measure, Sinks, fits, load, metrics, read_capture, sinks, taxonomy  # noqa: F401  (torch on first call)
 from . import hf  # noqa: F401,E402  (transformers and torch on first call)
-from .explanation import explain  # noqa: F401,E402  (numpy on first call; the command: python -m geoattn.explain)
+from .tools.explain.explanation import explain  # noqa: F401,E402  (numpy on first call; the command: python -m geoattn.explain)
 
 __all__ = ["metrics", "sinks", "taxonomy", "fits", "load", "read_capture", "explain", "Measure", "Sinks", "hf"]

@@ -187,6 +187,7 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
             setting the run leaves unread is refused, as its flag is (kappa other than its default
             with envelopes="off"; bootstrap_level, bootstrap_unit or ci with bootstrap=0).
     """
+    given = dict(locals())  # every keyword as given: the table's settings among them, by their Python names
     alpha, values = _checks.tensor(alpha, "alpha"), _checks.tensor(values, "values")
     _checks.rank(alpha, "alpha", CAPTURE_DIMS["alpha"])
     _checks.rank(values, "values", CAPTURE_DIMS["values"])
@@ -199,12 +200,9 @@ def metrics(alpha: Tensor, values: Tensor, *, queries: str | Sequence[int] | Non
     positions = _checks.query_positions(queries, Q, T)
     native().check_capture(alpha, values, positions, "alpha", "values")  # the CLI's checks of a capture file
     table = native().settings()["metrics"]  # each setting's choices, range and rules, from the C++ table of settings
-    given = {"n": _grid_spec(n), "distance": distance, "decay_k": decay_k, "controls": controls, "bootstrap": bootstrap,
-             "bootstrap_level": bootstrap_level, "bootstrap_unit": bootstrap_unit, "ci": ci, "envelopes": envelopes,
-             "kappa": kappa, "kappa_scan": _kappa_scan(kappa_scan), "window_tokens": window_tokens,
-             "predict_from": (os.fspath(predict_from) if isinstance(predict_from, os.PathLike)
-                              else _checks.string(predict_from, "predict_from")),
-             "metrics_memory_mb": metrics_memory_mb, "seed": seed}
+    given.update(n=_grid_spec(n), kappa_scan=_kappa_scan(kappa_scan),  # the three a text stands for
+                 predict_from=(os.fspath(predict_from) if isinstance(predict_from, os.PathLike)
+                               else _checks.string(predict_from, "predict_from")))
     settings = {name: _checked(given[name], name, entry) for name, entry in table.items()}  # as the table reads them
     _refuse_unused(table, settings)
     windows = _layer_windows(layer_windows, L)

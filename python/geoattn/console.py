@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from types import ModuleType
 from typing import Callable
 
 SIGPIPE_EXIT = 141  # 128 + SIGPIPE: the shell's code for a writer whose reader went away
@@ -34,15 +35,18 @@ def missing_module(prog: str, error: ModuleNotFoundError) -> str:
             f"(pip install {error.name}) or run an interpreter that has it (Debian: /usr/bin/python3)")
 
 
-def numpy_for(module: str, prog: str):
-    """numpy, for a module that needs it at import (`module`: its __name__); run as `python3 -m
-    geoattn.X` (module "__main__") on an interpreter without numpy, the process stops with
-    missing_module's one line and exit code 2 instead of the import's traceback."""
+def numpy_for(route: str) -> ModuleType:
+    """numpy, for a module that needs it at import. Where the process runs `python3 -m ROUTE`
+    (`route`: the module a user runs, e.g. geoattn.compare, whose code may live in another module
+    that it imports) on an interpreter without numpy, the process stops with missing_module's one
+    line and exit code 2 instead of the import's traceback; imported any other way (a library, a
+    command that reports a missing numpy itself), the ModuleNotFoundError is raised."""
     try:
         import numpy
     except ModuleNotFoundError as missing:
-        if module != "__main__":
+        spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+        if getattr(spec, "name", None) != route:
             raise
-        print(missing_module(prog, missing), file=sys.stderr)
+        print(missing_module(route, missing), file=sys.stderr)
         sys.exit(2)
     return numpy

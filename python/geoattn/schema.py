@@ -28,7 +28,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA_DIR = next((d for d in (os.path.join(_HERE, "schemas"), os.path.join(_HERE, os.pardir, os.pardir, "docs", "schema"))
                    if os.path.isdir(d)), os.path.join(_HERE, os.pardir, os.pardir, "docs", "schema"))
 # x-compare: geoattn's own annotation of a result's settings, whether two runs compared must share
-# the setting (must_match) or may differ in it (may_differ), and why (geoattn.compare_settings).
+# the setting (must_match) or may differ in it (may_differ), and why (geoattn.tools.compare.settings).
 ANNOTATIONS = {"$schema", "$id", "$defs", "$comment", "title", "description", "examples", "default", "x-compare"}
 QUICK = {"$ref", "type", "items", "prefixItems", "minItems", "maxItems"}  # see _Checker.quick
 KEYWORDS = ANNOTATIONS | QUICK | {"const", "enum", "minimum", "maximum", "pattern", "properties",

@@ -12,14 +12,16 @@ SOURCE_DIR: the repository (default: the one this script is in). The page: the c
 python/pyproject.toml's [project.scripts] (each with its function and the first paragraph of
 its module's docstring), the package docstring, then each name of geoattn.__all__ in its order (functions with their signatures as
 written, the classes Measure and Sinks with their public methods and properties), then the
-module geoattn.hf whole and the examples of python/examples (each file whole); then the readers and figures (geoattn.io, geoattn.results, geoattn.schema,
-geoattn.summary, geoattn.figures): each one's docstring and a table of what it exports (its
-__all__ where it has one, else every name without a leading underscore; geoattn.figures: the
-names its __init__ exports, from its modules), the signature and the docstring's first
-paragraph. A public function, class, method or property without a docstring, in these modules
-or in geoattn.figures' modules, is an error (exit 1, one line naming each); so is a function or
-method the page shows (a class: its constructor too) without a type annotation on each
-parameter (self and cls aside) and on its return (a constructor's aside).
+module geoattn.hf whole and the examples of python/examples (each file whole); then the readers,
+the console tools and the figures (geoattn.io, geoattn.results, geoattn.schema, each
+geoattn.tools.NAME, geoattn.figures): each one's docstring and a table of what it exports (its
+__all__ where it has one, else every name without a leading underscore; a package: the names its
+__init__ exports, from its modules; a tool: then the functions of its command line, NAME/cli.py),
+the signature and the docstring's first paragraph. A public function, class, method or property
+without a docstring, in these modules or in the modules of geoattn.figures and geoattn.tools, is
+an error (exit 1, one line naming each); so is a function or method the page shows (a class: its
+constructor too) without a type annotation on each parameter (self and cls aside) and on its
+return (a constructor's aside).
 """
 import argparse
 import ast
@@ -41,9 +43,12 @@ PYPROJECT = os.path.join("python", "pyproject.toml")
 REGENERATE = "python3 scripts/docs/python_reference.py --write"
 # The modules after the package's own names, in this order: the first in full, the others as
 # tables of their exports.
-MODULES = ("geoattn.hf", "geoattn.io", "geoattn.results", "geoattn.schema", "geoattn.summary", "geoattn.tables", "geoattn.compare", "geoattn.verdicts",
-           "geoattn.report",
-           "geoattn.figures")
+# The console tools are geoattn.tools.NAME, one package each (its library's exports, then its
+# command line: TOOLS + NAME + ".cli"); their old paths (geoattn.summary, ...) are re-exports.
+TOOLS = "geoattn.tools."
+MODULES = ("geoattn.hf", "geoattn.io", "geoattn.results", "geoattn.schema", "geoattn.tools.summary",
+           "geoattn.tools.tables", "geoattn.tools.compare", "geoattn.tools.verdicts", "geoattn.tools.report",
+           "geoattn.tools.explain", "geoattn.figures")
 FULL = ("geoattn.hf",)
 EXAMPLES = os.path.join("python", "examples")  # each file shown whole after geoattn.hf (its tests run it)
 WIDTH = 96  # a signature longer than this is wrapped after a comma
@@ -260,25 +265,30 @@ def first_paragraph(node):
     return " ".join(text.split("\n\n", 1)[0].split()).replace("|", "\\|")
 
 
-def table_section(module, exports, missing):
+def table_section(module, exports, missing, command=()):
     """## module: its docstring, then one table row per export: the signature (a class: its
-    name) and the first paragraph of its docstring."""
+    name) and the first paragraph of its docstring; then a row per function of `command` (a
+    tool's command line: (dotted name, module, node) as exports_of gives them), shown as cli.NAME."""
     lines = ["", f"## {module.name}"] + docstring(module.tree, module.name, missing)
     constants = [n for n in (module.all or []) if n not in module.defs and n not in module.imports]
+    if module.name.startswith(TOOLS):  # a tool's package: its constants come from its modules
+        defined = {dotted.rpartition(".")[2] for dotted, _, _ in exports}
+        constants = [n for n in (module.all or []) if n not in defined]
     if constants:
         lines += ["", "Constants: " + ", ".join(f"`{n}`" for n in constants) + "."]
-    if exports:
+    if exports or command:
         lines += ["", "| name | what |", "| --- | --- |"]
-    for dotted, source, node in exports:
+    for dotted, source, node in [*exports, *command]:
         docstring(node, dotted, missing)  # only to name a missing one
+        prefix = "cli." if source.name.endswith(".cli") and source.name != module.name else ""
         if isinstance(node, ast.ClassDef):
-            shown = f"class {node.name}"
+            shown = f"class {prefix}{node.name}"
             init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
             if init:
                 annotations(init, f"{dotted}.__init__", missing)
         else:
             annotations(node, dotted, missing)
-            shown = f"{node.name}({', '.join(parameters(source, node))})"
+            shown = f"{prefix}{node.name}({', '.join(parameters(source, node))})"
         lines.append(f"| `{shown}` | {first_paragraph(node)} |")
     return lines
 
@@ -328,10 +338,13 @@ def defining_module(root, module, name):
 
 
 def figure_modules(root):
-    """geoattn.figures' modules, by file name."""
-    folder = os.path.join(root, PACKAGE, "figures")
-    return [f"geoattn.figures.{f[:-3]}" for f in sorted(os.listdir(folder))
-            if f.endswith(".py") and not f.startswith("_")]
+    """The modules of geoattn.figures and of each console tool (geoattn.tools.NAME), by file name."""
+    out = []
+    for folder, dotted in [(os.path.join(root, PACKAGE, "figures"), "geoattn.figures")] + [
+            (os.path.join(root, PACKAGE, "tools", t), TOOLS + t) for t in sorted(os.listdir(os.path.join(root, PACKAGE, "tools")))
+            if os.path.isdir(os.path.join(root, PACKAGE, "tools", t)) and not t.startswith("_")]:
+        out += [f"{dotted}.{f[:-3]}" for f in sorted(os.listdir(folder)) if f.endswith(".py") and not f.startswith("_")]
+    return out
 
 
 def examples_section(root):
@@ -354,7 +367,7 @@ def page(root):
     names = package.all if package.all is not None else []
     modules = {name: Module(root, name) for name in MODULES}
     documented = {f"{m.name}.{node.name}" for m in modules.values() for node in m.public()}
-    for name in figure_modules(root):  # every public function of the figures has a docstring
+    for name in figure_modules(root):  # every public function of the figures and the tools has a docstring
         for node in Module(root, name).public():
             docstring(node, f"{name}.{node.name}", missing)
 
@@ -380,7 +393,9 @@ def page(root):
             contents.append((name, entries))
             example_links = [line[4:] for line in examples if line.startswith("### ")]
         else:
-            tools += table_section(modules[name], exports_of(root, modules[name]), missing)
+            cli = Module(root, name + ".cli") if name.startswith(TOOLS) else None
+            command = [(f"{cli.name}.{n.name}", cli, n) for n in cli.public()] if cli else []
+            tools += table_section(modules[name], exports_of(root, modules[name]), missing, command)
     commands = commands_section(root, missing)
     if missing:
         raise Missing(missing)
@@ -415,6 +430,9 @@ def page(root):
         "",
         "The modules of python/geoattn that read results, compare and report them and draw the figures:",
         "each one's docstring and a table of what it exports (the first paragraph of each docstring).",
+        "A console tool is one package, `geoattn.tools.NAME`: its library's exports, then its command line",
+        "(`cli.`: `NAME/cli.py`); the old paths `geoattn.summary`, `.tables`, `.compare`, `.verdicts`,",
+        "`.report` and `.explain` still import, as re-exports.",
         "They import without the compiled module: Python, numpy and, for figures, matplotlib.",
         "Their commands come with `pip install ./python` (`geoattn-summary`, `geoattn-explain`,",
         "`geoattn-compare`, `geoattn-report`, `geoattn-figures`, `geoattn-schema`); `geoattn summary`,",

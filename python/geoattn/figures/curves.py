@@ -246,7 +246,7 @@ def verdict_counts(m):
     if m.verdicts is not None:
         return m.verdicts
     try:
-        from ..verdicts import envelope_verdicts
+        from ..tools.verdicts import envelope_verdicts
         return envelope_verdicts(m.path)
     except (OSError, ValueError, KeyError):
         return None

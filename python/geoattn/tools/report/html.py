@@ -12,7 +12,10 @@ import base64
 import html
 import io
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FIGURE_DPI = 100  # small enough for a page of ~20 figures, its text legible at the page's width
 
@@ -206,7 +209,7 @@ def collapsed(summary: str, body: str, rows: int, limit: int = 20) -> str:
     return body if rows <= limit else f"<details><summary>{esc(summary)}</summary>{body}</details>"
 
 
-def png_data_url(fig, dpi: int = FIGURE_DPI) -> str:
+def png_data_url(fig: Figure, dpi: int = FIGURE_DPI) -> str:
     """A matplotlib Figure as a data:image/png;base64 URL (rendered in memory)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)

@@ -3,8 +3,8 @@ tokens I_N marked and labelled with their text, the query ringed and labelled, r
 horizontal lines. matplotlib, imported here only."""
 from __future__ import annotations
 
-from .explain_text import printable
-from .figures.common import import_plotting
+from .text import printable
+from ...figures.common import import_plotting
 
 __all__ = ["draw", "label_text"]
 

@@ -2,7 +2,7 @@
 side, and which may differ (docs/compare.md): a difference between runs that measured
 different things would be the setting's, not the models' or the documents'.
 
-    from geoattn.compare_settings import refusal, allowed_differences
+    from geoattn.tools.compare.settings import refusal, allowed_differences
     why = refusal(doc_a, doc_b)            # None, or the line naming the setting
     notes = allowed_differences(doc_a, doc_b)   # {"settings.dtype": ["fp32", "bf16"], ...}
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .vocabulary import MEASURE_SCHEMA_FILE
+from ...vocabulary import MEASURE_SCHEMA_FILE
 
 __all__ = ["MUST_MATCH", "MAY_DIFFER", "setting", "refusal", "allowed_differences"]
 
@@ -20,7 +20,7 @@ def _settings_rules() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     measure schema (its "x-compare", docs/schema/geoattn.measure-2.schema.json), the one place a
     setting says how two runs compared may differ in it (ctest TypedSettings walks the table of
     settings and finds each recorded entry's rule there)."""
-    from .schema import load_schema
+    from ...schema import load_schema
 
     schema, _ = load_schema(MEASURE_SCHEMA_FILE)
     must: list[tuple[str, str]] = []
@@ -52,7 +52,7 @@ MAY_DIFFER = (("model", "what is compared"),) + tuple(_MAY) + (
 )
 
 
-def setting(doc: dict, path: str):
+def setting(doc: dict, path: str) -> Any:
     """The value at a dotted path of a result JSON (None where missing)."""
     value: Any = doc
     for key in path.split("."):

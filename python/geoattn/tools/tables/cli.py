@@ -1,21 +1,25 @@
 """The per-head table on the command line (geoattn-summary --per/--n/--sort/--top/--filter/--csv/
---json/--out): the table of geoattn.tables as text, CSV or JSON, to stdout or written whole to a
-file (a temporary file beside it, then renamed)."""
+--json/--out): the table of geoattn.tools.tables as text, CSV or JSON, to stdout or written whole
+to a file (a temporary file beside it, then renamed). The table has no command of its own:
+geoattn-summary's parser (geoattn.tools.summary.cli) takes its flags (add_flags) and runs it (run)."""
 from __future__ import annotations
 
 import csv
 import io
 import json
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from . import tables
-from .staged import Staged, output_clash, output_problem, result_files
+from ...staged import Staged, output_clash, output_problem, result_files
+from . import lib as tables
+
+if TYPE_CHECKING:
+    import argparse
 
 FLAGS = ("per", "n", "sort", "desc", "asc", "top", "filter", "columns", "csv", "json", "out")
 
 
-def add_flags(ap) -> None:
+def add_flags(ap: argparse.ArgumentParser) -> None:
     """The table's flags on an argparse parser."""
     t = ap.add_argument_group("per-head table (any of these prints it instead of the per-layer summary)")
     t.add_argument("--per", choices=("head", "layer"), help="a row per (layer, head) or per layer (default head)")
@@ -38,7 +42,7 @@ def add_flags(ap) -> None:
     t.add_argument("--out", metavar="FILE", help="write the output to FILE (whole or not at all), not stdout")
 
 
-def wanted(args) -> bool:
+def wanted(args: argparse.Namespace) -> bool:
     """Whether any table flag was given (else the per-layer summary runs)."""
     return any(getattr(args, f) is not None and getattr(args, f) is not False
                and getattr(args, f) != [] for f in FLAGS)
@@ -116,7 +120,7 @@ def write(text: str, out: str | None) -> None:
     staged.commit()
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """The table for parsed arguments (args.measure, args.taxonomy and the FLAGS); TableError on
     bad input, nothing written then."""
     if (args.desc or args.asc) and not args.sort:

@@ -7,8 +7,8 @@ reaches past them (a large critical value, where few documents differ) is clippe
 imported here only."""
 from __future__ import annotations
 
-from .compare_bootstrap import CURVES, PER_CELL
-from .figures.common import import_plotting
+from ...compare_bootstrap import CURVES, PER_CELL
+from ...figures.common import import_plotting
 
 __all__ = ["draw"]
 

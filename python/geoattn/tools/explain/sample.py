@@ -10,8 +10,12 @@ is decided in exact integer arithmetic on y = alpha v (exact in float64) and lis
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ...capture_io import Capture
 
 __all__ = ["Sample", "Selection", "sample_of", "top_n_order", "select"]
 
@@ -55,7 +59,7 @@ class Selection:
     near_ties: list = field(default_factory=list)
 
 
-def sample_of(cap, layer: int, head: int, window: int, query: int, window_tokens: str = "visible") -> Sample:
+def sample_of(cap: Capture, layer: int, head: int, window: int, query: int, window_tokens: str = "visible") -> Sample:
     """The sample (window, query, layer, head) of an open capture (geoattn.capture_io.Capture)."""
     H, KV = cap.alpha.shape[2], cap.values.shape[2]
     # SPEC §1: query head h reads KV head h / (heads / kv_heads)

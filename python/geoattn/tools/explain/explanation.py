@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from typing import cast
+from typing import Any, cast
 
 __all__ = ["SCHEMA", "ExplainError", "explain"]
 
@@ -29,7 +29,7 @@ class ExplainError(ValueError):
     argument it is about (None: none), `value` what was given: str() starts with the argument's
     name ("head: '9.9': out of range ..."), flag_text() with its flag ("--head 9.9: out of range ...")."""
 
-    def __init__(self, argument: str | None, why: str, value=_GIVEN):
+    def __init__(self, argument: str | None, why: str, value: Any = _GIVEN):
         self.argument, self.why, self.value = argument, why, value
         super().__init__(self.text(flags=False))
 
@@ -53,8 +53,8 @@ def _binary(given):
         if not os.access(given, os.X_OK):
             raise ExplainError("geoattn", "not an executable", given)
         return given
-    here = os.path.dirname(os.path.realpath(__file__))
-    for path in (os.path.join(here, "bin", "geoattn"), os.path.join(os.path.dirname(os.path.dirname(here)), "build", "bin", "geoattn")):
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # geoattn/tools/explain/
+    for path in (os.path.join(package, "bin", "geoattn"), os.path.join(os.path.dirname(os.path.dirname(package)), "build", "bin", "geoattn")):
         if os.access(path, os.X_OK):
             return path
     return shutil.which("geoattn")
@@ -104,8 +104,8 @@ def _context(sample, sel, n, vocab):
 
 def _cross_check(binary, cap, sample, N, P, R, tmp):
     """P_rmax and R_rmin of `geoattn metrics` on a capture of this one sample, beside ours."""
-    from .capture_io import one_sample, write_capture
-    from .results import read_arrays
+    from ...capture_io import one_sample, write_capture
+    from ...results import read_arrays
 
     if binary is None:
         return {"status": "not run", "why": "no geoattn binary (give --geoattn)"}
@@ -164,9 +164,9 @@ def explain(capture: str | os.PathLike | None = None, head: str | tuple = "0.0",
     `model` also decodes the tokens. `check`: compare P and R with geoattn metrics on the one
     sample (binary `geoattn`, else the package's, the checkout's or PATH's). ExplainError on
     bad input."""
-    from .capture_io import CaptureError, open_capture
-    from .explain_sample import sample_of, select
-    from .explain_text import TokenizerError, load_vocabulary
+    from ...capture_io import CaptureError, open_capture
+    from .sample import sample_of, select
+    from .text import TokenizerError, load_vocabulary
 
     _check_arguments(capture, window, query, n, model, data, ctx, window_tokens, check, geoattn)
     try:

@@ -34,7 +34,8 @@ struct Case {
   std::string needle;   // what the one line must hold: the flag or the file
 };
 
-const std::set<std::string> kWriting = {"capture", "measure", "metrics", "merge", "bounds", "taxonomy", "sinks"};
+const std::set<std::string> kWriting = {"capture",  "measure", "metrics", "merge",
+                                         "bounds",   "taxonomy", "sinks",   "intervene"};
 
 // The folder's files and their bytes (the run's own stdout.txt / stderr.txt aside).
 // The folder less the command's logs.
@@ -73,6 +74,7 @@ struct Fixtures {
     for (const std::string shard : {"", " --shard 0/3"})
       run_ok("measure" + m + " --data " + docs + " --ctx 16 --max-windows 4 --bootstrap 10 --controls 0" + shard +
              " --out " + (tmp / (shard.empty() ? "mbw.json" : "mb0.json")));
+    run_ok("taxonomy --from " + (tmp / "mbw.json") + " --out " + (tmp / "tax.json"));
     fs::copy_file(source("configs/bounds-llama2-7b.json"), tmp / "p.json");
     fs::copy_file(tmp / "m.json", tmp / "alone.json");  // a result without its state sidecar
     write_file(tmp / "broken.json", "{\"schema\": \"geoattn.measure/2\", \"heads\": [");
@@ -196,6 +198,33 @@ std::vector<Case> cases(const Fixtures& f) {
       {"measure", run + " --out " + (t / "none/x.json"), "does not exist"},
       {"measure", run + " --quiet=x", "--quiet"},
       {"measure", m + " --text hello", "--data"},  // measure reads shards only
+      // intervene: the heads, the interventions, the taxonomy, and every flag
+      {"intervene", run, "--heads or --taxonomy with --label: one of them"},
+      {"intervene", run + " --heads 9.0", "--heads: 9.0 is not a head of the model's 5 layers x 8 heads"},
+      {"intervene", run + " --heads 1.x", "--heads: '1.x' is not LAYER.HEAD"},
+      {"intervene", run + " --heads 1.1 --intervention top-n:17", "--intervention top-n:17: 17 is above the window's 16 keys"},
+      {"intervene", run + " --heads 1.1 --intervention keep:3", "--intervention: 'keep:3' is not zero, top-n:N"},
+      {"intervene", run + " --heads 1.1 --intervention top-n:0", "--intervention: 'top-n:0'"},
+      {"intervene", run + " --heads 1.1 --taxonomy " + (t / "none.json") + " --label Reset", "one of them"},
+      {"intervene", run + " --taxonomy " + (t / "none.json") + " --label Reset", "none.json: cannot open"},
+      {"intervene", run + " --taxonomy " + (t / "m.json") + " --label Reset", "not a geoattn taxonomy"},
+      {"intervene", run + " --taxonomy " + (t / "tax.json"), "--taxonomy and --label go together"},
+      {"intervene", run + " --taxonomy " + (t / "tax.json") + " --label Nothing", "--label Nothing: no head of"},
+      {"intervene", run + " --heads 1.1 --random-sets -1", "--random-sets"},
+      {"intervene", run + " --heads 1.1 --bootstrap -1", "--bootstrap"},
+      {"intervene", run + " --heads 1.1 --ci 100", "--ci: 100 is not a coverage in percent"},
+      {"intervene", run + " --heads 1.1 --window x", "--window"},
+      {"intervene", run + " --heads 1.1 --offset x", "--offset"},
+      {"intervene", run + " --heads 1.1 --seed -1", "--seed"},
+      {"intervene", run + " --heads 1.1 --max-windows -2", "--max-windows"},
+      {"intervene", m + d + " --heads 1.1 --ctx 0", "--ctx"},
+      {"intervene", " --model " + f.data + d + " --heads 1.1", "not a folder"},
+      {"intervene", m + " --heads 1.1 --data ''", "--data"},
+      {"intervene", run + " --heads 1.1 --device cuda:99", "--device"},
+      {"intervene", run + " --heads 1.1 --dtype half", "--dtype"},
+      {"intervene", run + " --heads 1.1 --threads 100000", "--threads"},
+      {"intervene", run + " --heads 1.1 --quiet=x", "--quiet"},
+      {"intervene", run + " --heads 1.1 --out " + f.data, "is an input of this run"},
       // metrics: captures that are no attention, and every flag
       {"metrics", " --capture " + (t / "sum5.safetensors"), "sum5.safetensors: alpha: window 0 layer 0 head 0 query 0: a row whose sum is 5"},
       {"metrics", " --capture " + (t / "zero.safetensors"), "zero.safetensors: alpha: window 0 layer 0 head 0 query 0: a row whose sum is 0"},

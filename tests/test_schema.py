@@ -29,7 +29,7 @@ import time
 
 MEASURE, INLINE = "geoattn.measure-2.schema.json", "geoattn.measure-inline.schema.json"
 BOUNDS, TAXONOMY = "geoattn.bounds-1.schema.json", "geoattn.taxonomy-1.schema.json"
-SINKS = "geoattn.sinks-1.schema.json"
+SINKS, INTERVENE = "geoattn.sinks-1.schema.json", "geoattn.intervene-1.schema.json"
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from script_test_util import (check, finish, must, package_env, parse_args, remove_scratch, run,
@@ -198,7 +198,7 @@ def main():
     t0 = time.time()
 
     # The schema files: JSON, only keywords the validator implements, every $ref resolves.
-    for name in (MEASURE, INLINE, BOUNDS, TAXONOMY, SINKS):
+    for name in (MEASURE, INLINE, BOUNDS, TAXONOMY, SINKS, INTERVENE):
         s = load(name)
         nodes = list(schema_nodes(s))
         unknown = sorted({k for n in nodes for k in n} - schemas.KEYWORDS)
@@ -293,6 +293,22 @@ def main():
              "merge of sinks shards")
         for k, path in sinks.items():
             check_sinks(path, src, k)
+        # geoattn intervene: a class of the taxonomy beside random sets, two interventions (the
+        # rarest label of the run, so that as many other heads are left to draw from).
+        with open(out["tax"], encoding="utf-8") as f:
+            totals = {k: v for k, v in json.load(f)["totals"].items() if k != "heads" and v > 0}
+        LABEL = min(totals, key=totals.get)
+        intervened = os.path.join(tmp, "intervene.json")
+        must([geoattn, "intervene"] + docs + ["--taxonomy", out["tax"], "--label", LABEL, "--random-sets", "1",
+                                               "--intervention", "zero", "--intervention", "top-n:4",
+                                               "--bootstrap", "50", "--out", intervened], src, "intervene")
+        with open(intervened, encoding="utf-8") as f:
+            doc = json.load(f)
+        why = schemas.problem(doc, INTERVENE, os.path.join(src, "docs", "schema"))
+        check(why is None, f"intervene: valid {INTERVENE} ({why})")
+        check_broken("intervene, an unknown reading", doc, INTERVENE,
+                     lambda d: d["interventions"][0].__setitem__("loss_ratio", 1.0),
+                     "interventions[0].loss_ratio: unknown key (not in the schema)", src)
 
         raw = {}
         for k, path in out.items():

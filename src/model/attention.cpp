@@ -72,9 +72,9 @@ torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k, co
 #endif
 
 torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                        const AttentionParams& p) {
+                        const AttentionParams& p, const RowEdit& edit) {
 #if GEOATTN_HAVE_FUSED_ATTENTION
-  if (q.is_cuda() && fused_computes_same(p)) return fused_attention(q, k, v, p);
+  if (q.is_cuda() && fused_computes_same(p) && !edit) return fused_attention(q, k, v, p);
 #endif
   const int64_t B = q.size(0), H = q.size(1), T = q.size(2);
   // Blocks of queries whose [B, H, block, keys] scores stay in cache (about 2 MB of float32);
@@ -87,7 +87,9 @@ torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const to
     auto qb = q.narrow(2, i0, i1 - i0);                                   // [B, H, block, d]
     auto kb = k.narrow(2, j0, i1 - j0), vb = v.narrow(2, j0, i1 - j0);    // [B, KV, keys, d]
     auto s = scores(qb, kb, positions(i0, i1, q.device()), j0, p);        // [B, H, block, keys]
-    auto probs = torch::softmax(s, -1, torch::kFloat32).to(q.scalar_type());
+    auto probs = torch::softmax(s, -1, torch::kFloat32);
+    if (edit) probs = edit(probs, i0, j0);
+    probs = probs.to(q.scalar_type());
     out.push_back(grouped_mix(probs, vb));                                // [B, H, block, d]
   }
   return out.size() == 1 ? out.front() : torch::cat(out, 2);

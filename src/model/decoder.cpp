@@ -59,8 +59,13 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids) const {
   return forward(ids, HookSpec(), cache, /*want_logits=*/true);
 }
 
+torch::Tensor Decoder::forward(const torch::Tensor& ids, const HeadEdits& edits) const {
+  HookCache cache;
+  return forward(ids, HookSpec(), cache, /*want_logits=*/true, &edits);
+}
+
 torch::Tensor Decoder::forward(const torch::Tensor& ids_in, const HookSpec& hooks, HookCache& cache,
-                               bool want_logits) const {
+                               bool want_logits, const HeadEdits* edits) const {
   c10::InferenceMode inference;
   const arch::ModelConfig& c = config_;
   if (ids_in.dim() != 2) fail("forward: ids must be [batch, T], got {} dims", ids_in.dim());
@@ -123,7 +128,17 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids_in, const HookSpec& hook
 
     // Past the last layer anyone reads, the rest of the block changes nothing (capture only).
     if (!want_logits && !hooks.wants_any_after(l)) break;
-    auto attn = attention(q, k, v, attn_params);                                // [B, H, T, d]
+    // Interventions on heads of this layer (intervention.h): rows edited before the product
+    // with the values, or the head's output removed.
+    const bool edited = edits != nullptr && edits->edits(l);
+    RowEdit edit;
+    if (edited && edits->intervention().edits_rows())
+      edit = [&](const torch::Tensor& probs, int64_t i0, int64_t j0) {
+        return edit_rows(probs, l, i0, j0, attn_params.window, *edits);
+      };
+    auto attn = attention(q, k, v, attn_params, edit);                          // [B, H, T, d]
+    if (edited && !edits->intervention().edits_rows())
+      attn.index_fill_(1, torch::tensor(edits->heads(l), torch::kInt64).to(attn.device()), 0);
     auto o = project(attn.transpose(1, 2).reshape({B, T, H * d}), lw.wo, lw.bo);  // [B, T, hidden]
     if (c.norm_layout != NormLayout::Pre) o = rms_norm(o, lw.attn_post_norm);
     x = x + o;

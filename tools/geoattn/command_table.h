@@ -17,6 +17,9 @@
   X(sinks, Torch,                                                                                                    \
     "Attention sinks and reference frames per head and layer (sink mass, dormant heads, reference points, "         \
     "attention graph, frame types) -> JSON")                                                                         \
+  X(intervene, Torch,                                                                                                \
+    "Intervene on heads (zero, top-N, sink-recent, random keys) and measure the next-token loss, KL and top-1 "    \
+    "agreement against the plain model, with bootstrap intervals over documents -> JSON")                         \
   X(bench, Torch, "Benchmarks (the figures of docs/performance.md)")                                                 \
   X(summary, Python, "The per-layer summary of a result, or its per-head table: sort, filter, CSV, JSON")           \
   X(explain, Python, "One head's top-N selection token by token: alpha, distances, r_min, r_max, figure")          \

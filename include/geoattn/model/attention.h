@@ -7,6 +7,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <functional>
+
 #include "geoattn/arch/config.h"
 #include "geoattn/util/enum_names.h"
 
@@ -33,11 +35,16 @@ AttentionParams attention_params(const arch::ModelConfig& config, int64_t layer)
 torch::Tensor scores(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& q_pos, int64_t j0,
                      const AttentionParams& p);
 
+// An edit of the probability rows before their product with the values (model/intervention.h):
+// probs [B, H, block, keys] float32, the rows of queries i0.. against keys j0.. -> the same shape.
+using RowEdit = std::function<torch::Tensor(const torch::Tensor& probs, int64_t i0, int64_t j0)>;
+
 // softmax(scores) v. q [B, H, T, d], k and v [B, KV, T, d] -> [B, H, T, d]. The softmax runs in
-// float32 and is cast back to q's dtype before the product with v, as transformers does. On
-// CUDA with LibTorch 2.1+ this is fused_attention where that computes the same thing.
+// float32 and is cast back to q's dtype before the product with v, as transformers does (with
+// `edit`, the rows are edited in float32 first). On CUDA with LibTorch 2.1+ this is
+// fused_attention where that computes the same thing and nothing edits the rows.
 torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                        const AttentionParams& p);
+                        const AttentionParams& p, const RowEdit& edit = {});
 
 // Whether scaled_dot_product_attention computes the same as scores() + softmax: it has no
 // soft-cap.

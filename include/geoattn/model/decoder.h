@@ -9,6 +9,7 @@
 
 #include "geoattn/io/checkpoint.h"
 #include "geoattn/model/capture.h"
+#include "geoattn/model/intervention.h"
 #include "geoattn/model/rope.h"
 #include "geoattn/model/weights.h"
 
@@ -22,8 +23,12 @@ class Decoder {
   // ids [B, T] int64 (any device) -> logits [B, T, vocab] in float32.
   torch::Tensor forward(const torch::Tensor& ids) const;
   // The same, recording into `cache` the points `hooks` asks for. Without `want_logits` the
-  // result is undefined and the layers after the last hooked one are skipped.
-  torch::Tensor forward(const torch::Tensor& ids, const HookSpec& hooks, HookCache& cache, bool want_logits = true) const;
+  // result is undefined and the layers after the last hooked one are skipped. `edits`: the heads
+  // intervened on (intervention.h; null: none).
+  torch::Tensor forward(const torch::Tensor& ids, const HookSpec& hooks, HookCache& cache, bool want_logits = true,
+                        const HeadEdits* edits = nullptr) const;
+  // ids [B, T] -> logits [B, T, vocab] with the heads of `edits` intervened on.
+  torch::Tensor forward(const torch::Tensor& ids, const HeadEdits& edits) const;
 
   const arch::ModelConfig& config() const { return config_; }
   torch::Dtype dtype() const { return dtype_; }

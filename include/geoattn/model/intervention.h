@@ -1,0 +1,81 @@
+#pragma once
+// Interventions on attention heads, inside the attention and before the output projection: the
+// same point in every family of SPEC §8, windowed layers included (what `geoattn intervene`
+// runs). A head's probability row is edited where it is made (float32, after the softmax, before
+// the cast to the run dtype and the product with the values, as transformers' eager attention
+// orders them), or its output is removed:
+//   zero           the head's output [T, d] is 0 (its share of o_proj's input removed)
+//   top-n:N        each row keeps its N largest weights, renormalised
+//   sink-recent:K  each row keeps the first key and its last K keys (the query's own included),
+//                  renormalised: the StreamingLLM policy
+//   random:N       each row keeps the first key and N others drawn at random among those it
+//                  sees, renormalised (seeded): the control at an equal budget
+// A row that keeps every key it sees is left as it was, bit for bit (top-n:T, sink-recent:T).
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "geoattn/util/enum_names.h"
+
+namespace geoattn::model {
+
+enum class Edit { Zero, TopN, SinkRecent, Random };
+inline constexpr EnumName<Edit> kEditNames[] = {
+    {Edit::Zero, "zero"}, {Edit::TopN, "top-n"}, {Edit::SinkRecent, "sink-recent"}, {Edit::Random, "random"}};
+
+struct Intervention {
+  Edit edit = Edit::Zero;
+  int64_t n = 0;  // top-n's N, sink-recent's K, random's N (zero: none)
+  // "zero", "top-n:N", "sink-recent:K" or "random:N" (N >= 1); geoattn::Error naming the text
+  // otherwise.
+  static Intervention parse(const std::string& text);
+  std::string text() const;
+  bool edits_rows() const { return edit != Edit::Zero; }
+  bool operator==(const Intervention&) const = default;
+};
+
+// Keys kept and keys seen by the edited rows, summed (the kept fraction is their ratio).
+struct KeptKeys {
+  double kept = 0, seen = 0;
+};
+
+// One intervention on a set of heads: per layer the heads it edits.
+class HeadEdits {
+ public:
+  HeadEdits() = default;  // edits nothing
+  // `heads`: (layer, head) pairs within layers x heads (geoattn::Error otherwise). `seed`: the
+  // random draws' (each row's keys drawn from seed, layer, head, window_key and query position).
+  HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
+            Intervention intervention, uint64_t seed = 0);
+
+  bool any() const { return first_layer_ >= 0; }
+  bool edits(int64_t layer) const { return !by_layer_.empty() && !by_layer_[layer].empty(); }
+  const std::vector<int64_t>& heads(int64_t layer) const { return by_layer_[layer]; }
+  int64_t first_layer() const { return first_layer_; }  // -1: none
+  const Intervention& intervention() const { return intervention_; }
+  uint64_t seed() const { return seed_; }
+  // The window the random draws are keyed to (a window's key names it in any shard).
+  void set_window_key(uint64_t key) { window_key_ = key; }
+  uint64_t window_key() const { return window_key_; }
+  int64_t head_count() const;
+
+  // Where kept and seen keys are added up (null: not counted).
+  KeptKeys* counts = nullptr;
+
+ private:
+  std::vector<std::vector<int64_t>> by_layer_;  // [layer] -> heads, ascending
+  int64_t first_layer_ = -1;
+  Intervention intervention_;
+  uint64_t seed_ = 0, window_key_ = 0;
+};
+
+// The rows of `probs` [B, H, Q, K] (float32, softmax output; rows of queries i0.. against keys
+// j0..) for the heads of `layer` that `edits` names, edited as its intervention says (rows of
+// other heads untouched). `window`: the layer's window (0: none), for the keys a row sees.
+torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, int64_t j0, int64_t window,
+                        const HeadEdits& edits);
+
+}  // namespace geoattn::model

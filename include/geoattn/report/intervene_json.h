@@ -1,0 +1,31 @@
+#pragma once
+// The result of geoattn intervene as JSON (docs/schema/geoattn.intervene-1.schema.json): the
+// model, the data, the settings, then per intervention its heads, what was done to them, and its
+// readings with their intervals (metrics/intervene/loss_stats.h). Pure C++.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/metrics/intervene/loss_stats.h"
+
+namespace geoattn::report {
+
+inline constexpr const char* kInterveneSchema = "geoattn.intervene/1";
+
+// One intervention as the result names it.
+struct InterventionInfo {
+  std::string name;                                // e.g. "sink-recent:16 on 4.5"
+  std::string intervention;                        // "zero", "top-n:N", "sink-recent:K", "random:N"
+  std::vector<std::pair<int64_t, int64_t>> heads;  // (layer, head)
+};
+
+// `model`, `data` and `settings` are written as given; `readings` and `stats` are the run's.
+nlohmann::ordered_json intervene_json(const nlohmann::ordered_json& model, const nlohmann::ordered_json& data,
+                                      const nlohmann::ordered_json& settings,
+                                      const std::vector<InterventionInfo>& interventions,
+                                      const metrics::LossStats& stats, const metrics::LossReadings& readings);
+
+}  // namespace geoattn::report

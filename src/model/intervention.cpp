@@ -1,0 +1,125 @@
+// Interventions on attention heads (intervention.h).
+#include "geoattn/model/intervention.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "geoattn/util/error.h"
+#include "geoattn/util/numbers.h"
+
+namespace geoattn::model {
+
+Intervention Intervention::parse(const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  const auto edit = value_of(kEditNames, name);
+  const auto bad = [&] {
+    fail("'{}' is not zero, top-n:N, sink-recent:K or random:N (N, K >= 1)", text);
+  };
+  if (!edit) bad();
+  Intervention iv{*edit, 0};
+  if (*edit == Edit::Zero) {
+    if (colon != std::string::npos) bad();
+    return iv;
+  }
+  if (colon == std::string::npos) bad();
+  const auto n = parse_integer<int64_t>(text.substr(colon + 1));
+  if (!n || *n < 1) bad();
+  iv.n = *n;
+  return iv;
+}
+
+std::string Intervention::text() const {
+  return edit == Edit::Zero ? std::string(name_of(kEditNames, edit))
+                            : std::string(name_of(kEditNames, edit)) + ":" + std::to_string(n);
+}
+
+HeadEdits::HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
+                     Intervention intervention, uint64_t seed)
+    : by_layer_(static_cast<size_t>(layers)), intervention_(intervention), seed_(seed) {
+  for (const auto& [l, h] : which) {
+    if (l < 0 || l >= layers || h < 0 || h >= heads)
+      fail("head {}.{} is not in the model's {} layers x {} heads", l, h, layers, heads);
+    auto& list = by_layer_[static_cast<size_t>(l)];
+    if (std::find(list.begin(), list.end(), h) == list.end()) list.push_back(h);
+  }
+  for (int64_t l = 0; l < layers; ++l) {
+    auto& list = by_layer_[static_cast<size_t>(l)];
+    std::sort(list.begin(), list.end());
+    if (!list.empty() && first_layer_ < 0) first_layer_ = l;
+  }
+}
+
+int64_t HeadEdits::head_count() const {
+  int64_t n = 0;
+  for (const auto& list : by_layer_) n += static_cast<int64_t>(list.size());
+  return n;
+}
+
+namespace {
+
+// A draw per (head, query i, key j), the same on every device and block size: splitmix64 of the
+// run's seed, the layer, the window and the position, as int64 tensor arithmetic (wrapping).
+torch::Tensor draws(uint64_t seed, int64_t layer, uint64_t window_key, const torch::Tensor& heads, const torch::Tensor& i,
+                    const torch::Tensor& j) {
+  const auto mix = [](torch::Tensor x) {
+    x = x.bitwise_xor(x.bitwise_right_shift(30).bitwise_and(int64_t{0x3FFFFFFFF})) * static_cast<int64_t>(0xBF58476D1CE4E5B9ULL);
+    x = x.bitwise_xor(x.bitwise_right_shift(27).bitwise_and(int64_t{0x1FFFFFFFFF})) * static_cast<int64_t>(0x94D049BB133111EBULL);
+    return x.bitwise_xor(x.bitwise_right_shift(31).bitwise_and(int64_t{0x1FFFFFFFF}));
+  };
+  const auto base = static_cast<int64_t>(seed * 0x9E3779B97F4A7C15ULL ^ (window_key + 0x632BE59BD9B4E019ULL) ^
+                                         (static_cast<uint64_t>(layer) << 48));
+  // [h, Q, K]: head, query and key folded in one after another.
+  auto x = mix(heads.view({-1, 1, 1}) + base);
+  x = mix(x + i.view({1, -1, 1}));
+  return mix(x + j.view({1, 1, -1}));
+}
+
+}  // namespace
+
+torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, int64_t j0, int64_t window,
+                        const HeadEdits& edits) {
+  const auto& iv = edits.intervention();
+  const auto options = torch::TensorOptions().dtype(torch::kInt64).device(probs.device());
+  auto heads = torch::tensor(edits.heads(layer), torch::kInt64).to(probs.device());
+  auto rows = probs.index_select(1, heads);  // [B, h, Q, K] float32
+  const int64_t Q = rows.size(2), K = rows.size(3);
+  auto i = torch::arange(i0, i0 + Q, options).view({Q, 1});  // query positions [Q, 1]
+  auto j = torch::arange(j0, j0 + K, options).view({1, K});  // key positions [1, K]
+  // SPEC §1: the keys a query sees.
+  auto seen = j <= i;
+  if (window > 0) seen = seen & ((i - j) < window);  // [Q, K]
+  torch::Tensor keep;                                 // [.., Q, K] bool
+  switch (iv.edit) {
+    case Edit::TopN: {
+      const int64_t n = std::min(iv.n, K);
+      keep = torch::zeros_like(rows, torch::kBool).scatter(-1, std::get<1>(rows.topk(n, -1)), true) & seen;
+      break;
+    }
+    case Edit::SinkRecent: keep = seen & ((j == 0) | ((i - j) < iv.n)); break;
+    case Edit::Random: {
+      // The first key, and the n others with the largest draws among those the row sees.
+      auto draw = draws(edits.seed(), layer, edits.window_key(), heads, i.view({-1}), j.view({-1}));  // [h, Q, K]
+      const int64_t minimum = std::numeric_limits<int64_t>::min();
+      draw = draw.masked_fill(~(seen & (j > 0)), minimum);
+      const int64_t n = std::min(iv.n, K);
+      auto picked = torch::zeros_like(draw, torch::kBool).scatter(-1, std::get<1>(draw.topk(n, -1)), true);
+      keep = (picked & seen & (j > 0)) | (seen & (j == 0));  // [h, Q, K]
+      keep = keep.unsqueeze(0).expand_as(rows);
+      break;
+    }
+    case Edit::Zero: fail("internal: zero edits no row");
+  }
+  keep = keep.expand_as(rows);
+  // A row that drops a key it gave weight to is renormalised over the keys kept; others stay.
+  auto kept = rows * keep.to(rows.scalar_type());
+  auto dropped = ((rows > 0) & ~keep).any(-1, /*keepdim=*/true);
+  auto edited = torch::where(dropped, kept / kept.sum(-1, /*keepdim=*/true), rows);
+  if (edits.counts) {
+    edits.counts->kept += (keep & seen).sum().item<double>();
+    edits.counts->seen += seen.sum().item<double>() * static_cast<double>(rows.size(0) * rows.size(1));
+  }
+  return probs.index_copy(1, heads, edited);
+}
+
+}  // namespace geoattn::model

@@ -1,0 +1,218 @@
+// Interventions on heads (model/intervention.h) and what an intervened run reads
+// (metrics/intervene/loss_stats.h), by constructions that cannot be wrong on a real trained model
+// (stories260K, GQA) and a tiny Mistral with a sliding window: an edit that keeps every key is the
+// plain run bit for bit, zeroing a layer's heads is removing its attention output, the layers below
+// an intervention are untouched, and the kept keys are the policy's.
+#include "geoattn/model/intervention.h"
+
+#include <gtest/gtest.h>
+
+#include "geoattn/metrics/intervene/loss_stats.h"
+#include "geoattn/model/decoder.h"
+#include "geoattn/pipeline_torch/intervene.h"
+#include "geoattn/util/error.h"
+#include "test_util.h"
+
+using namespace geoattn;
+using geoattn::testing::error_of;
+using geoattn::testing::fixture;
+using geoattn::testing::source;
+
+namespace {
+
+struct Model {
+  io::Checkpoint checkpoint;
+  model::Decoder decoder;
+  explicit Model(const std::string& dir)
+      : checkpoint(io::Checkpoint::open(dir)), decoder(model::Decoder::load(checkpoint, torch::kFloat32, torch::kCPU)) {}
+  int64_t L() const { return checkpoint.config.n_layers; }
+  int64_t H() const { return checkpoint.config.n_heads; }
+};
+
+const Model& stories() {
+  static const Model m(source("models/stories260K"));
+  return m;
+}
+
+torch::Tensor window_ids(int64_t T, int64_t vocab) {
+  std::vector<int64_t> ids = {1};
+  for (int64_t i = 1; i < T; ++i) ids.push_back((i * 37 + 11) % vocab);
+  return torch::tensor(ids).unsqueeze(0);  // [1, T]
+}
+
+model::HeadEdits all_heads_of(const Model& m, int64_t layer, model::Intervention iv) {
+  std::vector<std::pair<int64_t, int64_t>> heads;
+  for (int64_t h = 0; h < m.H(); ++h) heads.emplace_back(layer, h);
+  return model::HeadEdits(m.L(), m.H(), heads, iv);
+}
+
+}  // namespace
+
+TEST(Intervention, ParsesEveryPolicyAndRefusesTheRest) {
+  EXPECT_EQ(model::Intervention::parse("zero"), (model::Intervention{model::Edit::Zero, 0}));
+  EXPECT_EQ(model::Intervention::parse("top-n:8"), (model::Intervention{model::Edit::TopN, 8}));
+  EXPECT_EQ(model::Intervention::parse("sink-recent:16").text(), "sink-recent:16");
+  EXPECT_EQ(model::Intervention::parse("random:3").n, 3);
+  for (const char* bad : {"zero:1", "top-n", "top-n:0", "top-n:-1", "top-n:x", "keep:3", "", "random:1.5"})
+    EXPECT_NE(error_of([&] { (void)model::Intervention::parse(bad); }).find("is not zero, top-n:N"), std::string::npos)
+        << bad;
+  EXPECT_NE(error_of([] { model::HeadEdits(2, 4, {{2, 0}}, {}); }).find("head 2.0 is not in the model's 2 layers x 4 heads"),
+            std::string::npos);
+}
+
+// An edit that keeps every key a row sees leaves the run as it was, bit for bit: top-n:T and
+// sink-recent:T on every head of every layer.
+TEST(Intervention, KeepingEveryKeyIsThePlainRunBitForBit) {
+  const Model& m = stories();
+  const int64_t T = 64;
+  const auto ids = window_ids(T, m.checkpoint.config.vocab);
+  const auto plain = m.decoder.forward(ids);
+  std::vector<std::pair<int64_t, int64_t>> every;
+  for (int64_t l = 0; l < m.L(); ++l)
+    for (int64_t h = 0; h < m.H(); ++h) every.emplace_back(l, h);
+  for (const char* policy : {"top-n:64", "sink-recent:64", "top-n:1000"}) {
+    model::HeadEdits edits(m.L(), m.H(), every, model::Intervention::parse(policy));
+    EXPECT_TRUE(torch::equal(m.decoder.forward(ids, edits), plain)) << policy;
+  }
+  // One key fewer changes it.
+  model::HeadEdits fewer(m.L(), m.H(), every, model::Intervention::parse("sink-recent:62"));
+  EXPECT_FALSE(torch::equal(m.decoder.forward(ids, fewer), plain));
+}
+
+// Zeroing every head of layer l is removing that layer's attention output: the same logits as
+// the model whose output projection of layer l is zero.
+TEST(Intervention, ZeroingEveryHeadOfALayerRemovesItsAttentionOutput) {
+  const Model& m = stories();
+  const auto ids = window_ids(48, m.checkpoint.config.vocab);
+  for (int64_t l : {0, 2, 4}) {
+    model::Weights weights = model::load_weights(m.checkpoint, torch::kFloat32, torch::kCPU);
+    weights.layers[static_cast<size_t>(l)].wo = torch::zeros_like(weights.layers[static_cast<size_t>(l)].wo);
+    const model::Decoder without(m.checkpoint.config, std::move(weights), torch::kFloat32, torch::kCPU);
+    const auto zeroed = m.decoder.forward(ids, all_heads_of(m, l, model::Intervention::parse("zero")));
+    EXPECT_TRUE(torch::equal(zeroed, without.forward(ids))) << "layer " << l;
+    EXPECT_FALSE(torch::equal(zeroed, m.decoder.forward(ids))) << "layer " << l;
+  }
+}
+
+// An intervention on layer l leaves the residual stream entering layers 0..l bit for bit, and
+// changes what enters layer l + 1.
+TEST(Intervention, LayersBelowTheInterventionAreUntouched) {
+  const Model& m = stories();
+  const auto ids = window_ids(40, m.checkpoint.config.vocab);
+  const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, m.L());
+  model::HookCache plain, edited;
+  m.decoder.forward(ids, hooks, plain);
+  const int64_t l = 2;
+  const model::HeadEdits edits(m.L(), m.H(), {{l, 3}, {l, 5}}, model::Intervention::parse("top-n:4"));
+  m.decoder.forward(ids, hooks, edited, /*want_logits=*/true, &edits);
+  for (int64_t k = 0; k <= l; ++k)
+    EXPECT_TRUE(torch::equal(plain.get(k, model::HookPoint::ResidPre), edited.get(k, model::HookPoint::ResidPre))) << k;
+  EXPECT_FALSE(torch::equal(plain.get(l + 1, model::HookPoint::ResidPre), edited.get(l + 1, model::HookPoint::ResidPre)));
+}
+
+// The keys kept are the policy's: per row of T queries (query i sees i + 1 keys), top-n:N keeps
+// min(N, i + 1), sink-recent:K min(K, i + 1) plus the first key where it is not among them, and
+// random:N the first key and min(N, i) others; the draws are the same whatever the window's blocks.
+TEST(Intervention, EachPolicyKeepsItsKeys) {
+  const Model& m = stories();
+  const int64_t T = 50;
+  const auto ids = window_ids(T, m.checkpoint.config.vocab);
+  const auto expect = [&](const char* policy, auto kept_of) {
+    model::HeadEdits edits(m.L(), m.H(), {{1, 2}}, model::Intervention::parse(policy));
+    model::KeptKeys counts;
+    edits.counts = &counts;
+    m.decoder.forward(ids, edits);
+    double kept = 0, seen = 0;
+    for (int64_t i = 0; i < T; ++i) kept += kept_of(i), seen += static_cast<double>(i + 1);
+    EXPECT_EQ(counts.kept, kept) << policy;
+    EXPECT_EQ(counts.seen, seen) << policy;
+  };
+  expect("top-n:5", [](int64_t i) { return static_cast<double>(std::min<int64_t>(5, i + 1)); });
+  expect("sink-recent:4", [](int64_t i) { return static_cast<double>(std::min<int64_t>(4, i + 1) + (i >= 4 ? 1 : 0)); });
+  expect("random:3", [](int64_t i) { return static_cast<double>(1 + std::min<int64_t>(3, i)); });
+  // The random draws depend on the seed and the window, not on anything else.
+  const auto run = [&](uint64_t seed, uint64_t window) {
+    model::HeadEdits edits(m.L(), m.H(), {{1, 2}}, model::Intervention::parse("random:3"), seed);
+    edits.set_window_key(window);
+    return m.decoder.forward(ids, edits);
+  };
+  EXPECT_TRUE(torch::equal(run(7, 1), run(7, 1)));
+  EXPECT_FALSE(torch::equal(run(7, 1), run(8, 1)));
+  EXPECT_FALSE(torch::equal(run(7, 1), run(7, 2)));
+}
+
+// A windowed layer (tiny Mistral, sliding window): sink-recent:W on every head is the plain run
+// bit for bit (the window keeps at most W keys), and the first key outside the window is not kept.
+TEST(Intervention, WindowedLayersKeepOnlyTheKeysTheySee) {
+  const Model m(fixture("hf-tiny/mistral"));
+  const int64_t W = m.checkpoint.config.layers[0].window;
+  ASSERT_GT(W, 0);
+  const int64_t T = std::min<int64_t>(W + 8, m.checkpoint.config.max_positions);
+  const auto ids = window_ids(T, m.checkpoint.config.vocab);
+  std::vector<std::pair<int64_t, int64_t>> every;
+  for (int64_t h = 0; h < m.H(); ++h) every.emplace_back(0, h);
+  model::HeadEdits keep_all(m.L(), m.H(), every, model::Intervention{model::Edit::SinkRecent, W});
+  EXPECT_TRUE(torch::equal(m.decoder.forward(ids, keep_all), m.decoder.forward(ids)));
+  model::KeptKeys counts;
+  model::HeadEdits top(m.L(), m.H(), {{0, 0}}, model::Intervention{model::Edit::TopN, T});
+  top.counts = &counts;
+  m.decoder.forward(ids, top);
+  double seen = 0;
+  for (int64_t i = 0; i < T; ++i) seen += static_cast<double>(std::min<int64_t>(i + 1, W));
+  EXPECT_EQ(counts.seen, seen);
+  EXPECT_EQ(counts.kept, seen);
+}
+
+// A window's sums: the plain run against itself has KL 0, every top-1 agreeing, the same loss;
+// the loss is the negative log-probability of each next token, summed.
+TEST(LossStats, WindowSumsAreTheirDefinitions) {
+  const auto ids = torch::tensor(std::vector<int64_t>{0, 2, 1, 3});
+  const auto plain = torch::tensor(std::vector<float>{0, 1, 2, 3, 1, 1, 1, 1, 3, 2, 1, 0, 0, 0, 0, 5}).view({4, 4});
+  const auto s = pipeline::window_loss_sums(plain, plain, ids);
+  EXPECT_EQ(s.tokens, 3);
+  EXPECT_EQ(s.kl, 0);
+  EXPECT_EQ(s.agree, 3);
+  EXPECT_EQ(s.loss, s.loss_plain);
+  const auto logp = torch::log_softmax(plain.to(torch::kFloat64), -1);
+  const double want = -(logp[0][2] + logp[1][1] + logp[2][3]).item<double>();
+  EXPECT_NEAR(s.loss_plain, want, 1e-12);
+  // Another run: its KL is sum p (log p - log q), its agreement the rows whose argmax is the same.
+  const auto other = plain.flip(-1);
+  const auto t = pipeline::window_loss_sums(plain, other, ids);
+  const auto logq = torch::log_softmax(other.to(torch::kFloat64), -1);
+  const double kl = (logp.narrow(0, 0, 3).exp() * (logp.narrow(0, 0, 3) - logq.narrow(0, 0, 3))).sum().item<double>();
+  EXPECT_NEAR(t.kl, kl, 1e-12);
+  EXPECT_EQ(t.agree, 1);  // the middle row (all equal: the first index either way)
+}
+
+// The readings are ratios of the sums over documents; the intervals hold each at the Bonferroni
+// coverage and contain the point estimate; one document has none, and says why.
+TEST(LossStats, ReadingsAndIntervals) {
+  metrics::LossStats stats(2);
+  for (int d = 0; d < 12; ++d) {
+    const int64_t row = stats.unit_row("doc" + std::to_string(d));
+    for (int64_t k = 0; k < 2; ++k)
+      stats.add(k, row, {10.0 + d, 10.0 + d + (k + 1) * (1 + d % 3), 0.5 * (k + 1), 8.0 - k, 10, 3, 4});
+  }
+  const auto r = metrics::loss_readings(stats, 500, 3, 90);
+  ASSERT_EQ(r.interventions.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.each_ci, 95);  // 100 - 10 / 2
+  const auto& a = r.interventions[0];
+  EXPECT_DOUBLE_EQ(a.loss_plain, (12 * 10.0 + 66) / 120);
+  EXPECT_DOUBLE_EQ(a.loss_diff, (12 + 12.0) / 120);  // 1 + d % 3 over 12 documents: 12 + 4 x (0 + 1 + 2)
+  EXPECT_DOUBLE_EQ(a.kl, 0.5 * 12 / 120);
+  EXPECT_DOUBLE_EQ(a.top1, 8.0 * 12 / 120);
+  EXPECT_DOUBLE_EQ(a.kept_fraction, 0.75);
+  EXPECT_TRUE(r.status.intervals);
+  EXPECT_LE(a.loss_diff_ci[0], a.loss_diff);
+  EXPECT_GE(a.loss_diff_ci[1], a.loss_diff);
+  EXPECT_LT(a.loss_diff_ci[0], a.loss_diff_ci[1]);
+  EXPECT_EQ(a.kl_ci[0], a.kl_ci[1]);  // every document the same: no spread
+
+  metrics::LossStats one(1);
+  one.add(0, one.unit_row("only"), {1, 2, 0, 1, 1, 0, 0});
+  const auto lone = metrics::loss_readings(one, 100, 0);
+  EXPECT_FALSE(lone.status.intervals);
+  EXPECT_TRUE(std::isnan(lone.interventions[0].loss_diff_ci[0]));
+  EXPECT_TRUE(std::isnan(lone.interventions[0].kept_fraction));  // no row edited
+}

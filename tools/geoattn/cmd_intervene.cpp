@@ -1,0 +1,209 @@
+// geoattn intervene: flags -> heads and interventions -> pipeline::intervene_windows (the plain
+// forward and one per intervention, window by window) -> readings with intervals -> JSON.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "forward_loop.h"
+#include "geoattn/io/model_info.h"
+#include "geoattn/metrics/intervene/loss_stats.h"
+#include "geoattn/model/intervention.h"
+#include "geoattn/pipeline/metric_run.h"
+#include "geoattn/pipeline_torch/intervene.h"
+#include "geoattn/report/intervene_json.h"
+#include "geoattn/util/atomic_file.h"
+#include "geoattn/util/error.h"
+#include "geoattn/util/json_parse.h"
+#include "geoattn/util/numbers.h"
+#include "geoattn/util/random.h"
+#include "geoattn/util/stopwatch.h"
+
+namespace geoattn::cli {
+
+namespace {
+
+using HeadList = std::vector<std::pair<int64_t, int64_t>>;
+
+struct InterveneOptions {
+  std::string model;
+  InputOptions input;
+  RunOptions run;
+  std::string heads;                        // --heads L.H,...
+  std::string taxonomy, label;              // --taxonomy T.json --label CLASS
+  int64_t random_sets = 0;                  // --random-sets K: controls of the same size from the other heads
+  std::vector<std::string> interventions;   // --intervention SPEC (repeatable)
+  int64_t bootstrap = 2000;
+  double ci = metrics::kSpecCi;
+  std::string out;
+  bool quiet = false;
+};
+
+// "3.1,5.0" -> (3, 1), (5, 0); geoattn::Error naming --heads otherwise.
+HeadList parse_heads(const std::string& text) {
+  HeadList out;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t comma = text.find(',', begin);
+    const std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    const size_t dot = item.find('.');
+    const auto layer = dot == std::string::npos ? std::nullopt : parse_integer<int64_t>(item.substr(0, dot));
+    const auto head = dot == std::string::npos ? std::nullopt : parse_integer<int64_t>(item.substr(dot + 1));
+    if (!layer || !head || *layer < 0 || *head < 0)
+      fail("--heads: '{}' is not LAYER.HEAD (e.g. 3.1,5.0)", item);
+    out.emplace_back(*layer, *head);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return out;
+}
+
+// The heads of `label` in the taxonomy file, which must be of this model (its layers and heads).
+HeadList heads_of_label(const std::string& path, const std::string& label, const arch::ModelConfig& config) {
+  const auto tax = read_json_file(path);
+  if (!tax.is_object() || tax.value("schema", "") != "geoattn.taxonomy/1")
+    fail("--taxonomy {}: not a geoattn taxonomy (schema geoattn.taxonomy/1)", path);
+  const auto& model = tax.value("model", nlohmann::json::object());
+  if (model.value("layers", int64_t{-1}) != config.n_layers || model.value("heads", int64_t{-1}) != config.n_heads)
+    fail("--taxonomy {}: a taxonomy of a model of {} layers x {} heads, not this one's {} x {}", path,
+         model.value("layers", int64_t{-1}), model.value("heads", int64_t{-1}), config.n_layers, config.n_heads);
+  HeadList out;
+  std::set<std::string> labels;
+  for (const auto& h : tax.value("heads", nlohmann::json::array())) {
+    labels.insert(h.value("label", ""));
+    if (h.value("label", "") == label) out.emplace_back(h.at("layer").get<int64_t>(), h.at("head").get<int64_t>());
+  }
+  if (out.empty())
+    fail("--label {}: no head of {} has it (its labels: {})", label, path, listed(labels, ", "));
+  return out;
+}
+
+// `count` heads drawn without replacement from those not in `avoid`, seeded (a control set).
+HeadList random_heads(const HeadList& avoid, size_t count, int64_t layers, int64_t heads, uint64_t& state) {
+  HeadList pool;
+  for (int64_t l = 0; l < layers; ++l)
+    for (int64_t h = 0; h < heads; ++h)
+      if (std::find(avoid.begin(), avoid.end(), std::pair(l, h)) == avoid.end()) pool.emplace_back(l, h);
+  if (pool.size() < count) fail("--random-sets: {} other heads, fewer than the {} of the set", pool.size(), count);
+  for (size_t i = 0; i < count; ++i)  // a partial Fisher-Yates shuffle
+    std::swap(pool[i], pool[i + uniform_below(state, pool.size() - i)]);
+  pool.resize(count);
+  std::sort(pool.begin(), pool.end());
+  return pool;
+}
+
+std::string heads_text(const HeadList& heads) {
+  std::string out;
+  for (const auto& [l, h] : heads) out += (out.empty() ? "" : ",") + std::to_string(l) + "." + std::to_string(h);
+  return out;
+}
+
+void run_intervene(const InterveneOptions& o) {
+  const auto start = Clock::now();
+  std::vector<std::string> inputs = o.input.data;
+  inputs.push_back(o.model);
+  if (!o.taxonomy.empty()) inputs.push_back(o.taxonomy);
+  check_outputs_of(o.out, inputs);
+  if (o.heads.empty() == o.taxonomy.empty()) fail("--heads or --taxonomy with --label: one of them");
+  if (o.taxonomy.empty() != o.label.empty()) fail("--taxonomy and --label go together");
+  if (!(o.ci > 0 && o.ci < 100)) fail("--ci: {} is not a coverage in percent (above 0 and below 100)", o.ci);
+  std::vector<model::Intervention> kinds;
+  for (const auto& text : o.interventions.empty() ? std::vector<std::string>{"zero"} : o.interventions) {
+    try {
+      kinds.push_back(model::Intervention::parse(text));
+    } catch (const Error& e) {
+      fail("--intervention: {}", e.what());
+    }
+  }
+  const ModelRun r = open_model_run(o.model, o.input, o.run, pipeline::Queries::parse("last"));
+  const auto& c = r.checkpoint.config;
+  for (const auto& iv : kinds)
+    if (iv.n > r.T) fail("--intervention {}: {} is above the window's {} keys (--ctx)", iv.text(), iv.n, r.T);
+  HeadList chosen = o.heads.empty() ? heads_of_label(o.taxonomy, o.label, c) : parse_heads(o.heads);
+  for (const auto& [l, h] : chosen)
+    if (l >= c.n_layers || h >= c.n_heads)
+      fail("--heads: {}.{} is not a head of the model's {} layers x {} heads", l, h, c.n_layers, c.n_heads);
+  // The sets: the chosen heads, then --random-sets sets of as many other heads (seeded).
+  std::vector<std::pair<std::string, HeadList>> sets = {
+      {o.label.empty() ? heads_text(chosen) : o.label + " (" + std::to_string(chosen.size()) + " heads)", chosen}};
+  uint64_t state = o.input.seed ^ 0x3C6EF372FE94F82BULL;
+  for (int64_t s = 0; s < o.random_sets; ++s)
+    sets.emplace_back(fmt::format("random set {} ({} heads)", s + 1, chosen.size()),
+                      random_heads(chosen, chosen.size(), c.n_layers, c.n_heads, state));
+
+  std::vector<pipeline::NamedEdits> runs;
+  std::vector<report::InterventionInfo> infos;
+  for (const auto& iv : kinds)
+    for (const auto& [name, heads] : sets) {
+      const std::string full = iv.text() + " on " + name;
+      runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, o.input.seed)});
+      infos.push_back({full, iv.text(), heads});
+    }
+  const metrics::LossStats stats = pipeline::intervene_windows(r.decoder, r.windows, runs, o.quiet);
+  const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
+
+  nlohmann::ordered_json model = {{"path", o.model}};
+  const nlohmann::ordered_json described = io::describe_model(c);
+  for (const auto& [key, value] : described.items()) model[key] = value;
+  const nlohmann::ordered_json data = {{"files", o.input.data},
+                                       {"mode", name_of(io::kWindowModeNames, o.input.window)},
+                                       {"offset", name_of(io::kOffsetModeNames, o.input.offset)},
+                                       {"seed", o.input.seed},
+                                       {"max_windows", o.input.max_windows},
+                                       {"windows", r.windows.size()},
+                                       {"tokens", static_cast<int64_t>(r.windows.size()) * r.T}};
+  nlohmann::ordered_json settings = {{"ctx", r.T},
+                                     {"dtype", name_of(arch::kForwardDtypeNames, o.run.forward_dtype())},
+                                     {"heads", heads_text(chosen)},
+                                     {"random_sets", o.random_sets},
+                                     {"interventions", nlohmann::ordered_json::array()},
+                                     {"bootstrap", {{"replicates", o.bootstrap}, {"seed", o.input.seed}, {"ci", o.ci}}}};
+  if (!o.taxonomy.empty()) settings["taxonomy"] = {{"file", o.taxonomy}, {"label", o.label}};
+  for (const auto& iv : kinds) settings["interventions"].push_back(iv.text());
+  auto j = report::intervene_json(model, data, settings, infos, stats, readings);
+  j["timing"] = {{"seconds_total", seconds_since(start)}, {"device", arch::device_name(o.run.device)}};
+  write_file_atomic(o.out, [&](std::ostream& f) { f << j.dump(1) << "\n"; });
+  if (!o.quiet) {
+    for (size_t k = 0; k < infos.size(); ++k) {
+      const auto& x = readings.interventions[k];
+      fmt::print(stderr, "{}: loss {:+.4f} nats/token [{:.4f}, {:.4f}], KL {:.4f}, top-1 {:.3f}\n", infos[k].name,
+                 x.loss_diff, x.loss_diff_ci[0], x.loss_diff_ci[1], x.kl, x.top1);
+    }
+    fmt::print(stderr, "wrote {}: {} interventions over {} windows of {} documents\n", o.out, infos.size(),
+               r.windows.size(), stats.units());
+  }
+}
+
+void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
+  cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
+  add_input_options(cmd, o.input, /*data_only=*/true);
+  o.input.seed_draws_more = true;  // the random sets, the random keys and the bootstrap too
+  cmd.add_option("--heads", o.heads, "the heads intervened on together: LAYER.HEAD,... (e.g. 3.1,5.0)");
+  cmd.add_option("--taxonomy", o.taxonomy, "a geoattn taxonomy of this model whose --label class is intervened on");
+  cmd.add_option("--label", o.label, "the class of --taxonomy: Retriever, Mixer, Reset or Unlabelled");
+  cmd.add_option("--random-sets", o.random_sets,
+                 "controls: as many sets of as many heads drawn at random from the other heads (seeded by --seed)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--intervention", o.interventions,
+                 "what is done to the heads, inside the attention before the output projection (repeatable; default "
+                 "zero): zero (the head's output removed), top-n:N (each row keeps its N largest weights, "
+                 "renormalised), sink-recent:K (the first key and the last K keys: StreamingLLM), random:N (the first "
+                 "key and N random others, seeded)");
+  cmd.add_option("--bootstrap", o.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("2000");
+  cmd.add_option("--ci", o.ci,
+                 "the intervals' joint coverage in percent over all interventions (each at 100 - (100 - ci) / m: "
+                 "Bonferroni over the m interventions)")
+      ->default_str("95");
+  add_run_options(cmd, o.run);
+  add_output_options(cmd, o.out, o.quiet, "output JSON");
+}
+
+}  // namespace
+
+void add_intervene(CLI::App& cmd, Action& action) { bind_command(cmd, action, intervene_flags, run_intervene); }
+
+}  // namespace geoattn::cli

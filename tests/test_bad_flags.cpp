@@ -199,7 +199,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"measure", run + " --quiet=x", "--quiet"},
       {"measure", m + " --text hello", "--data"},  // measure reads shards only
       // intervene: the heads, the interventions, the taxonomy, and every flag
-      {"intervene", run, "--heads or --taxonomy with --label: one of them"},
+      {"intervene", run, "--heads or --taxonomy with --label: one of them (or --each)"},
       {"intervene", run + " --heads 9.0", "--heads: 9.0 is not a head of the model's 5 layers x 8 heads"},
       {"intervene", run + " --heads 1.x", "--heads: '1.x' is not LAYER.HEAD"},
       {"intervene", run + " --heads 1.1 --intervention top-n:17", "--intervention top-n:17: 17 is above the window's 16 keys"},
@@ -211,6 +211,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"intervene", run + " --taxonomy " + (t / "tax.json"), "--taxonomy and --label go together"},
       {"intervene", run + " --taxonomy " + (t / "tax.json") + " --label Nothing", "--label Nothing: no head of"},
       {"intervene", run + " --heads 1.1 --random-sets -1", "--random-sets"},
+      {"intervene", run + " --each --random-sets 2", "--random-sets: not used with --each"},
+      {"intervene", run + " --each=x", "--each"},
       {"intervene", run + " --heads 1.1 --bootstrap -1", "--bootstrap"},
       {"intervene", run + " --heads 1.1 --ci 100", "--ci: 100 is not a coverage in percent"},
       {"intervene", run + " --heads 1.1 --window x", "--window"},

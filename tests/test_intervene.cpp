@@ -216,3 +216,20 @@ TEST(LossStats, ReadingsAndIntervals) {
   EXPECT_TRUE(std::isnan(lone.interventions[0].loss_diff_ci[0]));
   EXPECT_TRUE(std::isnan(lone.interventions[0].kept_fraction));  // no row edited
 }
+
+// A forward from layer l on, from the residual stream a plain forward recorded there, is the
+// whole intervened forward bit for bit (what --each and every intervention past layer 0 reuse).
+TEST(Intervention, AForwardFromALayerIsTheWholeForwardBitForBit) {
+  const Model& m = stories();
+  const auto ids = window_ids(40, m.checkpoint.config.vocab);
+  const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, m.L());
+  model::HookCache resid;
+  m.decoder.forward(ids, hooks, resid);
+  for (int64_t l = 1; l < m.L(); ++l)
+    for (const char* policy : {"zero", "top-n:3", "sink-recent:5"}) {
+      const model::HeadEdits edits(m.L(), m.H(), {{l, 1}}, model::Intervention::parse(policy));
+      EXPECT_TRUE(torch::equal(m.decoder.forward_from(ids, l, resid.get(l, model::HookPoint::ResidPre), edits),
+                               m.decoder.forward(ids, edits)))
+          << policy << " at layer " << l;
+    }
+}

@@ -64,8 +64,15 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids, const HeadEdits& edits)
   return forward(ids, HookSpec(), cache, /*want_logits=*/true, &edits);
 }
 
-torch::Tensor Decoder::forward(const torch::Tensor& ids_in, const HookSpec& hooks, HookCache& cache,
-                               bool want_logits, const HeadEdits* edits) const {
+torch::Tensor Decoder::forward_from(const torch::Tensor& ids, int64_t layer, const torch::Tensor& resid,
+                                    const HeadEdits& edits) const {
+  if (layer < 0 || layer >= config_.n_layers) fail("forward_from: layer {} of {}", layer, config_.n_layers);
+  HookCache cache;
+  return run(ids, HookSpec(), cache, /*want_logits=*/true, &edits, layer, resid);
+}
+
+torch::Tensor Decoder::run(const torch::Tensor& ids_in, const HookSpec& hooks, HookCache& cache, bool want_logits,
+                           const HeadEdits* edits, int64_t from, const torch::Tensor& resid) const {
   c10::InferenceMode inference;
   const arch::ModelConfig& c = config_;
   if (ids_in.dim() != 2) fail("forward: ids must be [batch, T], got {} dims", ids_in.dim());
@@ -81,9 +88,10 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids_in, const HookSpec& hook
   if (T > c.max_positions) fail("context {} is longer than the model's {} positions", T, c.max_positions);
   cache = HookCache(c.n_layers);
 
-  // Embeddings [B, T, hidden]; Gemma multiplies by sqrt(hidden) rounded to the run dtype.
-  auto x = w_.embed.index_select(0, ids.reshape({-1})).view({B, T, c.hidden});
-  if (c.scale_embeddings)
+  // Embeddings [B, T, hidden]; Gemma multiplies by sqrt(hidden) rounded to the run dtype. From
+  // a later layer, the residual stream a forward recorded there.
+  auto x = from > 0 ? resid.to(device_) : w_.embed.index_select(0, ids.reshape({-1})).view({B, T, c.hidden});
+  if (from == 0 && c.scale_embeddings)
     x = x * torch::scalar_tensor(std::sqrt(static_cast<double>(c.hidden)), torch::TensorOptions().dtype(torch::kFloat32))
                 .to(x.options());
 
@@ -102,7 +110,7 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids_in, const HookSpec& hook
     rows = torch::tensor(q, torch::TensorOptions().dtype(torch::kInt64)).to(device_);
   }
 
-  for (int64_t l = 0; l < c.n_layers; ++l) {
+  for (int64_t l = from; l < c.n_layers; ++l) {
     if (!want_logits && !hooks.wants_any_after(l - 1)) break;
     const LayerWeights& lw = w_.layers[l];
     const AttentionParams attn_params = attention_params(c, l);

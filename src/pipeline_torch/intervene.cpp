@@ -1,6 +1,8 @@
 // geoattn intervene's window loop (intervene.h).
 #include "geoattn/pipeline_torch/intervene.h"
 
+#include <algorithm>
+
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/progress.h"
@@ -9,15 +11,20 @@ namespace geoattn::pipeline {
 
 metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tensor& logits, const torch::Tensor& ids) {
   const int64_t T = ids.size(0);
-  // Position t predicts token t + 1: the first T - 1 rows against ids[1..].
-  auto p = torch::log_softmax(plain.narrow(0, 0, T - 1).to(torch::kFloat64), -1);   // [T-1, V]
-  auto q = torch::log_softmax(logits.narrow(0, 0, T - 1).to(torch::kFloat64), -1);  // [T-1, V]
-  auto next = ids.narrow(0, 1, T - 1).to(p.device()).view({-1, 1});                 // [T-1, 1]
+  // Position t predicts token t + 1: the first T - 1 rows against ids[1..], in blocks of rows so
+  // that a large vocabulary's float64 copies stay small (Gemma-3: 262,144 per row).
+  constexpr int64_t kRows = 64;
   metrics::LossSums s;
-  s.loss_plain = -p.gather(1, next).sum().item<double>();
-  s.loss = -q.gather(1, next).sum().item<double>();
-  s.kl = (p.exp() * (p - q)).sum().item<double>();  // KL(plain || intervened), summed over positions
-  s.agree = (p.argmax(-1) == q.argmax(-1)).sum().item<double>();
+  for (int64_t t0 = 0; t0 < T - 1; t0 += kRows) {
+    const int64_t n = std::min(kRows, T - 1 - t0);
+    auto p = torch::log_softmax(plain.narrow(0, t0, n).to(torch::kFloat64), -1);   // [n, V]
+    auto q = torch::log_softmax(logits.narrow(0, t0, n).to(torch::kFloat64), -1);  // [n, V]
+    auto next = ids.narrow(0, t0 + 1, n).to(p.device()).view({-1, 1});             // [n, 1]
+    s.loss_plain -= p.gather(1, next).sum().item<double>();
+    s.loss -= q.gather(1, next).sum().item<double>();
+    s.kl += (p.exp() * (p - q)).sum().item<double>();  // KL(plain || intervened), summed over positions
+    s.agree += (p.argmax(-1) == q.argmax(-1)).sum().item<double>();
+  }
   s.tokens = static_cast<double>(T - 1);
   return s;
 }
@@ -28,19 +35,26 @@ metrics::LossStats intervene_windows(const model::Decoder& decoder, const std::v
   metrics::LossStats stats(K);
   const std::vector<uint64_t> keys = window_keys(doc_ids(windows));
   long long tokens = 0;
+  const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, decoder.config().n_layers);
   Progress progress("intervene", static_cast<long long>(windows.size()), quiet);
   for (size_t w = 0; w < windows.size(); ++w) {
     const auto& window = windows[w];
     auto ids = torch::tensor(window.ids, torch::kInt64);  // [T]
     if (ids.size(0) < 2) fail("intervene: a window of {} tokens predicts none", ids.size(0));
     const int64_t row = stats.unit_row(window.doc_id);
-    const auto plain = decoder.forward(ids.unsqueeze(0))[0];  // [T, V] float32
+    // The plain run, with the residual stream entering each layer: an intervention from layer l
+    // on starts there (the layers below it are the plain run's bit for bit).
+    model::HookCache resid;
+    const auto plain = decoder.forward(ids.unsqueeze(0), hooks, resid)[0];  // [T, V] float32
     for (int64_t k = 0; k < K; ++k) {
       model::HeadEdits& edits = interventions[static_cast<size_t>(k)].edits;
       model::KeptKeys counts;
       edits.counts = &counts;
       edits.set_window_key(keys[w]);
-      const auto logits = decoder.forward(ids.unsqueeze(0), edits)[0];
+      const int64_t from = std::max<int64_t>(edits.first_layer(), 0);
+      const auto logits = from == 0 ? decoder.forward(ids.unsqueeze(0), edits)[0]
+                                    : decoder.forward_from(ids.unsqueeze(0), from, resid.get(from, model::HookPoint::ResidPre),
+                                                           edits)[0];
       edits.counts = nullptr;
       metrics::LossSums s = window_loss_sums(plain, logits, ids);
       s.kept = counts.kept, s.seen = counts.seen;

@@ -34,6 +34,7 @@ struct InterveneOptions {
   std::string heads;                        // --heads L.H,...
   std::string taxonomy, label;              // --taxonomy T.json --label CLASS
   int64_t random_sets = 0;                  // --random-sets K: controls of the same size from the other heads
+  bool each = false;                        // --each: every chosen head alone
   std::vector<std::string> interventions;   // --intervention SPEC (repeatable)
   int64_t bootstrap = 2000;
   double ci = metrics::kSpecCi;
@@ -106,7 +107,9 @@ void run_intervene(const InterveneOptions& o) {
   inputs.push_back(o.model);
   if (!o.taxonomy.empty()) inputs.push_back(o.taxonomy);
   check_outputs_of(o.out, inputs);
-  if (o.heads.empty() == o.taxonomy.empty()) fail("--heads or --taxonomy with --label: one of them");
+  if (!o.heads.empty() && !o.taxonomy.empty()) fail("--heads or --taxonomy with --label: one of them");
+  if (o.heads.empty() && o.taxonomy.empty() && !o.each) fail("--heads or --taxonomy with --label: one of them (or --each)");
+  if (o.each && o.random_sets > 0) fail("--random-sets: not used with --each (every head alone is its own control)");
   if (o.taxonomy.empty() != o.label.empty()) fail("--taxonomy and --label go together");
   if (!(o.ci > 0 && o.ci < 100)) fail("--ci: {} is not a coverage in percent (above 0 and below 100)", o.ci);
   std::vector<model::Intervention> kinds;
@@ -121,13 +124,22 @@ void run_intervene(const InterveneOptions& o) {
   const auto& c = r.checkpoint.config;
   for (const auto& iv : kinds)
     if (iv.n > r.T) fail("--intervention {}: {} is above the window's {} keys (--ctx)", iv.text(), iv.n, r.T);
-  HeadList chosen = o.heads.empty() ? heads_of_label(o.taxonomy, o.label, c) : parse_heads(o.heads);
+  HeadList chosen = !o.heads.empty() ? parse_heads(o.heads) : !o.taxonomy.empty() ? heads_of_label(o.taxonomy, o.label, c)
+                                                                                  : HeadList{};
+  if (chosen.empty())  // --each alone: every head of the model
+    for (int64_t l = 0; l < c.n_layers; ++l)
+      for (int64_t h = 0; h < c.n_heads; ++h) chosen.emplace_back(l, h);
   for (const auto& [l, h] : chosen)
     if (l >= c.n_layers || h >= c.n_heads)
       fail("--heads: {}.{} is not a head of the model's {} layers x {} heads", l, h, c.n_layers, c.n_heads);
-  // The sets: the chosen heads, then --random-sets sets of as many other heads (seeded).
-  std::vector<std::pair<std::string, HeadList>> sets = {
-      {o.label.empty() ? heads_text(chosen) : o.label + " (" + std::to_string(chosen.size()) + " heads)", chosen}};
+  // The sets: the chosen heads (with --each, each alone), then --random-sets sets of as many
+  // other heads (seeded).
+  std::vector<std::pair<std::string, HeadList>> sets;
+  if (o.each)
+    for (const auto& head : chosen) sets.emplace_back(heads_text({head}), HeadList{head});
+  else
+    sets.emplace_back(o.label.empty() ? heads_text(chosen) : o.label + " (" + std::to_string(chosen.size()) + " heads)",
+                      chosen);
   uint64_t state = o.input.seed ^ 0x3C6EF372FE94F82BULL;
   for (int64_t s = 0; s < o.random_sets; ++s)
     sets.emplace_back(fmt::format("random set {} ({} heads)", s + 1, chosen.size()),
@@ -158,6 +170,7 @@ void run_intervene(const InterveneOptions& o) {
                                      {"dtype", name_of(arch::kForwardDtypeNames, o.run.forward_dtype())},
                                      {"heads", heads_text(chosen)},
                                      {"random_sets", o.random_sets},
+                                     {"each", o.each},
                                      {"interventions", nlohmann::ordered_json::array()},
                                      {"bootstrap", {{"replicates", o.bootstrap}, {"seed", o.input.seed}, {"ci", o.ci}}}};
   if (!o.taxonomy.empty()) settings["taxonomy"] = {{"file", o.taxonomy}, {"label", o.label}};
@@ -183,6 +196,9 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
   cmd.add_option("--heads", o.heads, "the heads intervened on together: LAYER.HEAD,... (e.g. 3.1,5.0)");
   cmd.add_option("--taxonomy", o.taxonomy, "a geoattn taxonomy of this model whose --label class is intervened on");
   cmd.add_option("--label", o.label, "the class of --taxonomy: Retriever, Mixer, Reset or Unlabelled");
+  cmd.add_flag("--each", o.each,
+               "every head alone (of --heads or the --label class; without them every head of the model): per-head "
+               "importance, each run from its layer on (the layers below it are the plain run's)");
   cmd.add_option("--random-sets", o.random_sets,
                  "controls: as many sets of as many heads drawn at random from the other heads (seeded by --seed)")
       ->check(CLI::NonNegativeNumber);

@@ -26,9 +26,16 @@ class Decoder {
   // result is undefined and the layers after the last hooked one are skipped. `edits`: the heads
   // intervened on (intervention.h; null: none).
   torch::Tensor forward(const torch::Tensor& ids, const HookSpec& hooks, HookCache& cache, bool want_logits = true,
-                        const HeadEdits* edits = nullptr) const;
+                        const HeadEdits* edits = nullptr) const {
+    return run(ids, hooks, cache, want_logits, edits, 0, {});
+  }
   // ids [B, T] -> logits [B, T, vocab] with the heads of `edits` intervened on.
   torch::Tensor forward(const torch::Tensor& ids, const HeadEdits& edits) const;
+  // The same from layer `layer` on, its residual stream `resid` [B, T, hidden] as a forward of
+  // `ids` recorded it (blocks.{layer}.hook_resid_pre): the layers below an intervention are not
+  // run again, and the logits are the whole forward's bit for bit.
+  torch::Tensor forward_from(const torch::Tensor& ids, int64_t layer, const torch::Tensor& resid,
+                             const HeadEdits& edits) const;
 
   const arch::ModelConfig& config() const { return config_; }
   torch::Dtype dtype() const { return dtype_; }
@@ -42,6 +49,9 @@ class Decoder {
   std::vector<Rope> ropes_;  // config_.ropes, one per distinct RoPE
 
   torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight) const;
+  // The forward from layer `from` (0: the embeddings; else `resid` enters it).
+  torch::Tensor run(const torch::Tensor& ids, const HookSpec& hooks, HookCache& cache, bool want_logits,
+                    const HeadEdits* edits, int64_t from, const torch::Tensor& resid) const;
   torch::Tensor mlp(const torch::Tensor& x, const LayerWeights& lw) const;
 };
 

@@ -23,8 +23,9 @@ struct NamedEdits {
 // plain run's `plain` [T, V] for the window's ids [T] (T - 1 predicted tokens), in float64.
 metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tensor& logits, const torch::Tensor& ids);
 
-// Every window through the plain model and through each intervention; progress with rate and
-// ETA on stderr unless `quiet`. Each window's random draws are keyed to its document and rank
+// Every window through the plain model and through each intervention, which starts at its first
+// layer from the plain run's residual stream there; progress with rate and ETA on stderr unless
+// `quiet`. Each window's random draws are keyed to its document and rank
 // (window_keys), so a window draws the same keys in any shard.
 metrics::LossStats intervene_windows(const model::Decoder& decoder, const std::vector<io::Window>& windows,
                                      std::vector<NamedEdits>& interventions, bool quiet);

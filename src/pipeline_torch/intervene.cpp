@@ -9,44 +9,66 @@
 
 namespace geoattn::pipeline {
 
-metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tensor& logits, const torch::Tensor& ids) {
-  const int64_t T = ids.size(0);
-  // Position t predicts token t + 1: the first T - 1 rows against ids[1..], in blocks of rows so
-  // that a large vocabulary's float64 copies stay small (Gemma-3: 262,144 per row).
-  constexpr int64_t kRows = 64;
-  metrics::LossSums s;
+namespace {
+constexpr int64_t kRows = 64;  // rows per block: a large vocabulary's float64 copies stay small (Gemma-3: 262,144)
+}  // namespace
+
+PlainLogProbs plain_log_probs(const torch::Tensor& plain) {
+  const int64_t T = plain.size(0);
+  PlainLogProbs out;
+  // Position t predicts token t + 1: the first T - 1 rows, in blocks of kRows.
   for (int64_t t0 = 0; t0 < T - 1; t0 += kRows) {
-    const int64_t n = std::min(kRows, T - 1 - t0);
-    auto p = torch::log_softmax(plain.narrow(0, t0, n).to(torch::kFloat64), -1);   // [n, V]
+    auto logp = torch::log_softmax(plain.narrow(0, t0, std::min(kRows, T - 1 - t0)).to(torch::kFloat64), -1);
+    out.blocks.push_back({logp, logp.exp(), logp.argmax(-1)});
+  }
+  return out;
+}
+
+metrics::LossSums window_loss_sums(const PlainLogProbs& plain, const torch::Tensor& logits, const torch::Tensor& ids) {
+  const int64_t T = ids.size(0);
+  metrics::LossSums s;
+  int64_t t0 = 0;
+  for (const auto& block : plain.blocks) {
+    const int64_t n = block.logp.size(0);
+    const auto& p = block.logp;                                                    // [n, V]
     auto q = torch::log_softmax(logits.narrow(0, t0, n).to(torch::kFloat64), -1);  // [n, V]
     auto next = ids.narrow(0, t0 + 1, n).to(p.device()).view({-1, 1});             // [n, 1]
     s.loss_plain -= p.gather(1, next).sum().item<double>();
     s.loss -= q.gather(1, next).sum().item<double>();
-    s.kl += (p.exp() * (p - q)).sum().item<double>();  // KL(plain || intervened), summed over positions
-    s.agree += (p.argmax(-1) == q.argmax(-1)).sum().item<double>();
+    s.kl += (block.prob * (p - q)).sum().item<double>();  // KL(plain || intervened), summed over positions
+    s.agree += (block.argmax == q.argmax(-1)).sum().item<double>();
+    t0 += n;
   }
+  if (t0 != T - 1) fail("internal: {} log-probability rows for a window of {}", t0, T);
   s.tokens = static_cast<double>(T - 1);
   return s;
 }
 
-metrics::LossStats intervene_windows(const model::Decoder& decoder, const std::vector<io::Window>& windows,
-                                     std::vector<NamedEdits>& interventions, bool quiet) {
+metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tensor& logits, const torch::Tensor& ids) {
+  return window_loss_sums(plain_log_probs(plain), logits, ids);
+}
+
+metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
+                                     const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
+                                     bool quiet) {
   const auto K = static_cast<int64_t>(interventions.size());
   metrics::LossStats stats(K);
   const std::vector<uint64_t> keys = window_keys(doc_ids(windows));
   long long tokens = 0;
   const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, decoder.config().n_layers);
   Progress progress("intervene", static_cast<long long>(windows.size()), quiet);
+  std::vector<metrics::LossSums> sums(static_cast<size_t>(K));
   for (size_t w = 0; w < windows.size(); ++w) {
     const auto& window = windows[w];
     auto ids = torch::tensor(window.ids, torch::kInt64);  // [T]
     if (ids.size(0) < 2) fail("intervene: a window of {} tokens predicts none", ids.size(0));
-    const int64_t row = stats.unit_row(window.doc_id);
     // The plain run, with the residual stream entering each layer: an intervention from layer l
     // on starts there (the layers below it are the plain run's bit for bit).
     model::HookCache resid;
-    const auto plain = decoder.forward(ids.unsqueeze(0), hooks, resid)[0];  // [T, V] float32
-    for (int64_t k = 0; k < K; ++k) {
+    const PlainLogProbs plain = plain_log_probs(decoder.forward(ids.unsqueeze(0), hooks, resid)[0]);  // of [T, V]
+    // The interventions of the window on the pool's workers (LibTorch one thread each), each
+    // its own sums, added in their order.
+    pool.for_each_item(K, [&](int64_t k, int) {
       model::HeadEdits& edits = interventions[static_cast<size_t>(k)].edits;
       model::KeptKeys counts;
       edits.counts = &counts;
@@ -58,8 +80,10 @@ metrics::LossStats intervene_windows(const model::Decoder& decoder, const std::v
       edits.counts = nullptr;
       metrics::LossSums s = window_loss_sums(plain, logits, ids);
       s.kept = counts.kept, s.seen = counts.seen;
-      stats.add(k, row, s);
-    }
+      sums[static_cast<size_t>(k)] = s;
+    });
+    const int64_t row = stats.unit_row(window.doc_id);
+    for (int64_t k = 0; k < K; ++k) stats.add(k, row, sums[static_cast<size_t>(k)]);
     tokens += static_cast<long long>(window.ids.size());
     progress.update(static_cast<long long>(w + 1), tokens);
   }

@@ -153,7 +153,8 @@ void run_intervene(const InterveneOptions& o) {
       runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, o.input.seed)});
       infos.push_back({full, iv.text(), heads});
     }
-  const metrics::LossStats stats = pipeline::intervene_windows(r.decoder, r.windows, runs, o.quiet);
+  WorkerPool pool(o.run.threads);
+  const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, r.windows, runs, o.quiet);
   const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
 
   nlohmann::ordered_json model = {{"path", o.model}};

@@ -10,6 +10,7 @@
 #include "geoattn/io/windows.h"
 #include "geoattn/metrics/intervene/loss_stats.h"
 #include "geoattn/model/decoder.h"
+#include "geoattn/util/worker_pool.h"
 
 namespace geoattn::pipeline {
 
@@ -19,15 +20,28 @@ struct NamedEdits {
   model::HeadEdits edits;
 };
 
+// The plain run's next-token log-probabilities of a window, float64, in blocks of rows: what
+// every intervention of the window is read against (computed once per window).
+struct PlainLogProbs {
+  struct Block {
+    torch::Tensor logp, prob, argmax;  // [n, V], [n, V], [n]
+  };
+  std::vector<Block> blocks;  // rows 0..T-2 in order
+};
+PlainLogProbs plain_log_probs(const torch::Tensor& plain);  // plain: logits [T, V]
+
 // One window's sums of next-token readings: logits [T, V] of the intervened run against the
-// plain run's `plain` [T, V] for the window's ids [T] (T - 1 predicted tokens), in float64.
+// plain run's for the window's ids [T] (T - 1 predicted tokens), in float64.
+metrics::LossSums window_loss_sums(const PlainLogProbs& plain, const torch::Tensor& logits, const torch::Tensor& ids);
 metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tensor& logits, const torch::Tensor& ids);
 
 // Every window through the plain model and through each intervention, which starts at its first
 // layer from the plain run's residual stream there; progress with rate and ETA on stderr unless
 // `quiet`. Each window's random draws are keyed to its document and rank
 // (window_keys), so a window draws the same keys in any shard.
-metrics::LossStats intervene_windows(const model::Decoder& decoder, const std::vector<io::Window>& windows,
-                                     std::vector<NamedEdits>& interventions, bool quiet);
+// The interventions of a window run on `pool`'s workers side by side.
+metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
+                                     const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
+                                     bool quiet);
 
 }  // namespace geoattn::pipeline

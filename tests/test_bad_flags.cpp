@@ -209,6 +209,8 @@ std::vector<Case> cases(const Fixtures& f) {
       {"intervene", run + " --taxonomy " + (t / "none.json") + " --label Reset", "none.json: cannot open"},
       {"intervene", run + " --taxonomy " + (t / "m.json") + " --label Reset", "not a geoattn taxonomy"},
       {"intervene", run + " --taxonomy " + (t / "tax.json"), "--taxonomy and --label go together"},
+      {"intervene", run + " --taxonomy " + source("docs/findings/stories15M/taxonomy.json") + " --label Mixer",
+       "a taxonomy of a model of 6 layers x 6 heads, not this one's 5 x 8"},
       {"intervene", run + " --taxonomy " + (t / "tax.json") + " --label Nothing", "--label Nothing: no head of"},
       {"intervene", run + " --heads 1.1 --random-sets -1", "--random-sets"},
       {"intervene", run + " --each --random-sets 2", "--random-sets: not used with --each"},

@@ -38,6 +38,9 @@ def output_clash(outputs, inputs) -> str | None:
     included), or two of them are one path (one would replace the other). The same promise as the
     C++ programs' (util/input_files.h), checked before any work, naming the flag and the file."""
     read = {os.path.realpath(p) for p in inputs if p}
+    if log := os.environ.get("GEOATTN_TEST_INPUTS_LOG"):  # the tests' matrix of inputs, as the C++ programs write it
+        with open(log, "a", encoding="utf-8") as f:
+            f.writelines(os.path.abspath(p) + "\n" for p in inputs if p)
     seen: dict[str, str] = {}
     for flag, path in outputs:
         if not path:

@@ -100,7 +100,7 @@ namespace {
 void log_inputs_for_tests() {
   const char* log = std::getenv("GEOATTN_TEST_INPUTS_LOG");
   if (!log) return;
-  if (FILE* f = std::fopen(log, "w")) {
+  if (FILE* f = std::fopen(log, "a")) {  // appended: a tool that runs geoattn logs both
     for (const std::string& path : inputs_read()) std::fprintf(f, "%s\n", path.c_str());
     std::fclose(f);
   }

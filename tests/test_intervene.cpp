@@ -7,14 +7,24 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "geoattn/analysis/budgets.h"
 #include "geoattn/metrics/intervene/loss_stats.h"
 #include "geoattn/model/decoder.h"
 #include "geoattn/pipeline_torch/intervene.h"
+#include "geoattn/report/measure_json.h"
 #include "geoattn/util/error.h"
 #include "test_util.h"
 
 using namespace geoattn;
 using geoattn::testing::error_of;
+using geoattn::testing::read_file;
+using geoattn::testing::run_tool;
+using geoattn::testing::TempDir;
 using geoattn::testing::fixture;
 using geoattn::testing::source;
 
@@ -232,4 +242,88 @@ TEST(Intervention, AForwardFromALayerIsTheWholeForwardBitForBit) {
                                m.decoder.forward(ids, edits)))
           << policy << " at layer " << l;
     }
+}
+
+// budget:CURVE:X reads each head's curve up to its first fall below X (analysis/budgets.h).
+TEST(Budgets, TheBudgetIsTheLastNBeforeTheCurveFirstFallsBelowTheTarget) {
+  const auto rule = analysis::BudgetRule::parse("R_rmin:0.9");
+  EXPECT_EQ(rule.curve, "R_rmin");
+  EXPECT_EQ(rule.target, 0.9);
+  EXPECT_EQ(rule.text(), "R_rmin:0.9");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<int64_t> grid = {1, 2, 3, 4, 8, 16};
+  EXPECT_EQ(analysis::budget_n(rule, grid, {1, 0.95, 0.9, 0.5, 0.97, 1}), 3);  // 8 and 16 meet it again: not counted
+  EXPECT_EQ(analysis::budget_n(rule, grid, {1, 0.95, 0.91, 0.92, 0.97, 1}), 16);
+  EXPECT_EQ(analysis::budget_n(rule, grid, {1, 0.5, 1, 1, 1, 1}), 1);
+  EXPECT_EQ(analysis::budget_n(rule, grid, {1, 1, nan, 1, 1, 1}), 2);  // no sample reached N = 3
+  EXPECT_EQ(analysis::budget_n(rule, grid, {nan, nan, nan, nan, nan, nan}), 0);
+  for (const char* bad : {"R_rmin>0.9", "R:0.9", "R_rmin:0", "R_rmin:1.5", "R_rmin:x", "", "P_rmax:"})
+    EXPECT_NE(error_of([&] { (void)analysis::BudgetRule::parse(bad); }).find("is not CURVE:X"), std::string::npos) << bad;
+}
+
+// A budget keeps each head's own N largest weights: per row of T queries, min(N_h, i + 1) keys
+// for head h; with the same N for every head it is top-n:N bit for bit.
+TEST(Intervention, ABudgetKeepsEachHeadsOwnN) {
+  const Model& m = stories();
+  const int64_t T = 40;
+  const auto ids = window_ids(T, m.checkpoint.config.vocab);
+  const auto budget = model::Intervention::parse("budget:R_rmin:0.9");
+  EXPECT_EQ(budget.text(), "budget:R_rmin:0.9");
+  model::HeadEdits edits(m.L(), m.H(), {{1, 5}, {1, 2}, {3, 0}}, budget, {7, 3, 12});
+  model::KeptKeys counts;
+  edits.counts = &counts;
+  m.decoder.forward(ids, edits);
+  double kept = 0;
+  for (int64_t i = 0; i < T; ++i)
+    for (const int64_t n : {7, 3, 12}) kept += static_cast<double>(std::min<int64_t>(n, i + 1));
+  EXPECT_EQ(counts.kept, kept);
+  EXPECT_EQ(counts.seen, 3.0 * T * (T + 1) / 2);
+  std::vector<std::pair<int64_t, int64_t>> every;
+  for (int64_t l = 0; l < m.L(); ++l)
+    for (int64_t h = 0; h < m.H(); ++h) every.emplace_back(l, h);
+  const model::HeadEdits same(m.L(), m.H(), every, budget, std::vector<int64_t>(every.size(), 5));
+  EXPECT_TRUE(torch::equal(m.decoder.forward(ids, same),
+                           m.decoder.forward(ids, model::HeadEdits(m.L(), m.H(), every, model::Intervention::parse("top-n:5")))));
+  EXPECT_NE(error_of([&] { model::HeadEdits(m.L(), m.H(), {{0, 0}}, budget, std::vector<int64_t>{0}); }).find("a budget of 0 keys"),
+            std::string::npos);
+}
+
+// End to end on stories260K: geoattn intervene --budget-from gives every head the rule's N on the
+// measure result's own curves, and its kept fraction is those budgets' (sum over heads and rows of
+// min(N_h, i + 1) over the keys seen).
+TEST(Intervention, BudgetsFromAMeasureResultAreTheRuleOnItsCurves) {
+  TempDir tmp;
+  const std::string run = " --model " + source("models/stories260K") + " --data " +
+                          source("data/openwebtext/openwebtext-60docs.jsonl") + " --ctx 32 --max-windows 4 --quiet";
+  ASSERT_EQ(run_tool("geoattn measure" + run + " --bootstrap 0 --out " + (tmp / "m.json"), tmp).code, 0);
+  const auto r = run_tool("geoattn intervene" + run + " --heads all --bootstrap 0 --budget-from " + (tmp / "m.json") +
+                              " --intervention budget:R_rmin:0.8 --intervention budget:P_rmax:0.5 --out " + (tmp / "i.json"),
+                          tmp);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto measure = report::read_measure(tmp / "m.json");
+  const auto result = nlohmann::json::parse(read_file(tmp / "i.json"));
+  const auto grid = measure.at("n_grid").get<std::vector<int64_t>>();
+  ASSERT_EQ(result.at("interventions").size(), 2u);
+  for (const auto& iv : result.at("interventions")) {
+    const std::string text = iv.at("intervention");
+    const std::string curve = text.substr(text.find(':') + 1, 6);
+    const double target = std::stod(text.substr(text.rfind(':') + 1));
+    const auto heads = iv.at("heads"), budgets = iv.at("budgets");
+    ASSERT_EQ(heads.size(), 40u);
+    ASSERT_EQ(budgets.size(), 40u);
+    double kept = 0, seen = 0;
+    for (size_t k = 0; k < heads.size(); ++k) {
+      const auto& head = measure.at("heads").at(k);
+      ASSERT_EQ(heads[k], (nlohmann::json{head.at("layer"), head.at("head")}));
+      int64_t want = 0;  // the last grid N before the mean curve first falls below the target
+      for (size_t g = 0; g < grid.size(); ++g) {
+        if (head.at(curve)[g].is_null() || head.at(curve)[g].get<double>() < target) break;
+        want = grid[g];
+      }
+      EXPECT_EQ(budgets[k].get<int64_t>(), want) << text << " head " << k;
+      for (int64_t i = 0; i < 32; ++i) kept += static_cast<double>(std::min<int64_t>(want, i + 1)), seen += static_cast<double>(i + 1);
+    }
+    EXPECT_NEAR(iv.at("kept_fraction").get<double>(), kept / seen, 1e-12) << text;
+  }
+  EXPECT_EQ(result.at("settings").at("budget_from").at("run_id"), measure.at("run_id"));
 }

@@ -8,8 +8,10 @@ or other schema, a missing key, a missing file) gives exit code 2, one stderr li
 output. Without the binary too: the figures and scripts/summary.py on results constructed here
 (one bootstrap unit, few units, the kappa-free envelopes, a taxonomy with Unlabelled heads and
 its sensitivity rows, and the older layout without these keys), checked through matplotlib's
-artists and the summary's columns. Standard library only; the plotter itself needs numpy +
-matplotlib.
+artists and the summary's columns. And `geoattn intervene` results (geometry budgets beside
+uniform top-n and sink-recent over every head, an --each run): the sparsification curve and the
+head-importance map, each line and cell the result's numbers. Standard library only; the
+plotter itself needs numpy + matplotlib.
 
     tests/test_plot_figures.py [--source-dir DIR] [--bin-dir DIR] [--keep]
 
@@ -699,20 +701,25 @@ def draw_synthetic(src):
 
 def synthetic_figure_checks(src, tmp):
     """draw_synthetic under an interpreter with numpy + matplotlib (ok/FAIL lines passed on)."""
+    under_plotter(src, "draw_synthetic", [src], "figures on constructed results")
+
+
+def under_plotter(src, function, args, what):
+    """This file's `function`(*args) under an interpreter with numpy + matplotlib, its ok/FAIL
+    lines passed on."""
     exe = plotter_python()
     if not check(exe is not None, "an interpreter with numpy + matplotlib"):
         return
     here = os.path.dirname(os.path.abspath(__file__))
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_plot_figures as t\n"
-            "t.draw_synthetic(sys.argv[2])\n"
+            f"t.{function}(*sys.argv[2:])\n"
             "sys.exit(1 if t.failures else 0)\n")
-    p, _ = run([exe, "-c", code, here, src], src)
+    p, _ = run([exe, "-c", code, here, *args], src)
     for line in p.stdout.splitlines():
         print("  " + line)
         if line.startswith("FAIL"):
             failures.append(line[6:])
-    check(p.returncode == 0, "figures on constructed results" + (
-        "" if p.returncode == 0 else f": {p.stderr.strip()[-1500:]}"))
+    check(p.returncode == 0, what + ("" if p.returncode == 0 else f": {p.stderr.strip()[-1500:]}"))
 
 
 def synthetic_summary_checks(src, tmp):
@@ -771,6 +778,59 @@ def synthetic_summary_checks(src, tmp):
           "summary.py --help: the usage on stdout")
 
 
+def intervene_checks(src, geoattn, py, plot, tmp):
+    """The --intervene figures on real geoattn intervene results: the files written, every line
+    of the sparsification curve the result's readings of one policy in order of the fraction
+    kept (zero ablation, which keeps no fraction, none), and the head-importance map's cells
+    the --each run's losses (the heads not run blank)."""
+    run = ["--model", "models/stories260K", "--data", "data/openwebtext/openwebtext-60docs.jsonl", "--ctx", "32",
+           "--max-windows", "6", "--quiet"]
+    M, I, E = (os.path.join(tmp, f) for f in ("im.json", "i.json", "e.json"))
+    must([geoattn, "measure"] + run + ["--bootstrap", "0", "--out", M], src, "geoattn measure (for budgets)")
+    policies = ["budget:R_rmin:0.8", "budget:R_rmin:0.6", "top-n:4", "top-n:8", "sink-recent:4", "sink-recent:8", "zero"]
+    must([geoattn, "intervene"] + run + ["--heads", "all", "--budget-from", M, "--bootstrap", "50", "--out", I] +
+         [x for p in policies for x in ("--intervention", p)], src, "geoattn intervene: budgets beside top-n, sink-recent")
+    must([geoattn, "intervene"] + run + ["--heads", "1.1,3.6", "--each", "--bootstrap", "0", "--out", E], src,
+         "geoattn intervene --each")
+    out = os.path.join(tmp, "intervene-figs")
+    p = must([py, plot, "--intervene", I, E, "--out", out], src, "plot --intervene")
+    check_outputs(out, ("sparsification", "head_importance"), p.stdout, "--intervene")
+    under_plotter(src, "intervene_artists", [src, I, E], "the --intervene figures' artists")
+
+
+def intervene_artists(src, I, E):
+    """The sparsification lines and the importance map's cells against the results I and E."""
+    sys.path.insert(0, os.path.join(src, "python"))
+    from geoattn.figures.interventions import InterveneRun, fig_head_importance, fig_sparsification, label_runs
+    docs = [json.load(open(f)) for f in (I, E)]
+    runs = [InterveneRun(f, d) for f, d in zip((I, E), docs)]
+    label_runs(runs)
+    ax = fig_sparsification(runs[:1]).axes[0]
+    drawn = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
+    want = {}
+    for r in docs[0]["interventions"]:
+        kind = r["intervention"].split(":")
+        name = ("budget " + kind[1] if kind[0] == "budget" else kind[0]) + " on all 40 heads"
+        if r["kept_fraction"] is not None:
+            want.setdefault(name, []).append((r["kept_fraction"], r["loss_diff"]))
+    check(sorted(drawn) == sorted(want) == ["budget R_rmin on all 40 heads", "sink-recent on all 40 heads",
+                                           "top-n on all 40 heads"],
+          f"sparsification: one line per policy, zero ablation none ({sorted(drawn)})")
+    for name, points in want.items():
+        xy = sorted(points)
+        line = drawn.get(name)
+        check(line is not None and list(line.get_xdata()) == [x for x, _ in xy] and
+              list(line.get_ydata()) == [y for _, y in xy], f"sparsification: {name} is the result's readings")
+    check(len(ax.collections) == 3, f"sparsification: a band per line ({len(ax.collections)})")
+    fig = fig_head_importance(runs)
+    grid = fig.axes[0].images[0].get_array()
+    losses = {tuple(r["heads"][0]): r["loss_diff"] for r in docs[1]["interventions"]}
+    cells = {(l, h): float(grid[l][h]) for l in range(5) for h in range(8) if not grid.mask[l][h]}
+    check(cells == losses, f"head_importance: the --each run's losses at their heads, the rest blank ({cells})")
+    check(fig_head_importance(runs[:1]) == "no --each run among the --intervene files",
+          "head_importance without an --each run: skipped, saying why")
+
+
 def main():
     args, src, _, geoattn = parse_args(__file__)
     plot = os.path.join(src, "scripts", "plot_figures.py")
@@ -783,6 +843,7 @@ def main():
         synthetic_summary_checks(src, tmp)
         if check(os.access(geoattn, os.X_OK), f"geoattn is built ({geoattn})"):
             real_output_checks(src, geoattn, py, plot, tmp)
+            intervene_checks(src, geoattn, py, plot, tmp)
     finally:
         remove_scratch(tmp, args.keep)
     return finish(t0)

@@ -107,7 +107,7 @@ def check_entry_points(src):
     cases = [
         (["plot_figures.py", "--help"], 0, "stdout", "usage: plot_figures.py"),
         (["plot_figures.py", "--out", "figs"], 2, "stderr",
-         "plot_figures: error: give --measure or --sinks"),
+         "plot_figures: error: give --measure, --sinks or --intervene"),
         (["summary.py"], 1, "stderr", "scripts/summary.py out/measure.json [out/taxonomy.json]"),
         (["-m", "geoattn.schema"], 1, "stderr", "usage: geoattn-schema SCHEMA.json DOC.json"),
     ]

@@ -14,15 +14,20 @@ Intervention Intervention::parse(const std::string& text) {
   const std::string name = text.substr(0, colon);
   const auto edit = value_of(kEditNames, name);
   const auto bad = [&] {
-    fail("'{}' is not zero, top-n:N, sink-recent:K or random:N (N, K >= 1)", text);
+    fail("'{}' is not zero, top-n:N, sink-recent:K, random:N (N, K >= 1) or budget:RULE", text);
   };
   if (!edit) bad();
-  Intervention iv{*edit, 0};
+  Intervention iv{*edit, 0, ""};
   if (*edit == Edit::Zero) {
     if (colon != std::string::npos) bad();
     return iv;
   }
   if (colon == std::string::npos) bad();
+  if (*edit == Edit::Budget) {
+    iv.rule = text.substr(colon + 1);
+    if (iv.rule.empty()) bad();
+    return iv;
+  }
   const auto n = parse_integer<int64_t>(text.substr(colon + 1));
   if (!n || *n < 1) bad();
   iv.n = *n;
@@ -30,8 +35,8 @@ Intervention Intervention::parse(const std::string& text) {
 }
 
 std::string Intervention::text() const {
-  return edit == Edit::Zero ? std::string(name_of(kEditNames, edit))
-                            : std::string(name_of(kEditNames, edit)) + ":" + std::to_string(n);
+  const std::string name(name_of(kEditNames, edit));
+  return edit == Edit::Zero ? name : name + ":" + (edit == Edit::Budget ? rule : std::to_string(n));
 }
 
 HeadEdits::HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
@@ -48,6 +53,24 @@ HeadEdits::HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<
     std::sort(list.begin(), list.end());
     if (!list.empty() && first_layer_ < 0) first_layer_ = l;
   }
+}
+
+HeadEdits::HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
+                     Intervention intervention, const std::vector<int64_t>& budgets)
+    : HeadEdits(layers, heads, which, intervention) {
+  if (budgets.size() != which.size()) fail("internal: {} budgets for {} heads", budgets.size(), which.size());
+  n_by_layer_.resize(by_layer_.size());
+  for (size_t l = 0; l < by_layer_.size(); ++l)
+    for (const int64_t h : by_layer_[l]) {
+      const auto at = std::find(which.begin(), which.end(), std::pair(static_cast<int64_t>(l), h)) - which.begin();
+      if (budgets[static_cast<size_t>(at)] < 1) fail("head {}.{}: a budget of {} keys", l, h, budgets[static_cast<size_t>(at)]);
+      n_by_layer_[l].push_back(budgets[static_cast<size_t>(at)]);
+    }
+}
+
+std::vector<int64_t> HeadEdits::kept_n(int64_t layer) const {
+  if (!n_by_layer_.empty()) return n_by_layer_[static_cast<size_t>(layer)];
+  return std::vector<int64_t>(by_layer_[static_cast<size_t>(layer)].size(), intervention_.n);
 }
 
 int64_t HeadEdits::head_count() const {
@@ -91,9 +114,16 @@ torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, i
   if (window > 0) seen = seen & ((i - j) < window);  // [Q, K]
   torch::Tensor keep;                                 // [.., Q, K] bool
   switch (iv.edit) {
-    case Edit::TopN: {
-      const int64_t n = std::min(iv.n, K);
-      keep = torch::zeros_like(rows, torch::kBool).scatter(-1, std::get<1>(rows.topk(n, -1)), true) & seen;
+    case Edit::TopN:
+    case Edit::Budget: {
+      // Each head's N largest weights: the largest N of the layer's heads drawn, each head
+      // keeping the first N of its own (topk's order: largest first).
+      const std::vector<int64_t> ns = edits.kept_n(layer);
+      const int64_t n = std::min(*std::max_element(ns.begin(), ns.end()), K);
+      auto rank_kept = torch::arange(n, options).view({1, 1, 1, n}) <
+                       torch::tensor(ns, torch::kInt64).to(probs.device()).view({1, -1, 1, 1});  // [1, h, 1, n]
+      auto top = std::get<1>(rows.topk(n, -1));                                                     // [B, h, Q, n]
+      keep = torch::zeros_like(rows, torch::kBool).scatter(-1, top, rank_kept.expand_as(top)) & seen;
       break;
     }
     case Edit::SinkRecent: keep = seen & ((j == 0) | ((i - j) < iv.n)); break;
@@ -104,8 +134,7 @@ torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, i
       draw = draw.masked_fill(~(seen & (j > 0)), minimum);
       const int64_t n = std::min(iv.n, K);
       auto picked = torch::zeros_like(draw, torch::kBool).scatter(-1, std::get<1>(draw.topk(n, -1)), true);
-      keep = (picked & seen & (j > 0)) | (seen & (j == 0));  // [h, Q, K]
-      keep = keep.unsqueeze(0).expand_as(rows);
+      keep = ((picked & (j > 0)) | (j == 0)) & seen;  // [h, Q, K]
       break;
     }
     case Edit::Zero: fail("internal: zero edits no row");

@@ -38,17 +38,17 @@ ordered_json intervene_json(const ordered_json& model, const ordered_json& data,
     const auto& r = readings.interventions[k];
     ordered_json heads = ordered_json::array();
     for (const auto& [l, h] : info.heads) heads.push_back({l, h});
-    list.push_back({{"name", info.name},
-                    {"intervention", info.intervention},
-                    {"heads", heads},
-                    {"loss", number(r.loss)},
-                    {"loss_diff", number(r.loss_diff)},
-                    {"loss_diff_ci", interval(r.loss_diff_ci)},
-                    {"kl", number(r.kl)},
-                    {"kl_ci", interval(r.kl_ci)},
-                    {"top1_agreement", number(r.top1)},
-                    {"top1_agreement_ci", interval(r.top1_ci)},
-                    {"kept_fraction", number(r.kept_fraction)}});
+    ordered_json entry = {{"name", info.name}, {"intervention", info.intervention}, {"heads", heads}};
+    if (!info.budgets.empty()) entry["budgets"] = info.budgets;  // a budget's N per head, in heads' order
+    entry["loss"] = number(r.loss);
+    entry["loss_diff"] = number(r.loss_diff);
+    entry["loss_diff_ci"] = interval(r.loss_diff_ci);
+    entry["kl"] = number(r.kl);
+    entry["kl_ci"] = interval(r.kl_ci);
+    entry["top1_agreement"] = number(r.top1);
+    entry["top1_agreement_ci"] = interval(r.top1_ci);
+    entry["kept_fraction"] = number(r.kept_fraction);
+    list.push_back(std::move(entry));
   }
   return j;
 }

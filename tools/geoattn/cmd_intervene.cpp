@@ -8,12 +8,16 @@
 #include "cli.h"
 #include "commands.h"
 #include "forward_loop.h"
+#include "intervene_budgets.h"
 #include "geoattn/io/model_info.h"
 #include "geoattn/metrics/intervene/loss_stats.h"
 #include "geoattn/model/intervention.h"
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/pipeline_torch/intervene.h"
 #include "geoattn/report/intervene_json.h"
+#include "geoattn/report/run_identity.h"
+#include "geoattn/report/run_info_json.h"
+#include "geoattn/pipeline/results.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/json_parse.h"
@@ -36,15 +40,22 @@ struct InterveneOptions {
   int64_t random_sets = 0;                  // --random-sets K: controls of the same size from the other heads
   bool each = false;                        // --each: every chosen head alone
   std::vector<std::string> interventions;   // --intervention SPEC (repeatable)
+  std::string budget_from;                  // --budget-from M.json: the curves budget:RULE reads
   int64_t bootstrap = 2000;
   double ci = metrics::kSpecCi;
   std::string out;
   bool quiet = false;
 };
 
-// "3.1,5.0" -> (3, 1), (5, 0); geoattn::Error naming --heads otherwise.
-HeadList parse_heads(const std::string& text) {
+// "3.1,5.0" -> (3, 1), (5, 0); "all": every head of the model; geoattn::Error naming --heads
+// otherwise.
+HeadList parse_heads(const std::string& text, const arch::ModelConfig& config) {
   HeadList out;
+  if (text == "all") {
+    for (int64_t l = 0; l < config.n_layers; ++l)
+      for (int64_t h = 0; h < config.n_heads; ++h) out.emplace_back(l, h);
+    return out;
+  }
   size_t begin = 0;
   while (begin <= text.size()) {
     const size_t comma = text.find(',', begin);
@@ -53,7 +64,7 @@ HeadList parse_heads(const std::string& text) {
     const auto layer = dot == std::string::npos ? std::nullopt : parse_integer<int64_t>(item.substr(0, dot));
     const auto head = dot == std::string::npos ? std::nullopt : parse_integer<int64_t>(item.substr(dot + 1));
     if (!layer || !head || *layer < 0 || *head < 0)
-      fail("--heads: '{}' is not LAYER.HEAD (e.g. 3.1,5.0)", item);
+      fail("--heads: '{}' is not LAYER.HEAD (e.g. 3.1,5.0) or all", item);
     out.emplace_back(*layer, *head);
     if (comma == std::string::npos) break;
     begin = comma + 1;
@@ -106,6 +117,7 @@ void run_intervene(const InterveneOptions& o) {
   std::vector<std::string> inputs = o.input.data;
   inputs.push_back(o.model);
   if (!o.taxonomy.empty()) inputs.push_back(o.taxonomy);
+  if (!o.budget_from.empty()) inputs.push_back(o.budget_from);
   check_outputs_of(o.out, inputs);
   if (!o.heads.empty() && !o.taxonomy.empty()) fail("--heads or --taxonomy with --label: one of them");
   if (o.heads.empty() && o.taxonomy.empty() && !o.each) fail("--heads or --taxonomy with --label: one of them (or --each)");
@@ -116,15 +128,22 @@ void run_intervene(const InterveneOptions& o) {
   for (const auto& text : o.interventions.empty() ? std::vector<std::string>{"zero"} : o.interventions) {
     try {
       kinds.push_back(model::Intervention::parse(text));
+      if (kinds.back().edit == model::Edit::Budget) (void)analysis::BudgetRule::parse(kinds.back().rule);
     } catch (const Error& e) {
       fail("--intervention: {}", e.what());
     }
   }
+  const bool budgeted =
+      std::any_of(kinds.begin(), kinds.end(), [](const auto& iv) { return iv.edit == model::Edit::Budget; });
+  if (budgeted && o.budget_from.empty())
+    fail("--intervention budget:RULE: give --budget-from M.json (the measure result whose curves choose each head's N)");
+  if (!budgeted && !o.budget_from.empty()) fail("--budget-from: not used without an --intervention budget:RULE");
   const ModelRun r = open_model_run(o.model, o.input, o.run, pipeline::Queries::parse("last"));
   const auto& c = r.checkpoint.config;
   for (const auto& iv : kinds)
     if (iv.n > r.T) fail("--intervention {}: {} is above the window's {} keys (--ctx)", iv.text(), iv.n, r.T);
-  HeadList chosen = !o.heads.empty() ? parse_heads(o.heads) : !o.taxonomy.empty() ? heads_of_label(o.taxonomy, o.label, c)
+  const BudgetSource budget_source = budgeted ? BudgetSource::read(o.budget_from, c) : BudgetSource{};
+  HeadList chosen = !o.heads.empty() ? parse_heads(o.heads, c) : !o.taxonomy.empty() ? heads_of_label(o.taxonomy, o.label, c)
                                                                                   : HeadList{};
   if (chosen.empty())  // --each alone: every head of the model
     for (int64_t l = 0; l < c.n_layers; ++l)
@@ -138,7 +157,9 @@ void run_intervene(const InterveneOptions& o) {
   if (o.each)
     for (const auto& head : chosen) sets.emplace_back(heads_text({head}), HeadList{head});
   else
-    sets.emplace_back(o.label.empty() ? heads_text(chosen) : o.label + " (" + std::to_string(chosen.size()) + " heads)",
+    sets.emplace_back(!o.label.empty() ? o.label + " (" + std::to_string(chosen.size()) + " heads)"
+                      : o.heads == "all" ? "all " + std::to_string(chosen.size()) + " heads"
+                                         : heads_text(chosen),
                       chosen);
   uint64_t state = o.input.seed ^ 0x3C6EF372FE94F82BULL;
   for (int64_t s = 0; s < o.random_sets; ++s)
@@ -150,23 +171,23 @@ void run_intervene(const InterveneOptions& o) {
   for (const auto& iv : kinds)
     for (const auto& [name, heads] : sets) {
       const std::string full = iv.text() + " on " + name;
-      runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, o.input.seed)});
-      infos.push_back({full, iv.text(), heads});
+      if (iv.edit == model::Edit::Budget) {
+        const auto budgets = budget_source.budgets(analysis::BudgetRule::parse(iv.rule), heads, r.T);
+        runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, budgets)});
+        infos.push_back({full, iv.text(), heads, budgets});
+      } else {
+        runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, o.input.seed)});
+        infos.push_back({full, iv.text(), heads, {}});
+      }
     }
   WorkerPool pool(o.run.threads);
   const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, r.windows, runs, o.quiet);
   const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
 
-  nlohmann::ordered_json model = {{"path", o.model}};
-  const nlohmann::ordered_json described = io::describe_model(c);
-  for (const auto& [key, value] : described.items()) model[key] = value;
-  const nlohmann::ordered_json data = {{"files", o.input.data},
-                                       {"mode", name_of(io::kWindowModeNames, o.input.window)},
-                                       {"offset", name_of(io::kOffsetModeNames, o.input.offset)},
-                                       {"seed", o.input.seed},
-                                       {"max_windows", o.input.max_windows},
-                                       {"windows", r.windows.size()},
-                                       {"tokens", static_cast<int64_t>(r.windows.size()) * r.T}};
+  const auto model = report::to_json(pipeline::model_info(r.checkpoint));
+  metrics::DataInfo windows = window_data(o.input, r.windows, r.T, "0/1");
+  windows.complete = true;  // every window of the run is in
+  const auto data = report::to_json(windows);
   nlohmann::ordered_json settings = {{"ctx", r.T},
                                      {"dtype", name_of(arch::kForwardDtypeNames, o.run.forward_dtype())},
                                      {"heads", heads_text(chosen)},
@@ -175,6 +196,10 @@ void run_intervene(const InterveneOptions& o) {
                                      {"interventions", nlohmann::ordered_json::array()},
                                      {"bootstrap", {{"replicates", o.bootstrap}, {"seed", o.input.seed}, {"ci", o.ci}}}};
   if (!o.taxonomy.empty()) settings["taxonomy"] = {{"file", o.taxonomy}, {"label", o.label}};
+  if (budgeted)
+    settings["budget_from"] = {{"file", o.budget_from},
+                               {"run_id", report::run_id_of(budget_source.doc).value_or("")},
+                               {"rule", "the largest N of its grid up to which the head's mean curve stays at least the target"}};
   for (const auto& iv : kinds) settings["interventions"].push_back(iv.text());
   auto j = report::intervene_json(model, data, settings, infos, stats, readings);
   j["timing"] = {{"seconds_total", seconds_since(start)}, {"device", arch::device_name(o.run.device)}};
@@ -194,7 +219,7 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
   cmd.add_option("--model", o.model, "Hugging Face checkpoint folder")->required();
   add_input_options(cmd, o.input, /*data_only=*/true);
   o.input.seed_draws_more = true;  // the random sets, the random keys and the bootstrap too
-  cmd.add_option("--heads", o.heads, "the heads intervened on together: LAYER.HEAD,... (e.g. 3.1,5.0)");
+  cmd.add_option("--heads", o.heads, "the heads intervened on together: LAYER.HEAD,... (e.g. 3.1,5.0), or all");
   cmd.add_option("--taxonomy", o.taxonomy, "a geoattn taxonomy of this model whose --label class is intervened on");
   cmd.add_option("--label", o.label, "the class of --taxonomy: Retriever, Mixer, Reset or Unlabelled");
   cmd.add_flag("--each", o.each,
@@ -207,7 +232,11 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
                  "what is done to the heads, inside the attention before the output projection (repeatable; default "
                  "zero): zero (the head's output removed), top-n:N (each row keeps its N largest weights, "
                  "renormalised), sink-recent:K (the first key and the last K keys: StreamingLLM), random:N (the first "
-                 "key and N random others, seeded)");
+                 "key and N random others, seeded), budget:CURVE:X (each head keeps its own N largest weights: the "
+                 "largest N up to which its mean CURVE in --budget-from stays at least X; CURVE P_rmax, R_rmin, F_rmax "
+                 "or F_rmin)");
+  cmd.add_option("--budget-from", o.budget_from,
+                 "a geoattn measure result of this model whose curves choose each head's N for budget:RULE");
   cmd.add_option("--bootstrap", o.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")
       ->check(CLI::NonNegativeNumber)
       ->default_str("2000");

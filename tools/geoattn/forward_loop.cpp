@@ -40,6 +40,15 @@ ModelRun open_model_run(const std::string& model, const InputOptions& input, con
   return {std::move(checkpoint), std::move(windows), T, std::move(query_positions), std::move(decoder)};
 }
 
+metrics::DataInfo window_data(const InputOptions& in, const std::vector<io::Window>& windows, int64_t T,
+                              const std::string& shard) {
+  const auto W = static_cast<int64_t>(windows.size());
+  metrics::DataInfo data{metrics::WindowData{in.data, in.window, in.offset, in.seed, in.max_windows, shard}, W, W * T,
+                         std::nullopt, std::nullopt};
+  data.per_file = pipeline::windows_per_file(in.data, windows);
+  return data;
+}
+
 pipeline::ModelJob model_job(const ModelRun& r, const JobFlags& f, Clock::time_point start) {
   const pipeline::Shard& shard = f.loop.shard;
   std::vector<io::Window> windows = pipeline::shard_windows(r.windows, shard.i, shard.n);
@@ -48,9 +57,7 @@ pipeline::ModelJob model_job(const ModelRun& r, const JobFlags& f, Clock::time_p
   pipeline::ModelJob job{r.checkpoint, r.decoder};
   job.windows = std::move(windows);
   const InputOptions& in = f.input;
-  job.data = {metrics::WindowData{in.data, in.window, in.offset, in.seed, in.max_windows, shard.text()}, W, W * r.T,
-              std::nullopt, std::nullopt};
-  job.data.per_file = pipeline::windows_per_file(in.data, job.windows);
+  job.data = window_data(in, job.windows, r.T, shard.text());
   job.settings = {r.T, f.loop.queries.text(), f.run.forward_dtype()};
   job.batch = f.loop.batch;
   job.device = f.run.device;

@@ -50,6 +50,11 @@ struct ModelRun {
 ModelRun open_model_run(const std::string& model, const InputOptions& input, const RunOptions& run,
                         const pipeline::Queries& queries);
 
+// The "data" of `windows` (SPEC §7), cut from --data by `in` and taken by shard `shard` ("i/n"),
+// with how many each shard file gave.
+metrics::DataInfo window_data(const InputOptions& in, const std::vector<io::Window>& windows, int64_t T,
+                              const std::string& shard);
+
 // The job a model-running command (measure, sinks) hands the pipeline: the windows of --shard
 // (geoattn::Error naming the flag when none falls in it), their "data", the command's own
 // settings (ctx, --queries as given, dtype), --batch, --device, --quiet, and the seconds since

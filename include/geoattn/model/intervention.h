@@ -10,6 +10,8 @@
 //                  renormalised: the StreamingLLM policy
 //   random:N       each row keeps the first key and N others drawn at random among those it
 //                  sees, renormalised (seeded): the control at an equal budget
+//   budget:RULE    each row of a head keeps its N_h largest weights, renormalised, N_h that
+//                  head's own budget, chosen from its measured curves by RULE (analysis/budgets.h)
 // A row that keeps every key it sees is left as it was, bit for bit (top-n:T, sink-recent:T).
 #include <torch/torch.h>
 
@@ -22,15 +24,19 @@
 
 namespace geoattn::model {
 
-enum class Edit { Zero, TopN, SinkRecent, Random };
-inline constexpr EnumName<Edit> kEditNames[] = {
-    {Edit::Zero, "zero"}, {Edit::TopN, "top-n"}, {Edit::SinkRecent, "sink-recent"}, {Edit::Random, "random"}};
+enum class Edit { Zero, TopN, SinkRecent, Random, Budget };
+inline constexpr EnumName<Edit> kEditNames[] = {{Edit::Zero, "zero"},
+                                                {Edit::TopN, "top-n"},
+                                                {Edit::SinkRecent, "sink-recent"},
+                                                {Edit::Random, "random"},
+                                                {Edit::Budget, "budget"}};
 
 struct Intervention {
   Edit edit = Edit::Zero;
-  int64_t n = 0;  // top-n's N, sink-recent's K, random's N (zero: none)
-  // "zero", "top-n:N", "sink-recent:K" or "random:N" (N >= 1); geoattn::Error naming the text
-  // otherwise.
+  int64_t n = 0;     // top-n's N, sink-recent's K, random's N (zero, budget: none)
+  std::string rule;  // budget's RULE, as given (its meaning: analysis/budgets.h)
+  // "zero", "top-n:N", "sink-recent:K", "random:N" (N >= 1) or "budget:RULE" (RULE not empty);
+  // geoattn::Error naming the text otherwise.
   static Intervention parse(const std::string& text);
   std::string text() const;
   bool edits_rows() const { return edit != Edit::Zero; }
@@ -50,10 +56,16 @@ class HeadEdits {
   // random draws' (each row's keys drawn from seed, layer, head, window_key and query position).
   HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
             Intervention intervention, uint64_t seed = 0);
+  // A budget: each head of `which` keeps its own `budgets[k]` largest weights (>= 1).
+  HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
+            Intervention intervention, const std::vector<int64_t>& budgets);
 
   bool any() const { return first_layer_ >= 0; }
   bool edits(int64_t layer) const { return !by_layer_.empty() && !by_layer_[layer].empty(); }
   const std::vector<int64_t>& heads(int64_t layer) const { return by_layer_[layer]; }
+  // The N each head of `layer` keeps (heads(layer)'s order): a budget's own, else the
+  // intervention's n for every head.
+  std::vector<int64_t> kept_n(int64_t layer) const;
   int64_t first_layer() const { return first_layer_; }  // -1: none
   const Intervention& intervention() const { return intervention_; }
   uint64_t seed() const { return seed_; }
@@ -67,6 +79,7 @@ class HeadEdits {
 
  private:
   std::vector<std::vector<int64_t>> by_layer_;  // [layer] -> heads, ascending
+  std::vector<std::vector<int64_t>> n_by_layer_;  // a budget's: [layer] -> N per head of by_layer_
   int64_t first_layer_ = -1;
   Intervention intervention_;
   uint64_t seed_ = 0, window_key_ = 0;

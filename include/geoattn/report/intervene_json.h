@@ -18,8 +18,9 @@ inline constexpr const char* kInterveneSchema = "geoattn.intervene/1";
 // One intervention as the result names it.
 struct InterventionInfo {
   std::string name;                                // e.g. "sink-recent:16 on 4.5"
-  std::string intervention;                        // "zero", "top-n:N", "sink-recent:K", "random:N"
+  std::string intervention;                        // "zero", "top-n:N", "sink-recent:K", "random:N", "budget:RULE"
   std::vector<std::pair<int64_t, int64_t>> heads;  // (layer, head)
+  std::vector<int64_t> budgets;                    // a budget's N per head (heads' order); empty otherwise
 };
 
 // `model`, `data` and `settings` are written as given; `readings` and `stats` are the run's.

@@ -3,10 +3,10 @@ alone, as PNG and PDF.
 
     scripts/plot_figures.py [--measure A.json [B.json ...]] [--bounds BOUNDS.json ...]
                             [--taxonomy TAX.json ...] [--sinks S.json [T.json ...]]
-                            [--labels name1,name2] [--n N] --out DIR
+                            [--intervene I.json ...] [--labels name1,name2] [--n N] --out DIR
     geoattn-figures ...       the same, as the command `pip install ./python` installs
 
-At least one of --measure and --sinks; --bounds and --taxonomy go with --measure.
+At least one of --measure, --sinks and --intervene; --bounds and --taxonomy go with --measure.
 
 Writes into DIR (one line per file on stdout):
   fig2_norms              mean ||v_i|| by position (Assumption 1) and the histogram of per-head CV
@@ -40,6 +40,11 @@ With --sinks (geoattn sinks, SPEC section 9):
   sinks_frames            frame type per layer (and per layer of the rule's sweep)
   sinks_anchor_tokens     how many heads have each token as their commonest top anchor
   sinks_profile           Abar's mean alpha_k and Sink_k^eps by position, one line per layer
+With --intervene (geoattn intervene, docs/intervene.md):
+  sparsification          the loss each policy costs against the fraction of keys it keeps,
+                          one line per policy (top-n, sink-recent, random, each budget's curve)
+                          and set of heads, the band its joint bootstrap intervals
+  head_importance         layers x heads map of the loss each head alone costs (--each runs)
 
 Several --measure files (several models) are drawn side by side: one row (or one line style)
 per model, named by --labels or by model.path; so are several --sinks files (--labels names
@@ -78,7 +83,8 @@ from .fits import fig2_norms, fig3_decay_mae, fig4_profile
 from .frames import fig_sinks_anchor_tokens, fig_sinks_frames, fig_sinks_graph
 from .heatmaps import fig_heatmap
 from .kappa import fig_kappa_ranges
-from .inputs import InputError, validate_bounds, validate_measure, validate_sinks, validate_taxonomy
+from .inputs import InputError, validate_bounds, validate_intervene, validate_measure, validate_sinks, validate_taxonomy
+from .interventions import InterveneRun, fig_head_importance, fig_sparsification, label_runs
 from .runs import Model, SinkModel, make_labels, pair_bounds, pair_taxonomies
 from .sinks import fig_sinks_dormant, fig_sinks_heatmaps, fig_sinks_mass_lambda, fig_sinks_profile
 from .taxonomy import fig7_s_diagnostics, fig8_labels_by_layer, fig11_regimes
@@ -91,6 +97,7 @@ FIGURES = ("fig2_norms", "fig3_decay_mae", "fig4_profile", "fig5_pr_vs_n",
            "fig11_regimes", "heatmap_P_R_labels", "kappa_ranges")
 SINK_FIGURES = ("sinks_heatmaps", "sinks_mass_lambda", "sinks_dormant", "sinks_graph",
                 "sinks_frames", "sinks_anchor_tokens", "sinks_profile")
+INTERVENE_FIGURES = ("sparsification", "head_importance")
 DEFAULT_HEATMAP_N = 8
 
 
@@ -121,14 +128,16 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="geoattn.taxonomy/1 files (one per --measure, same order)")
     p.add_argument("--sinks", nargs="+", action="extend", default=[], metavar="JSON",
                    help="geoattn.sinks/1 results (one per model; drawn side by side)")
+    p.add_argument("--intervene", nargs="+", action="extend", default=[], metavar="JSON",
+                   help="geoattn intervene results (one panel each)")
     p.add_argument("--labels", metavar="NAME,NAME",
                    help="comma-separated model names (default: model.path)")
     p.add_argument("--n", type=float, default=DEFAULT_HEATMAP_N, metavar="N",
                    help="N of the heat maps (the nearest grid value is used; default 8)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the figures")
     args = p.parse_args(argv)
-    if not args.measure and not args.sinks:
-        fail("give --measure or --sinks (or both) (see --help)")
+    if not args.measure and not args.sinks and not args.intervene:
+        fail("give --measure, --sinks or --intervene (see --help)")
     if not args.measure and (args.bounds or args.taxonomy):
         fail("--bounds and --taxonomy need --measure (see --help)")
     if not (args.n > 0 and math.isfinite(args.n)):
@@ -201,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         taxonomies = [(p, validate_taxonomy(p)) for p in args.taxonomy]
         bounds = [(p, validate_bounds(p)) for p in args.bounds]
         sinks = [SinkModel(p, validate_sinks(p)) for p in args.sinks]
+        interventions = [InterveneRun(p, validate_intervene(p)) for p in args.intervene]
         pair_taxonomies(models, taxonomies)
     except InputError as e:
         fail(str(e))
@@ -208,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if group:
             make_labels(group, args.labels, flag)
     pair_bounds(models, bounds)
+    label_runs(interventions)
     import_plotting()
 
     try:
@@ -218,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         drawers = dict(measure_drawers(models, args.n) if models else {},
                        **(sink_drawers(sinks) if sinks else {}))
+        if interventions:
+            drawers.update({"sparsification": lambda: fig_sparsification(interventions),
+                            "head_importance": lambda: fig_head_importance(interventions)})
         for name, draw in drawers.items():
             written += save_figure(name, draw(), tmp)
         os.makedirs(out, exist_ok=True)

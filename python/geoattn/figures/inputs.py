@@ -1,5 +1,5 @@
-"""The input files, checked before anything is drawn: each --measure, --bounds, --taxonomy and
---sinks file is read, checked against its JSON Schema (docs/schema, by geoattn.schema), then
+"""The input files, checked before anything is drawn: each --measure, --bounds, --taxonomy,
+--sinks and --intervene file is read, checked against its JSON Schema (docs/schema, by geoattn.schema), then
 for what a schema cannot say (curve lengths, indices inside the model). A problem is an
 InputError naming the file.
 """
@@ -20,6 +20,8 @@ MEASURE_INLINE_SCHEMA_FILE = "geoattn.measure-inline.schema.json"  # arrays inli
 BOUNDS_SCHEMA_FILE = "geoattn.bounds-1.schema.json"
 TAXONOMY_SCHEMA_FILE = "geoattn.taxonomy-1.schema.json"
 SINKS_SCHEMA_FILE = "geoattn.sinks-1.schema.json"
+INTERVENE_SCHEMA = "geoattn.intervene/1"
+INTERVENE_SCHEMA_FILE = "geoattn.intervene-1.schema.json"
 # [lo, hi], not per N: the scalars' intervals and the heads' slopes over ln N of cos(s, v_0), cos(s, v_L)
 SCALAR_INTERVALS = ("rho0_ci", "c_sink_ci", "c_last_ci", "c_rest_ci", "cos_s_v0_slope_ci",
                     "cos_s_vL_slope_ci")
@@ -145,6 +147,13 @@ def validate_sinks(path: str | os.PathLike) -> dict:
     doc = load_json(path, SINKS_SCHEMA)
     check_schema(path, doc, SINKS_SCHEMA_FILE)
     check_sinks_layout(path, doc)
+    return doc
+
+
+def validate_intervene(path: str | os.PathLike) -> dict:
+    """An --intervene file (geoattn intervene), checked against its schema; returns the document."""
+    doc = load_json(path, INTERVENE_SCHEMA)
+    check_schema(path, doc, INTERVENE_SCHEMA_FILE)
     return doc
 
 

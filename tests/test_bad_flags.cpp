@@ -203,7 +203,7 @@ std::vector<Case> cases(const Fixtures& f) {
       {"intervene", run + " --heads 9.0", "--heads: 9.0 is not a head of the model's 5 layers x 8 heads"},
       {"intervene", run + " --heads 1.x", "--heads: '1.x' is not LAYER.HEAD"},
       {"intervene", run + " --heads 1.1 --intervention top-n:17", "--intervention top-n:17: 17 is above the window's 16 keys"},
-      {"intervene", run + " --heads 1.1 --intervention keep:3", "--intervention: 'keep:3' is not zero, top-n:N"},
+      {"intervene", run + " --heads 1.1 --intervention keep:3", "--intervention: 'keep:3' is not zero, mean, top-n:N"},
       {"intervene", run + " --heads 1.1 --intervention top-n:0", "--intervention: 'top-n:0'"},
       {"intervene", run + " --heads 1.1 --taxonomy " + (t / "none.json") + " --label Reset", "one of them"},
       {"intervene", run + " --taxonomy " + (t / "none.json") + " --label Reset", "none.json: cannot open"},

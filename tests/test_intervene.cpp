@@ -63,8 +63,10 @@ TEST(Intervention, ParsesEveryPolicyAndRefusesTheRest) {
   EXPECT_EQ(model::Intervention::parse("top-n:8"), (model::Intervention{model::Edit::TopN, 8}));
   EXPECT_EQ(model::Intervention::parse("sink-recent:16").text(), "sink-recent:16");
   EXPECT_EQ(model::Intervention::parse("random:3").n, 3);
-  for (const char* bad : {"zero:1", "top-n", "top-n:0", "top-n:-1", "top-n:x", "keep:3", "", "random:1.5"})
-    EXPECT_NE(error_of([&] { (void)model::Intervention::parse(bad); }).find("is not zero, top-n:N"), std::string::npos)
+  EXPECT_EQ(model::Intervention::parse("mean").text(), "mean");
+  EXPECT_FALSE(model::Intervention::parse("mean").edits_rows());
+  for (const char* bad : {"zero:1", "mean:2", "top-n", "top-n:0", "top-n:-1", "top-n:x", "keep:3", "", "random:1.5"})
+    EXPECT_NE(error_of([&] { (void)model::Intervention::parse(bad); }).find("is not zero, mean, top-n:N"), std::string::npos)
         << bad;
   EXPECT_NE(error_of([] { model::HeadEdits(2, 4, {{2, 0}}, {}); }).find("head 2.0 is not in the model's 2 layers x 4 heads"),
             std::string::npos);
@@ -326,4 +328,42 @@ TEST(Intervention, BudgetsFromAMeasureResultAreTheRuleOnItsCurves) {
     EXPECT_NEAR(iv.at("kept_fraction").get<double>(), kept / seen, 1e-12) << text;
   }
   EXPECT_EQ(result.at("settings").at("budget_from").at("run_id"), measure.at("run_id"));
+}
+
+// Mean ablation: the first pass's means are each head's output (hook attn.z) averaged in float64
+// over every position of every window; a head given the mean 0 is the head zeroed, bit for bit;
+// and a head given its mean outputs that vector at every position (attn.z of the edited run).
+TEST(Intervention, MeanAblationPutsEachHeadsMeanOutputAtEveryPosition) {
+  const Model& m = stories();
+  const int64_t L = m.L(), H = m.H(), d = m.checkpoint.config.head_dim;
+  std::vector<io::Window> windows(3);
+  for (int64_t w = 0; w < 3; ++w) {
+    const auto ids = window_ids(20 + 4 * w, m.checkpoint.config.vocab)[0];
+    windows[static_cast<size_t>(w)].ids.assign(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + ids.numel());
+  }
+  const auto means = pipeline::head_means(m.decoder, windows, /*quiet=*/true);  // [L, H, d]
+  ASSERT_EQ(means.sizes(), (std::vector<int64_t>{L, H, d}));
+  // The definition, by a loop over windows and positions.
+  const model::HookSpec z_hook({"blocks.*.attn.z"}, L);
+  auto want = torch::zeros({L, H, d}, torch::kFloat64);
+  double positions = 0;
+  for (const auto& w : windows) {
+    model::HookCache z;
+    m.decoder.forward(torch::tensor(w.ids).unsqueeze(0), z_hook, z);
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t t = 0; t < static_cast<int64_t>(w.ids.size()); ++t)
+        want[l] += z.get(l, model::HookPoint::AttnZ)[0].select(1, t).to(torch::kFloat64);  // [H, d]
+    positions += static_cast<double>(w.ids.size());
+  }
+  EXPECT_TRUE(torch::allclose(means.to(torch::kFloat64), want / positions, 0, 1e-6));
+  const auto ids = window_ids(30, m.checkpoint.config.vocab);
+  const auto mean = model::Intervention::parse("mean");
+  EXPECT_TRUE(torch::equal(m.decoder.forward(ids, model::HeadEdits(L, H, {{2, 1}, {3, 6}}, mean, torch::zeros({L, H, d}))),
+                           m.decoder.forward(ids, model::HeadEdits(L, H, {{2, 1}, {3, 6}}, model::Intervention::parse("zero")))));
+  const model::HeadEdits edits(L, H, {{2, 1}, {3, 6}}, mean, means);
+  model::HookCache z;
+  m.decoder.forward(ids, z_hook, z, /*want_logits=*/true, &edits);
+  for (const auto& [l, h] : std::vector<std::pair<int64_t, int64_t>>{{2, 1}, {3, 6}})
+    EXPECT_TRUE(torch::equal(z.get(l, model::HookPoint::AttnZ)[0][h], means[l][h].expand({30, d}))) << l << "." << h;
+  EXPECT_FALSE(torch::equal(m.decoder.forward(ids, edits), m.decoder.forward(ids)));
 }

@@ -2,7 +2,9 @@
 attention (a registered attention function that edits the probability rows after the float32
 softmax, or removes a head's output before o_proj): the plain loss and every intervention's
 mean next-token loss difference, KL and top-1 agreement, on the same windows (the CLI's own
-tokens, from a capture of the same shard). A real trained LLaMA (stories15M), SmolLM2-135M (GQA,
+tokens, from a capture of the same shard). Mean ablation's means are the reference's own first
+pass over the windows; a budget's N per head is read from the CLI's result and applied as each
+head's own top-n. A real trained LLaMA (stories15M), SmolLM2-135M (GQA,
 30 layers) and Gemma-3-270M (windowed layers: sliding-window attention)."""
 import json
 import os
@@ -18,7 +20,8 @@ transformers = pytest.importorskip("transformers") if not in_ci() else __import_
 import geoattn  # noqa: E402
 import geoattn.schema  # noqa: E402
 
-# The edits of each (layer, head), set per run: {"policy": "zero" | "top-n" | "sink-recent", "n", "heads": {(l, h)}}.
+# The edits of each (layer, head), set per run: {"policy": "zero" | "mean" | "record" | "top-n" |
+# "sink-recent", "n": an int or {(l, h): n}, "heads": {(l, h)}, "means" / "sums": {(l, h): [d]}}.
 EDIT: dict = {}
 
 
@@ -55,7 +58,9 @@ def edited_attention(module, query, key, value, attention_mask, scaling, dropout
         idx = torch.tensor(heads)
         rows = probs[:, idx]
         seen = None if attention_mask is None else (attention_mask[:, :, :, : key_states.shape[-2]] == 0)
-        keep = _keep(rows, seen, policy, EDIT["n"])
+        n = EDIT["n"]
+        keep = torch.cat([_keep(rows[:, k:k + 1], seen, policy, n if isinstance(n, int) else n[(module.layer_idx, h)])
+                          for k, h in enumerate(heads)], dim=1)
         kept = rows * keep
         dropped = ((rows > 0) & ~keep).any(-1, keepdim=True)
         probs = probs.clone()
@@ -65,18 +70,36 @@ def edited_attention(module, query, key, value, attention_mask, scaling, dropout
     if heads and policy == "zero":
         out = out.clone()
         out[:, heads] = 0
+    if heads and policy == "record":  # mean ablation's first pass: every position's output, summed
+        for h in heads:
+            key = (module.layer_idx, h)
+            EDIT["sums"][key] = EDIT["sums"].get(key, 0) + out[0, h].double().sum(0)
+    if heads and policy == "mean":
+        out = out.clone()
+        for h in heads:
+            out[:, h] = EDIT["means"][(module.layer_idx, h)].to(out.dtype)
     return out.transpose(1, 2).contiguous(), probs
 
 
 def reference(model, windows, heads, policy, n):
     """(plain loss, loss difference, KL, top-1 agreement) per predicted token over `windows`."""
+    means = None
+    if policy == "mean":  # each head's output averaged over every position of the windows
+        EDIT.clear()
+        EDIT.update(policy="record", heads=set(heads), sums={})
+        with torch.no_grad():
+            for ids in windows:
+                model(torch.tensor(ids).view(1, -1))
+        positions = sum(len(ids) for ids in windows)
+        means = {key: (total / positions).float() for key, total in EDIT["sums"].items()}
+        EDIT.clear()
     totals = np.zeros(5)  # loss plain, loss, kl, agree, tokens
     for ids in windows:
         x = torch.tensor(ids).view(1, -1)
         EDIT.clear()
         with torch.no_grad():
             p = torch.log_softmax(model(x).logits[0, :-1].double(), -1)
-            EDIT.update(policy=policy, n=n, heads=set(heads))
+            EDIT.update(policy=policy, n=n, heads=set(heads), means=means)
             q = torch.log_softmax(model(x).logits[0, :-1].double(), -1)
         EDIT.clear()
         nxt = x[0, 1:].view(-1, 1)
@@ -99,13 +122,23 @@ def check_model(geoattn_bin, tmp_path, model_path, data, ctx, windows, cases):
                                                               attn_implementation="geoattn_edited").eval()
     for heads, intervention in cases:
         out = tmp_path / "iv.json"
+        budget = []
+        if intervention.startswith("budget:"):  # the budgets from a measure of other windows of the shard
+            run(geoattn_bin, "measure", "--quiet", "--model", model_path, "--data", data, "--ctx", ctx, "--max-windows",
+                windows, "--offset", "hashed", "--bootstrap", 0, "--out", tmp_path / "budgets.json")
+            budget = ["--budget-from", tmp_path / "budgets.json"]
         run(geoattn_bin, "intervene", "--quiet", "--model", model_path, "--data", data, "--ctx", ctx,
             "--max-windows", windows, "--heads", ",".join(f"{l}.{h}" for l, h in heads), "--intervention",
-            intervention, "--bootstrap", 100, "--out", out)
+            intervention, "--bootstrap", 100, *budget, "--out", out)
         doc = json.load(open(out))
         assert geoattn.schema.problem(doc, "geoattn.intervene-1.schema.json") is None
         policy, _, n = intervention.partition(":")
-        loss_plain, loss_diff, kl, top1 = reference(model, ids, heads, policy, int(n or 0))
+        if policy == "budget":  # each head's own N, applied as its own top-n
+            policy, n = "top-n", dict(zip(heads, doc["interventions"][0]["budgets"]))
+            assert len(set(n.values())) > 1, n  # the heads' budgets differ
+        else:
+            n = int(n or 0) if policy != "mean" else 0
+        loss_plain, loss_diff, kl, top1 = reference(model, ids, heads, policy, n)
         got = doc["interventions"][0]
         where = f"{os.path.basename(model_path)} {intervention} on {heads}"
         assert abs(doc["loss_plain"] - loss_plain) <= 1e-4, (where, doc["loss_plain"], loss_plain)
@@ -118,13 +151,14 @@ def check_model(geoattn_bin, tmp_path, model_path, data, ctx, windows, cases):
 def test_stories15m_interventions_equal_transformers(geoattn_bin, tmp_path):
     check_model(geoattn_bin, tmp_path, model_dir("stories15M"), DOCS, 128, 4,
                 [([(4, 5)], "sink-recent:16"), ([(4, 5)], "zero"), ([(2, 1), (3, 0)], "top-n:8"),
-                 ([(0, 0), (5, 5)], "top-n:128")])
+                 ([(0, 0), (5, 5)], "top-n:128"), ([(4, 5), (1, 2)], "mean"),
+                 ([(l, h) for l in range(6) for h in range(6)], "budget:R_rmin:0.7")])
 
 
 def test_smollm2_interventions_equal_transformers(geoattn_bin, tmp_path):
     smollm2 = real_model("smollm2-135m", "scripts/get-model.sh smollm2")
     check_model(geoattn_bin, tmp_path, smollm2, os.path.join(smollm2, "openwebtext-60docs.bin"), 64, 2,
-                [([(7, 3), (7, 4)], "sink-recent:8"), ([(12, 0)], "zero")])
+                [([(7, 3), (7, 4)], "sink-recent:8"), ([(12, 0)], "zero"), ([(12, 0), (20, 4)], "mean")])
 
 
 def test_gemma3_windowed_layer_interventions_equal_transformers(geoattn_bin, tmp_path):

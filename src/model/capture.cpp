@@ -11,10 +11,12 @@ namespace {
 // The hook names: ours first (name_of writes them), then TransformerLens's spellings.
 constexpr EnumName<HookPoint> kPoints[] = {
     {HookPoint::AttnPattern, "attn.pattern"}, {HookPoint::AttnV, "attn.v"},
-    {HookPoint::ResidPre, "hook_resid_pre"},  {HookPoint::AttnPattern, "attn.hook_pattern"},
-    {HookPoint::AttnV, "attn.hook_v"},
+    {HookPoint::ResidPre, "hook_resid_pre"},  {HookPoint::AttnZ, "attn.z"},
+    {HookPoint::AttnPattern, "attn.hook_pattern"}, {HookPoint::AttnV, "attn.hook_v"},
+    {HookPoint::AttnZ, "attn.hook_z"},
 };
-constexpr const char* kKnown = "attn.pattern, attn.v, hook_resid_pre, attn.hook_pattern, attn.hook_v";
+constexpr const char* kKnown =
+    "attn.pattern, attn.v, hook_resid_pre, attn.z, attn.hook_pattern, attn.hook_v, attn.hook_z";
 }  // namespace
 
 std::pair<int64_t, HookPoint> HookSpec::parse(const std::string& name, int64_t n_layers) {

@@ -135,7 +135,7 @@ torch::Tensor Decoder::run(const torch::Tensor& ids_in, const HookSpec& hooks, H
                    attention_rows(q.index_select(2, rows), k, rows, attn_params, hooks.rows_dtype()));
 
     // Past the last layer anyone reads, the rest of the block changes nothing (capture only).
-    if (!want_logits && !hooks.wants_any_after(l)) break;
+    if (!want_logits && !hooks.wants_any_after(l) && !hooks.wants(l, HookPoint::AttnZ)) break;
     // Interventions on heads of this layer (intervention.h): rows edited before the product
     // with the values, or the head's output removed.
     const bool edited = edits != nullptr && edits->edits(l);
@@ -145,8 +145,15 @@ torch::Tensor Decoder::run(const torch::Tensor& ids_in, const HookSpec& hooks, H
         return edit_rows(probs, l, i0, j0, attn_params.window, *edits);
       };
     auto attn = attention(q, k, v, attn_params, edit);                          // [B, H, T, d]
-    if (edited && !edits->intervention().edits_rows())
-      attn.index_fill_(1, torch::tensor(edits->heads(l), torch::kInt64).to(attn.device()), 0);
+    if (edited && !edits->intervention().edits_rows()) {
+      const auto heads = torch::tensor(edits->heads(l), torch::kInt64).to(attn.device());
+      if (edits->intervention().edit == Edit::Mean)  // each head's output its mean [h, d], at every position
+        attn.index_copy_(1, heads, edits->means(l).to(attn.device(), attn.scalar_type()).view({1, -1, 1, d}).expand(
+                                       {B, heads.size(0), T, d}));
+      else
+        attn.index_fill_(1, heads, 0);
+    }
+    if (hooks.wants(l, HookPoint::AttnZ)) cache.record(l, HookPoint::AttnZ, attn);
     auto o = project(attn.transpose(1, 2).reshape({B, T, H * d}), lw.wo, lw.bo);  // [B, T, hidden]
     if (c.norm_layout != NormLayout::Pre) o = rms_norm(o, lw.attn_post_norm);
     x = x + o;

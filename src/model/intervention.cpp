@@ -14,11 +14,11 @@ Intervention Intervention::parse(const std::string& text) {
   const std::string name = text.substr(0, colon);
   const auto edit = value_of(kEditNames, name);
   const auto bad = [&] {
-    fail("'{}' is not zero, top-n:N, sink-recent:K, random:N (N, K >= 1) or budget:RULE", text);
+    fail("'{}' is not zero, mean, top-n:N, sink-recent:K, random:N (N, K >= 1) or budget:RULE", text);
   };
   if (!edit) bad();
   Intervention iv{*edit, 0, ""};
-  if (*edit == Edit::Zero) {
+  if (*edit == Edit::Zero || *edit == Edit::Mean) {
     if (colon != std::string::npos) bad();
     return iv;
   }
@@ -36,7 +36,8 @@ Intervention Intervention::parse(const std::string& text) {
 
 std::string Intervention::text() const {
   const std::string name(name_of(kEditNames, edit));
-  return edit == Edit::Zero ? name : name + ":" + (edit == Edit::Budget ? rule : std::to_string(n));
+  if (edit == Edit::Zero || edit == Edit::Mean) return name;
+  return name + ":" + (edit == Edit::Budget ? rule : std::to_string(n));
 }
 
 HeadEdits::HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
@@ -66,6 +67,17 @@ HeadEdits::HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<
       if (budgets[static_cast<size_t>(at)] < 1) fail("head {}.{}: a budget of {} keys", l, h, budgets[static_cast<size_t>(at)]);
       n_by_layer_[l].push_back(budgets[static_cast<size_t>(at)]);
     }
+}
+
+HeadEdits::HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
+                     Intervention intervention, const torch::Tensor& means)
+    : HeadEdits(layers, heads, which, intervention) {
+  if (means.dim() != 3 || means.size(0) != layers || means.size(1) != heads)
+    fail("internal: means of {} dimensions for {} layers x {} heads", means.dim(), layers, heads);
+  means_.resize(by_layer_.size());
+  for (size_t l = 0; l < by_layer_.size(); ++l)
+    if (!by_layer_[l].empty())
+      means_[l] = means[static_cast<int64_t>(l)].index_select(0, torch::tensor(by_layer_[l], torch::kInt64));  // [h, d]
 }
 
 std::vector<int64_t> HeadEdits::kept_n(int64_t layer) const {
@@ -137,7 +149,8 @@ torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, i
       keep = ((picked & (j > 0)) | (j == 0)) & seen;  // [h, Q, K]
       break;
     }
-    case Edit::Zero: fail("internal: zero edits no row");
+    case Edit::Zero:
+    case Edit::Mean: fail("internal: {} edits no row", iv.text());
   }
   keep = keep.expand_as(rows);
   // A row that drops a key it gave weight to is renormalised over the keys kept; others stay.

@@ -48,6 +48,27 @@ metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tens
   return window_loss_sums(plain_log_probs(plain), logits, ids);
 }
 
+torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Window>& windows, bool quiet) {
+  const int64_t L = decoder.config().n_layers;
+  const model::HookSpec hooks({"blocks.*.attn.z"}, L);
+  torch::Tensor sums;  // [L, H, d] float64
+  double positions = 0;
+  long long tokens = 0;
+  Progress progress("means", static_cast<long long>(windows.size()), quiet);
+  for (size_t w = 0; w < windows.size(); ++w) {
+    model::HookCache z;
+    decoder.forward(torch::tensor(windows[w].ids, torch::kInt64).unsqueeze(0), hooks, z, /*want_logits=*/false);
+    auto s = z.stacked(model::HookPoint::AttnZ).to(torch::kFloat64).sum(std::vector<int64_t>{0, 3});  // [1, L, H, T, d] -> [L, H, d]
+    sums = sums.defined() ? sums + s : s;
+    positions += static_cast<double>(windows[w].ids.size());
+    tokens += static_cast<long long>(windows[w].ids.size());
+    progress.update(static_cast<long long>(w + 1), tokens);
+  }
+  progress.finish();
+  if (!sums.defined()) fail("intervene: mean ablation needs at least one window");
+  return (sums / positions).to(torch::kFloat32);
+}
+
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
                                      const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
                                      bool quiet) {

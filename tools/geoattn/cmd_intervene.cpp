@@ -166,6 +166,9 @@ void run_intervene(const InterveneOptions& o) {
     sets.emplace_back(fmt::format("random set {} ({} heads)", s + 1, chosen.size()),
                       random_heads(chosen, chosen.size(), c.n_layers, c.n_heads, state));
 
+  // Mean ablation's first pass over the run's own windows (each head's mean output).
+  const bool meaned = std::any_of(kinds.begin(), kinds.end(), [](const auto& iv) { return iv.edit == model::Edit::Mean; });
+  const torch::Tensor means = meaned ? pipeline::head_means(r.decoder, r.windows, o.quiet) : torch::Tensor();
   std::vector<pipeline::NamedEdits> runs;
   std::vector<report::InterventionInfo> infos;
   for (const auto& iv : kinds)
@@ -175,6 +178,9 @@ void run_intervene(const InterveneOptions& o) {
         const auto budgets = budget_source.budgets(analysis::BudgetRule::parse(iv.rule), heads, r.T);
         runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, budgets)});
         infos.push_back({full, iv.text(), heads, budgets});
+      } else if (iv.edit == model::Edit::Mean) {
+        runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, means)});
+        infos.push_back({full, iv.text(), heads, {}});
       } else {
         runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, o.input.seed)});
         infos.push_back({full, iv.text(), heads, {}});
@@ -196,6 +202,9 @@ void run_intervene(const InterveneOptions& o) {
                                      {"interventions", nlohmann::ordered_json::array()},
                                      {"bootstrap", {{"replicates", o.bootstrap}, {"seed", o.input.seed}, {"ci", o.ci}}}};
   if (!o.taxonomy.empty()) settings["taxonomy"] = {{"file", o.taxonomy}, {"label", o.label}};
+  if (meaned)
+    settings["means"] = {{"over", "every position of the run's windows"},
+                         {"positions", static_cast<int64_t>(r.windows.size()) * r.T}};
   if (budgeted)
     settings["budget_from"] = {{"file", o.budget_from},
                                {"run_id", report::run_id_of(budget_source.doc).value_or("")},
@@ -230,7 +239,8 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--intervention", o.interventions,
                  "what is done to the heads, inside the attention before the output projection (repeatable; default "
-                 "zero): zero (the head's output removed), top-n:N (each row keeps its N largest weights, "
+                 "zero): zero (the head's output removed), mean (the head's output its mean over every position of "
+                 "the run's windows: a first pass), top-n:N (each row keeps its N largest weights, "
                  "renormalised), sink-recent:K (the first key and the last K keys: StreamingLLM), random:N (the first "
                  "key and N random others, seeded), budget:CURVE:X (each head keeps its own N largest weights: the "
                  "largest N up to which its mean CURVE in --budget-from stays at least X; CURVE P_rmax, R_rmin, F_rmax "

@@ -10,6 +10,10 @@
 //                            [batch, kv_heads, T, head_dim]   (TransformerLens: attn.hook_v)
 //   blocks.{l}.hook_resid_pre  the residual stream entering block l, in the run dtype
 //                            [batch, T, hidden]
+//   blocks.{l}.attn.z        each head's output before the output projection (after any
+//                            intervention), in the run dtype
+//                            [batch, heads, T, head_dim]      (TransformerLens: attn.hook_z,
+//                            which orders it [batch, T, heads, head_dim])
 // A point not asked for costs nothing: the forward asks wants(layer, point), a bit lookup,
 // before it computes anything extra.
 #include <torch/torch.h>
@@ -22,8 +26,8 @@
 
 namespace geoattn::model {
 
-enum class HookPoint { AttnPattern, AttnV, ResidPre };
-constexpr int kHookPoints = 3;
+enum class HookPoint { AttnPattern, AttnV, ResidPre, AttnZ };
+constexpr int kHookPoints = 4;
 
 // What a forward is asked to record.
 class HookSpec {

@@ -5,6 +5,7 @@
 // the cast to the run dtype and the product with the values, as transformers' eager attention
 // orders them), or its output is removed:
 //   zero           the head's output [T, d] is 0 (its share of o_proj's input removed)
+//   mean           the head's output is its mean [d] over a shard's positions, at every position
 //   top-n:N        each row keeps its N largest weights, renormalised
 //   sink-recent:K  each row keeps the first key and its last K keys (the query's own included),
 //                  renormalised: the StreamingLLM policy
@@ -24,8 +25,9 @@
 
 namespace geoattn::model {
 
-enum class Edit { Zero, TopN, SinkRecent, Random, Budget };
+enum class Edit { Zero, TopN, SinkRecent, Random, Budget, Mean };
 inline constexpr EnumName<Edit> kEditNames[] = {{Edit::Zero, "zero"},
+                                                {Edit::Mean, "mean"},
                                                 {Edit::TopN, "top-n"},
                                                 {Edit::SinkRecent, "sink-recent"},
                                                 {Edit::Random, "random"},
@@ -33,13 +35,13 @@ inline constexpr EnumName<Edit> kEditNames[] = {{Edit::Zero, "zero"},
 
 struct Intervention {
   Edit edit = Edit::Zero;
-  int64_t n = 0;     // top-n's N, sink-recent's K, random's N (zero, budget: none)
+  int64_t n = 0;     // top-n's N, sink-recent's K, random's N (zero, mean, budget: none)
   std::string rule;  // budget's RULE, as given (its meaning: analysis/budgets.h)
-  // "zero", "top-n:N", "sink-recent:K", "random:N" (N >= 1) or "budget:RULE" (RULE not empty);
-  // geoattn::Error naming the text otherwise.
+  // "zero", "mean", "top-n:N", "sink-recent:K", "random:N" (N >= 1) or "budget:RULE" (RULE not
+  // empty); geoattn::Error naming the text otherwise.
   static Intervention parse(const std::string& text);
   std::string text() const;
-  bool edits_rows() const { return edit != Edit::Zero; }
+  bool edits_rows() const { return edit != Edit::Zero && edit != Edit::Mean; }
   bool operator==(const Intervention&) const = default;
 };
 
@@ -59,6 +61,9 @@ class HeadEdits {
   // A budget: each head of `which` keeps its own `budgets[k]` largest weights (>= 1).
   HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
             Intervention intervention, const std::vector<int64_t>& budgets);
+  // Mean ablation: each head of `which` outputs its row of `means` [layers, heads, head_dim].
+  HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
+            Intervention intervention, const torch::Tensor& means);
 
   bool any() const { return first_layer_ >= 0; }
   bool edits(int64_t layer) const { return !by_layer_.empty() && !by_layer_[layer].empty(); }
@@ -66,6 +71,8 @@ class HeadEdits {
   // The N each head of `layer` keeps (heads(layer)'s order): a budget's own, else the
   // intervention's n for every head.
   std::vector<int64_t> kept_n(int64_t layer) const;
+  // Mean ablation's outputs of the heads of `layer` (heads(layer)'s order): [h, head_dim].
+  const torch::Tensor& means(int64_t layer) const { return means_[static_cast<size_t>(layer)]; }
   int64_t first_layer() const { return first_layer_; }  // -1: none
   const Intervention& intervention() const { return intervention_; }
   uint64_t seed() const { return seed_; }
@@ -80,6 +87,7 @@ class HeadEdits {
  private:
   std::vector<std::vector<int64_t>> by_layer_;  // [layer] -> heads, ascending
   std::vector<std::vector<int64_t>> n_by_layer_;  // a budget's: [layer] -> N per head of by_layer_
+  std::vector<torch::Tensor> means_;              // mean ablation's: [layer] -> [h, head_dim]
   int64_t first_layer_ = -1;
   Intervention intervention_;
   uint64_t seed_ = 0, window_key_ = 0;

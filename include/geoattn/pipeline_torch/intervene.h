@@ -35,6 +35,11 @@ PlainLogProbs plain_log_probs(const torch::Tensor& plain);  // plain: logits [T,
 metrics::LossSums window_loss_sums(const PlainLogProbs& plain, const torch::Tensor& logits, const torch::Tensor& ids);
 metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tensor& logits, const torch::Tensor& ids);
 
+// Mean ablation's first pass: each head's output before the output projection (hook attn.z),
+// averaged in float64 over every position of every window: [layers, heads, head_dim], float32.
+// Progress on stderr unless `quiet`.
+torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Window>& windows, bool quiet);
+
 // Every window through the plain model and through each intervention, which starts at its first
 // layer from the plain run's residual stream there; progress with rate and ETA on stderr unless
 // `quiet`. Each window's random draws are keyed to its document and rank

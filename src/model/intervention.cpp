@@ -124,13 +124,23 @@ torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, i
   // SPEC §1: the keys a query sees.
   auto seen = j <= i;
   if (window > 0) seen = seen & ((i - j) < window);  // [Q, K]
+  // Every head keeping at least as many keys as a row can see keeps every row as it was: no edit.
+  const std::vector<int64_t> ns = edits.kept_n(layer);
+  const bool keeps_all = (iv.edit == Edit::TopN || iv.edit == Edit::Budget || iv.edit == Edit::SinkRecent) &&
+                         *std::min_element(ns.begin(), ns.end()) >= K;
+  if (keeps_all) {
+    if (edits.counts) {
+      const double seen_keys = seen.sum().item<double>() * static_cast<double>(rows.size(0) * rows.size(1));
+      edits.counts->kept += seen_keys, edits.counts->seen += seen_keys;
+    }
+    return probs;
+  }
   torch::Tensor keep;                                 // [.., Q, K] bool
   switch (iv.edit) {
     case Edit::TopN:
     case Edit::Budget: {
       // Each head's N largest weights: the largest N of the layer's heads drawn, each head
       // keeping the first N of its own (topk's order: largest first).
-      const std::vector<int64_t> ns = edits.kept_n(layer);
       const int64_t n = std::min(*std::max_element(ns.begin(), ns.end()), K);
       auto rank_kept = torch::arange(n, options).view({1, 1, 1, n}) <
                        torch::tensor(ns, torch::kInt64).to(probs.device()).view({1, -1, 1, 1});  // [1, h, 1, n]

@@ -6,6 +6,7 @@
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/progress.h"
+#include "geoattn/util/stopwatch.h"
 
 namespace geoattn::pipeline {
 
@@ -71,7 +72,7 @@ torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Wi
 
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
                                      const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
-                                     bool quiet) {
+                                     bool quiet, ForwardSeconds* seconds) {
   const auto K = static_cast<int64_t>(interventions.size());
   metrics::LossStats stats(K);
   const std::vector<uint64_t> keys = window_keys(doc_ids(windows));
@@ -79,6 +80,8 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
   const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, decoder.config().n_layers);
   Progress progress("intervene", static_cast<long long>(windows.size()), quiet);
   std::vector<metrics::LossSums> sums(static_cast<size_t>(K));
+  std::vector<double> forward_s(static_cast<size_t>(K), 0.0);  // each intervention's, its own worker's
+  double plain_s = 0;
   for (size_t w = 0; w < windows.size(); ++w) {
     const auto& window = windows[w];
     auto ids = torch::tensor(window.ids, torch::kInt64);  // [T]
@@ -86,7 +89,10 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
     // The plain run, with the residual stream entering each layer: an intervention from layer l
     // on starts there (the layers below it are the plain run's bit for bit).
     model::HookCache resid;
-    const PlainLogProbs plain = plain_log_probs(decoder.forward(ids.unsqueeze(0), hooks, resid)[0]);  // of [T, V]
+    const auto t0 = Clock::now();
+    const auto plain_logits = decoder.forward(ids.unsqueeze(0), hooks, resid)[0];  // [T, V]
+    plain_s += seconds_since(t0);
+    const PlainLogProbs plain = plain_log_probs(plain_logits);
     // The interventions of the window on the pool's workers (LibTorch one thread each), each
     // its own sums, added in their order.
     pool.for_each_item(K, [&](int64_t k, int) {
@@ -95,9 +101,11 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
       edits.counts = &counts;
       edits.set_window_key(keys[w]);
       const int64_t from = std::max<int64_t>(edits.first_layer(), 0);
+      const auto t1 = Clock::now();
       const auto logits = from == 0 ? decoder.forward(ids.unsqueeze(0), edits)[0]
                                     : decoder.forward_from(ids.unsqueeze(0), from, resid.get(from, model::HookPoint::ResidPre),
                                                            edits)[0];
+      forward_s[static_cast<size_t>(k)] += seconds_since(t1);
       edits.counts = nullptr;
       metrics::LossSums s = window_loss_sums(plain, logits, ids);
       s.kept = counts.kept, s.seen = counts.seen;
@@ -109,6 +117,7 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
     progress.update(static_cast<long long>(w + 1), tokens);
   }
   progress.finish();
+  if (seconds) *seconds = {plain_s, forward_s};
   return stats;
 }
 

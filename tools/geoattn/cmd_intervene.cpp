@@ -187,7 +187,8 @@ void run_intervene(const InterveneOptions& o) {
       }
     }
   WorkerPool pool(o.run.threads);
-  const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, r.windows, runs, o.quiet);
+  pipeline::ForwardSeconds forward_s;
+  const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, r.windows, runs, o.quiet, &forward_s);
   const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
 
   const auto model = report::to_json(pipeline::model_info(r.checkpoint));
@@ -211,7 +212,15 @@ void run_intervene(const InterveneOptions& o) {
                                {"rule", "the largest N of its grid up to which the head's mean curve stays at least the target"}};
   for (const auto& iv : kinds) settings["interventions"].push_back(iv.text());
   auto j = report::intervene_json(model, data, settings, infos, stats, readings);
-  j["timing"] = {{"seconds_total", seconds_since(start)}, {"device", arch::device_name(o.run.device)}};
+  // The intervened forwards against the plain ones (with --threads 1 both on one thread: the
+  // overhead of an intervention; an intervention from layer l runs only the layers from l on).
+  nlohmann::ordered_json per = nlohmann::ordered_json::array();
+  for (const double s : forward_s.intervened) per.push_back(s);
+  j["timing"] = {{"seconds_total", seconds_since(start)},
+                 {"device", arch::device_name(o.run.device)},
+                 {"threads", o.run.threads},
+                 {"seconds_plain_forwards", forward_s.plain},
+                 {"seconds_intervened_forwards", per}};
   write_file_atomic(o.out, [&](std::ostream& f) { f << j.dump(1) << "\n"; });
   if (!o.quiet) {
     for (size_t k = 0; k < infos.size(); ++k) {

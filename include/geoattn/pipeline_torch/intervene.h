@@ -40,6 +40,13 @@ metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tens
 // Progress on stderr unless `quiet`.
 torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Window>& windows, bool quiet);
 
+// Where the forwards' wall seconds go: the plain forwards, and each intervention's own (its
+// forwards only, from its first layer on), summed over the windows.
+struct ForwardSeconds {
+  double plain = 0;
+  std::vector<double> intervened;  // [intervention]
+};
+
 // Every window through the plain model and through each intervention, which starts at its first
 // layer from the plain run's residual stream there; progress with rate and ETA on stderr unless
 // `quiet`. Each window's random draws are keyed to its document and rank
@@ -47,6 +54,6 @@ torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Wi
 // The interventions of a window run on `pool`'s workers side by side.
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
                                      const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
-                                     bool quiet);
+                                     bool quiet, ForwardSeconds* seconds = nullptr);
 
 }  // namespace geoattn::pipeline

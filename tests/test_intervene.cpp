@@ -367,3 +367,42 @@ TEST(Intervention, MeanAblationPutsEachHeadsMeanOutputAtEveryPosition) {
     EXPECT_TRUE(torch::equal(z.get(l, model::HookPoint::AttnZ)[0][h], means[l][h].expand({30, d}))) << l << "." << h;
   EXPECT_FALSE(torch::equal(m.decoder.forward(ids, edits), m.decoder.forward(ids)));
 }
+
+// A policy by class is its parts in one forward, each on its own heads: a policy of one part is
+// that part bit for bit; a part that keeps every key changes nothing beside another; the keys
+// kept are the parts' together; a head in two parts is refused.
+TEST(Intervention, APolicyIsItsPartsInOneForward) {
+  const Model& m = stories();
+  const int64_t T = 36;
+  const auto ids = window_ids(T, m.checkpoint.config.vocab);
+  const auto part = [&](std::vector<std::pair<int64_t, int64_t>> heads, const char* iv) {
+    return model::HeadEdits(m.L(), m.H(), heads, model::Intervention::parse(iv));
+  };
+  const auto zero = part({{3, 0}, {3, 4}}, "zero");
+  auto alone = part({{3, 0}, {3, 4}}, "zero");
+  EXPECT_TRUE(torch::equal(m.decoder.forward(ids, alone), m.decoder.forward(ids, zero)));
+  auto with_noop = part({{1, 2}, {4, 7}}, "top-n:36");
+  with_noop.add_part(part({{3, 0}, {3, 4}}, "zero"));
+  EXPECT_EQ(with_noop.first_layer(), 1);
+  EXPECT_EQ(with_noop.head_count(), 4);
+  EXPECT_TRUE(torch::equal(m.decoder.forward(ids, with_noop), m.decoder.forward(ids, zero)));
+  // Two row edits in one layer and another layer: the keys kept are the parts' own, summed.
+  const auto counted = [&](model::HeadEdits e) {
+    model::KeptKeys k;
+    e.count_into(&k);
+    const auto logits = m.decoder.forward(ids, e);
+    return std::pair(k, logits);
+  };
+  auto both = part({{1, 2}}, "top-n:5");
+  both.add_part(part({{1, 6}, {2, 3}}, "sink-recent:4"));
+  const auto [k_both, l_both] = counted(std::move(both));
+  const auto [k_a, l_a] = counted(part({{1, 2}}, "top-n:5"));
+  const auto [k_b, l_b] = counted(part({{1, 6}, {2, 3}}, "sink-recent:4"));
+  EXPECT_EQ(k_both.kept, k_a.kept + k_b.kept);
+  EXPECT_EQ(k_both.seen, k_a.seen + k_b.seen);
+  EXPECT_FALSE(torch::equal(l_both, l_a));
+  EXPECT_FALSE(torch::equal(l_both, l_b));
+  auto overlap = part({{1, 2}}, "top-n:5");
+  EXPECT_NE(error_of([&] { overlap.add_part(part({{1, 2}, {0, 0}}, "zero")); }).find("head 1.2 is in two parts of one policy"),
+            std::string::npos);
+}

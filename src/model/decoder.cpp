@@ -136,19 +136,25 @@ torch::Tensor Decoder::run(const torch::Tensor& ids_in, const HookSpec& hooks, H
 
     // Past the last layer anyone reads, the rest of the block changes nothing (capture only).
     if (!want_logits && !hooks.wants_any_after(l) && !hooks.wants(l, HookPoint::AttnZ)) break;
-    // Interventions on heads of this layer (intervention.h): rows edited before the product
-    // with the values, or the head's output removed.
-    const bool edited = edits != nullptr && edits->edits(l);
+    // Interventions on heads of this layer (intervention.h; a policy's parts one after another,
+    // each on its own heads): rows edited before the product with the values, or the heads'
+    // outputs replaced after it.
+    std::vector<const HeadEdits*> row_edits, output_edits;
+    if (edits != nullptr)
+      for (const HeadEdits* e : edits->all())
+        if (e->edits(l)) (e->intervention().edits_rows() ? row_edits : output_edits).push_back(e);
     RowEdit edit;
-    if (edited && edits->intervention().edits_rows())
+    if (!row_edits.empty())
       edit = [&](const torch::Tensor& probs, int64_t i0, int64_t j0) {
-        return edit_rows(probs, l, i0, j0, attn_params.window, *edits);
+        torch::Tensor out = probs;
+        for (const HeadEdits* e : row_edits) out = edit_rows(out, l, i0, j0, attn_params.window, *e);
+        return out;
       };
     auto attn = attention(q, k, v, attn_params, edit);                          // [B, H, T, d]
-    if (edited && !edits->intervention().edits_rows()) {
-      const auto heads = torch::tensor(edits->heads(l), torch::kInt64).to(attn.device());
-      if (edits->intervention().edit == Edit::Mean)  // each head's output its mean [h, d], at every position
-        attn.index_copy_(1, heads, edits->means(l).to(attn.device(), attn.scalar_type()).view({1, -1, 1, d}).expand(
+    for (const HeadEdits* e : output_edits) {
+      const auto heads = torch::tensor(e->heads(l), torch::kInt64).to(attn.device());
+      if (e->intervention().edit == Edit::Mean)  // each head's output its mean [h, d], at every position
+        attn.index_copy_(1, heads, e->means(l).to(attn.device(), attn.scalar_type()).view({1, -1, 1, d}).expand(
                                        {B, heads.size(0), T, d}));
       else
         attn.index_fill_(1, heads, 0);

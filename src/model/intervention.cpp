@@ -85,9 +85,37 @@ std::vector<int64_t> HeadEdits::kept_n(int64_t layer) const {
   return std::vector<int64_t>(by_layer_[static_cast<size_t>(layer)].size(), intervention_.n);
 }
 
+void HeadEdits::add_part(HeadEdits part) {
+  if (!part.parts_.empty()) fail("internal: a part of a policy has parts of its own");
+  for (const HeadEdits* e : all())
+    for (size_t l = 0; l < by_layer_.size() && l < part.by_layer_.size(); ++l)
+      for (const int64_t h : part.by_layer_[l])
+        if (std::find(e->by_layer_[l].begin(), e->by_layer_[l].end(), h) != e->by_layer_[l].end())
+          fail("head {}.{} is in two parts of one policy", l, h);
+  if (part.first_layer_ >= 0 && (first_layer_ < 0 || part.first_layer_ < first_layer_)) first_layer_ = part.first_layer_;
+  parts_.push_back(std::move(part));
+}
+
+std::vector<const HeadEdits*> HeadEdits::all() const {
+  std::vector<const HeadEdits*> out = {this};
+  for (const auto& p : parts_) out.push_back(&p);
+  return out;
+}
+
+void HeadEdits::count_into(KeptKeys* into) {
+  counts = into;
+  for (auto& p : parts_) p.counts = into;
+}
+
+void HeadEdits::set_window(uint64_t key) {
+  window_key_ = key;
+  for (auto& p : parts_) p.window_key_ = key;
+}
+
 int64_t HeadEdits::head_count() const {
   int64_t n = 0;
   for (const auto& list : by_layer_) n += static_cast<int64_t>(list.size());
+  for (const auto& p : parts_) n += p.head_count();
   return n;
 }
 

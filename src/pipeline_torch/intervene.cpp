@@ -98,15 +98,15 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
     pool.for_each_item(K, [&](int64_t k, int) {
       model::HeadEdits& edits = interventions[static_cast<size_t>(k)].edits;
       model::KeptKeys counts;
-      edits.counts = &counts;
-      edits.set_window_key(keys[w]);
+      edits.count_into(&counts);
+      edits.set_window(keys[w]);
       const int64_t from = std::max<int64_t>(edits.first_layer(), 0);
       const auto t1 = Clock::now();
       const auto logits = from == 0 ? decoder.forward(ids.unsqueeze(0), edits)[0]
                                     : decoder.forward_from(ids.unsqueeze(0), from, resid.get(from, model::HookPoint::ResidPre),
                                                            edits)[0];
       forward_s[static_cast<size_t>(k)] += seconds_since(t1);
-      edits.counts = nullptr;
+      edits.count_into(nullptr);
       metrics::LossSums s = window_loss_sums(plain, logits, ids);
       s.kept = counts.kept, s.seen = counts.seen;
       sums[static_cast<size_t>(k)] = s;

@@ -41,6 +41,7 @@ struct InterveneOptions {
   bool each = false;                        // --each: every chosen head alone
   std::vector<std::string> interventions;   // --intervention SPEC (repeatable)
   std::string budget_from;                  // --budget-from M.json: the curves budget:RULE reads
+  std::vector<std::string> policy;          // --policy LABEL=SPEC (repeatable): one intervention by class
   int64_t bootstrap = 2000;
   double ci = metrics::kSpecCi;
   std::string out;
@@ -72,8 +73,10 @@ HeadList parse_heads(const std::string& text, const arch::ModelConfig& config) {
   return out;
 }
 
-// The heads of `label` in the taxonomy file, which must be of this model (its layers and heads).
-HeadList heads_of_label(const std::string& path, const std::string& label, const arch::ModelConfig& config) {
+// The heads of `label` in the taxonomy file, which must be of this model (its layers and heads);
+// `flag` names the label in an error.
+HeadList heads_of_label(const std::string& path, const std::string& label, const arch::ModelConfig& config,
+                        const std::string& flag = "--label") {
   const auto tax = read_json_file(path);
   if (!tax.is_object() || tax.value("schema", "") != "geoattn.taxonomy/1")
     fail("--taxonomy {}: not a geoattn taxonomy (schema geoattn.taxonomy/1)", path);
@@ -88,7 +91,7 @@ HeadList heads_of_label(const std::string& path, const std::string& label, const
     if (h.value("label", "") == label) out.emplace_back(h.at("layer").get<int64_t>(), h.at("head").get<int64_t>());
   }
   if (out.empty())
-    fail("--label {}: no head of {} has it (its labels: {})", label, path, listed(labels, ", "));
+    fail("{} {}: no head of {} has it (its labels: {})", flag, label, path, listed(labels, ", "));
   return out;
 }
 
@@ -106,6 +109,24 @@ HeadList random_heads(const HeadList& avoid, size_t count, int64_t layers, int64
   return pool;
 }
 
+// --policy's items: (label, what is done to its heads), each label once.
+std::vector<std::pair<std::string, model::Intervention>> parse_policy(const std::vector<std::string>& items) {
+  std::vector<std::pair<std::string, model::Intervention>> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) fail("--policy: '{}' is not LABEL=INTERVENTION (e.g. Reset=sink-recent:16)", item);
+    const std::string label = item.substr(0, eq);
+    for (const auto& [seen, _] : out)
+      if (seen == label) fail("--policy: {} is given twice", label);
+    try {
+      out.emplace_back(label, model::Intervention::parse(item.substr(eq + 1)));
+    } catch (const Error& e) {
+      fail("--policy {}: {}", label, e.what());
+    }
+  }
+  return out;
+}
+
 std::string heads_text(const HeadList& heads) {
   std::string out;
   for (const auto& [l, h] : heads) out += (out.empty() ? "" : ",") + std::to_string(l) + "." + std::to_string(h);
@@ -119,13 +140,21 @@ void run_intervene(const InterveneOptions& o) {
   if (!o.taxonomy.empty()) inputs.push_back(o.taxonomy);
   if (!o.budget_from.empty()) inputs.push_back(o.budget_from);
   check_outputs_of(o.out, inputs);
-  if (!o.heads.empty() && !o.taxonomy.empty()) fail("--heads or --taxonomy with --label: one of them");
-  if (o.heads.empty() && o.taxonomy.empty() && !o.each) fail("--heads or --taxonomy with --label: one of them (or --each)");
+  const bool by_class = !o.policy.empty();
+  const bool on_sets = !o.heads.empty() || !o.label.empty() || o.each;  // the --intervention list's heads
+  if (!o.heads.empty() && !o.label.empty()) fail("--heads or --taxonomy with --label: one of them");
+  if (o.label.empty() != o.taxonomy.empty() && !(by_class && !o.taxonomy.empty()))
+    fail("--taxonomy and --label go together");
+  if (!on_sets && !by_class) fail("--heads or --taxonomy with --label: one of them (or --each)");
   if (o.each && o.random_sets > 0) fail("--random-sets: not used with --each (every head alone is its own control)");
-  if (o.taxonomy.empty() != o.label.empty()) fail("--taxonomy and --label go together");
+  if (by_class && o.taxonomy.empty()) fail("--policy: give --taxonomy T.json, whose classes it names");
+  if (!on_sets && !o.interventions.empty())
+    fail("--intervention: on which heads? give --heads, --label or --each (a --policy runs alone without them)");
   if (!(o.ci > 0 && o.ci < 100)) fail("--ci: {} is not a coverage in percent (above 0 and below 100)", o.ci);
-  std::vector<model::Intervention> kinds;
-  for (const auto& text : o.interventions.empty() ? std::vector<std::string>{"zero"} : o.interventions) {
+  const auto policy = parse_policy(o.policy);
+  std::vector<model::Intervention> kinds;  // on the sets
+  for (const auto& text : !on_sets ? std::vector<std::string>{}
+                          : o.interventions.empty() ? std::vector<std::string>{"zero"} : o.interventions) {
     try {
       kinds.push_back(model::Intervention::parse(text));
       if (kinds.back().edit == model::Edit::Budget) (void)analysis::BudgetRule::parse(kinds.back().rule);
@@ -133,19 +162,30 @@ void run_intervene(const InterveneOptions& o) {
       fail("--intervention: {}", e.what());
     }
   }
-  const bool budgeted =
-      std::any_of(kinds.begin(), kinds.end(), [](const auto& iv) { return iv.edit == model::Edit::Budget; });
+  std::vector<model::Intervention> every = kinds;  // the sets' and the policy's
+  for (const auto& [label, iv] : policy) {
+    if (iv.edit == model::Edit::Budget) try {
+        (void)analysis::BudgetRule::parse(iv.rule);
+      } catch (const Error& e) {
+        fail("--policy {}: {}", label, e.what());
+      }
+    every.push_back(iv);
+  }
+  const auto uses = [&](model::Edit edit) {
+    return std::any_of(every.begin(), every.end(), [&](const auto& iv) { return iv.edit == edit; });
+  };
+  const bool budgeted = uses(model::Edit::Budget);
   if (budgeted && o.budget_from.empty())
     fail("--intervention budget:RULE: give --budget-from M.json (the measure result whose curves choose each head's N)");
   if (!budgeted && !o.budget_from.empty()) fail("--budget-from: not used without an --intervention budget:RULE");
   const ModelRun r = open_model_run(o.model, o.input, o.run, pipeline::Queries::parse("last"));
   const auto& c = r.checkpoint.config;
-  for (const auto& iv : kinds)
+  for (const auto& iv : every)
     if (iv.n > r.T) fail("--intervention {}: {} is above the window's {} keys (--ctx)", iv.text(), iv.n, r.T);
   const BudgetSource budget_source = budgeted ? BudgetSource::read(o.budget_from, c) : BudgetSource{};
-  HeadList chosen = !o.heads.empty() ? parse_heads(o.heads, c) : !o.taxonomy.empty() ? heads_of_label(o.taxonomy, o.label, c)
-                                                                                  : HeadList{};
-  if (chosen.empty())  // --each alone: every head of the model
+  HeadList chosen = !o.heads.empty() ? parse_heads(o.heads, c) : !o.label.empty() ? heads_of_label(o.taxonomy, o.label, c)
+                                                                               : HeadList{};
+  if (chosen.empty() && on_sets)  // --each alone: every head of the model
     for (int64_t l = 0; l < c.n_layers; ++l)
       for (int64_t h = 0; h < c.n_heads; ++h) chosen.emplace_back(l, h);
   for (const auto& [l, h] : chosen)
@@ -154,7 +194,8 @@ void run_intervene(const InterveneOptions& o) {
   // The sets: the chosen heads (with --each, each alone), then --random-sets sets of as many
   // other heads (seeded).
   std::vector<std::pair<std::string, HeadList>> sets;
-  if (o.each)
+  if (!on_sets) {
+  } else if (o.each)
     for (const auto& head : chosen) sets.emplace_back(heads_text({head}), HeadList{head});
   else
     sets.emplace_back(!o.label.empty() ? o.label + " (" + std::to_string(chosen.size()) + " heads)"
@@ -167,29 +208,49 @@ void run_intervene(const InterveneOptions& o) {
                       random_heads(chosen, chosen.size(), c.n_layers, c.n_heads, state));
 
   // Mean ablation's first pass over the run's own windows (each head's mean output).
-  const bool meaned = std::any_of(kinds.begin(), kinds.end(), [](const auto& iv) { return iv.edit == model::Edit::Mean; });
+  const bool meaned = uses(model::Edit::Mean);
   const torch::Tensor means = meaned ? pipeline::head_means(r.decoder, r.windows, o.quiet) : torch::Tensor();
+  // What `iv` does to `heads`, with a budget's N per head.
+  const auto edits_of = [&](const model::Intervention& iv, const HeadList& heads) -> std::pair<model::HeadEdits, std::vector<int64_t>> {
+    if (iv.edit == model::Edit::Budget) {
+      auto budgets = budget_source.budgets(analysis::BudgetRule::parse(iv.rule), heads, r.T);
+      return {model::HeadEdits(c.n_layers, c.n_heads, heads, iv, budgets), budgets};
+    }
+    if (iv.edit == model::Edit::Mean) return {model::HeadEdits(c.n_layers, c.n_heads, heads, iv, means), {}};
+    return {model::HeadEdits(c.n_layers, c.n_heads, heads, iv, o.input.seed), {}};
+  };
   std::vector<pipeline::NamedEdits> runs;
   std::vector<report::InterventionInfo> infos;
   for (const auto& iv : kinds)
     for (const auto& [name, heads] : sets) {
       const std::string full = iv.text() + " on " + name;
-      if (iv.edit == model::Edit::Budget) {
-        const auto budgets = budget_source.budgets(analysis::BudgetRule::parse(iv.rule), heads, r.T);
-        runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, budgets)});
-        infos.push_back({full, iv.text(), heads, budgets});
-      } else if (iv.edit == model::Edit::Mean) {
-        runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, means)});
-        infos.push_back({full, iv.text(), heads, {}});
-      } else {
-        runs.push_back({full, model::HeadEdits(c.n_layers, c.n_heads, heads, iv, o.input.seed)});
-        infos.push_back({full, iv.text(), heads, {}});
-      }
+      auto [edits, budgets] = edits_of(iv, heads);
+      runs.push_back({full, std::move(edits)});
+      infos.push_back({full, iv.text(), heads, budgets});
     }
+  // --policy: one intervention, each listed class of the taxonomy under its own (the others whole).
+  if (by_class) {
+    model::HeadEdits whole;
+    HeadList all;
+    std::string text;
+    for (const auto& [label, iv] : policy) {
+      const HeadList heads = heads_of_label(o.taxonomy, label, c, "--policy");
+      auto part = edits_of(iv, heads).first;
+      if (all.empty()) whole = std::move(part);
+      else whole.add_part(std::move(part));
+      all.insert(all.end(), heads.begin(), heads.end());
+      text += (text.empty() ? "" : ",") + label + "=" + iv.text();
+    }
+    std::sort(all.begin(), all.end());
+    runs.push_back({"policy " + text + " (" + std::to_string(all.size()) + " heads)", std::move(whole)});
+    infos.push_back({runs.back().name, "policy:" + text, all, {}});
+  }
   WorkerPool pool(o.run.threads);
   pipeline::ForwardSeconds forward_s;
   const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, r.windows, runs, o.quiet, &forward_s);
+  const auto readings_start = Clock::now();
   const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
+  const double readings_s = seconds_since(readings_start);
 
   const auto model = report::to_json(pipeline::model_info(r.checkpoint));
   metrics::DataInfo windows = window_data(o.input, r.windows, r.T, "0/1");
@@ -203,6 +264,10 @@ void run_intervene(const InterveneOptions& o) {
                                      {"interventions", nlohmann::ordered_json::array()},
                                      {"bootstrap", {{"replicates", o.bootstrap}, {"seed", o.input.seed}, {"ci", o.ci}}}};
   if (!o.taxonomy.empty()) settings["taxonomy"] = {{"file", o.taxonomy}, {"label", o.label}};
+  if (by_class) {
+    settings["policy"] = nlohmann::ordered_json::object();
+    for (const auto& [label, iv] : policy) settings["policy"][label] = iv.text();
+  }
   if (meaned)
     settings["means"] = {{"over", "every position of the run's windows"},
                          {"positions", static_cast<int64_t>(r.windows.size()) * r.T}};
@@ -220,7 +285,8 @@ void run_intervene(const InterveneOptions& o) {
                  {"device", arch::device_name(o.run.device)},
                  {"threads", o.run.threads},
                  {"seconds_plain_forwards", forward_s.plain},
-                 {"seconds_intervened_forwards", per}};
+                 {"seconds_intervened_forwards", per},
+                 {"seconds_readings", readings_s}};  // the readings and their bootstrap
   write_file_atomic(o.out, [&](std::ostream& f) { f << j.dump(1) << "\n"; });
   if (!o.quiet) {
     for (size_t k = 0; k < infos.size(); ++k) {
@@ -254,6 +320,10 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
                  "key and N random others, seeded), budget:CURVE:X (each head keeps its own N largest weights: the "
                  "largest N up to which its mean CURVE in --budget-from stays at least X; CURVE P_rmax, R_rmin, F_rmax "
                  "or F_rmin)");
+  cmd.add_option("--policy", o.policy,
+                 "LABEL=INTERVENTION (repeatable, with --taxonomy): one more intervention, each listed class of the "
+                 "taxonomy under its own (e.g. --policy Reset=sink-recent:16 --policy Retriever=top-n:8; the classes "
+                 "not listed whole)");
   cmd.add_option("--budget-from", o.budget_from,
                  "a geoattn measure result of this model whose curves choose each head's N for budget:RULE");
   cmd.add_option("--bootstrap", o.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")

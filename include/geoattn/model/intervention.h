@@ -65,6 +65,15 @@ class HeadEdits {
   HeadEdits(int64_t layers, int64_t heads, const std::vector<std::pair<int64_t, int64_t>>& which,
             Intervention intervention, const torch::Tensor& means);
 
+  // A policy by class: `part` (on other heads) applied in the same forward as this one, and as
+  // every part added before (geoattn::Error where it edits a head one of them edits).
+  void add_part(HeadEdits part);
+  // This one and its parts, in order: what a forward applies.
+  std::vector<const HeadEdits*> all() const;
+  // Counted into `into` (null: not counted) and keyed to the window `key`, with every part.
+  void count_into(KeptKeys* into);
+  void set_window(uint64_t key);
+
   bool any() const { return first_layer_ >= 0; }
   bool edits(int64_t layer) const { return !by_layer_.empty() && !by_layer_[layer].empty(); }
   const std::vector<int64_t>& heads(int64_t layer) const { return by_layer_[layer]; }
@@ -88,6 +97,7 @@ class HeadEdits {
   std::vector<std::vector<int64_t>> by_layer_;  // [layer] -> heads, ascending
   std::vector<std::vector<int64_t>> n_by_layer_;  // a budget's: [layer] -> N per head of by_layer_
   std::vector<torch::Tensor> means_;              // mean ablation's: [layer] -> [h, head_dim]
+  std::vector<HeadEdits> parts_;                  // a policy's other classes
   int64_t first_layer_ = -1;
   Intervention intervention_;
   uint64_t seed_ = 0, window_key_ = 0;

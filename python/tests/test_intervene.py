@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import DOCS, in_ci, model_dir, real_model, run
+from conftest import DOCS, REPO, in_ci, model_dir, real_model, run
 
 torch = pytest.importorskip("torch") if not in_ci() else __import__("torch")
 transformers = pytest.importorskip("transformers") if not in_ci() else __import__("transformers")
@@ -20,8 +20,8 @@ transformers = pytest.importorskip("transformers") if not in_ci() else __import_
 import geoattn  # noqa: E402
 import geoattn.schema  # noqa: E402
 
-# The edits of each (layer, head), set per run: {"policy": "zero" | "mean" | "record" | "top-n" |
-# "sink-recent", "n": an int or {(l, h): n}, "heads": {(l, h)}, "means" / "sums": {(l, h): [d]}}.
+# The edits of each (layer, head), set per run: {"by_head": {(l, h): (policy, n)}, policy one of
+# "zero", "mean", "record", "top-n", "sink-recent"; "means" / "sums": {(l, h): [d]}}.
 EDIT: dict = {}
 
 
@@ -52,41 +52,40 @@ def edited_attention(module, query, key, value, attention_mask, scaling, dropout
     if attention_mask is not None:
         scores = scores + attention_mask[:, :, :, : key_states.shape[-2]]
     probs = torch.nn.functional.softmax(scores, dim=-1, dtype=torch.float32)
-    heads = sorted(h for (l, h) in EDIT.get("heads", ()) if l == module.layer_idx)
-    policy = EDIT.get("policy")
-    if heads and policy in ("top-n", "sink-recent"):
-        idx = torch.tensor(heads)
+    layer = module.layer_idx
+    mine = {h: rule for (l, h), rule in EDIT.get("by_head", {}).items() if l == layer}
+    rows_edited = sorted(h for h, (policy, _) in mine.items() if policy in ("top-n", "sink-recent"))
+    if rows_edited:
+        idx = torch.tensor(rows_edited)
         rows = probs[:, idx]
         seen = None if attention_mask is None else (attention_mask[:, :, :, : key_states.shape[-2]] == 0)
-        n = EDIT["n"]
-        keep = torch.cat([_keep(rows[:, k:k + 1], seen, policy, n if isinstance(n, int) else n[(module.layer_idx, h)])
-                          for k, h in enumerate(heads)], dim=1)
+        keep = torch.cat([_keep(rows[:, k:k + 1], seen, *mine[h]) for k, h in enumerate(rows_edited)], dim=1)
         kept = rows * keep
         dropped = ((rows > 0) & ~keep).any(-1, keepdim=True)
         probs = probs.clone()
         probs[:, idx] = torch.where(dropped, kept / kept.sum(-1, keepdim=True), rows)
     probs = probs.to(query.dtype)
     out = torch.matmul(probs, value_states)
-    if heads and policy == "zero":
+    if any(policy in ("zero", "mean") for policy, _ in mine.values()):
         out = out.clone()
-        out[:, heads] = 0
-    if heads and policy == "record":  # mean ablation's first pass: every position's output, summed
-        for h in heads:
-            key = (module.layer_idx, h)
-            EDIT["sums"][key] = EDIT["sums"].get(key, 0) + out[0, h].double().sum(0)
-    if heads and policy == "mean":
-        out = out.clone()
-        for h in heads:
-            out[:, h] = EDIT["means"][(module.layer_idx, h)].to(out.dtype)
+    for h, (policy, _) in sorted(mine.items()):
+        if policy == "zero":
+            out[:, h] = 0
+        elif policy == "mean":
+            out[:, h] = EDIT["means"][(layer, h)].to(out.dtype)
+        elif policy == "record":  # mean ablation's first pass: every position's output, summed
+            EDIT["sums"][(layer, h)] = EDIT["sums"].get((layer, h), 0) + out[0, h].double().sum(0)
     return out.transpose(1, 2).contiguous(), probs
 
 
-def reference(model, windows, heads, policy, n):
-    """(plain loss, loss difference, KL, top-1 agreement) per predicted token over `windows`."""
+def reference(model, windows, by_head):
+    """(plain loss, loss difference, KL, top-1 agreement) per predicted token over `windows`, each
+    head of `by_head` edited as it says."""
     means = None
-    if policy == "mean":  # each head's output averaged over every position of the windows
+    meaned = [key for key, (policy, _) in by_head.items() if policy == "mean"]
+    if meaned:  # each head's output averaged over every position of the windows
         EDIT.clear()
-        EDIT.update(policy="record", heads=set(heads), sums={})
+        EDIT.update(by_head={key: ("record", 0) for key in meaned}, sums={})
         with torch.no_grad():
             for ids in windows:
                 model(torch.tensor(ids).view(1, -1))
@@ -99,7 +98,7 @@ def reference(model, windows, heads, policy, n):
         EDIT.clear()
         with torch.no_grad():
             p = torch.log_softmax(model(x).logits[0, :-1].double(), -1)
-            EDIT.update(policy=policy, n=n, heads=set(heads), means=means)
+            EDIT.update(by_head=by_head, means=means)
             q = torch.log_softmax(model(x).logits[0, :-1].double(), -1)
         EDIT.clear()
         nxt = x[0, 1:].view(-1, 1)
@@ -108,8 +107,15 @@ def reference(model, windows, heads, policy, n):
     return totals[0] / totals[4], (totals[1] - totals[0]) / totals[4], totals[2] / totals[4], totals[3] / totals[4]
 
 
-def check_model(geoattn_bin, tmp_path, model_path, data, ctx, windows, cases):
-    """geoattn intervene of each case against the reference on the CLI's own windows."""
+def rule(intervention):
+    """(policy, n) of an intervention's text: "top-n:8" -> ("top-n", 8), "mean" -> ("mean", 0)."""
+    policy, _, n = intervention.partition(":")
+    return policy, int(n or 0)
+
+
+def check_model(geoattn_bin, tmp_path, model_path, data, ctx, windows, cases, taxonomy=None):
+    """geoattn intervene of each case against the reference on the CLI's own windows (a
+    "policy:LABEL=INTERVENTION,..." case over the classes of `taxonomy`)."""
     capture = tmp_path / "windows.safetensors"
     run(geoattn_bin, "capture", "--quiet", "--model", model_path, "--data", data, "--ctx", ctx, "--max-windows",
         windows, "--out", capture)
@@ -127,18 +133,23 @@ def check_model(geoattn_bin, tmp_path, model_path, data, ctx, windows, cases):
             run(geoattn_bin, "measure", "--quiet", "--model", model_path, "--data", data, "--ctx", ctx, "--max-windows",
                 windows, "--offset", "hashed", "--bootstrap", 0, "--out", tmp_path / "budgets.json")
             budget = ["--budget-from", tmp_path / "budgets.json"]
+        if intervention.startswith("policy:"):  # each class of the taxonomy its own way
+            tax = json.load(open(taxonomy))
+            items = [item.split("=", 1) for item in intervention[len("policy:"):].split(",")]
+            which = ["--taxonomy", taxonomy] + [x for label, iv in items for x in ("--policy", f"{label}={iv}")]
+            by_head = {(h["layer"], h["head"]): rule(iv) for label, iv in items for h in tax["heads"] if h["label"] == label}
+        else:
+            which = ["--heads", ",".join(f"{l}.{h}" for l, h in heads), "--intervention", intervention]
+            by_head = {} if intervention.startswith("budget:") else {head: rule(intervention) for head in heads}
         run(geoattn_bin, "intervene", "--quiet", "--model", model_path, "--data", data, "--ctx", ctx,
-            "--max-windows", windows, "--heads", ",".join(f"{l}.{h}" for l, h in heads), "--intervention",
-            intervention, "--bootstrap", 100, *budget, "--out", out)
+            "--max-windows", windows, *which, "--bootstrap", 100, *budget, "--out", out)
         doc = json.load(open(out))
         assert geoattn.schema.problem(doc, "geoattn.intervene-1.schema.json") is None
-        policy, _, n = intervention.partition(":")
-        if policy == "budget":  # each head's own N, applied as its own top-n
-            policy, n = "top-n", dict(zip(heads, doc["interventions"][0]["budgets"]))
-            assert len(set(n.values())) > 1, n  # the heads' budgets differ
-        else:
-            n = int(n or 0) if policy != "mean" else 0
-        loss_plain, loss_diff, kl, top1 = reference(model, ids, heads, policy, n)
+        if intervention.startswith("budget:"):  # each head's own N, applied as its own top-n
+            budgets = dict(zip(heads, doc["interventions"][0]["budgets"]))
+            assert len(set(budgets.values())) > 1, budgets  # the heads' budgets differ
+            by_head = {head: ("top-n", n) for head, n in budgets.items()}
+        loss_plain, loss_diff, kl, top1 = reference(model, ids, by_head)
         got = doc["interventions"][0]
         where = f"{os.path.basename(model_path)} {intervention} on {heads}"
         assert abs(doc["loss_plain"] - loss_plain) <= 1e-4, (where, doc["loss_plain"], loss_plain)
@@ -152,7 +163,9 @@ def test_stories15m_interventions_equal_transformers(geoattn_bin, tmp_path):
     check_model(geoattn_bin, tmp_path, model_dir("stories15M"), DOCS, 128, 4,
                 [([(4, 5)], "sink-recent:16"), ([(4, 5)], "zero"), ([(2, 1), (3, 0)], "top-n:8"),
                  ([(0, 0), (5, 5)], "top-n:128"), ([(4, 5), (1, 2)], "mean"),
-                 ([(l, h) for l in range(6) for h in range(6)], "budget:R_rmin:0.7")])
+                 ([(l, h) for l in range(6) for h in range(6)], "budget:R_rmin:0.7"),
+                 ([], "policy:Mixer=top-n:8,Retriever=mean,Unlabelled=sink-recent:16")],
+                taxonomy=os.path.join(REPO, "docs", "findings", "stories15M", "taxonomy.json"))
 
 
 def test_smollm2_interventions_equal_transformers(geoattn_bin, tmp_path):

@@ -133,13 +133,11 @@ std::string heads_text(const HeadList& heads) {
   return out;
 }
 
-void run_intervene(const InterveneOptions& o) {
-  const auto start = Clock::now();
-  std::vector<std::string> inputs = o.input.data;
-  inputs.push_back(o.model);
-  if (!o.taxonomy.empty()) inputs.push_back(o.taxonomy);
-  if (!o.budget_from.empty()) inputs.push_back(o.budget_from);
-  check_outputs_of(o.out, inputs);
+// What the run does: the --intervention list on the heads' sets (none when only a --policy runs;
+// "zero" when the list is empty) and the --policy parts, each parsed and its flags' combinations
+// checked; geoattn::Error naming the flag otherwise.
+std::pair<std::vector<model::Intervention>, std::vector<std::pair<std::string, model::Intervention>>> parse_interventions(
+    const InterveneOptions& o) {
   const bool by_class = !o.policy.empty();
   const bool on_sets = !o.heads.empty() || !o.label.empty() || o.each;  // the --intervention list's heads
   if (!o.heads.empty() && !o.label.empty()) fail("--heads or --taxonomy with --label: one of them");
@@ -151,26 +149,40 @@ void run_intervene(const InterveneOptions& o) {
   if (!on_sets && !o.interventions.empty())
     fail("--intervention: on which heads? give --heads, --label or --each (a --policy runs alone without them)");
   if (!(o.ci > 0 && o.ci < 100)) fail("--ci: {} is not a coverage in percent (above 0 and below 100)", o.ci);
-  const auto policy = parse_policy(o.policy);
-  std::vector<model::Intervention> kinds;  // on the sets
+  const auto check_rule = [](const model::Intervention& iv) {
+    if (iv.edit == model::Edit::Budget) (void)analysis::BudgetRule::parse(iv.rule);
+  };
+  std::vector<model::Intervention> kinds;
   for (const auto& text : !on_sets ? std::vector<std::string>{}
                           : o.interventions.empty() ? std::vector<std::string>{"zero"} : o.interventions) {
     try {
       kinds.push_back(model::Intervention::parse(text));
-      if (kinds.back().edit == model::Edit::Budget) (void)analysis::BudgetRule::parse(kinds.back().rule);
+      check_rule(kinds.back());
     } catch (const Error& e) {
       fail("--intervention: {}", e.what());
     }
   }
+  auto policy = parse_policy(o.policy);
+  for (const auto& [label, iv] : policy) try {
+      check_rule(iv);
+    } catch (const Error& e) {
+      fail("--policy {}: {}", label, e.what());
+    }
+  return {std::move(kinds), std::move(policy)};
+}
+
+void run_intervene(const InterveneOptions& o) {
+  const auto start = Clock::now();
+  std::vector<std::string> inputs = o.input.data;
+  inputs.push_back(o.model);
+  if (!o.taxonomy.empty()) inputs.push_back(o.taxonomy);
+  if (!o.budget_from.empty()) inputs.push_back(o.budget_from);
+  check_outputs_of(o.out, inputs);
+  const auto [kinds, policy] = parse_interventions(o);
+  const bool by_class = !policy.empty();
+  const bool on_sets = !kinds.empty();
   std::vector<model::Intervention> every = kinds;  // the sets' and the policy's
-  for (const auto& [label, iv] : policy) {
-    if (iv.edit == model::Edit::Budget) try {
-        (void)analysis::BudgetRule::parse(iv.rule);
-      } catch (const Error& e) {
-        fail("--policy {}: {}", label, e.what());
-      }
-    every.push_back(iv);
-  }
+  for (const auto& part : policy) every.push_back(part.second);
   const auto uses = [&](model::Edit edit) {
     return std::any_of(every.begin(), every.end(), [&](const auto& iv) { return iv.edit == edit; });
   };

@@ -52,8 +52,8 @@ def fig_sparsification(runs: Sequence[InterveneRun]):
         ax.set_ylabel("loss - plain loss (nats/token)")
         iv = run.doc["intervals"]
         band = f"bands {iv['family_ci']:g}% jointly" if iv["intervals"] else "no bands: " + iv.get("why", "no intervals")
-        ax.set_title(f"{run.label}: {run.doc['data']['windows']} windows of T = {run.doc['settings']['ctx']}, "
-                     f"{iv['documents']} documents\n{band}", fontsize=9)
+        ax.set_title(f"{run.label}\n{run.doc['data']['windows']} windows of T = {run.doc['settings']['ctx']}, "
+                     f"{iv['documents']} documents; {band}", fontsize=8)
         if lines:
             outside_legend(ax, fontsize=7)
         else:
@@ -91,7 +91,7 @@ def fig_head_importance(runs: Sequence[InterveneRun]):
 
 
 def label_runs(runs: Sequence[InterveneRun]) -> None:
-    """Names the runs by their model path, with the file name where two would read alike."""
-    base = [r.model_path or os.path.basename(r.path) for r in runs]
+    """Names the runs by their model folder's name, with the file name where two would read alike."""
+    base = [os.path.basename(os.path.normpath(r.model_path)) if r.model_path else os.path.basename(r.path) for r in runs]
     for r, b in zip(runs, base):
         r.label = b if base.count(b) == 1 else f"{b} [{os.path.basename(r.path)}]"

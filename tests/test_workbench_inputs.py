@@ -76,7 +76,7 @@ def main():
     if not check(p.returncode == 0, "verdicts of p"):
         print("  stderr:", p.stderr[-2000:])
         return finish(t0)
-    explain = ["--head", "0.0", "--window", "0", "--no-check"]
+    explain = ["--head", "0.0", "--window", "0", "--no-check", "--geoattn", geoattn]  # this build's, as ctest Explain
     tools = [  # (what, module and arguments, its output flags and a fresh file for each)
         ("compare", ["geoattn.compare", "a.json", "b.json", "--taxonomy-a", "ta.json", "--taxonomy-b", "tb.json"],
          [("--out", "fresh.json"), ("--figure", "fresh.png")]),

@@ -107,7 +107,7 @@ void HeadEdits::count_into(KeptKeys* into) {
   for (auto& p : parts_) p.counts = into;
 }
 
-void HeadEdits::set_window(uint64_t key) {
+void HeadEdits::set_window_key(uint64_t key) {
   window_key_ = key;
   for (auto& p : parts_) p.window_key_ = key;
 }

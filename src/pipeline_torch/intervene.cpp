@@ -53,21 +53,19 @@ torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Wi
   const int64_t L = decoder.config().n_layers;
   const model::HookSpec hooks({"blocks.*.attn.z"}, L);
   torch::Tensor sums;  // [L, H, d] float64
-  double positions = 0;
-  long long tokens = 0;
+  long long tokens = 0;  // the positions summed
   Progress progress("means", static_cast<long long>(windows.size()), quiet);
   for (size_t w = 0; w < windows.size(); ++w) {
     model::HookCache z;
     decoder.forward(torch::tensor(windows[w].ids, torch::kInt64).unsqueeze(0), hooks, z, /*want_logits=*/false);
     auto s = z.stacked(model::HookPoint::AttnZ).to(torch::kFloat64).sum(std::vector<int64_t>{0, 3});  // [1, L, H, T, d] -> [L, H, d]
     sums = sums.defined() ? sums + s : s;
-    positions += static_cast<double>(windows[w].ids.size());
     tokens += static_cast<long long>(windows[w].ids.size());
     progress.update(static_cast<long long>(w + 1), tokens);
   }
   progress.finish();
   if (!sums.defined()) fail("intervene: mean ablation needs at least one window");
-  return (sums / positions).to(torch::kFloat32);
+  return (sums / static_cast<double>(tokens)).to(torch::kFloat32);
 }
 
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
@@ -99,7 +97,7 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
       model::HeadEdits& edits = interventions[static_cast<size_t>(k)].edits;
       model::KeptKeys counts;
       edits.count_into(&counts);
-      edits.set_window(keys[w]);
+      edits.set_window_key(keys[w]);
       const int64_t from = std::max<int64_t>(edits.first_layer(), 0);
       const auto t1 = Clock::now();
       const auto logits = from == 0 ? decoder.forward(ids.unsqueeze(0), edits)[0]

@@ -70,9 +70,8 @@ class HeadEdits {
   void add_part(HeadEdits part);
   // This one and its parts, in order: what a forward applies.
   std::vector<const HeadEdits*> all() const;
-  // Counted into `into` (null: not counted) and keyed to the window `key`, with every part.
+  // Counted into `into` (null: not counted), with every part.
   void count_into(KeptKeys* into);
-  void set_window(uint64_t key);
 
   bool any() const { return first_layer_ >= 0; }
   bool edits(int64_t layer) const { return !by_layer_.empty() && !by_layer_[layer].empty(); }
@@ -85,8 +84,9 @@ class HeadEdits {
   int64_t first_layer() const { return first_layer_; }  // -1: none
   const Intervention& intervention() const { return intervention_; }
   uint64_t seed() const { return seed_; }
-  // The window the random draws are keyed to (a window's key names it in any shard).
-  void set_window_key(uint64_t key) { window_key_ = key; }
+  // The window the random draws are keyed to (a window's key names it in any shard), every
+  // part's too.
+  void set_window_key(uint64_t key);
   uint64_t window_key() const { return window_key_; }
   int64_t head_count() const;
 

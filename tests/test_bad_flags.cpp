@@ -249,6 +249,12 @@ std::vector<Case> cases(const Fixtures& f) {
       {"intervene", run + " --heads 1.1 --dtype half", "--dtype"},
       {"intervene", run + " --heads 1.1 --threads 100000", "--threads"},
       {"intervene", run + " --heads 1.1 --quiet=x", "--quiet"},
+      {"intervene", run + " --heads 1.1 --shard 2/2", "--shard: '2/2' is not i/n with 0 <= i < n"},
+      {"intervene", run + " --heads 1.1 --intervention mean --shard 1/2", "--shard 1/2: mean ablation would average"},
+      {"intervene", run + " --heads 1.1 --means-from " + (t / "sum5.safetensors"), "--means-from: not used without"},
+      {"intervene", run + " --heads 1.1 --intervention mean --means-from " + (t / "sum5.safetensors"),
+       "sum5.safetensors: no F32 tensor 'means'"},
+      {"intervene", run + " --heads 1.1 --intervention mean --means-from " + (t / "tax.json"), "tax.json"},
       {"intervene", run + " --heads 1.1 --out " + f.data, "is an input of this run"},
       // metrics: captures that are no attention, and every flag
       {"metrics", " --capture " + (t / "sum5.safetensors"), "sum5.safetensors: alpha: window 0 layer 0 head 0 query 0: a row whose sum is 5"},

@@ -309,6 +309,22 @@ def main():
         check_broken("intervene, an unknown reading", doc, INTERVENE,
                      lambda d: d["interventions"][0].__setitem__("loss_ratio", 1.0),
                      "interventions[0].loss_ratio: unknown key (not in the schema)", src)
+        # Mean ablation on a first pass (its means written beside it), shards reading those means,
+        # and their merge.
+        first = os.path.join(tmp, "mean.json")
+        must([geoattn, "intervene"] + docs + ["--heads", "1.0,2.1", "--intervention", "mean", "--bootstrap", "20",
+                                               "--out", first], src, "intervene mean")
+        shards = [os.path.join(tmp, f"mean_s{i}.json") for i in range(2)]
+        for i, path in enumerate(shards):
+            must([geoattn, "intervene"] + docs + ["--heads", "1.0,2.1", "--intervention", "mean", "--bootstrap", "20",
+                                                   "--means-from", os.path.join(tmp, "mean.means.safetensors"),
+                                                   "--shard", f"{i}/2", "--out", path], src, f"intervene --shard {i}/2")
+        merged = os.path.join(tmp, "mean_merged.json")
+        must([geoattn, "merge"] + shards + ["--out", merged], src, "merge of intervene shards")
+        for path in [first] + shards + [merged]:
+            with open(path, encoding="utf-8") as f:
+                why = schemas.problem(json.load(f), INTERVENE, os.path.join(src, "docs", "schema"))
+            check(why is None, f"{os.path.basename(path)}: valid {INTERVENE} ({why})")
 
         raw = {}
         for k, path in out.items():

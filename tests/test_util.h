@@ -120,6 +120,12 @@ inline RunResult run_tool_in(const std::string& dir, const std::string& args, co
 inline RunResult run_tool(const std::string& args, const TempDir& tmp, const std::string& prefix = "") {
   return run_tool_in(GEOATTN_BIN_DIR, args, tmp, prefix);
 }
+// `geoattn args`: its exit code, its stderr into `err` where given.
+inline int run_geoattn(const std::string& args, const TempDir& tmp, std::string* err = nullptr) {
+  const auto r = run_tool("geoattn " + args, tmp);
+  if (err) *err = r.err;
+  return r.code;
+}
 #endif
 
 }  // namespace geoattn::testing

@@ -1,6 +1,9 @@
 """The `geoattn` command of the pip-installed package: the C++ binary that the wheel carries in
 geoattn/bin (linked against this environment's torch), run in place of this process."""
+from __future__ import annotations
+
 import os
+import shutil
 import sys
 import sysconfig
 
@@ -8,6 +11,21 @@ import sysconfig
 def binary() -> str:
     """Path of the geoattn executable installed with the package."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "geoattn")
+
+
+def find_binary(given: str | None = None) -> str | None:
+    """The geoattn executable a Python function runs: `given`, else the package's (geoattn/bin),
+    this checkout's build (build/bin), or PATH's; None where there is none. `given` must be an
+    executable (ValueError otherwise)."""
+    if given:
+        if not os.access(given, os.X_OK):
+            raise ValueError(f"geoattn: {given}: not an executable")
+        return given
+    package = os.path.dirname(os.path.realpath(__file__))
+    for path in (binary(), os.path.join(os.path.dirname(os.path.dirname(package)), "build", "bin", "geoattn")):
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("geoattn")
 
 
 def main() -> None:

@@ -2,7 +2,12 @@
 #include "geoattn/pipeline_torch/intervene.h"
 
 #include <algorithm>
+#include <cstring>
 
+#include <fmt/ranges.h>
+
+#include "geoattn/io/safetensors.h"
+#include "geoattn/io/safetensors_writer.h"
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/util/error.h"
 #include "geoattn/util/progress.h"
@@ -66,6 +71,26 @@ torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Wi
   progress.finish();
   if (!sums.defined()) fail("intervene: mean ablation needs at least one window");
   return (sums / static_cast<double>(tokens)).to(torch::kFloat32);
+}
+
+void write_head_means(const std::string& path, const torch::Tensor& means, int64_t positions) {
+  const auto m = means.to(torch::kCPU, torch::kFloat32).contiguous();  // [L, H, d]
+  io::TensorBlob blob{"means", io::Dtype::F32, m.sizes().vec(), m.data_ptr<float>()};
+  io::write_safetensors(path, {blob}, {{"format", "geoattn-means-1"}, {"positions", std::to_string(positions)}});
+}
+
+torch::Tensor read_head_means(const std::string& path, int64_t layers, int64_t heads, int64_t head_dim) {
+  const io::SafetensorsFile file(path);  // fails naming the file
+  const io::TensorInfo* t = file.header().find("means");
+  if (t == nullptr || t->dtype != io::Dtype::F32) fail("{}: no F32 tensor 'means' (each head's mean output)", path);
+  const std::vector<int64_t> want{layers, heads, head_dim};
+  if (t->shape != want)
+    fail("{}: means of shape [{}], not this model's [layers, heads, head_dim] = [{}, {}, {}]", path,
+         fmt::join(t->shape, ", "), layers, heads, head_dim);
+  auto out = torch::empty(want, torch::kFloat32);
+  std::memcpy(out.data_ptr<float>(), file.data(*t), static_cast<size_t>(t->numel()) * sizeof(float));
+  if (!torch::isfinite(out).all().item<bool>()) fail("{}: means holds a value that is not finite", path);
+  return out;
 }
 
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,

@@ -2,6 +2,8 @@
 #include "geoattn/report/intervene_json.h"
 
 #include "json_number.h"
+#include <fmt/format.h>
+
 #include "geoattn/util/error.h"
 
 namespace geoattn::report {
@@ -50,7 +52,47 @@ ordered_json intervene_json(const ordered_json& model, const ordered_json& data,
     entry["kept_fraction"] = number(r.kept_fraction);
     list.push_back(std::move(entry));
   }
+  // What geoattn merge adds up: each document's exact sums per intervention (written with the
+  // shortest text that reads back as the same double).
+  ordered_json ids = ordered_json::array(), sums = ordered_json::array();
+  for (int64_t u = 0; u < stats.units(); ++u) {
+    ids.push_back(stats.unit_ids()[static_cast<size_t>(u)]);
+    ordered_json row = ordered_json::array();
+    for (int64_t k = 0; k < stats.interventions(); ++k) row.push_back(stats.at(k, u).values());
+    sums.push_back(std::move(row));
+  }
+  j["per_document"] = {{"fields", metrics::LossSums::kFields}, {"documents", std::move(ids)}, {"sums", std::move(sums)}};
   return j;
+}
+
+metrics::LossStats loss_stats_from_json(const ordered_json& j, const std::string& label) {
+  const auto bad = [&](const std::string& what) -> void { fail("{}: per_document {}", label, what); };
+  const auto* per = j.is_object() && j.contains("per_document") ? &j.at("per_document") : nullptr;
+  if (per == nullptr || !per->is_object()) fail("{}: no per_document sums (a result of an older geoattn intervene?)", label);
+  const ordered_json fields(metrics::LossSums::kFields);
+  if (per->value("fields", ordered_json()) != fields) bad("fields are not " + fields.dump());
+  const auto& ids = per->value("documents", ordered_json());
+  const auto& sums = per->value("sums", ordered_json());
+  const auto K = static_cast<int64_t>(j.value("interventions", ordered_json::array()).size());
+  if (!ids.is_array() || !sums.is_array() || ids.size() != sums.size()) bad("documents and sums are not two lists of one length");
+  metrics::LossStats stats(K);
+  for (size_t u = 0; u < ids.size(); ++u) {
+    if (!ids[u].is_string()) bad("documents holds a non-string");
+    const int64_t row = stats.unit_row(ids[u].get<std::string>());
+    if (row != static_cast<int64_t>(u)) bad("names document " + ids[u].get<std::string>() + " twice");
+    if (!sums[u].is_array() || static_cast<int64_t>(sums[u].size()) != K) bad(fmt::format("sums[{}] is not {} interventions", u, K));
+    for (int64_t k = 0; k < K; ++k) {
+      const auto& v = sums[u][static_cast<size_t>(k)];
+      std::array<double, 7> x{};
+      if (!v.is_array() || v.size() != x.size()) bad(fmt::format("sums[{}][{}] is not {} numbers", u, k, x.size()));
+      for (size_t f = 0; f < x.size(); ++f) {
+        if (!v[f].is_number()) bad(fmt::format("sums[{}][{}] holds a non-number", u, k));
+        x[f] = v[f].get<double>();
+      }
+      stats.add(k, row, metrics::LossSums::of(x));
+    }
+  }
+  return stats;
 }
 
 }  // namespace geoattn::report

@@ -234,6 +234,13 @@ metrics::MeasureInfo measure_info_from_json(const ordered_json& j) {
       j, [](io::ConfigReader& r, const ordered_json&) { return read_metric_settings(r); });
 }
 
+DataInfo data_from_json(const ordered_json& j, const std::string& label) {
+  if (!j.is_object()) fail("{}: data is not a JSON object", label);
+  const nlohmann::json plain = j;
+  io::ConfigReader r(plain, label, "data");
+  return read_data(r);
+}
+
 metrics::SinkInfo sink_info_from_json(const ordered_json& j) {
   return read_run_info<metrics::SinkSettings>(j, read_sink_settings);
 }

@@ -81,7 +81,7 @@ void check_not_input(const std::string& output) {
   for (const Input& in : inputs()) {
     if (exists && is(st, in)) fail("{}: output path is an input of this run ({}): choose another --out", output, in.path);
     if (!in.path.ends_with(".json")) continue;  // only a result X.json has companions
-    for (const std::string& companion : {arrays_path(in.path), state_path(in.path)})
+    for (const std::string& companion : {arrays_path(in.path), state_path(in.path), means_path(in.path)})
       if (resolved(companion) == where)
         fail("{}: output path is {}, a companion file of the input {}: choose another --out", output, companion, in.path);
   }

@@ -12,4 +12,6 @@ std::string arrays_path(const std::string& json_path) { return sibling_path(json
 
 std::string state_path(const std::string& json_path) { return sibling_path(json_path, ".state.safetensors"); }
 
+std::string means_path(const std::string& json_path) { return sibling_path(json_path, ".means.safetensors"); }
+
 }  // namespace geoattn

@@ -55,7 +55,7 @@ constexpr UnusedFlag<InputOptions> kUnusedInputFlags[] = {
 void refuse_unused_input_flags(const InputOptions& o) { refuse_unused(o.given, o, kUnusedInputFlags); }
 
 void check_outputs_of(const std::string& out, const std::vector<std::string>& inputs) {
-  check_outputs({out, report::arrays_path(out), state_path(out)}, inputs);
+  check_outputs({out, report::arrays_path(out), state_path(out), means_path(out)}, inputs);
   hold_output(out);  // a second run onto `out` meanwhile fails at once, naming it
 }
 

@@ -14,12 +14,15 @@
 #include "geoattn/model/intervention.h"
 #include "geoattn/pipeline/metric_run.h"
 #include "geoattn/pipeline_torch/intervene.h"
+#include "geoattn/pipeline_torch/measure.h"
 #include "geoattn/report/intervene_json.h"
 #include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/pipeline/results.h"
 #include "geoattn/util/atomic_file.h"
 #include "geoattn/util/error.h"
+#include "geoattn/util/input_files.h"
+#include "geoattn/util/result_files.h"
 #include "geoattn/util/json_parse.h"
 #include "geoattn/util/numbers.h"
 #include "geoattn/util/random.h"
@@ -41,6 +44,8 @@ struct InterveneOptions {
   bool each = false;                        // --each: every chosen head alone
   std::vector<std::string> interventions;   // --intervention SPEC (repeatable)
   std::string budget_from;                  // --budget-from M.json: the curves budget:RULE reads
+  std::string means_from;                   // --means-from X.means.safetensors: mean ablation's means
+  LoopFlags loop;                           // --shard i/n
   std::vector<std::string> policy;          // --policy LABEL=SPEC (repeatable): one intervention by class
   int64_t bootstrap = 2000;
   double ci = metrics::kSpecCi;
@@ -177,6 +182,7 @@ void run_intervene(const InterveneOptions& o) {
   inputs.push_back(o.model);
   if (!o.taxonomy.empty()) inputs.push_back(o.taxonomy);
   if (!o.budget_from.empty()) inputs.push_back(o.budget_from);
+  if (!o.means_from.empty()) inputs.push_back(o.means_from);
   check_outputs_of(o.out, inputs);
   const auto [kinds, policy] = parse_interventions(o);
   const bool by_class = !policy.empty();
@@ -190,8 +196,16 @@ void run_intervene(const InterveneOptions& o) {
   if (budgeted && o.budget_from.empty())
     fail("--intervention budget:RULE: give --budget-from M.json (the measure result whose curves choose each head's N)");
   if (!budgeted && !o.budget_from.empty()) fail("--budget-from: not used without an --intervention budget:RULE");
+  const bool meaned = uses(model::Edit::Mean);
+  const pipeline::Shard& shard = o.loop.shard;
+  if (!meaned && !o.means_from.empty()) fail("--means-from: not used without an --intervention mean");
+  if (meaned && o.means_from.empty() && shard.n > 1)
+    fail("--shard {}: mean ablation would average each shard's own windows; give every shard the same means "
+         "(--means-from X.means.safetensors, written beside a mean run's X.json)", shard.text());
   const ModelRun r = open_model_run(o.model, o.input, o.run, pipeline::Queries::parse("last"));
   const auto& c = r.checkpoint.config;
+  const std::vector<io::Window> windows = pipeline::shard_windows(r.windows, shard.i, shard.n);
+  if (windows.empty()) fail("--shard {}: no window falls in this shard (of {} windows)", shard.text(), r.windows.size());
   for (const auto& iv : every)
     if (iv.n > r.T) fail("--intervention {}: {} is above the window's {} keys (--ctx)", iv.text(), iv.n, r.T);
   const BudgetSource budget_source = budgeted ? BudgetSource::read(o.budget_from, c) : BudgetSource{};
@@ -219,9 +233,12 @@ void run_intervene(const InterveneOptions& o) {
     sets.emplace_back(fmt::format("random set {} ({} heads)", s + 1, chosen.size()),
                       random_heads(chosen, chosen.size(), c.n_layers, c.n_heads, state));
 
-  // Mean ablation's first pass over the run's own windows (each head's mean output).
-  const bool meaned = uses(model::Edit::Mean);
-  const torch::Tensor means = meaned ? pipeline::head_means(r.decoder, r.windows, o.quiet) : torch::Tensor();
+  // Mean ablation's means: a file's, or a first pass over the run's own windows (each head's
+  // mean output), written beside the result for other runs (--means-from).
+  const torch::Tensor means = !meaned ? torch::Tensor()
+                              : !o.means_from.empty() ? pipeline::read_head_means(o.means_from, c.n_layers, c.n_heads, c.head_dim)
+                                                      : pipeline::head_means(r.decoder, windows, o.quiet);
+  const int64_t mean_positions = static_cast<int64_t>(windows.size()) * r.T;
   // What `iv` does to `heads`, with a budget's N per head.
   const auto edits_of = [&](const model::Intervention& iv, const HeadList& heads) -> std::pair<model::HeadEdits, std::vector<int64_t>> {
     if (iv.edit == model::Edit::Budget) {
@@ -259,15 +276,15 @@ void run_intervene(const InterveneOptions& o) {
   }
   WorkerPool pool(o.run.threads);
   pipeline::ForwardSeconds forward_s;
-  const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, r.windows, runs, o.quiet, &forward_s);
+  const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, windows, runs, o.quiet, &forward_s);
   const auto readings_start = Clock::now();
   const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
   const double readings_s = seconds_since(readings_start);
 
   const auto model = report::to_json(pipeline::model_info(r.checkpoint));
-  metrics::DataInfo windows = window_data(o.input, r.windows, r.T, "0/1");
-  windows.complete = true;  // every window of the run is in
-  const auto data = report::to_json(windows);
+  metrics::DataInfo data_info = window_data(o.input, windows, r.T, shard.text());
+  data_info.complete = true;  // every window of the shard is in
+  const auto data = report::to_json(data_info);
   nlohmann::ordered_json settings = {{"ctx", r.T},
                                      {"dtype", name_of(arch::kForwardDtypeNames, o.run.forward_dtype())},
                                      {"heads", heads_text(chosen)},
@@ -280,9 +297,10 @@ void run_intervene(const InterveneOptions& o) {
     settings["policy"] = nlohmann::ordered_json::object();
     for (const auto& [label, iv] : policy) settings["policy"][label] = iv.text();
   }
-  if (meaned)
-    settings["means"] = {{"over", "every position of the run's windows"},
-                         {"positions", static_cast<int64_t>(r.windows.size()) * r.T}};
+  if (meaned && o.means_from.empty())
+    settings["means"] = {{"over", "every position of the run's windows"}, {"positions", mean_positions}};
+  else if (meaned)  // the file and its bytes' digest: shards merge only where they used the same means
+    settings["means"] = {{"file", o.means_from}, {"hash", fingerprint(o.means_from).hash}};
   if (budgeted)
     settings["budget_from"] = {{"file", o.budget_from},
                                {"run_id", report::run_id_of(budget_source.doc).value_or("")},
@@ -299,6 +317,7 @@ void run_intervene(const InterveneOptions& o) {
                  {"seconds_plain_forwards", forward_s.plain},
                  {"seconds_intervened_forwards", per},
                  {"seconds_readings", readings_s}};  // the readings and their bootstrap
+  if (meaned && o.means_from.empty()) pipeline::write_head_means(means_path(o.out), means, mean_positions);
   write_file_atomic(o.out, [&](std::ostream& f) { f << j.dump(1) << "\n"; });
   if (!o.quiet) {
     for (size_t k = 0; k < infos.size(); ++k) {
@@ -307,7 +326,7 @@ void run_intervene(const InterveneOptions& o) {
                  x.loss_diff, x.loss_diff_ci[0], x.loss_diff_ci[1], x.kl, x.top1);
     }
     fmt::print(stderr, "wrote {}: {} interventions over {} windows of {} documents\n", o.out, infos.size(),
-               r.windows.size(), stats.units());
+               windows.size(), stats.units());
   }
 }
 
@@ -338,6 +357,11 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
                  "not listed whole)");
   cmd.add_option("--budget-from", o.budget_from,
                  "a geoattn measure result of this model whose curves choose each head's N for budget:RULE");
+  cmd.add_option("--means-from", o.means_from,
+                 "mean ablation's means from a file (X.means.safetensors, written beside a mean run's X.json; any "
+                 "safetensors with an F32 'means' [layers, heads, head_dim]) instead of a first pass: the same means "
+                 "for every --shard");
+  add_loop_flags(cmd, o.loop, {LoopFlag::Shard});
   cmd.add_option("--bootstrap", o.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")
       ->check(CLI::NonNegativeNumber)
       ->default_str("2000");

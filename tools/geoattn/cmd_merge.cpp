@@ -5,12 +5,14 @@
 #include <fmt/ranges.h>
 
 #include "commands.h"
+#include "geoattn/pipeline/intervene_merge.h"
 #include "geoattn/pipeline/shard_set.h"
 #include "geoattn/pipeline/sink_files.h"
 #include "geoattn/io/safetensors.h"
 #include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/report/sink_state_file.h"
+#include "geoattn/report/intervene_json.h"
 #include "geoattn/report/sinks_json.h"
 #include "geoattn/report/measure_json.h"
 #include "geoattn/report/state_file.h"
@@ -28,32 +30,41 @@ struct MergeOptions {
   bool partial = false;
 };
 
-// Each input is a result JSON of measure (metrics, merge) or of sinks, all of one kind, with its
-// state sidecar beside it, of its run (report/run_identity.h): the JSON is read and named first,
-// so that a missing or broken one is said as such, not as a sidecar's problem. Returns whether
-// they are sinks results.
-bool check_inputs(const std::vector<std::string>& inputs) {
+enum class Kind { Measure, Sinks, Intervene };
+constexpr const char* kKindNames[] = {"measure", "sinks", "intervene"};
+
+// Each input is a result JSON of measure (metrics, merge), of sinks or of intervene, all of one
+// kind; a measure or sinks result with its state sidecar beside it, of its run
+// (report/run_identity.h): the JSON is read and named first, so that a missing or broken one is
+// said as such, not as a sidecar's problem. Returns their kind.
+Kind check_inputs(const std::vector<std::string>& inputs) {
   check_distinct_files(inputs, "merge");
-  std::optional<bool> sinks;
+  std::optional<Kind> kind;
   for (const std::string& input : inputs) {
     const auto j = read_json(input);
-    const bool is_sinks = j.is_object() && j.value("schema", "") == report::kSinksSchema;
-    if (!is_sinks && !report::is_measure_schema(j))
-      fail("{}: not a result of geoattn measure, metrics, merge or sinks (no known 'schema')", input);
-    if (sinks && *sinks != is_sinks) fail("{}: a {} result among {} results", input, is_sinks ? "sinks" : "measure",
-                                          *sinks ? "sinks" : "measure");
-    sinks = is_sinks;
+    const std::string schema = j.is_object() ? j.value("schema", "") : "";
+    if (schema != report::kSinksSchema && schema != report::kInterveneSchema && !report::is_measure_schema(j))
+      fail("{}: not a result of geoattn measure, metrics, merge, sinks or intervene (no known 'schema')", input);
+    const Kind is = schema == report::kSinksSchema       ? Kind::Sinks
+                    : schema == report::kInterveneSchema ? Kind::Intervene
+                                                         : Kind::Measure;
+    if (kind && *kind != is)
+      fail("{}: a {} result among {} results", input, kKindNames[static_cast<int>(is)], kKindNames[static_cast<int>(*kind)]);
+    kind = is;
+    if (is == Kind::Intervene) continue;  // its per-document sums are in the JSON
     const io::SafetensorsFile state(state_path(input));  // its header alone; fails naming the file
     report::check_companion(input, report::run_id_of(j), state_path(input), report::run_id_of(state.header()));
   }
-  return *sinks;
+  return *kind;
 }
 
 void run_merge(const MergeOptions& o) {
   std::vector<std::string> inputs = o.inputs;
   for (const auto& in : o.inputs) inputs.push_back(state_path(in));
   check_outputs_of(o.out, inputs);
-  if (check_inputs(o.inputs)) return pipeline::merge_sinks(o.inputs, o.out, o.partial);
+  const Kind kind = check_inputs(o.inputs);
+  if (kind == Kind::Sinks) return pipeline::merge_sinks(o.inputs, o.out, o.partial);
+  if (kind == Kind::Intervene) return pipeline::merge_intervene(o.inputs, o.out, o.partial);
   metrics::RunState merged = report::load_run_state(state_path(o.inputs.front()));
   std::vector<metrics::DataInfo> shards;
   for (size_t i = 0; i < o.inputs.size(); ++i) {
@@ -81,7 +92,7 @@ void run_merge(const MergeOptions& o) {
 }
 
 void merge_flags(CLI::App& cmd, MergeOptions& o) {
-  cmd.add_option("inputs", o.inputs, "result JSONs (each with its X.state.safetensors beside it)")->required()->expected(1, -1);
+  cmd.add_option("inputs", o.inputs, "result JSONs of one kind (measure and sinks: each with its X.state.safetensors beside it)")->required()->expected(1, -1);
   cmd.add_option("--out", o.out, "merged result JSON")->required();
   cmd.add_flag("--partial", o.partial,
                "merge a set of shards that misses some (refused otherwise); the result lists them in data.missing_shards");

@@ -39,6 +39,12 @@ metrics::LossSums window_loss_sums(const torch::Tensor& plain, const torch::Tens
 // averaged in float64 over every position of every window: [layers, heads, head_dim], float32.
 // Progress on stderr unless `quiet`.
 torch::Tensor head_means(const model::Decoder& decoder, const std::vector<io::Window>& windows, bool quiet);
+// The means as a file holds them (X.means.safetensors beside a mean run's X.json, or any
+// safetensors file with such a tensor): "means" F32 [layers, heads, head_dim], and in the
+// metadata the positions averaged. Written whole or not at all; read back checked against the
+// model's shape (geoattn::Error naming the file).
+void write_head_means(const std::string& path, const torch::Tensor& means, int64_t positions);
+torch::Tensor read_head_means(const std::string& path, int64_t layers, int64_t heads, int64_t head_dim);
 
 // Where the forwards' wall seconds go: the plain forwards, and each intervention's own (its
 // forwards only, from its first layer on), summed over the windows.

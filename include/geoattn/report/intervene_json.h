@@ -1,7 +1,8 @@
 #pragma once
 // The result of geoattn intervene as JSON (docs/schema/geoattn.intervene-1.schema.json): the
 // model, the data, the settings, then per intervention its heads, what was done to them, and its
-// readings with their intervals (metrics/intervene/loss_stats.h). Pure C++.
+// readings with their intervals (metrics/intervene/loss_stats.h), and each document's sums for
+// geoattn merge. Pure C++.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -28,5 +29,9 @@ nlohmann::ordered_json intervene_json(const nlohmann::ordered_json& model, const
                                       const nlohmann::ordered_json& settings,
                                       const std::vector<InterventionInfo>& interventions,
                                       const metrics::LossStats& stats, const metrics::LossReadings& readings);
+
+// The per-document sums a result holds ("per_document": what merge adds up), exactly as they
+// were; geoattn::Error naming `label` (the file) where they are missing or malformed.
+metrics::LossStats loss_stats_from_json(const nlohmann::ordered_json& j, const std::string& label);
 
 }  // namespace geoattn::report

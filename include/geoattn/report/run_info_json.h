@@ -24,6 +24,8 @@ bool same_run(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, 
 // older versions load (and save back as this version writes them).
 metrics::MeasureInfo measure_info_from_json(const nlohmann::ordered_json& j);
 metrics::SinkInfo sink_info_from_json(const nlohmann::ordered_json& j);
+// A "data" object alone (an intervene result's); geoattn::Error naming `label` (the file).
+metrics::DataInfo data_from_json(const nlohmann::ordered_json& j, const std::string& label);
 
 // {"model", "data", "settings" (the command's entries, then the method's), "timing" (when the
 // run timed anything: not in a partial measure state)}, and each part alone.

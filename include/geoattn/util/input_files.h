@@ -3,7 +3,7 @@
 // note_input), so that no output of the run can replace one (atomic_file.h asks
 // check_not_input before it stages or renames anything) and a resume can tell whether the bytes
 // it started on are still there (fingerprint). An input protects its companions too
-// (result_files.h: X.curves.safetensors and X.state.safetensors beside X.json), read or not:
+// (result_files.h: X.curves.safetensors, X.state.safetensors, X.means.safetensors beside X.json), read or not:
 // they belong to it. Recording is on in the geoattn programs (record_inputs()); a library user
 // (the Python module) records nothing, since one process serves many runs.
 #include <cstdint>

@@ -12,5 +12,7 @@ std::string sibling_path(const std::string& json_path, const std::string& suffix
 std::string arrays_path(const std::string& json_path);
 // X.state.safetensors beside X.json.
 std::string state_path(const std::string& json_path);
+// X.means.safetensors beside an intervene result X.json (mean ablation's means).
+std::string means_path(const std::string& json_path);
 
 }  // namespace geoattn

@@ -30,7 +30,7 @@ const LossSums& LossStats::at(int64_t intervention, int64_t row) const {
 
 LossSums LossStats::total(int64_t intervention) const {
   LossSums t;
-  for (int64_t u = 0; u < units(); ++u) t.add(at(intervention, u));
+  for (const auto& [id, row] : rows_) t.add(at(intervention, row));  // the documents in id order
   return t;
 }
 

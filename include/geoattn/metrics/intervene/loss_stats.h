@@ -25,6 +25,10 @@ struct LossSums {
   double tokens = 0;      // tokens predicted (T - 1 per window)
   double kept = 0, seen = 0;  // keys the edited rows kept, and saw (kept fraction: their ratio)
   void add(const LossSums& o);
+  // The sums by name, in the order the result files list them (report/intervene_json.h).
+  static constexpr const char* kFields[] = {"loss_plain", "loss", "kl", "agree", "tokens", "kept", "seen"};
+  std::array<double, 7> values() const { return {loss_plain, loss, kl, agree, tokens, kept, seen}; }
+  static LossSums of(const std::array<double, 7>& v) { return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]}; }
 };
 
 class LossStats {
@@ -37,7 +41,9 @@ class LossStats {
   int64_t unit_row(const std::string& id);
   void add(int64_t intervention, int64_t row, const LossSums& s);
   const LossSums& at(int64_t intervention, int64_t row) const;
-  LossSums total(int64_t intervention) const;  // over the units, in the order of their rows
+  // Over the units in the order of their ids (not of their rows): a run and a merge of its
+  // shards add the same documents in the same order, so their totals are equal bit for bit.
+  LossSums total(int64_t intervention) const;
 
  private:
   int64_t runs_;

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from typing import Any, cast
+
+from ..._cli import find_binary
 
 __all__ = ["SCHEMA", "ExplainError", "explain"]
 
@@ -49,15 +50,10 @@ class ExplainError(ValueError):
 
 def _binary(given):
     """The geoattn executable: given, else the package's, this checkout's build, or PATH's."""
-    if given:
-        if not os.access(given, os.X_OK):
-            raise ExplainError("geoattn", "not an executable", given)
-        return given
-    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # geoattn/tools/explain/
-    for path in (os.path.join(package, "bin", "geoattn"), os.path.join(os.path.dirname(os.path.dirname(package)), "build", "bin", "geoattn")):
-        if os.access(path, os.X_OK):
-            return path
-    return shutil.which("geoattn")
+    try:
+        return find_binary(given)
+    except ValueError:
+        raise ExplainError("geoattn", "not an executable", given) from None
 
 
 def _run(cmd, what):

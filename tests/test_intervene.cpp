@@ -246,6 +246,71 @@ TEST(Intervention, AForwardFromALayerIsTheWholeForwardBitForBit) {
     }
 }
 
+// Interventions that start at one layer run side by side in one batch (--each: the heads of a
+// layer): each row of the batch is its own forward, every policy at once, a policy's parts and
+// random keys included, to the rounding of the batched products; counted keys are each one's own.
+TEST(Intervention, ABatchOfInterventionsIsEachAlone) {
+  const Model& m = stories();
+  const int64_t L = m.L(), H = m.H(), d = m.checkpoint.config.head_dim;
+  const auto ids = window_ids(40, m.checkpoint.config.vocab);
+  const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, L);
+  model::HookCache resid;
+  m.decoder.forward(ids, hooks, resid);
+  const auto means = torch::rand({L, H, d}, torch::TensorOptions().dtype(torch::kFloat32)) - 0.5;
+  for (const int64_t l : {0, 2, 4}) {
+    std::vector<model::HeadEdits> edits;
+    edits.emplace_back(L, H, std::vector<std::pair<int64_t, int64_t>>{{l, 0}}, model::Intervention::parse("zero"));
+    edits.emplace_back(L, H, std::vector<std::pair<int64_t, int64_t>>{{l, 1}}, model::Intervention::parse("mean"), means);
+    edits.emplace_back(L, H, std::vector<std::pair<int64_t, int64_t>>{{l, 2}}, model::Intervention::parse("top-n:3"));
+    edits.emplace_back(L, H, std::vector<std::pair<int64_t, int64_t>>{{l, 3}, {4, 5}}, model::Intervention::parse("random:4"), 7);
+    edits.emplace_back(L, H, std::vector<std::pair<int64_t, int64_t>>{{l, 4}}, model::Intervention::parse("sink-recent:5"));
+    edits.back().add_part(model::HeadEdits(L, H, {{l, 5}}, model::Intervention::parse("zero")));
+    std::vector<const model::HeadEdits*> batch;
+    std::vector<model::KeptKeys> batch_counts(edits.size()), alone_counts(edits.size());
+    for (size_t b = 0; b < edits.size(); ++b) edits[b].set_window_key(99), batch.push_back(&edits[b]);
+    const auto r = l > 0 ? resid.get(l, model::HookPoint::ResidPre) : torch::Tensor();
+    for (size_t b = 0; b < edits.size(); ++b) edits[b].count_into(&batch_counts[b]);
+    const auto together = m.decoder.forward_batch_from(ids, l, r, batch);  // [B, T, V]
+    ASSERT_EQ(together.size(0), static_cast<int64_t>(edits.size()));
+    for (size_t b = 0; b < edits.size(); ++b) {
+      edits[b].count_into(&alone_counts[b]);
+      const auto alone = l > 0 ? m.decoder.forward_from(ids, l, r, edits[b]) : m.decoder.forward(ids, edits[b]);
+      edits[b].count_into(nullptr);
+      // The logits are of order 10: a few of their last bits (1e-5 measured), not an edit's change.
+      EXPECT_TRUE(torch::allclose(together[static_cast<int64_t>(b)], alone[0], 0, 1e-4))
+          << "layer " << l << ", edit " << b << ": " << (together[static_cast<int64_t>(b)] - alone[0]).abs().max().item<float>();
+      EXPECT_EQ(batch_counts[b].kept, alone_counts[b].kept) << b;
+      EXPECT_EQ(batch_counts[b].seen, alone_counts[b].seen) << b;
+    }
+    for (size_t b = 1; b < edits.size(); ++b)  // each row its own edit, far beyond the rounding
+      EXPECT_GT((together[0] - together[static_cast<int64_t>(b)]).abs().max().item<float>(), 1e-2) << l << " " << b;
+  }
+  // An edit below the first layer run is refused.
+  const model::HeadEdits low(L, H, {{1, 0}}, model::Intervention::parse("zero"));
+  EXPECT_NE(error_of([&] { m.decoder.forward_batch_from(ids, 2, resid.get(2, model::HookPoint::ResidPre), {&low}); })
+                .find("an edit of layer 1 below the first layer run, 2"),
+            std::string::npos);
+}
+
+// The forwards of a window: grouped by the layer they start at, in its order, then the list's.
+TEST(Intervention, ForwardGroupsAreOneLayerEach) {
+  const Model& m = stories();
+  const int64_t L = m.L(), H = m.H();
+  std::vector<pipeline::NamedEdits> list;
+  for (const auto& [l, h] : std::vector<std::pair<int64_t, int64_t>>{{3, 0}, {1, 0}, {3, 1}, {1, 1}, {1, 2}, {0, 4}})
+    list.push_back({"x", model::HeadEdits(L, H, {{l, h}}, model::Intervention::parse("zero"))});
+  using Groups = std::vector<std::vector<int64_t>>;
+  EXPECT_EQ(pipeline::forward_groups(list, 16), (Groups{{5}, {1, 3, 4}, {0, 2}}));
+  EXPECT_EQ(pipeline::forward_groups(list, 2), (Groups{{5}, {1, 3}, {4}, {0, 2}}));
+  EXPECT_EQ(pipeline::forward_groups(list, 1), (Groups{{5}, {1}, {3}, {4}, {0}, {2}}));
+  for (int64_t h = 2; h < 6; ++h) list.push_back({"y", model::HeadEdits(L, H, {{3, h}}, model::Intervention::parse("zero"))});
+  EXPECT_EQ(pipeline::forward_groups(list, 4), (Groups{{5}, {1, 3, 4}, {0, 2, 6}, {7, 8, 9}}));  // 6 at layer 3: 3 + 3
+  // The default: the batch's float32 logits within 256 MiB, 1 to 16 (SmolLM2 at T = 256: 5).
+  EXPECT_EQ(pipeline::interventions_per_forward(256, 49152), 5);
+  EXPECT_EQ(pipeline::interventions_per_forward(64, 512), 16);
+  EXPECT_EQ(pipeline::interventions_per_forward(8192, 262144), 1);
+}
+
 // budget:CURVE:X reads each head's curve up to its first fall below X (analysis/budgets.h).
 TEST(Budgets, TheBudgetIsTheLastNBeforeTheCurveFirstFallsBelowTheTarget) {
   const auto rule = analysis::BudgetRule::parse("R_rmin:0.9");

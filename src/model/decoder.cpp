@@ -66,13 +66,28 @@ torch::Tensor Decoder::forward(const torch::Tensor& ids, const HeadEdits& edits)
 
 torch::Tensor Decoder::forward_from(const torch::Tensor& ids, int64_t layer, const torch::Tensor& resid,
                                     const HeadEdits& edits) const {
+  return forward_batch_from(ids, layer, resid, {&edits});
+}
+
+torch::Tensor Decoder::forward_batch_from(const torch::Tensor& ids, int64_t layer, const torch::Tensor& resid,
+                                          const std::vector<const HeadEdits*>& edits) const {
   if (layer < 0 || layer >= config_.n_layers) fail("forward_from: layer {} of {}", layer, config_.n_layers);
+  if (ids.dim() != 2 || ids.size(0) != 1) fail("forward_batch_from: ids must be [1, T]");
+  if (edits.empty()) fail("forward_batch_from: no edits");
+  for (const HeadEdits* e : edits)
+    for (const HeadEdits* part : e->all())
+      if (part->any() && part->first_layer() < layer)
+        fail("forward_batch_from: an edit of layer {} below the first layer run, {}", part->first_layer(), layer);
+  const auto B = static_cast<int64_t>(edits.size());
   HookCache cache;
-  return run(ids, HookSpec(), cache, /*want_logits=*/true, &edits, layer, resid);
+  // Layer 0 starts from the embeddings of B copies of the window; a later one from B copies of
+  // its residual stream.
+  return run(ids.expand({B, ids.size(1)}), HookSpec(), cache, /*want_logits=*/true, edits, layer,
+             layer > 0 ? resid.expand({B, resid.size(1), resid.size(2)}) : resid);
 }
 
 torch::Tensor Decoder::run(const torch::Tensor& ids_in, const HookSpec& hooks, HookCache& cache, bool want_logits,
-                           const HeadEdits* edits, int64_t from, const torch::Tensor& resid) const {
+                           const std::vector<const HeadEdits*>& edits, int64_t from, const torch::Tensor& resid) const {
   c10::InferenceMode inference;
   const arch::ModelConfig& c = config_;
   if (ids_in.dim() != 2) fail("forward: ids must be [batch, T], got {} dims", ids_in.dim());
@@ -138,27 +153,42 @@ torch::Tensor Decoder::run(const torch::Tensor& ids_in, const HookSpec& hooks, H
     if (!want_logits && !hooks.wants_any_after(l) && !hooks.wants(l, HookPoint::AttnZ)) break;
     // Interventions on heads of this layer (intervention.h; a policy's parts one after another,
     // each on its own heads): rows edited before the product with the values, or the heads'
-    // outputs replaced after it.
-    std::vector<const HeadEdits*> row_edits, output_edits;
-    if (edits != nullptr)
-      for (const HeadEdits* e : edits->all())
-        if (e->edits(l)) (e->intervention().edits_rows() ? row_edits : output_edits).push_back(e);
+    // outputs replaced after it. One set of edits for the whole batch, or one per batch row.
+    const bool per_row = edits.size() > 1;
+    if (per_row && static_cast<int64_t>(edits.size()) != B) fail("forward: {} edits for a batch of {}", edits.size(), B);
+    std::vector<std::vector<const HeadEdits*>> row_edits(edits.size()), output_edits(edits.size());  // [row] -> parts
+    bool any_row_edit = false;
+    for (size_t b = 0; b < edits.size(); ++b)
+      if (edits[b] != nullptr)
+        for (const HeadEdits* e : edits[b]->all())
+          if (e->edits(l)) {
+            const bool rows_edited = e->intervention().edits_rows();
+            (rows_edited ? row_edits : output_edits)[b].push_back(e);
+            any_row_edit = any_row_edit || rows_edited;
+          }
     RowEdit edit;
-    if (!row_edits.empty())
-      edit = [&](const torch::Tensor& probs, int64_t i0, int64_t j0) {
-        torch::Tensor out = probs;
-        for (const HeadEdits* e : row_edits) out = edit_rows(out, l, i0, j0, attn_params.window, *e);
-        return out;
+    if (any_row_edit)
+      edit = [&](const torch::Tensor& probs, int64_t i0, int64_t j0) {  // probs [B, H, block, keys]
+        const auto edit_one = [&](torch::Tensor p, size_t b) {
+          for (const HeadEdits* e : row_edits[b]) p = edit_rows(p, l, i0, j0, attn_params.window, *e);
+          return p;
+        };
+        if (!per_row) return edit_one(probs, 0);
+        std::vector<torch::Tensor> rows;
+        for (size_t b = 0; b < row_edits.size(); ++b) rows.push_back(edit_one(probs.narrow(0, static_cast<int64_t>(b), 1), b));
+        return torch::cat(rows, 0);
       };
     auto attn = attention(q, k, v, attn_params, edit);                          // [B, H, T, d]
-    for (const HeadEdits* e : output_edits) {
-      const auto heads = torch::tensor(e->heads(l), torch::kInt64).to(attn.device());
-      if (e->intervention().edit == Edit::Mean)  // each head's output its mean [h, d], at every position
-        attn.index_copy_(1, heads, e->means(l).to(attn.device(), attn.scalar_type()).view({1, -1, 1, d}).expand(
-                                       {B, heads.size(0), T, d}));
-      else
-        attn.index_fill_(1, heads, 0);
-    }
+    for (size_t b = 0; b < output_edits.size(); ++b)
+      for (const HeadEdits* e : output_edits[b]) {
+        auto rows = per_row ? attn.narrow(0, static_cast<int64_t>(b), 1) : attn;  // [B or 1, H, T, d], a view
+        const auto heads = torch::tensor(e->heads(l), torch::kInt64).to(attn.device());
+        if (e->intervention().edit == Edit::Mean)  // each head's output its mean [h, d], at every position
+          rows.index_copy_(1, heads, e->means(l).to(attn.device(), attn.scalar_type()).view({1, -1, 1, d}).expand(
+                                         {rows.size(0), heads.size(0), T, d}));
+        else
+          rows.index_fill_(1, heads, 0);
+      }
     if (hooks.wants(l, HookPoint::AttnZ)) cache.record(l, HookPoint::AttnZ, attn);
     auto o = project(attn.transpose(1, 2).reshape({B, T, H * d}), lw.wo, lw.bo);  // [B, T, hidden]
     if (c.norm_layout != NormLayout::Pre) o = rms_norm(o, lw.attn_post_norm);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include <fmt/ranges.h>
 
@@ -93,17 +94,46 @@ torch::Tensor read_head_means(const std::string& path, int64_t layers, int64_t h
   return out;
 }
 
+std::vector<std::vector<int64_t>> forward_groups(const std::vector<NamedEdits>& interventions, int64_t per_forward) {
+  std::vector<int64_t> order(interventions.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto from = [&](int64_t k) { return std::max<int64_t>(interventions[static_cast<size_t>(k)].edits.first_layer(), 0); };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return from(a) < from(b); });
+  std::vector<std::vector<int64_t>> groups;
+  for (size_t begin = 0; begin < order.size();) {
+    size_t end = begin;
+    while (end < order.size() && from(order[end]) == from(order[begin])) ++end;
+    // The n interventions of this layer in as few groups as per_forward allows, of sizes that
+    // differ by one at most (the first ones the larger).
+    const auto n = static_cast<int64_t>(end - begin);
+    const int64_t count = (n + per_forward - 1) / per_forward;
+    for (int64_t g = 0, at = static_cast<int64_t>(begin); g < count; ++g) {
+      const int64_t size = n / count + (g < n % count ? 1 : 0);
+      groups.emplace_back(order.begin() + at, order.begin() + at + size);
+      at += size;
+    }
+    begin = end;
+  }
+  return groups;
+}
+
+int64_t interventions_per_forward(int64_t T, int64_t vocab) {
+  constexpr int64_t kLogitBytes = int64_t{256} << 20;  // a batch's float32 logits [B, T, vocab] at most
+  return std::clamp<int64_t>(kLogitBytes / std::max<int64_t>(1, T * vocab * 4), 1, 16);
+}
+
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
                                      const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
-                                     bool quiet, ForwardSeconds* seconds) {
+                                     bool quiet, ForwardSeconds* seconds, int64_t per_forward) {
   const auto K = static_cast<int64_t>(interventions.size());
   metrics::LossStats stats(K);
   const std::vector<uint64_t> keys = window_keys(doc_ids(windows));
+  const auto groups = forward_groups(interventions, std::max<int64_t>(per_forward, 1));
   long long tokens = 0;
   const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, decoder.config().n_layers);
   Progress progress("intervene", static_cast<long long>(windows.size()), quiet);
   std::vector<metrics::LossSums> sums(static_cast<size_t>(K));
-  std::vector<double> forward_s(static_cast<size_t>(K), 0.0);  // each intervention's, its own worker's
+  std::vector<double> forward_s(static_cast<size_t>(K), 0.0);  // each intervention's share of its forwards
   double plain_s = 0;
   for (size_t w = 0; w < windows.size(); ++w) {
     const auto& window = windows[w];
@@ -116,23 +146,34 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
     const auto plain_logits = decoder.forward(ids.unsqueeze(0), hooks, resid)[0];  // [T, V]
     plain_s += seconds_since(t0);
     const PlainLogProbs plain = plain_log_probs(plain_logits);
-    // The interventions of the window on the pool's workers (LibTorch one thread each), each
-    // its own sums, added in their order.
-    pool.for_each_item(K, [&](int64_t k, int) {
-      model::HeadEdits& edits = interventions[static_cast<size_t>(k)].edits;
-      model::KeptKeys counts;
-      edits.count_into(&counts);
-      edits.set_window_key(keys[w]);
-      const int64_t from = std::max<int64_t>(edits.first_layer(), 0);
+    // The groups of the window on the pool's workers (LibTorch one thread each): each group's
+    // interventions, which start at one layer, in one forward of a batch; each its own sums,
+    // added in their order.
+    pool.for_each_item(static_cast<int64_t>(groups.size()), [&](int64_t g, int) {
+      const auto& group = groups[static_cast<size_t>(g)];
+      std::vector<model::KeptKeys> counts(group.size());
+      std::vector<const model::HeadEdits*> edits;
+      for (size_t b = 0; b < group.size(); ++b) {
+        model::HeadEdits& e = interventions[static_cast<size_t>(group[b])].edits;
+        e.count_into(&counts[b]);
+        e.set_window_key(keys[w]);
+        edits.push_back(&e);
+      }
+      const int64_t from = std::max<int64_t>(edits.front()->first_layer(), 0);
       const auto t1 = Clock::now();
-      const auto logits = from == 0 ? decoder.forward(ids.unsqueeze(0), edits)[0]
-                                    : decoder.forward_from(ids.unsqueeze(0), from, resid.get(from, model::HookPoint::ResidPre),
-                                                           edits)[0];
-      forward_s[static_cast<size_t>(k)] += seconds_since(t1);
-      edits.count_into(nullptr);
-      metrics::LossSums s = window_loss_sums(plain, logits, ids);
-      s.kept = counts.kept, s.seen = counts.seen;
-      sums[static_cast<size_t>(k)] = s;
+      const auto logits = from == 0 && edits.size() == 1 ? decoder.forward(ids.unsqueeze(0), *edits.front())
+                          : decoder.forward_batch_from(ids.unsqueeze(0), from,
+                                                       from == 0 ? torch::Tensor() : resid.get(from, model::HookPoint::ResidPre),
+                                                       edits);  // [B, T, V]
+      const double s = seconds_since(t1) / static_cast<double>(group.size());
+      for (size_t b = 0; b < group.size(); ++b) {
+        const auto k = static_cast<size_t>(group[b]);
+        interventions[k].edits.count_into(nullptr);
+        forward_s[k] += s;
+        metrics::LossSums x = window_loss_sums(plain, logits[static_cast<int64_t>(b)], ids);
+        x.kept = counts[b].kept, x.seen = counts[b].seen;
+        sums[k] = x;
+      }
     });
     const int64_t row = stats.unit_row(window.doc_id);
     for (int64_t k = 0; k < K; ++k) stats.add(k, row, sums[static_cast<size_t>(k)]);
@@ -140,7 +181,9 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
     progress.update(static_cast<long long>(w + 1), tokens);
   }
   progress.finish();
-  if (seconds) *seconds = {plain_s, forward_s};
+  int64_t widest = 0;
+  for (const auto& group : groups) widest = std::max<int64_t>(widest, static_cast<int64_t>(group.size()));
+  if (seconds) *seconds = {plain_s, forward_s, widest};
   return stats;
 }
 

@@ -46,6 +46,7 @@ struct InterveneOptions {
   std::string budget_from;                  // --budget-from M.json: the curves budget:RULE reads
   std::string means_from;                   // --means-from X.means.safetensors: mean ablation's means
   LoopFlags loop;                           // --shard i/n
+  int64_t per_forward = 0;                  // --per-forward B: interventions of one layer per forward (0: auto)
   std::vector<std::string> policy;          // --policy LABEL=SPEC (repeatable): one intervention by class
   int64_t bootstrap = 2000;
   double ci = metrics::kSpecCi;
@@ -276,7 +277,9 @@ void run_intervene(const InterveneOptions& o) {
   }
   WorkerPool pool(o.run.threads);
   pipeline::ForwardSeconds forward_s;
-  const metrics::LossStats stats = pipeline::intervene_windows(pool, r.decoder, windows, runs, o.quiet, &forward_s);
+  const int64_t per_forward = o.per_forward > 0 ? o.per_forward : pipeline::interventions_per_forward(r.T, c.vocab);
+  const metrics::LossStats stats =
+      pipeline::intervene_windows(pool, r.decoder, windows, runs, o.quiet, &forward_s, per_forward);
   const auto readings_start = Clock::now();
   const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
   const double readings_s = seconds_since(readings_start);
@@ -314,6 +317,7 @@ void run_intervene(const InterveneOptions& o) {
   j["timing"] = {{"seconds_total", seconds_since(start)},
                  {"device", arch::device_name(o.run.device)},
                  {"threads", o.run.threads},
+                 {"interventions_per_forward", forward_s.per_forward},  // the widest batch a forward ran
                  {"seconds_plain_forwards", forward_s.plain},
                  {"seconds_intervened_forwards", per},
                  {"seconds_readings", readings_s}};  // the readings and their bootstrap
@@ -362,6 +366,9 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
                  "safetensors with an F32 'means' [layers, heads, head_dim]) instead of a first pass: the same means "
                  "for every --shard");
   add_loop_flags(cmd, o.loop, {LoopFlag::Shard});
+  add_number_option(cmd, "--per-forward", o.per_forward, int64_t{0}, int64_t{4096},
+                    "interventions that start at one layer run side by side in one forward, B at a time (with --each: "
+                    "the heads of one layer; 0: as many as keep the batch's logits within 256 MiB, at most 16)");
   cmd.add_option("--bootstrap", o.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")
       ->check(CLI::NonNegativeNumber)
       ->default_str("2000");

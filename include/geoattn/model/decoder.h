@@ -27,7 +27,8 @@ class Decoder {
   // intervened on (intervention.h; null: none).
   torch::Tensor forward(const torch::Tensor& ids, const HookSpec& hooks, HookCache& cache, bool want_logits = true,
                         const HeadEdits* edits = nullptr) const {
-    return run(ids, hooks, cache, want_logits, edits, 0, {});
+    return run(ids, hooks, cache, want_logits, edits ? std::vector<const HeadEdits*>{edits} : std::vector<const HeadEdits*>{},
+               0, {});
   }
   // ids [B, T] -> logits [B, T, vocab] with the heads of `edits` intervened on.
   torch::Tensor forward(const torch::Tensor& ids, const HeadEdits& edits) const;
@@ -36,6 +37,13 @@ class Decoder {
   // run again, and the logits are the whole forward's bit for bit.
   torch::Tensor forward_from(const torch::Tensor& ids, int64_t layer, const torch::Tensor& resid,
                              const HeadEdits& edits) const;
+  // The same for several interventions of one window side by side: ids [1, T], resid [1, T,
+  // hidden] -> logits [B, T, vocab], row b under edits[b] (B = edits.size(); each from `layer`
+  // on, so none may edit a layer below it). One forward of a batch of B: each row equals its own
+  // forward_from to the rounding of the batched products (a BLAS may block a product of B T rows
+  // otherwise than one of T: about 1e-5 in stories260K's logits, or the same bits).
+  torch::Tensor forward_batch_from(const torch::Tensor& ids, int64_t layer, const torch::Tensor& resid,
+                                   const std::vector<const HeadEdits*>& edits) const;
 
   const arch::ModelConfig& config() const { return config_; }
   torch::Dtype dtype() const { return dtype_; }
@@ -50,8 +58,9 @@ class Decoder {
 
   torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight) const;
   // The forward from layer `from` (0: the embeddings; else `resid` enters it).
+  // `edits`: none (empty), one for every batch row, or one per batch row (null: none).
   torch::Tensor run(const torch::Tensor& ids, const HookSpec& hooks, HookCache& cache, bool want_logits,
-                    const HeadEdits* edits, int64_t from, const torch::Tensor& resid) const;
+                    const std::vector<const HeadEdits*>& edits, int64_t from, const torch::Tensor& resid) const;
   torch::Tensor mlp(const torch::Tensor& x, const LayerWeights& lw) const;
 };
 

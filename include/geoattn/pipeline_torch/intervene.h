@@ -47,19 +47,33 @@ void write_head_means(const std::string& path, const torch::Tensor& means, int64
 torch::Tensor read_head_means(const std::string& path, int64_t layers, int64_t heads, int64_t head_dim);
 
 // Where the forwards' wall seconds go: the plain forwards, and each intervention's own (its
-// forwards only, from its first layer on), summed over the windows.
+// forwards only, from its first layer on; a batch's seconds shared equally among its
+// interventions), summed over the windows.
 struct ForwardSeconds {
   double plain = 0;
   std::vector<double> intervened;  // [intervention]
+  int64_t per_forward = 1;         // the most interventions one forward ran side by side (the widest group)
 };
+
+// The forwards of a window: the interventions (their indices) grouped by the layer they start
+// at, in the order of that layer and then of the list; a layer's n in ceil(n / per_forward)
+// groups of sizes that differ by one at most. It depends on the interventions alone (not on the
+// machine's cores), so every shard of a run batches the same interventions together.
+std::vector<std::vector<int64_t>> forward_groups(const std::vector<NamedEdits>& interventions, int64_t per_forward);
+// How many interventions one forward runs side by side by default: as many as keep the batch's
+// float32 logits [B, T, vocab] within 256 MiB, from 1 to 16.
+int64_t interventions_per_forward(int64_t T, int64_t vocab);
 
 // Every window through the plain model and through each intervention, which starts at its first
 // layer from the plain run's residual stream there; progress with rate and ETA on stderr unless
 // `quiet`. Each window's random draws are keyed to its document and rank
 // (window_keys), so a window draws the same keys in any shard.
-// The interventions of a window run on `pool`'s workers side by side.
+// The interventions that start at one layer run in one forward, `per_forward` at most at a
+// time (forward_groups: with --each, the heads of one layer together; each row of a batch is its
+// own forward to the rounding of the batched products); the groups of a window run on `pool`'s
+// workers side by side.
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
                                      const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
-                                     bool quiet, ForwardSeconds* seconds = nullptr);
+                                     bool quiet, ForwardSeconds* seconds = nullptr, int64_t per_forward = 1);
 
 }  // namespace geoattn::pipeline

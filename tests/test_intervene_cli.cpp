@@ -1,9 +1,13 @@
 // geoattn intervene's shards end to end on the embedded default (stories260K): the shards of a
 // run merge into the single run bit for bit (random keys and random head sets included), mean
-// ablation's means go through a file so that every shard uses the same, and merge refuses
-// results that are not shards of one run.
+// ablation's means go through a file so that every shard uses the same, merge refuses results
+// that are not shards of one run, and a killed run resumes.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -120,4 +124,44 @@ TEST(InterveneShards, MergeRefusesWhatIsNotOneRun) {
   old.erase("per_document");
   geoattn::testing::write_file(tmp / "old.json", old.dump());
   refused((tmp / "s0.json") + " " + (tmp / "old.json"), "old.json: no per_document sums");
+}
+
+// Killed after window 7 with a checkpoint every 3 windows, a rerun with the same arguments
+// resumes after window 6 and gives the uninterrupted run's numbers bit for bit (random keys,
+// batches and a mean's first pass included); the partial state is gone once the result is in.
+TEST(InterveneShards, ResumesAfterSigkill) {
+  TempDir tmp;
+  const std::string args = "intervene" + kRun + " --heads 2.1,3.0,3.4 --each --intervention random:3 --intervention mean"
+                                                " --checkpoint-every 3";
+  std::string err;
+  ASSERT_EQ(run(args + " --out " + (tmp / "whole.json"), tmp, &err), 0) << err;
+  const int status = std::system(("GEOATTN_TEST_KILL_AFTER_WINDOWS=7 " + std::string(GEOATTN_BIN_DIR) + "/geoattn " +
+                                  args + " --out " + (tmp / "r.json") + " 2>/dev/null")
+                                     .c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGKILL);
+  ASSERT_FALSE(std::filesystem::exists(tmp / "r.json"));
+  ASSERT_TRUE(std::filesystem::exists(tmp / "r.state.safetensors"));  // the checkpoint after window 6
+  ASSERT_EQ(run(args + " --out " + (tmp / "r.json"), tmp, &err), 0) << err;
+  const json whole = load(tmp / "whole.json"), resumed = load(tmp / "r.json");
+  EXPECT_EQ(resumed["timing"]["resumed_after_windows"], 6);
+  EXPECT_EQ(whole["timing"]["resumed_after_windows"], 0);
+  expect_same_readings(whole, resumed);
+  EXPECT_EQ(whole["per_document"], resumed["per_document"]);
+  EXPECT_FALSE(std::filesystem::exists(tmp / "r.state.safetensors"));
+  // Killed again, then rerun with other arguments: it starts over (the state is not its run's).
+  ASSERT_NE(std::system(("GEOATTN_TEST_KILL_AFTER_WINDOWS=4 " + std::string(GEOATTN_BIN_DIR) + "/geoattn " + args +
+                         " --out " + (tmp / "r2.json") + " 2>/dev/null")
+                            .c_str()),
+            0);
+  ASSERT_EQ(run(args + " --bootstrap 50 --out " + (tmp / "r2.json"), tmp, &err), 0) << err;
+  EXPECT_EQ(load(tmp / "r2.json")["timing"]["resumed_after_windows"], 0);
+  // --restart starts over too.
+  ASSERT_NE(std::system(("GEOATTN_TEST_KILL_AFTER_WINDOWS=4 " + std::string(GEOATTN_BIN_DIR) + "/geoattn " + args +
+                         " --out " + (tmp / "r3.json") + " 2>/dev/null")
+                            .c_str()),
+            0);
+  ASSERT_EQ(run(args + " --restart --out " + (tmp / "r3.json"), tmp, &err), 0) << err;
+  EXPECT_EQ(load(tmp / "r3.json")["timing"]["resumed_after_windows"], 0);
+  expect_same_readings(whole, load(tmp / "r3.json"));
 }

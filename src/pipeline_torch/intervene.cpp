@@ -124,18 +124,21 @@ int64_t interventions_per_forward(int64_t T, int64_t vocab) {
 
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
                                      const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
-                                     bool quiet, ForwardSeconds* seconds, int64_t per_forward) {
+                                     bool quiet, ForwardSeconds* seconds, int64_t per_forward,
+                                     metrics::LossStats so_far, int64_t start, const AfterWindow& after) {
   const auto K = static_cast<int64_t>(interventions.size());
-  metrics::LossStats stats(K);
+  if (start < 0 || start > static_cast<int64_t>(windows.size()) || (start > 0 && so_far.interventions() != K))
+    fail("internal: resuming after {} of {} windows with sums of {} interventions", start, windows.size(), so_far.interventions());
+  metrics::LossStats stats = start > 0 ? std::move(so_far) : metrics::LossStats(K);
   const std::vector<uint64_t> keys = window_keys(doc_ids(windows));
   const auto groups = forward_groups(interventions, std::max<int64_t>(per_forward, 1));
   long long tokens = 0;
   const model::HookSpec hooks({"blocks.*.hook_resid_pre"}, decoder.config().n_layers);
-  Progress progress("intervene", static_cast<long long>(windows.size()), quiet);
+  Progress progress("intervene", static_cast<long long>(windows.size()) - start, quiet);
   std::vector<metrics::LossSums> sums(static_cast<size_t>(K));
   std::vector<double> forward_s(static_cast<size_t>(K), 0.0);  // each intervention's share of its forwards
   double plain_s = 0;
-  for (size_t w = 0; w < windows.size(); ++w) {
+  for (auto w = static_cast<size_t>(start); w < windows.size(); ++w) {
     const auto& window = windows[w];
     auto ids = torch::tensor(window.ids, torch::kInt64);  // [T]
     if (ids.size(0) < 2) fail("intervene: a window of {} tokens predicts none", ids.size(0));
@@ -178,7 +181,8 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
     const int64_t row = stats.unit_row(window.doc_id);
     for (int64_t k = 0; k < K; ++k) stats.add(k, row, sums[static_cast<size_t>(k)]);
     tokens += static_cast<long long>(window.ids.size());
-    progress.update(static_cast<long long>(w + 1), tokens);
+    progress.update(static_cast<long long>(w + 1) - start, tokens);
+    if (after) after(static_cast<int64_t>(w + 1), stats);
   }
   progress.finish();
   int64_t widest = 0;

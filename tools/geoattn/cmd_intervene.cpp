@@ -1,6 +1,7 @@
 // geoattn intervene: flags -> heads and interventions -> pipeline::intervene_windows (the plain
 // forward and one per intervention, window by window) -> readings with intervals -> JSON.
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "geoattn/pipeline_torch/intervene.h"
 #include "geoattn/pipeline_torch/measure.h"
 #include "geoattn/report/intervene_json.h"
+#include "geoattn/report/intervene_state.h"
 #include "geoattn/report/run_identity.h"
 #include "geoattn/report/run_info_json.h"
 #include "geoattn/pipeline/results.h"
@@ -45,7 +47,7 @@ struct InterveneOptions {
   std::vector<std::string> interventions;   // --intervention SPEC (repeatable)
   std::string budget_from;                  // --budget-from M.json: the curves budget:RULE reads
   std::string means_from;                   // --means-from X.means.safetensors: mean ablation's means
-  LoopFlags loop;                           // --shard i/n
+  LoopFlags loop;                           // --shard i/n, --checkpoint-every K, --restart
   int64_t per_forward = 0;                  // --per-forward B: interventions of one layer per forward (0: auto)
   std::vector<std::string> policy;          // --policy LABEL=SPEC (repeatable): one intervention by class
   int64_t bootstrap = 2000;
@@ -229,10 +231,10 @@ void run_intervene(const InterveneOptions& o) {
                       : o.heads == "all" ? "all " + std::to_string(chosen.size()) + " heads"
                                          : heads_text(chosen),
                       chosen);
-  uint64_t state = o.input.seed ^ 0x3C6EF372FE94F82BULL;
+  uint64_t draws = o.input.seed ^ 0x3C6EF372FE94F82BULL;
   for (int64_t s = 0; s < o.random_sets; ++s)
     sets.emplace_back(fmt::format("random set {} ({} heads)", s + 1, chosen.size()),
-                      random_heads(chosen, chosen.size(), c.n_layers, c.n_heads, state));
+                      random_heads(chosen, chosen.size(), c.n_layers, c.n_heads, draws));
 
   // Mean ablation's means: a file's, or a first pass over the run's own windows (each head's
   // mean output), written beside the result for other runs (--means-from).
@@ -275,19 +277,8 @@ void run_intervene(const InterveneOptions& o) {
     runs.push_back({"policy " + text + " (" + std::to_string(all.size()) + " heads)", std::move(whole)});
     infos.push_back({runs.back().name, "policy:" + text, all, {}});
   }
-  WorkerPool pool(o.run.threads);
-  pipeline::ForwardSeconds forward_s;
-  const int64_t per_forward = o.per_forward > 0 ? o.per_forward : pipeline::interventions_per_forward(r.T, c.vocab);
-  const metrics::LossStats stats =
-      pipeline::intervene_windows(pool, r.decoder, windows, runs, o.quiet, &forward_s, per_forward);
-  const auto readings_start = Clock::now();
-  const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
-  const double readings_s = seconds_since(readings_start);
-
   const auto model = report::to_json(pipeline::model_info(r.checkpoint));
   metrics::DataInfo data_info = window_data(o.input, windows, r.T, shard.text());
-  data_info.complete = true;  // every window of the shard is in
-  const auto data = report::to_json(data_info);
   nlohmann::ordered_json settings = {{"ctx", r.T},
                                      {"dtype", name_of(arch::kForwardDtypeNames, o.run.forward_dtype())},
                                      {"heads", heads_text(chosen)},
@@ -309,12 +300,46 @@ void run_intervene(const InterveneOptions& o) {
                                {"run_id", report::run_id_of(budget_source.doc).value_or("")},
                                {"rule", "the largest N of its grid up to which the head's mean curve stays at least the target"}};
   for (const auto& iv : kinds) settings["interventions"].push_back(iv.text());
+  // A partial state of the same run beside --out is resumed (pipeline/resume.h): the sums of its
+  // windows, and the rest from there; one is saved every --checkpoint-every windows.
+  nlohmann::ordered_json done_to = nlohmann::ordered_json::array();  // what is done to which heads
+  for (const auto& info : infos) {
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (const auto& [l, h] : info.heads) heads.push_back({l, h});
+    done_to.push_back({{"name", info.name}, {"heads", heads}, {"budgets", info.budgets}});
+  }
+  const auto W = static_cast<int64_t>(windows.size());
+  report::InterveneState state{{model, settings, done_to, data_info}, metrics::LossStats(static_cast<int64_t>(runs.size()))};
+  const std::string state_file = state_path(o.out);
+  const int64_t done = pipeline::resume(state_file, o.out, W, o.loop.checkpoint, o.quiet, state, report::load_intervene_state);
+  pipeline::InputFingerprints fingerprints;
+  const auto after = [&](int64_t windows_done, const metrics::LossStats& so_far) {
+    if (pipeline::checkpoint_due(o.loop.checkpoint.every, windows_done, W)) {
+      auto& d = state.run_info.data;
+      d.windows_done = windows_done, d.complete = false, d.inputs = fingerprints.now();
+      report::save_intervene_state(state_file, {state.run_info, so_far});
+    }
+    pipeline::killed_for_tests(windows_done);
+  };
+  WorkerPool pool(o.run.threads);
+  pipeline::ForwardSeconds forward_s;
+  const int64_t per_forward = o.per_forward > 0 ? o.per_forward : pipeline::interventions_per_forward(r.T, c.vocab);
+  const metrics::LossStats stats =
+      pipeline::intervene_windows(pool, r.decoder, windows, runs, o.quiet, &forward_s, per_forward, std::move(state.stats),
+                                  done, after);
+  const auto readings_start = Clock::now();
+  const metrics::LossReadings readings = metrics::loss_readings(stats, o.bootstrap, o.input.seed, o.ci);
+  const double readings_s = seconds_since(readings_start);
+
+  data_info.complete = true;  // every window of the shard is in
+  const auto data = report::to_json(data_info);
   auto j = report::intervene_json(model, data, settings, infos, stats, readings);
   // The intervened forwards against the plain ones (with --threads 1 both on one thread: the
   // overhead of an intervention; an intervention from layer l runs only the layers from l on).
   nlohmann::ordered_json per = nlohmann::ordered_json::array();
   for (const double s : forward_s.intervened) per.push_back(s);
   j["timing"] = {{"seconds_total", seconds_since(start)},
+                 {"resumed_after_windows", done},
                  {"device", arch::device_name(o.run.device)},
                  {"threads", o.run.threads},
                  {"interventions_per_forward", forward_s.per_forward},  // the widest batch a forward ran
@@ -323,6 +348,7 @@ void run_intervene(const InterveneOptions& o) {
                  {"seconds_readings", readings_s}};  // the readings and their bootstrap
   if (meaned && o.means_from.empty()) pipeline::write_head_means(means_path(o.out), means, mean_positions);
   write_file_atomic(o.out, [&](std::ostream& f) { f << j.dump(1) << "\n"; });
+  std::filesystem::remove(state_file);  // the partial state, if any: the result holds all of it
   if (!o.quiet) {
     for (size_t k = 0; k < infos.size(); ++k) {
       const auto& x = readings.interventions[k];
@@ -365,7 +391,7 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
                  "mean ablation's means from a file (X.means.safetensors, written beside a mean run's X.json; any "
                  "safetensors with an F32 'means' [layers, heads, head_dim]) instead of a first pass: the same means "
                  "for every --shard");
-  add_loop_flags(cmd, o.loop, {LoopFlag::Shard});
+  add_loop_flags(cmd, o.loop, {LoopFlag::Shard, LoopFlag::Checkpoint});
   add_number_option(cmd, "--per-forward", o.per_forward, int64_t{0}, int64_t{4096},
                     "interventions that start at one layer run side by side in one forward, B at a time (with --each: "
                     "the heads of one layer; 0: as many as keep the batch's logits within 256 MiB, at most 16)");

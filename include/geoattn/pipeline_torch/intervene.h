@@ -4,6 +4,7 @@
 // agreement summed per document (metrics/intervene/loss_stats.h).
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,14 @@ int64_t interventions_per_forward(int64_t T, int64_t vocab);
 // time (forward_groups: with --each, the heads of one layer together; each row of a batch is its
 // own forward to the rounding of the batched products); the groups of a window run on `pool`'s
 // workers side by side.
+// A resumed run passes the sums of its first `start` windows as `so_far`, and `after` (where
+// given) is called after each window with the windows done and the sums so far (a partial state
+// to save, pipeline/resume.h).
+using AfterWindow = std::function<void(int64_t windows_done, const metrics::LossStats& so_far)>;
 metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& decoder,
                                      const std::vector<io::Window>& windows, std::vector<NamedEdits>& interventions,
-                                     bool quiet, ForwardSeconds* seconds = nullptr, int64_t per_forward = 1);
+                                     bool quiet, ForwardSeconds* seconds = nullptr, int64_t per_forward = 1,
+                                     metrics::LossStats so_far = metrics::LossStats(), int64_t start = 0,
+                                     const AfterWindow& after = {});
 
 }  // namespace geoattn::pipeline

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The job-array route end to end on a real single-node Slurm (Debian's slurm-wlm, started here):
-# submit.sh runs 3 shard tasks and the merge, for measure and for sinks; the merged numbers
+# submit.sh runs 3 shard tasks and the merge, for measure, sinks and intervene; the merged numbers
 # equal one run's.
 #   tests/test_slurm.sh SOURCE_DIR BIN_DIR
 # Needs root (the daemons) and Slurm (installed with apt-get if missing); without them, or with
@@ -60,4 +60,18 @@ for j in (merged, one):
 assert merged["schema"] == "geoattn.sinks/1" and merged["windows"] == 8, (merged["schema"], merged["windows"])
 assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged sinks shards differ from one run"
 print("slurm: 3 sinks shard tasks + merge == one run")
+PY
+# geoattn intervene through the same route: each head alone and a random control, merged.
+iargs=(--model "$src/models/stories260K" --data "$tmp/docs.jsonl" --ctx 64 --heads 2.1,3.0 --intervention random:4 --random-sets 1)
+GEOATTN="$bin/geoattn" timeout 600 bash "$src/scripts/slurm/submit.sh" --command intervene --shards 3 --out "$tmp/iv" --wait -- "${iargs[@]}"
+"$bin/geoattn" intervene "${iargs[@]}" --quiet --out "$tmp/iv-one.json"
+python3 - "$tmp/iv/merged.json" "$tmp/iv-one.json" <<'PY'
+import json, sys
+merged, one = (json.load(open(p)) for p in sys.argv[1:3])
+for j in (merged, one):
+    j.pop("data"); j.pop("timing")
+    j["per_document"] = dict(zip(j["per_document"]["documents"], j["per_document"]["sums"]))
+assert merged["schema"] == "geoattn.intervene/1" and merged["intervals"]["documents"] == 8, merged["intervals"]
+assert json.dumps(merged, sort_keys=True) == json.dumps(one, sort_keys=True), "merged intervene shards differ from one run"
+print("slurm: 3 intervene shard tasks + merge == one run")
 PY

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Submits a sharded geoattn measure (or sinks) run to Slurm: an array of n shard tasks, then a
+# Submits a sharded geoattn measure (sinks, intervene) run to Slurm: an array of n shard tasks, then a
 # merge that runs when all of them succeeded.
-#   scripts/slurm/submit.sh --shards N --out OUTDIR [--command measure|sinks] [--wait]
+#   scripts/slurm/submit.sh --shards N --out OUTDIR [--command measure|sinks|intervene] [--wait]
 #                           [--sbatch "EXTRA SBATCH FLAGS"] -- ARGS...
 # e.g. scripts/slurm/submit.sh --shards 16 --out runs/llama2 --sbatch "--gres=gpu:1 --time=4:00:00" -- \
 #        --model /models/Llama-2-7b-hf --data /data/owt/urlsf_subset0*.tar --device cuda --ctx 1024
@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 done
 [[ "$shards" =~ ^[1-9][0-9]*$ ]] || { echo "submit.sh: --shards N (N >= 1) is required" >&2; exit 2; }
 [ -n "$out" ] || { echo "submit.sh: --out OUTDIR is required" >&2; exit 2; }
-case "$command" in measure|sinks) ;; *) echo "submit.sh: --command $command: measure or sinks" >&2; exit 2 ;; esac
+case "$command" in measure|sinks|intervene) ;; *) echo "submit.sh: --command $command: measure, sinks or intervene" >&2; exit 2 ;; esac
 export GEOATTN_COMMAND=$command
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -132,7 +132,7 @@ TEST(Intervention, EachPolicyKeepsItsKeys) {
   const auto expect = [&](const char* policy, auto kept_of) {
     model::HeadEdits edits(m.L(), m.H(), {{1, 2}}, model::Intervention::parse(policy));
     model::KeptKeys counts;
-    edits.counts = &counts;
+    edits.count_into(&counts);
     m.decoder.forward(ids, edits);
     double kept = 0, seen = 0;
     for (int64_t i = 0; i < T; ++i) kept += kept_of(i), seen += static_cast<double>(i + 1);
@@ -167,7 +167,7 @@ TEST(Intervention, WindowedLayersKeepOnlyTheKeysTheySee) {
   EXPECT_TRUE(torch::equal(m.decoder.forward(ids, keep_all), m.decoder.forward(ids)));
   model::KeptKeys counts;
   model::HeadEdits top(m.L(), m.H(), {{0, 0}}, model::Intervention{model::Edit::TopN, T});
-  top.counts = &counts;
+  top.count_into(&counts);
   m.decoder.forward(ids, top);
   double seen = 0;
   for (int64_t i = 0; i < T; ++i) seen += static_cast<double>(std::min<int64_t>(i + 1, W));
@@ -338,7 +338,7 @@ TEST(Intervention, ABudgetKeepsEachHeadsOwnN) {
   EXPECT_EQ(budget.text(), "budget:R_rmin:0.9");
   model::HeadEdits edits(m.L(), m.H(), {{1, 5}, {1, 2}, {3, 0}}, budget, {7, 3, 12});
   model::KeptKeys counts;
-  edits.counts = &counts;
+  edits.count_into(&counts);
   m.decoder.forward(ids, edits);
   double kept = 0;
   for (int64_t i = 0; i < T; ++i)

@@ -103,8 +103,8 @@ std::vector<const HeadEdits*> HeadEdits::all() const {
 }
 
 void HeadEdits::count_into(KeptKeys* into) {
-  counts = into;
-  for (auto& p : parts_) p.counts = into;
+  counts_ = into;
+  for (auto& p : parts_) p.counts_ = into;
 }
 
 void HeadEdits::set_window_key(uint64_t key) {
@@ -157,9 +157,9 @@ torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, i
   const bool keeps_all = (iv.edit == Edit::TopN || iv.edit == Edit::Budget || iv.edit == Edit::SinkRecent) &&
                          *std::min_element(ns.begin(), ns.end()) >= K;
   if (keeps_all) {
-    if (edits.counts) {
+    if (edits.counts() != nullptr) {
       const double seen_keys = seen.sum().item<double>() * static_cast<double>(rows.size(0) * rows.size(1));
-      edits.counts->kept += seen_keys, edits.counts->seen += seen_keys;
+      edits.counts()->kept += seen_keys, edits.counts()->seen += seen_keys;
     }
     return probs;
   }
@@ -195,9 +195,9 @@ torch::Tensor edit_rows(const torch::Tensor& probs, int64_t layer, int64_t i0, i
   auto kept = rows * keep.to(rows.scalar_type());
   auto dropped = ((rows > 0) & ~keep).any(-1, /*keepdim=*/true);
   auto edited = torch::where(dropped, kept / kept.sum(-1, /*keepdim=*/true), rows);
-  if (edits.counts) {
-    edits.counts->kept += (keep & seen).sum().item<double>();
-    edits.counts->seen += seen.sum().item<double>() * static_cast<double>(rows.size(0) * rows.size(1));
+  if (edits.counts() != nullptr) {
+    edits.counts()->kept += (keep & seen).sum().item<double>();
+    edits.counts()->seen += seen.sum().item<double>() * static_cast<double>(rows.size(0) * rows.size(1));
   }
   return probs.index_copy(1, heads, edited);
 }

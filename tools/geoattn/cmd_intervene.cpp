@@ -341,7 +341,7 @@ void run_intervene(const InterveneOptions& o) {
   j["timing"] = {{"seconds_total", seconds_since(start)},
                  {"resumed_after_windows", done},
                  {"device", arch::device_name(o.run.device)},
-                 {"threads", o.run.threads},
+                 {"threads", pool.size()},  // the workers the run had (--threads 0: every core)
                  {"interventions_per_forward", forward_s.per_forward},  // the widest batch a forward ran
                  {"seconds_plain_forwards", forward_s.plain},
                  {"seconds_intervened_forwards", per},

@@ -90,10 +90,11 @@ class HeadEdits {
   uint64_t window_key() const { return window_key_; }
   int64_t head_count() const;
 
-  // Where kept and seen keys are added up (null: not counted).
-  KeptKeys* counts = nullptr;
+  // Where kept and seen keys are added up (null: not counted; count_into sets it).
+  KeptKeys* counts() const { return counts_; }
 
  private:
+  KeptKeys* counts_ = nullptr;
   std::vector<std::vector<int64_t>> by_layer_;  // [layer] -> heads, ascending
   std::vector<std::vector<int64_t>> n_by_layer_;  // a budget's: [layer] -> N per head of by_layer_
   std::vector<torch::Tensor> means_;              // mean ablation's: [layer] -> [h, head_dim]

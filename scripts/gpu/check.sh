@@ -11,9 +11,11 @@
 #   4. the smallest 7B-shape bench: a random LLaMA-2-7B-shaped checkpoint (bf16), `geoattn
 #      measure` bare (--controls 0 --bootstrap 0), full (the defaults) and full with --envelopes
 #      off on a few windows of T = 1024: windows/s, the metrics' and the envelopes' share of the
-#      forward, peak GPU memory (nvidia-smi, sampled).
+#      forward, peak GPU memory (nvidia-smi, sampled);
+#   5. geoattn intervene --each on the last layer's heads of that checkpoint, one forward per head
+#      against the layer's heads batched in one forward (--per-forward 1 and 16).
 # A summary and the logs go to $OUT (or ./gpu-check): summary.txt, build.log, tests.log, bench.log
-# (the envelopes' and the model bench's), the result JSONs, and crash.log (the first crashed
+# (the envelopes', the model bench's and intervene's), the result JSONs, and crash.log (the first crashed
 # test's stack, where one did).
 # The working tree is about 73 MiB; a remote machine that takes 64 MiB at most gets it without the
 # committed result arrays and references this script never reads: scripts/gpu/aside.sh.
@@ -170,4 +172,30 @@ if [ -n "$sampler" ]; then
   kill "$sampler" 2>/dev/null
   say "bench: peak GPU memory $(sort -n "$bench/memory.csv" | tail -1) MiB (nvidia-smi, every 100 ms, both runs)"
 fi
+# 5. geoattn intervene --each on the last layer's heads of the same checkpoint: one forward per
+#    head (--per-forward 1) against the heads of the layer batched in one forward (--per-forward
+#    16), two windows; the intervened forwards' seconds and their largest loss difference.
+if [ "$mode" = cuda ]; then heads=32 iv_run="--device cuda --dtype bf16 --ctx 512"; else heads=4 iv_run="--device cpu --ctx 128"; fi
+last=$(( $("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["num_hidden_layers"])' "$model/config.json") - 1 ))
+list=$(seq -s, -f "$last.%g" 0 $((heads - 1)))
+for per in 1 16; do
+  left=$((DEADLINE_S - SECONDS))
+  if [ "$left" -lt 60 ]; then say "intervene --per-forward $per: skipped, $left s left before the deadline"; continue; fi
+  t=$SECONDS
+  # shellcheck disable=SC2086
+  timeout $((left - 20)) "$G" intervene --model "$model" --data data/openwebtext/openwebtext-first100.txt --window stream \
+    --max-windows 2 $iv_run --heads "$list" --each --intervention zero --bootstrap 0 --per-forward $per --quiet \
+    --out "$bench/intervene-$per.json" >>"$OUT/bench.log" 2>&1 ||
+    { say "intervene --per-forward $per: failed or cut after $((SECONDS - t)) s (bench.log)"; continue; }
+  say "intervene --per-forward $per: $("$PYTHON" - "$bench/intervene-$per.json" "$bench/intervene-1.json" <<'PY'
+import json, sys
+r, one = (json.load(open(p)) for p in sys.argv[1:3])
+t = r["timing"]
+d = max(abs(a["loss_diff"] - b["loss_diff"]) for a, b in zip(r["interventions"], one["interventions"]))
+print(f"{len(r['interventions'])} heads alone, intervened forwards {sum(t['seconds_intervened_forwards']):.2f} s, "
+      f"plain {t['seconds_plain_forwards']:.2f} s, total {t['seconds_total']:.1f} s, widest batch "
+      f"{t['interventions_per_forward']}; largest loss_diff difference from --per-forward 1: {d:.2e}")
+PY
+) ($((SECONDS - t)) s)"
+done
 say "check.sh: done in $SECONDS s"

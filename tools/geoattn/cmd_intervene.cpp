@@ -323,7 +323,11 @@ void run_intervene(const InterveneOptions& o) {
   };
   WorkerPool pool(o.run.threads);
   pipeline::ForwardSeconds forward_s;
-  const int64_t per_forward = o.per_forward > 0 ? o.per_forward : pipeline::interventions_per_forward(r.T, c.vocab);
+  // By default no wider than leaves every worker a batch: ceil(K / workers) at most.
+  const auto K = static_cast<int64_t>(runs.size());
+  const int64_t per_forward =
+      o.per_forward > 0 ? o.per_forward
+                        : std::min(pipeline::interventions_per_forward(r.T, c.vocab), (K + pool.size() - 1) / pool.size());
   const metrics::LossStats stats =
       pipeline::intervene_windows(pool, r.decoder, windows, runs, o.quiet, &forward_s, per_forward, std::move(state.stats),
                                   done, after);
@@ -394,7 +398,8 @@ void intervene_flags(CLI::App& cmd, InterveneOptions& o) {
   add_loop_flags(cmd, o.loop, {LoopFlag::Shard, LoopFlag::Checkpoint});
   add_number_option(cmd, "--per-forward", o.per_forward, int64_t{0}, int64_t{4096},
                     "interventions that start at one layer run side by side in one forward, B at a time (with --each: "
-                    "the heads of one layer; 0: as many as keep the batch's logits within 256 MiB, at most 16)");
+                    "the heads of one layer; 0: as many as keep the batch's logits within 256 MiB, at most 16, and no "
+                    "more than leaves each worker a batch)");
   cmd.add_option("--bootstrap", o.bootstrap, "bootstrap replicates over documents (SPEC §2b; 0: none)")
       ->check(CLI::NonNegativeNumber)
       ->default_str("2000");

@@ -58,8 +58,8 @@ struct ForwardSeconds {
 
 // The forwards of a window: the interventions (their indices) grouped by the layer they start
 // at, in the order of that layer and then of the list; a layer's n in ceil(n / per_forward)
-// groups of sizes that differ by one at most. It depends on the interventions alone (not on the
-// machine's cores), so every shard of a run batches the same interventions together.
+// groups of sizes that differ by one at most. It depends on the interventions and per_forward
+// alone, so shards of a run given one per_forward batch the same interventions together.
 std::vector<std::vector<int64_t>> forward_groups(const std::vector<NamedEdits>& interventions, int64_t per_forward);
 // How many interventions one forward runs side by side by default: as many as keep the batch's
 // float32 logits [B, T, vocab] within 256 MiB, from 1 to 16.

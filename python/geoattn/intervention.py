@@ -135,7 +135,8 @@ def intervene(model: PathLike, data: PathLike | Sequence[PathLike], *, heads: st
               policy: str | Sequence[str] | None = None, budget_from: PathLike | None = None,
               means_from: PathLike | None = None, ctx: int | None = None, max_windows: int | None = None,
               window: str | None = None, offset: str | None = None, seed: int | None = None,
-              shard: str | None = None, bootstrap: int | None = None, ci: float | None = None,
+              shard: str | None = None, checkpoint_every: int | None = None, restart: bool = False,
+              per_forward: int | None = None, bootstrap: int | None = None, ci: float | None = None,
               device: str | None = None, dtype: str | None = None, threads: int | None = None,
               out: PathLike | None = None, quiet: bool = False, geoattn: PathLike | None = None) -> Intervened:
     """`geoattn intervene` over `data` (one shard file or a list) of the checkpoint folder `model`:
@@ -156,7 +157,8 @@ def intervene(model: PathLike, data: PathLike | Sequence[PathLike], *, heads: st
     settings = dict(model=model, data=files, heads=heads, taxonomy=taxonomy, label=label, each=each,
                     random_sets=random_sets, intervention=intervention, policy=policy, budget_from=budget_from,
                     means_from=means_from, ctx=ctx, max_windows=max_windows, window=window, offset=offset,
-                    seed=seed, shard=shard, bootstrap=bootstrap, ci=ci, device=device, dtype=dtype,
+                    seed=seed, shard=shard, checkpoint_every=checkpoint_every, restart=restart,
+                    per_forward=per_forward, bootstrap=bootstrap, ci=ci, device=device, dtype=dtype,
                     threads=threads, quiet=quiet)
     with tempfile.TemporaryDirectory(prefix="geoattn-intervene-") as tmp:
         path = os.fspath(out) if out is not None else os.path.join(tmp, "intervene.json")

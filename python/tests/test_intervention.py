@@ -96,3 +96,15 @@ def test_the_doc_example_runs_as_written(geoattn_bin, tmp_path):
         loss, rest = row[3].split(" ", 1)
         lo, hi = (float(x) for x in rest[rest.index("[") + 1:rest.index("]")].split(","))
         assert lo <= float(loss) <= hi and 0 < float(rest.rsplit(" ", 1)[1]) < 1, row
+
+
+def test_every_keyword_is_a_flag_of_the_command(geoattn_bin):
+    """The keywords are the command's flags by name (one definition: the command's): each one that
+    becomes a flag is in `geoattn intervene --help`, and each flag of it is a keyword."""
+    import inspect
+    import re
+
+    text = run(geoattn_bin, "intervene", "--help").stdout
+    flags = set(re.findall(r"^\s+(?:-h,)?--([a-z][a-z0-9-]*)", text, re.M)) - {"help"}
+    keywords = {k.replace("_", "-") for k in inspect.signature(geoattn.intervene).parameters} - {"geoattn"}
+    assert keywords == flags, (sorted(keywords - flags), sorted(flags - keywords))

@@ -70,11 +70,13 @@ def test_the_python_example_runs_as_written(page, tmp_path, geoattn_bin):
     example = json.load(open(tmp_path / "example.json"))
     capture = geoattn.read_capture(str(tmp_path / "cli.safetensors"))
     assert list(np.asarray(capture["tokens"]).reshape(-1)) == example["ids"], "the example's window is not the CLI's"
-    # Float rounding through six float32 layers: two forwards whose products reduce in another
-    # order (the BLAS's thread split, which a loaded machine can change from run to run) differ by
-    # about 1e-6 in a row's weights, and once measured 9.9e-5 in a sharp row; an edit of the
-    # window or the weights moves them by far more.
-    for key, name, tol in (("alpha", "example_alpha.npy", 1e-4), ("values", "example_values.npy", 1e-4)):
+    # Float rounding through six float32 layers of two forwards whose products are of other shapes
+    # (transformers' whole rows, the command line's blocks of queries), on one torch: below 1e-5 in a
+    # row's weights in most runs, 9.9e-5 in some (on the development VM and on the CI machine alike:
+    # the reduction order the kernels take for those shapes and threads); the families' bound
+    # against upstream is 1e-4 (docs/families.md). Twice that here; an edit of the window or the
+    # weights moves the rows by 1e-2 and more.
+    for key, name, tol in (("alpha", "example_alpha.npy", 2e-4), ("values", "example_values.npy", 1e-4)):
         mine, theirs = np.load(tmp_path / name), capture[key].numpy()
         assert mine.shape == theirs.shape, (key, mine.shape, theirs.shape)
         assert np.abs(mine - theirs).max() <= tol, f"{key}: the example's forward differs from the command line's"

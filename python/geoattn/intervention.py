@@ -3,8 +3,8 @@
 as the command line) and returns its result. Each keyword is the command's flag of the same name
 (heads= is --heads, means_from= is --means-from, a list repeats the flag, True sets a switch);
 one left out (None) keeps the command's default, so a default is stated in one place,
-`geoattn intervene --help`. A bad argument raises ValueError with the command's one-line reason,
-naming the keyword. Standard library only (numpy for Intervened.means).
+`geoattn intervene --help`. A bad argument raises ValueError, one line starting with the keyword:
+of the wrong kind before the command runs, else with the command's own reason. Standard library only (numpy for Intervened.means).
 
     r = geoattn.intervene("models/stories15M", "data/openwebtext/openwebtext-60docs.jsonl",
                           ctx=128, max_windows=4, heads="4.5", intervention=["sink-recent:16"])
@@ -13,6 +13,7 @@ naming the keyword. Standard library only (numpy for Intervened.means).
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import re
 import subprocess
@@ -105,9 +106,43 @@ def _flags(settings: dict[str, Any]) -> list[str]:
 
 
 def _keywords(message: str) -> str:
-    """The command's reason with each of its flags as this function's keyword (--means-from ->
+    """The command's reason in this function's words: a leading flag becomes its keyword's name
+    ("--shard 1/2: ..." -> "shard: 1/2: ..."), every other flag its keyword (--means-from ->
     means_from=)."""
+    message = re.sub(r"^--([a-z][a-z0-9-]*):? ?", lambda m: m.group(1).replace("-", "_") + ": ", message)
     return re.sub(r"--([a-z][a-z0-9-]*) ?", lambda m: m.group(1).replace("-", "_") + "=", message)
+
+
+# The keywords' kinds, checked before the command runs (ValueError naming the keyword).
+_BOOLS = ("each", "restart", "quiet")
+_INTS = ("random_sets", "ctx", "max_windows", "seed", "checkpoint_every", "per_forward", "bootstrap", "threads")
+_STRS = ("heads", "label", "shard", "window", "offset", "device", "dtype")
+_PATHS = ("model", "taxonomy", "budget_from", "means_from", "out")
+
+
+def _check(settings: dict[str, Any]) -> None:
+    """ValueError "NAME: what it must be, not VALUE" for a keyword of the wrong kind."""
+    def bad(name: str, what: str, value: Any) -> ValueError:
+        text = repr(value)
+        return ValueError(f"{name}: {what}, not {text if len(text) <= 40 else text[:37] + '...'}")
+
+    for name, v in settings.items():
+        if v is None:
+            continue
+        if name in _BOOLS and not isinstance(v, bool):
+            raise bad(name, "True or False", v)
+        if name in _INTS and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+            raise bad(name, "an integer", v)
+        if name == "ci" and (isinstance(v, bool) or not isinstance(v, numbers.Real)):
+            raise bad(name, "a coverage in percent", v)
+        if name in _STRS and not isinstance(v, str):
+            raise bad(name, "a string", v)
+        if name in _PATHS and not isinstance(v, (str, os.PathLike)):
+            raise bad(name, "a path", v)
+        if name == "data" and not (v and all(isinstance(x, (str, os.PathLike)) for x in v)):
+            raise bad(name, "a path or a list of paths", v)
+        if name in ("intervention", "policy") and not all(isinstance(x, str) for x in v):
+            raise bad(name, "a string or a list of strings", v)
 
 
 def _run(cmd: list[str], quiet: bool) -> None:
@@ -146,10 +181,9 @@ def intervene(model: PathLike, data: PathLike | Sequence[PathLike], *, heads: st
     X.means.safetensors beside it after a mean ablation's first pass); None: a temporary folder,
     read back and removed. `geoattn`: the executable (default: the package's, this checkout's
     build/bin or PATH's). Progress on stderr unless quiet. Returns the result (Intervened)."""
-    binary = find_binary(os.fspath(geoattn) if geoattn is not None else None)
-    if binary is None:
-        raise ValueError("geoattn: no geoattn executable (the package's geoattn/bin, build/bin or PATH): pip install ./python")
-    files = [data] if isinstance(data, (str, os.PathLike)) else list(data)
+    if geoattn is not None and not isinstance(geoattn, (str, os.PathLike)):
+        raise ValueError(f"geoattn: a path, not {geoattn!r}")
+    files = [data] if isinstance(data, (str, os.PathLike)) else list(data) if isinstance(data, (list, tuple)) else data
     if isinstance(intervention, str):
         intervention = [intervention]
     if isinstance(policy, str):
@@ -160,6 +194,11 @@ def intervene(model: PathLike, data: PathLike | Sequence[PathLike], *, heads: st
                     seed=seed, shard=shard, checkpoint_every=checkpoint_every, restart=restart,
                     per_forward=per_forward, bootstrap=bootstrap, ci=ci, device=device, dtype=dtype,
                     threads=threads, quiet=quiet)
+    _check(dict(settings, out=out, intervention=intervention if intervention is None else list(intervention),
+                policy=policy if policy is None else list(policy)))
+    binary = find_binary(os.fspath(geoattn) if geoattn is not None else None)
+    if binary is None:
+        raise ValueError("geoattn: no geoattn executable (the package's geoattn/bin, build/bin or PATH): pip install ./python")
     with tempfile.TemporaryDirectory(prefix="geoattn-intervene-") as tmp:
         path = os.fspath(out) if out is not None else os.path.join(tmp, "intervene.json")
         _run([binary, "intervene", *_flags(settings), "--out", path], quiet)

@@ -39,6 +39,16 @@ def metrics(**change):
     return geoattn.metrics(args.pop("alpha"), args.pop("values"), **args)
 
 
+def intervene(e, **change):
+    """geoattn.intervene on stories260K over two OpenWebText windows, some arguments changed: the
+    kinds are checked before the command runs, the command's own reasons name the keyword."""
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    args = dict(dict(model=os.path.join(repo, "models", "stories260K"),
+                     data=os.path.join(repo, "data", "openwebtext", "openwebtext-60docs.jsonl"), heads="2.1", ctx=32,
+                     max_windows=2, bootstrap=0, quiet=True, out=e.file("intervene.json")), **change)
+    return geoattn.intervene(args.pop("model"), args.pop("data"), **args)
+
+
 def explain(e, **change):
     """geoattn.explain of the Env's capture (layer 1, head 3, the last query), some arguments changed."""
     return geoattn.explain(**dict(dict(capture=e.capture, head="1.3", check=False), **change))
@@ -304,6 +314,38 @@ CASES = [
     ("explain", "window_tokens", lambda e: explain(e, window_tokens="all"), "visible or causal"),
     ("explain", "check", lambda e: explain(e, check="yes"), "True or False"),
     ("explain", "geoattn", lambda e: explain(e, check=True, geoattn=e.broken), "not an executable"),
+
+    ("intervene", "model", lambda e: intervene(e, model=7), "a path, not 7"),
+    ("intervene", "data", lambda e: intervene(e, data=[7]), "a path or a list of paths"),
+    ("intervene", "heads", lambda e: intervene(e, heads="9.1"), "9.1 is not a head of the model's 5 layers x 8 heads"),
+    ("intervene", "heads", lambda e: intervene(e, heads=2.1), "a string, not 2.1"),
+    ("intervene", "taxonomy", lambda e: intervene(e, heads=None, taxonomy=e.hollow, label="Reset"), "not a geoattn taxonomy"),
+    ("intervene", "label", lambda e: intervene(e, label=1), "a string, not 1"),
+    ("intervene", "each", lambda e: intervene(e, each="yes"), "True or False"),
+    ("intervene", "random_sets", lambda e: intervene(e, random_sets=1.5), "an integer"),
+    ("intervene", "intervention", lambda e: intervene(e, intervention="keep:3"), "'keep:3' is not zero, mean"),
+    ("intervene", "intervention", lambda e: intervene(e, intervention=[3]), "a string or a list of strings"),
+    ("intervene", "policy", lambda e: intervene(e, policy=[1]), "a string or a list of strings"),
+    ("intervene", "budget_from", lambda e: intervene(e, budget_from=e.hollow), "not used without"),
+    ("intervene", "means_from", lambda e: intervene(e, means_from=e.capture), "not used without an intervention=mean"),
+    ("intervene", "ctx", lambda e: intervene(e, ctx="32"), "an integer"),
+    ("intervene", "max_windows", lambda e: intervene(e, max_windows=-2), "max_windows"),
+    ("intervene", "window", lambda e: intervene(e, window=0), "a string"),
+    ("intervene", "offset", lambda e: intervene(e, offset=0), "a string"),
+    ("intervene", "seed", lambda e: intervene(e, seed=True), "an integer"),
+    ("intervene", "shard", lambda e: intervene(e, shard="2/2"), "'2/2' is not i/n"),
+    ("intervene", "checkpoint_every", lambda e: intervene(e, checkpoint_every=1.0), "an integer"),
+    ("intervene", "restart", lambda e: intervene(e, restart=1), "True or False"),
+    ("intervene", "per_forward", lambda e: intervene(e, per_forward="4"), "an integer"),
+    ("intervene", "bootstrap", lambda e: intervene(e, bootstrap=0.5), "an integer"),
+    ("intervene", "ci", lambda e: intervene(e, ci="95"), "a coverage in percent"),
+    ("intervene", "ci", lambda e: intervene(e, ci=100), "100 is not a coverage in percent"),
+    ("intervene", "device", lambda e: intervene(e, device=0), "a string"),
+    ("intervene", "dtype", lambda e: intervene(e, dtype=32), "a string"),
+    ("intervene", "threads", lambda e: intervene(e, threads="all"), "an integer"),
+    ("intervene", "out", lambda e: intervene(e, out=3), "a path"),
+    ("intervene", "quiet", lambda e: intervene(e, quiet="no"), "True or False"),
+    ("intervene", "geoattn", lambda e: intervene(e, geoattn=e.broken), "not an executable"),
 
     # ---- strict reading: no pybind11 error with a tensor dump, no setting the run leaves unread,
     # ---- no weight where the mask leaves none, numbers in plain decimal, values echoed short

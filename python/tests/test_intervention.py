@@ -63,10 +63,12 @@ def test_mean_ablation_means_and_shards(geoattn_bin, tmp_path):
 
 
 def test_a_bad_argument_names_its_keyword(geoattn_bin, tmp_path):
-    cases = [(dict(heads="9.1"), "heads=: 9.1 is not a head of the model's 5 layers x 8 heads"),
-             (dict(heads="2.1", intervention="mean", shard="1/2"), "shard=1/2: mean ablation would average"),
-             (dict(heads="2.1", intervention="top-n:65"), "intervention=top-n:65: 65 is above the window's 64 keys"),
-             (dict(heads="2.1", means_from=tmp_path / "none.safetensors"), "means_from=: not used without")]
+    cases = [(dict(heads="9.1"), "heads: 9.1 is not a head of the model's 5 layers x 8 heads"),
+             (dict(heads="2.1", intervention="mean", shard="1/2"), "shard: 1/2: mean ablation would average"),
+             (dict(heads="2.1", intervention="top-n:65"), "intervention: top-n:65: 65 is above the window's 64 keys"),
+             (dict(heads="2.1", means_from=tmp_path / "none.safetensors"),
+              "means_from: not used without an intervention=mean"),
+             (dict(heads="2.1", each="yes"), "each: True or False, not 'yes'")]
     for kw, says in cases:
         with pytest.raises(ValueError) as e:
             geoattn.intervene(MODEL, DOCS, geoattn=geoattn_bin, out=tmp_path / "x.json", **kw, **RUN)

@@ -14,16 +14,17 @@ def binary() -> str:
 
 
 def find_binary(given: str | None = None) -> str | None:
-    """The geoattn executable a Python function runs: `given`, else the package's (geoattn/bin),
-    this checkout's build (build/bin), or PATH's; None where there is none. `given` must be an
-    executable (ValueError otherwise)."""
+    """The geoattn executable a Python function runs: `given`, else $GEOATTN_BIN (a build's, as the
+    tests set it), the package's (geoattn/bin), this checkout's build (build/bin), or PATH's; None
+    where there is none. `given` must be an executable (ValueError otherwise)."""
     if given:
         if not os.access(given, os.X_OK):
             raise ValueError(f"geoattn: {given}: not an executable")
         return given
     package = os.path.dirname(os.path.realpath(__file__))
-    for path in (binary(), os.path.join(os.path.dirname(os.path.dirname(package)), "build", "bin", "geoattn")):
-        if os.access(path, os.X_OK):
+    for path in (os.environ.get("GEOATTN_BIN", ""), binary(),
+                 os.path.join(os.path.dirname(os.path.dirname(package)), "build", "bin", "geoattn")):
+        if path and os.access(path, os.X_OK):
             return path
     return shutil.which("geoattn")
 

@@ -179,8 +179,8 @@ def intervene(model: PathLike, data: PathLike | Sequence[PathLike], *, heads: st
     with paired bootstrap intervals over documents. Keywords: the command's flags (module
     docstring; see `geoattn intervene --help`). `out`: where the result goes (with
     X.means.safetensors beside it after a mean ablation's first pass); None: a temporary folder,
-    read back and removed. `geoattn`: the executable (default: the package's, this checkout's
-    build/bin or PATH's). Progress on stderr unless quiet. Returns the result (Intervened)."""
+    read back and removed. `geoattn`: the executable (default: $GEOATTN_BIN, the package's, this
+    checkout's build/bin or PATH's). Progress on stderr unless quiet. Returns the result (Intervened)."""
     if geoattn is not None and not isinstance(geoattn, (str, os.PathLike)):
         raise ValueError(f"geoattn: a path, not {geoattn!r}")
     files = [data] if isinstance(data, (str, os.PathLike)) else list(data) if isinstance(data, (list, tuple)) else data

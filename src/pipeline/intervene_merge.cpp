@@ -15,19 +15,6 @@ namespace geoattn::pipeline {
 
 using nlohmann::ordered_json;
 
-namespace {
-
-// What a result says it did to which heads: every shard of one run did the same.
-ordered_json what_was_done(const ordered_json& doc) {
-  ordered_json out = ordered_json::array();
-  for (const auto& iv : doc.value("interventions", ordered_json::array()))
-    out.push_back({{"name", iv.value("name", "")}, {"heads", iv.value("heads", ordered_json())},
-                   {"budgets", iv.value("budgets", ordered_json())}});
-  return out;
-}
-
-}  // namespace
-
 void merge_intervene(const std::vector<std::string>& inputs, const std::string& out, bool partial) {
   const auto start = Clock::now();
   std::vector<ordered_json> docs;
@@ -37,17 +24,18 @@ void merge_intervene(const std::vector<std::string>& inputs, const std::string& 
       fail("{}: not a result of geoattn intervene (schema {}), as {} is", path, report::kInterveneSchema, inputs[0]);
   }
   const ordered_json& first = docs.front();
+  const std::vector<report::InterventionInfo> infos = report::interventions_from_json(first);
   std::vector<metrics::DataInfo> shards;
   for (size_t i = 0; i < docs.size(); ++i) {
     std::string why;
     if (!report::same_run(first, docs[i], &why)) fail("{}: cannot merge with {}: {}", inputs[i], inputs[0], why);
-    if (what_was_done(docs[i]) != what_was_done(first))
-      fail("{}: cannot merge with {}: its interventions (names, heads or budgets) differ", inputs[i], inputs[0]);
+    if (report::interventions_from_json(docs[i]) != infos)
+      fail("{}: cannot merge with {}: its interventions (names, what is done, heads or budgets) differ", inputs[i], inputs[0]);
     shards.push_back(report::data_from_json(docs[i].at("data"), inputs[i]));
   }
   // The shards first (each window once, none missing unless --partial), then the sums.
   const metrics::DataInfo data = merged_data(inputs, std::move(shards), partial);
-  const auto K = static_cast<int64_t>(first.at("interventions").size());
+  const auto K = static_cast<int64_t>(infos.size());
   metrics::LossStats merged(K);
   for (size_t i = 0; i < docs.size(); ++i) {
     const metrics::LossStats shard = report::loss_stats_from_json(docs[i], inputs[i]);
@@ -63,13 +51,6 @@ void merge_intervene(const std::vector<std::string>& inputs, const std::string& 
   const auto& boot = first.at("settings").at("bootstrap");
   const metrics::LossReadings readings = metrics::loss_readings(merged, boot.at("replicates").get<int64_t>(),
                                                                 boot.at("seed").get<uint64_t>(), boot.at("ci").get<double>());
-  std::vector<report::InterventionInfo> infos;
-  for (const auto& iv : first.at("interventions")) {
-    report::InterventionInfo info{iv.at("name").get<std::string>(), iv.at("intervention").get<std::string>(), {}, {}};
-    for (const auto& h : iv.at("heads")) info.heads.emplace_back(h.at(0).get<int64_t>(), h.at(1).get<int64_t>());
-    if (iv.contains("budgets")) info.budgets = iv.at("budgets").get<std::vector<int64_t>>();
-    infos.push_back(std::move(info));
-  }
   auto j = report::intervene_json(first.at("model"), report::to_json(data), first.at("settings"), infos, merged, readings);
   j["timing"] = {{"seconds_total", seconds_since(start)}, {"merged", static_cast<int64_t>(inputs.size())}};
   write_file_atomic(out, [&](std::ostream& f) { f << j.dump(1) << "\n"; });

@@ -164,10 +164,8 @@ metrics::LossStats intervene_windows(WorkerPool& pool, const model::Decoder& dec
       }
       const int64_t from = std::max<int64_t>(edits.front()->first_layer(), 0);
       const auto t1 = Clock::now();
-      const auto logits = from == 0 && edits.size() == 1 ? decoder.forward(ids.unsqueeze(0), *edits.front())
-                          : decoder.forward_batch_from(ids.unsqueeze(0), from,
-                                                       from == 0 ? torch::Tensor() : resid.get(from, model::HookPoint::ResidPre),
-                                                       edits);  // [B, T, V]
+      const auto logits = decoder.forward_batch_from(
+          ids.unsqueeze(0), from, from == 0 ? torch::Tensor() : resid.get(from, model::HookPoint::ResidPre), edits);  // [B, T, V]
       const double s = seconds_since(t1) / static_cast<double>(group.size());
       for (size_t b = 0; b < group.size(); ++b) {
         const auto k = static_cast<size_t>(group[b]);

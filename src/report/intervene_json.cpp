@@ -65,6 +65,17 @@ ordered_json intervene_json(const ordered_json& model, const ordered_json& data,
   return j;
 }
 
+std::vector<InterventionInfo> interventions_from_json(const ordered_json& j) {
+  std::vector<InterventionInfo> out;
+  for (const auto& iv : j.at("interventions")) {
+    InterventionInfo info{iv.at("name").get<std::string>(), iv.at("intervention").get<std::string>(), {}, {}};
+    for (const auto& h : iv.at("heads")) info.heads.emplace_back(h.at(0).get<int64_t>(), h.at(1).get<int64_t>());
+    if (iv.contains("budgets")) info.budgets = iv.at("budgets").get<std::vector<int64_t>>();
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 metrics::LossStats loss_stats_from_json(const ordered_json& j, const std::string& label) {
   const auto bad = [&](const std::string& what) -> void { fail("{}: per_document {}", label, what); };
   const auto* per = j.is_object() && j.contains("per_document") ? &j.at("per_document") : nullptr;

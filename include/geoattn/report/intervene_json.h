@@ -22,6 +22,7 @@ struct InterventionInfo {
   std::string intervention;                        // "zero", "top-n:N", "sink-recent:K", "random:N", "budget:RULE"
   std::vector<std::pair<int64_t, int64_t>> heads;  // (layer, head)
   std::vector<int64_t> budgets;                    // a budget's N per head (heads' order); empty otherwise
+  bool operator==(const InterventionInfo&) const = default;
 };
 
 // `model`, `data` and `settings` are written as given; `readings` and `stats` are the run's.
@@ -33,5 +34,7 @@ nlohmann::ordered_json intervene_json(const nlohmann::ordered_json& model, const
 // The per-document sums a result holds ("per_document": what merge adds up), exactly as they
 // were; geoattn::Error naming `label` (the file) where they are missing or malformed.
 metrics::LossStats loss_stats_from_json(const nlohmann::ordered_json& j, const std::string& label);
+// What a result did to which heads ("interventions": name, intervention, heads, budgets).
+std::vector<InterventionInfo> interventions_from_json(const nlohmann::ordered_json& j);
 
 }  // namespace geoattn::report
